@@ -1,0 +1,383 @@
+// Layout: every offset, size, enum value and counter index of the format, defined once.
+//
+// Spec: ../shared/spec/format-spec.md parts A (WMI_BUFFER_HEADER, TRACE_LOGFILE_HEADER),
+// B (trace headers), C (WMI_CONTEXTSWAP), D (PERFINFO_CCSWAP_BUFFER and packets), E (WMI_SPINLOCK).
+//
+// This file is the single source of truth for both decoders. The AssemblyScript engine imports it
+// directly; `scripts/gen-layout.mjs` copies it to `src/generated/layout.ts` (prefixing TypeScript
+// aliases for i32/u32/…) so the pure-TS reference decoder uses the very same numbers. Keep it to
+// `export const NAME: type = literal;` lines and small pure functions that are valid in both languages.
+
+// ---------------------------------------------------------------------------------------------
+// A.2 WMI_BUFFER_HEADER (0x48 bytes)
+export const WMI_BUFFER_HEADER_SIZE: i32 = 0x48;
+export const BUF_BUFFER_SIZE: i32 = 0x00; // u32 BufferSize (stride to the next buffer in a file)
+export const BUF_SAVED_OFFSET: i32 = 0x04; // u32 SavedOffset
+export const BUF_CURRENT_OFFSET: i32 = 0x08; // u32 CurrentOffset (not trusted)
+export const BUF_TIMESTAMP: i32 = 0x10; // i64 TimeStamp (flush time)
+export const BUF_SEQUENCE_NUMBER: i32 = 0x18; // i64 SequenceNumber
+export const BUF_CLIENT_CONTEXT: i32 = 0x28; // u8 ProcessorNumber / u16 ProcessorIndex, u16 LoggerId @+2
+export const BUF_STATE: i32 = 0x2c; // u32 ETW_BUFFER_STATE
+export const BUF_OFFSET: i32 = 0x30; // u32 Offset (filled size)
+export const BUF_BUFFER_FLAG: i32 = 0x34; // u16 BufferFlag
+export const BUF_BUFFER_TYPE: i32 = 0x36; // u16 BufferType
+
+// A.4 BufferFlag bits
+export const BUFFER_FLAG_FLUSH_MARKER: i32 = 0x0001;
+export const BUFFER_FLAG_EVENTS_LOST: i32 = 0x0002;
+export const BUFFER_FLAG_BUFFER_LOST: i32 = 0x0004;
+export const BUFFER_FLAG_RTBACKUP_CORRUPT: i32 = 0x0008;
+export const BUFFER_FLAG_RTBACKUP: i32 = 0x0010;
+export const BUFFER_FLAG_PROC_INDEX: i32 = 0x0020;
+export const BUFFER_FLAG_COMPRESSED: i32 = 0x0040;
+export const BUFFER_FLAG_KNOWN_MASK: i32 = 0x007f;
+export const PROCESSOR_INDEX_MASK: i32 = 0x07ff; // A.3, ETW_PROCESSOR_INDEX_MASK
+export const MAX_PROCESSORS: i32 = 0x800; // per-CPU state slots (11-bit processor index)
+
+// A.4 BufferType values
+export const BUFFER_TYPE_GENERIC: i32 = 0;
+export const BUFFER_TYPE_HEADER: i32 = 4;
+export const BUFFER_TYPE_EMPTY_MARKER: i32 = 6;
+export const BUFFER_TYPE_DBG_INFO: i32 = 7;
+export const BUFFER_TYPE_MAXIMUM: i32 = 8;
+
+// Limits of what this decoder accepts as a buffer (policy, spec A.5/A.6).
+export const MAX_BUFFER_SIZE: i32 = 0x4000000; // 64 MiB: larger BufferSize/SavedOffset = corrupt
+export const END_OF_BUFFER_MARKER: u32 = 0xffffffff; // A.5 padding dword
+
+// ---------------------------------------------------------------------------------------------
+// B.1 marker dword
+export const TRACE_HEADER_FLAG: u32 = 0x80000000;
+export const TRACE_HEADER_EVENT_TRACE: u32 = 0x40000000;
+export const EXT_PEBS_INDEX_FLAG: i32 = 0x8000;
+export const EXT_PMC_COUNTERS_MASK: i32 = 0x0700;
+export const EXT_PMC_COUNTERS_SHIFT: i32 = 8;
+
+// B.2 HeaderType (byte 2 of the marker)
+export const HT_SYSTEM32: i32 = 0x01;
+export const HT_SYSTEM64: i32 = 0x02;
+export const HT_COMPACT32: i32 = 0x03;
+export const HT_COMPACT64: i32 = 0x04;
+export const HT_FULL_HEADER32: i32 = 0x0a;
+export const HT_INSTANCE32: i32 = 0x0b;
+export const HT_TIMED: i32 = 0x0c;
+export const HT_ERROR: i32 = 0x0d;
+export const HT_WNODE_HEADER: i32 = 0x0e;
+export const HT_MESSAGE: i32 = 0x0f;
+export const HT_PERFINFO32: i32 = 0x10;
+export const HT_PERFINFO64: i32 = 0x11;
+export const HT_EVENT_HEADER32: i32 = 0x12;
+export const HT_EVENT_HEADER64: i32 = 0x13;
+export const HT_FULL_HEADER64: i32 = 0x14;
+export const HT_INSTANCE64: i32 = 0x15;
+
+// B.3 fixed header sizes
+export const SYSTEM_HEADER_SIZE: i32 = 0x20;
+export const COMPACT_HEADER_SIZE: i32 = 0x18;
+export const PERFINFO_HEADER_SIZE: i32 = 0x10;
+export const FULL_HEADER_SIZE: i32 = 0x30;
+export const INSTANCE_HEADER_SIZE: i32 = 0x48;
+export const EVENT_HEADER_SIZE: i32 = 0x50;
+export const MESSAGE_HEADER_SIZE: i32 = 0x08;
+export const ERROR_HEADER_SIZE: i32 = 0x08; // layout unclear (B.2 [U]): walked by Size only
+
+// SYSTEM/COMPACT/PERFINFO field offsets
+export const TH_SIZE: i32 = 0x04; // u16 Size (SYSTEM/COMPACT/PERFINFO)
+export const TH_HOOK_ID: i32 = 0x06; // u16 HookId
+export const SYSTEM_TIMESTAMP: i32 = 0x10; // i64 SystemTime (SYSTEM/COMPACT)
+export const PERFINFO_TIMESTAMP: i32 = 0x08; // i64 TS (PERFINFO)
+// FULL/INSTANCE (EVENT_TRACE_HEADER) field offsets
+export const ETH_SIZE: i32 = 0x00; // u16 Size
+export const ETH_TYPE: i32 = 0x04; // u8 Class.Type
+export const ETH_VERSION: i32 = 0x06; // u16 Class.Version
+export const ETH_TIMESTAMP: i32 = 0x10;
+export const ETH_GUID: i32 = 0x18;
+// EVENT_HEADER field offsets
+export const EH_SIZE: i32 = 0x00;
+export const EH_FLAGS: i32 = 0x04; // u16 Flags; bit 0 = EXTENDED_INFO
+export const EH_TIMESTAMP: i32 = 0x10;
+export const EH_PROVIDER_ID: i32 = 0x18; // GUID
+export const EH_EVENT_ID: i32 = 0x28; // u16 Id
+export const EH_VERSION: i32 = 0x2a; // u8 Version
+export const EH_OPCODE: i32 = 0x2d; // u8 Opcode
+export const EH_TASK: i32 = 0x2e; // u16 Task
+export const EH_FLAG_EXTENDED_INFO: i32 = 0x0001;
+// MESSAGE_TRACE_HEADER
+export const MTH_MESSAGE_NUMBER: i32 = 0x04; // u16
+
+// B.5 HookIds
+export const HOOK_HEADER: i32 = 0x0000; // WMI_LOG_TYPE_HEADER
+export const HOOK_HEADER_EXTENSION: i32 = 0x0005;
+export const HOOK_GROUP_MASKS_END: i32 = 0x0020;
+export const HOOK_CSWITCH: i32 = 0x0524; // PERFINFO_LOG_TYPE_CONTEXTSWAP
+export const HOOK_COMPCS: i32 = 0x0525; // PERFINFO_LOG_TYPE_CONTEXTSWAP_BATCH
+export const HOOK_SPINLOCK: i32 = 0x0529; // PERFINFO_LOG_TYPE_SPINLOCK
+
+// ---------------------------------------------------------------------------------------------
+// A.8 TRACE_LOGFILE_HEADER (offsets common to both forms, then the 32/64-bit split)
+export const LFH_BUFFER_SIZE: i32 = 0x00;
+export const LFH_VERSION: i32 = 0x04; // u8 Major, Minor, SubVersion, SubMinorVersion
+export const LFH_PROVIDER_VERSION: i32 = 0x08; // u32 build number
+export const LFH_NUMBER_OF_PROCESSORS: i32 = 0x0c;
+export const LFH_END_TIME: i32 = 0x10;
+export const LFH_TIMER_RESOLUTION: i32 = 0x18;
+export const LFH_MAXIMUM_FILE_SIZE: i32 = 0x1c;
+export const LFH_LOG_FILE_MODE: i32 = 0x20;
+export const LFH_BUFFERS_WRITTEN: i32 = 0x24;
+export const LFH_START_BUFFERS: i32 = 0x28;
+export const LFH_POINTER_SIZE: i32 = 0x2c;
+export const LFH_EVENTS_LOST: i32 = 0x30;
+export const LFH_CPU_SPEED_IN_MHZ: i32 = 0x34;
+export const LFH_LOGGER_NAME: i32 = 0x38; // 6.1+: clock-interrupt timer source
+export const LFH32_LOG_FILE_NAME: i32 = 0x3c;
+export const LFH64_LOG_FILE_NAME: i32 = 0x40;
+export const LFH32_TIME_ZONE: i32 = 0x40;
+export const LFH64_TIME_ZONE: i32 = 0x48;
+export const TIME_ZONE_SIZE: i32 = 0xac;
+export const LFH32_BOOT_TIME: i32 = 0xf0;
+export const LFH64_BOOT_TIME: i32 = 0xf8;
+export const LFH32_PERF_FREQ: i32 = 0xf8;
+export const LFH64_PERF_FREQ: i32 = 0x100;
+export const LFH32_START_TIME: i32 = 0x100;
+export const LFH64_START_TIME: i32 = 0x108;
+export const LFH32_RESERVED_FLAGS: i32 = 0x108;
+export const LFH64_RESERVED_FLAGS: i32 = 0x110;
+export const LFH32_BUFFERS_LOST: i32 = 0x10c;
+export const LFH64_BUFFERS_LOST: i32 = 0x114;
+export const LFH32_SIZE: i32 = 0x110;
+export const LFH64_SIZE: i32 = 0x118;
+// A.9 ETW_KERNEL_HEADER_EXTENSION: 8 x u32 group masks + u32 Version
+export const KHE_SIZE: i32 = 0x24;
+export const LOGFILE_HEADER_COPY_MAX: i32 = 0x1000; // bytes of the header event payload kept for the facade
+
+// ---------------------------------------------------------------------------------------------
+// C.2 WMI_CONTEXTSWAP
+export const CSW_NEW_THREAD_ID: i32 = 0x00;
+export const CSW_OLD_THREAD_ID: i32 = 0x04;
+export const CSW_NEW_THREAD_PRIORITY: i32 = 0x08;
+export const CSW_OLD_THREAD_PRIORITY: i32 = 0x09;
+export const CSW_PREVIOUS_CSTATE: i32 = 0x0a; // v1: NewThreadQuantum
+export const CSW_NEW_THREAD_PRIORITY_DECREMENT: i32 = 0x0b; // v1: OldThreadQuantum
+export const CSW_OLD_THREAD_WAIT_REASON: i32 = 0x0c;
+export const CSW_OLD_THREAD_WAIT_MODE: i32 = 0x0d; // v3/v4: flags byte (C.3)
+export const CSW_OLD_THREAD_STATE: i32 = 0x0e;
+export const CSW_OLD_THREAD_IDEAL_PROCESSOR: i32 = 0x0f;
+export const CSW_NEW_THREAD_WAIT_TIME: i32 = 0x10;
+export const CSW_OLD_THREAD_REMAINING_QUANTUM: i32 = 0x14;
+export const CSW_SIZE_V1: i32 = 0x10;
+export const CSW_SIZE_V2: i32 = 0x18;
+
+// ---------------------------------------------------------------------------------------------
+// D.2 PERFINFO_CCSWAP_BUFFER and D.3/D.4 packets
+export const CCS_FIRST_TIMESTAMP: i32 = 0x00;
+export const CCS_TID_TABLE: i32 = 0x08; // u32[16]
+export const CCS_THREAD_BASE_PRIORITY: i32 = 0x48; // i8[16]
+export const CCS_HEADER_SIZE: i32 = 0x58;
+export const CCS_MAX_TID: i32 = 16;
+export const CCS_MAX_BATCH_BYTES: i32 = 0x400; // D.6: data size a kernel batch never exceeds
+export const CCS_TYPE_IDLE_SHORT: i32 = 0;
+export const CCS_TYPE_IDLE: i32 = 1;
+export const CCS_TYPE_LITE: i32 = 2;
+export const CCS_TYPE_FULL: i32 = 3;
+export const CCS_EVENT_VERSION: i32 = 2;
+export const CCS_SHORT_DELTA_BITS: i32 = 14;
+export const CCS_SMALL_DELTA_BITS: i32 = 17;
+export const CCS_FULL_DELTA_BITS: i32 = 30;
+export const CCS_WAIT_TIME_BITS: i32 = 17;
+export const CCS_PRI_INC_MAX: i32 = 7;
+export const CCS_BATCH_TICK_LIMIT: i32 = 500; // D.6 condition 2, in clock-interrupt ticks
+
+// ---------------------------------------------------------------------------------------------
+// E.2 WMI_SPINLOCK (x86 / x64)
+export const SPL32_SPIN_LOCK_ADDRESS: i32 = 0x00;
+export const SPL32_CALLER_ADDRESS: i32 = 0x04;
+export const SPL32_ACQUIRE_TIME: i32 = 0x08;
+export const SPL64_SPIN_LOCK_ADDRESS: i32 = 0x00;
+export const SPL64_CALLER_ADDRESS: i32 = 0x08;
+export const SPL64_ACQUIRE_TIME: i32 = 0x10;
+// from AcquireTime on the two layouts are identical, shifted by SPL_TAIL (0x08 on x86, 0x10 on x64)
+export const SPL_TAIL_ACQUIRE_TIME: i32 = 0x00;
+export const SPL_TAIL_RELEASE_TIME: i32 = 0x08;
+export const SPL_TAIL_WAIT_TIME_IN_CYCLES: i32 = 0x10;
+export const SPL_TAIL_SPIN_COUNT: i32 = 0x14;
+export const SPL_TAIL_THREAD_ID: i32 = 0x18;
+export const SPL_TAIL_INTERRUPT_COUNT: i32 = 0x1c;
+export const SPL_TAIL_IRQL: i32 = 0x20;
+export const SPL_TAIL_ACQUIRE_DEPTH: i32 = 0x21;
+export const SPL_TAIL_FLAGS: i32 = 0x22;
+export const SPL32_SIZE: i32 = 0x30;
+export const SPL64_SIZE: i32 = 0x38;
+export const SPL_EVENT_VERSION: i32 = 2;
+export const SPL_ACQUIRE_MODE_MASK: i32 = 0x3f;
+export const SPL_EXECUTE_DPC_BIT: i32 = 6;
+export const SPL_EXECUTE_ISR_BIT: i32 = 7;
+
+// ---------------------------------------------------------------------------------------------
+// C.5 KTHREAD_STATE
+export const THREAD_STATE_WAITING: i32 = 5;
+export const THREAD_STATE_COUNT: i32 = 10; // 0..9 valid; 10 = MaximumThreadState
+
+// C.7 MaximumWaitReason (the bias of OldThreadStateWr, D.5) by Windows build.
+// Returns the bias; `maxWaitReasonCertain` says whether the row of the table is confirmed.
+export function maxWaitReasonForBuild(build: u32): i32 {
+  if (build < 6000) return 27; // XP / 2003
+  if (build < 9200) return 37; // Vista, 7
+  if (build < 10240) return 39; // 8, 8.1 (38 or 39 uncertain)
+  if (build < 19041) return 39; // 10 1507..1909 (1703+ possibly 40)
+  if (build < 22000) return 40; // 10 2004..22H2, Server 2022
+  if (build < 26100) return 42; // 11 21H2..23H2
+  return 43; // 11 24H2+
+}
+export function maxWaitReasonCertain(build: u32): bool {
+  if (build >= 10240 && build <= 14393) return true;
+  if (build == 19041 || build == 19042) return true;
+  if (build == 22621 || build == 22631) return true;
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output tables. Column ids are indices into the WASM column directory and into src/schema.ts.
+export const TABLE_CSWITCH: i32 = 0;
+export const TABLE_SPINLOCK: i32 = 1;
+export const TABLE_COUNT: i32 = 2;
+
+// cswitch columns
+export const CS_TIMESTAMP: i32 = 0; // i64 raw session-clock ticks
+export const CS_CPU: i32 = 1; // u16
+export const CS_NEW_THREAD_ID: i32 = 2; // u32
+export const CS_OLD_THREAD_ID: i32 = 3; // u32
+export const CS_NEW_THREAD_PRIORITY: i32 = 4; // i8
+export const CS_OLD_THREAD_PRIORITY: i32 = 5; // i8
+export const CS_PREVIOUS_CSTATE: i32 = 6; // u8
+export const CS_NEW_THREAD_PRIORITY_DECREMENT: i32 = 7; // i8
+export const CS_OLD_THREAD_WAIT_REASON: i32 = 8; // u8
+export const CS_OLD_THREAD_WAIT_MODE: i32 = 9; // u8
+export const CS_OLD_THREAD_STATE: i32 = 10; // u8
+export const CS_OLD_THREAD_IDEAL_PROCESSOR: i32 = 11; // u8
+export const CS_NEW_THREAD_WAIT_TIME: i32 = 12; // u32
+export const CS_OLD_THREAD_REMAINING_QUANTUM: i32 = 13; // i32
+export const CS_NEW_THREAD_QUANTUM: i32 = 14; // i8 (v1)
+export const CS_OLD_THREAD_QUANTUM: i32 = 15; // i8 (v1)
+export const CS_THREAD_FLAGS: i32 = 16; // u8 raw byte 0x0D (v3/v4)
+export const CS_OLD_THREAD_BAM_EPP_IMPORTANT: i32 = 17; // u8 (v3)
+export const CS_NEW_THREAD_BAM_EPP_IMPORTANT: i32 = 18; // u8 (v3)
+export const CS_OLD_THREAD_BAM_QOS_LEVEL: i32 = 19; // u8 (v4)
+export const CS_NEW_THREAD_BAM_QOS_LEVEL: i32 = 20; // u8 (v4)
+export const CS_NEW_THREAD_WAIT_TIME_AT_MOST_ONE_TICK: i32 = 21; // u8 (compact LITE)
+export const CS_SOURCE: i32 = 22; // u8: CS_SOURCE_* below
+export const CS_VERSION: i32 = 23; // u8 event version
+export const CS_FILE_OFFSET: i32 = 24; // f64 offset of the event (buffer file offset + offset in buffer)
+export const CS_VALID: i32 = 25; // u32 bit mask: bit c set = column c is present (not null)
+export const CS_COLUMN_COUNT: i32 = 26;
+
+export const CS_SOURCE_CSWITCH: i32 = 0; // a 0x0524 event
+export const CS_SOURCE_IDLE_SHORT: i32 = 1; // compact packets: 1 + DataType
+export const CS_SOURCE_IDLE: i32 = 2;
+export const CS_SOURCE_LITE: i32 = 3;
+export const CS_SOURCE_FULL: i32 = 4;
+
+// spinlock columns
+export const SL_TIMESTAMP: i32 = 0; // i64
+export const SL_CPU: i32 = 1; // u16
+export const SL_SPIN_LOCK_ADDRESS: i32 = 2; // u64
+export const SL_CALLER_ADDRESS: i32 = 3; // u64
+export const SL_ACQUIRE_TIME: i32 = 4; // u64 rdtsc
+export const SL_RELEASE_TIME: i32 = 5; // u64 rdtsc
+export const SL_WAIT_TIME_IN_CYCLES: i32 = 6; // u32
+export const SL_SPIN_COUNT: i32 = 7; // u32
+export const SL_THREAD_ID: i32 = 8; // u32
+export const SL_INTERRUPT_COUNT: i32 = 9; // u32
+export const SL_IRQL: i32 = 10; // u8
+export const SL_ACQUIRE_DEPTH: i32 = 11; // u8
+export const SL_ACQUIRE_MODE: i32 = 12; // u8
+export const SL_EXECUTE_DPC: i32 = 13; // u8
+export const SL_EXECUTE_ISR: i32 = 14; // u8
+export const SL_POINTER_SIZE: i32 = 15; // u8 4 or 8
+export const SL_VERSION: i32 = 16; // u8
+export const SL_FILE_OFFSET: i32 = 17; // f64
+export const SL_COLUMN_COUNT: i32 = 18;
+
+// Byte width of each column (1, 2, 4 or 8); 8-byte columns are i64/u64 except the f64 file offsets.
+export function columnWidth(table: i32, column: i32): i32 {
+  if (table == TABLE_CSWITCH) {
+    if (column == CS_TIMESTAMP || column == CS_FILE_OFFSET) return 8;
+    if (column == CS_CPU) return 2;
+    if (column == CS_NEW_THREAD_ID || column == CS_OLD_THREAD_ID || column == CS_NEW_THREAD_WAIT_TIME) return 4;
+    if (column == CS_OLD_THREAD_REMAINING_QUANTUM || column == CS_VALID) return 4;
+    return 1;
+  }
+  if (column == SL_TIMESTAMP || column == SL_SPIN_LOCK_ADDRESS || column == SL_CALLER_ADDRESS) return 8;
+  if (column == SL_ACQUIRE_TIME || column == SL_RELEASE_TIME || column == SL_FILE_OFFSET) return 8;
+  if (column == SL_CPU) return 2;
+  if (column >= SL_WAIT_TIME_IN_CYCLES && column <= SL_INTERRUPT_COUNT) return 4;
+  return 1;
+}
+export function columnCount(table: i32): i32 {
+  return table == TABLE_CSWITCH ? CS_COLUMN_COUNT : SL_COLUMN_COUNT;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Diagnostic counters (u64 slots). Names and descriptions live in src/diagnostics.ts.
+export const D_BUFFERS: i32 = 0; // buffers whose header was valid and whose events were walked
+export const D_BUFFERS_CORRUPT: i32 = 1; // buffers skipped: header or data extent invalid (logged)
+export const D_BUFFERS_COMPRESSED: i32 = 2; // buffers with BufferFlag 0x40
+export const D_BUFFERS_COMPRESSED_UNDECODED: i32 = 3; // compressed buffers not decompressed (logged)
+export const D_BUFFERS_NOT_WALKED: i32 = 4; // BufferType EMPTY_MARKER/DBG_INFO/unknown: counted, not walked
+export const D_BUFFERS_EVENTS_LOST_FLAG: i32 = 5; // BufferFlag EVENTS_LOST
+export const D_BUFFERS_BUFFER_LOST_FLAG: i32 = 6; // BufferFlag BUFFER_LOST
+export const D_BUFFERS_TRUNCATED_WALK: i32 = 7; // buffers whose event walk hit a bad event (logged)
+export const D_BYTES_ABANDONED: i32 = 8; // bytes of those buffers after the bad event
+export const D_EVENTS: i32 = 9; // events walked (every header kind)
+export const D_EVENTS_BAD_MARKER: i32 = 10; // event marker not a known trace header
+export const D_EVENTS_BAD_SIZE: i32 = 11; // event Size below its header or past the data end
+export const D_CSWITCH_DECODED: i32 = 12;
+export const D_CSWITCH_SKIPPED_VERSION: i32 = 13; // unknown version (not 1..4)
+export const D_CSWITCH_SKIPPED_SHORT: i32 = 14; // payload shorter than its version's layout
+export const D_SPINLOCK_DECODED: i32 = 15;
+export const D_SPINLOCK_SKIPPED_VERSION: i32 = 16;
+export const D_SPINLOCK_SKIPPED_SHORT: i32 = 17;
+export const D_COMPCS_BATCHES: i32 = 18; // batch events expanded
+export const D_COMPCS_SKIPPED_VERSION: i32 = 19;
+export const D_COMPCS_SKIPPED_SHORT: i32 = 20; // payload shorter than PERFINFO_CCSWAP_BUFFER
+export const D_COMPCS_PACKETS_IDLE_SHORT: i32 = 21;
+export const D_COMPCS_PACKETS_IDLE: i32 = 22;
+export const D_COMPCS_PACKETS_LITE: i32 = 23;
+export const D_COMPCS_PACKETS_FULL: i32 = 24;
+export const D_COMPCS_OVERSIZE: i32 = 25; // batch payload larger than 0x400 bytes (logged)
+export const D_COMPCS_TRUNCATED_PACKET: i32 = 26; // a packet runs past the event (logged)
+export const D_COMPCS_BAD_TID_INDEX: i32 = 27; // index jumps past highest+1 or names a zero slot (logged)
+export const D_COMPCS_TIME_MISMATCH: i32 = 28; // FirstTimeStamp+deltas after event time, or before previous switch (logged)
+export const D_COMPCS_STATE_OUT_OF_RANGE: i32 = 29; // biased OldThreadStateWr decodes to state 5 or >= 10 (logged)
+export const D_COMPCS_NEW_THREAD_UNKNOWN: i32 = 30; // last switch of a processor: newThreadId null
+export const D_PROCESSOR_OUT_OF_RANGE: i32 = 31; // buffer processor >= NumberOfProcessors (logged)
+export const D_LOGFILE_HEADERS: i32 = 32; // WMI_LOG_TYPE_HEADER events seen
+export const D_KIND_TABLE_FULL: i32 = 33; // events not tallied by kind because the kind table is full
+export const D_RESYNC_BYTES: i32 = 34; // bytes scanned to find the next buffer after a corrupt one
+export const D_TRUNCATED_TAIL_BYTES: i32 = 35; // bytes at the end of the input too short for a buffer
+export const D_COUNTER_COUNT: i32 = 36;
+
+// Issue log (first LOG_CAPACITY entries kept; the counters stay exact): {u32 code, u32 detail, f64 fileOffset}
+export const LOG_ENTRY_SIZE: i32 = 16;
+export const LOG_CAPACITY: i32 = 1024;
+
+// Per-kind tally table: open addressing, KIND_CAPACITY entries of KIND_ENTRY_SIZE bytes.
+// key: +0 u8 headerType, +1 u8 flags (bit0 EVENT_HEADER extended info), +2 u16 version,
+//      +4 u16 id (HookId / EventId / Class.Type / MessageNumber), +6 u16 task, +8 u8 opcode, +9 u8 used,
+//      +16 GUID (16 bytes, zero for SYSTEM/COMPACT/PERFINFO/MESSAGE)
+// value: +32 u64 count, +40 u64 bytes (sum of Size)
+export const KIND_ENTRY_SIZE: i32 = 48;
+export const KIND_CAPACITY: i32 = 4096; // power of two
+export const KIND_HEADER_TYPE: i32 = 0;
+export const KIND_FLAGS: i32 = 1;
+export const KIND_VERSION: i32 = 2;
+export const KIND_ID: i32 = 4;
+export const KIND_TASK: i32 = 6;
+export const KIND_OPCODE: i32 = 8;
+export const KIND_USED: i32 = 9;
+export const KIND_GUID: i32 = 16;
+export const KIND_COUNT: i32 = 32;
+export const KIND_BYTES: i32 = 40;
+
+// decodeBuffer status codes
+export const STATUS_OK: i32 = 0; // buffer fully handled (walked, or skipped and counted)
+export const STATUS_NEED_DRAIN: i32 = 1; // output columns full: drain rows, then call resume()
