@@ -367,6 +367,7 @@ export const LOG_CAPACITY: i32 = 1024;
 // value: +32 u64 count, +40 u64 bytes (sum of Size)
 export const KIND_ENTRY_SIZE: i32 = 48;
 export const KIND_CAPACITY: i32 = 4096; // power of two
+export const KIND_MAX_DISTINCT: i32 = 3072; // distinct kinds tallied; later new kinds count in D_KIND_TABLE_FULL
 export const KIND_HEADER_TYPE: i32 = 0;
 export const KIND_FLAGS: i32 = 1;
 export const KIND_VERSION: i32 = 2;
