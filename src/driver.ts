@@ -1,0 +1,312 @@
+// The decode driver, shared by both engines and by every input kind (bytes in memory, Node files, Blobs).
+//
+// 1. Frame (format-spec A.1, A.5): buffers follow each other at BufferSize strides. Only the 0x48-byte
+//    headers are read. A header whose BufferSize is impossible is counted as a corrupt buffer and the
+//    driver scans forward for the next plausible header (resync), counting the skipped bytes.
+// 2. Order (A.7): buffers are decoded in SequenceNumber order (stable by file offset), which is time
+//    order per processor — required to chain compact switches across buffers (D.8).
+// 3. Decode: buffers are loaded into the engine's input window in large file-order chunks (so reads
+//    stay nearly sequential), decoded in place, and rows are drained to the consumer in chunks.
+//
+// The driver is a generator of I/O requests ("read these bytes", "load this range into the window")
+// so the same code runs synchronously over a Uint8Array and asynchronously over a file or Blob.
+import * as L from './generated/layout.js';
+import type { Engine, EngineState } from './engine.js';
+import { EtlError, hex } from './errors.js';
+import type { ColumnChunk } from './schema.js';
+
+export interface BufferRef {
+  /** position in file order */
+  index: number;
+  fileOffset: number;
+  size: number;
+  sequenceNumber: bigint;
+  cpu: number;
+  flags: number;
+  type: number;
+}
+
+export interface PlannerIssue {
+  code: number;
+  detail: number;
+  fileOffset: number;
+}
+
+export type Step =
+  | { kind: 'read'; position: number; length: number } // answer: Uint8Array (shorter at end of input)
+  | { kind: 'load'; position: number; target: Uint8Array } // answer: number of bytes placed in target
+  | { kind: 'rows'; cswitch: ColumnChunk; spinlock: ColumnChunk } // answer: nothing
+  | { kind: 'progress'; phase: 'frame' | 'decode'; done: number; total: number }; // answer: nothing
+
+export interface DriverOptions {
+  /** bytes of input window per load (default 8 MiB; raised to the largest buffer) */
+  windowBytes?: number;
+  /** drain rows to the consumer once this many are pending (default 65536) */
+  drainRows?: number;
+}
+
+export interface DriverResult {
+  size: number;
+  buffers: BufferRef[];
+  plannerIssues: PlannerIssue[];
+  plannerCounters: number[];
+  engine: EngineState;
+}
+
+const HEADER = L.WMI_BUFFER_HEADER_SIZE;
+const SCAN_CHUNK = 1 << 20;
+
+/** Checks that the input starts like an ETL file; throws the one clear error otherwise. */
+function checkFirstBuffer(h: Uint8Array, size: number): void {
+  if (size === 0) throw new EtlError('EMPTY', 'input is empty (0 bytes): expected an ETL file', 0, 'a WMI_BUFFER_HEADER', 'end of input');
+  if (h.length < HEADER + 8) {
+    throw new EtlError(
+      'NOT_ETL',
+      `not an ETL file: ${size} bytes is too short for a trace buffer (a WMI_BUFFER_HEADER of 0x48 bytes followed by the logfile header event)`,
+      0,
+      '>= 0x50 bytes',
+      `${size} bytes`,
+    );
+  }
+  const v = new DataView(h.buffer, h.byteOffset, h.byteLength);
+  const bufferSize = v.getUint32(L.BUF_BUFFER_SIZE, true);
+  if (bufferSize < HEADER || bufferSize > L.MAX_BUFFER_SIZE || bufferSize > size) {
+    throw new EtlError(
+      'NOT_ETL',
+      `not an ETL file: at offset 0x0 expected a WMI_BUFFER_HEADER whose BufferSize is between 0x48 and ${hex(Math.min(size, L.MAX_BUFFER_SIZE))}, found BufferSize ${hex(bufferSize)}`,
+      0,
+      `BufferSize in [0x48, ${hex(Math.min(size, L.MAX_BUFFER_SIZE))}]`,
+      hex(bufferSize),
+    );
+  }
+  const marker = v.getUint32(HEADER, true);
+  const hookId = v.getUint16(HEADER + L.TH_HOOK_ID, true);
+  const kind = marker >>> 16;
+  if ((kind !== 0xc001 && kind !== 0xc002) || hookId !== L.HOOK_HEADER) {
+    throw new EtlError(
+      'NOT_ETL',
+      `not an ETL file: at offset 0x48 expected the WMI_LOG_TYPE_HEADER event (marker 0xC002xxxx or 0xC001xxxx, HookId 0x0000), found marker ${hex(marker, 8)} HookId ${hex(hookId, 4)}`,
+      HEADER,
+      'marker 0xC0020002/0xC0010002, HookId 0x0000',
+      `marker ${hex(marker, 8)}, HookId ${hex(hookId, 4)}`,
+    );
+  }
+}
+
+/** Is there a plausible WMI_BUFFER_HEADER at `at` of `b` (which holds file bytes from `base`)? */
+function plausibleHeader(v: DataView, at: number, fileOffset: number, size: number): boolean {
+  const bufferSize = v.getUint32(at + L.BUF_BUFFER_SIZE, true);
+  if (bufferSize < HEADER || bufferSize > L.MAX_BUFFER_SIZE || fileOffset + bufferSize > size) return false;
+  const flags = v.getUint16(at + L.BUF_BUFFER_FLAG, true);
+  const type = v.getUint16(at + L.BUF_BUFFER_TYPE, true);
+  if ((flags & ~L.BUFFER_FLAG_KNOWN_MASK) !== 0 || type >= L.BUFFER_TYPE_MAXIMUM) return false;
+  const saved = v.getUint32(at + L.BUF_SAVED_OFFSET, true);
+  if (flags & L.BUFFER_FLAG_COMPRESSED) return saved >= HEADER && saved <= L.MAX_BUFFER_SIZE;
+  const filled = v.getUint32(at + L.BUF_OFFSET, true);
+  const extentOk = (filled >= HEADER && filled <= bufferSize) || (saved >= HEADER && saved <= bufferSize);
+  if (!extentOk) return false;
+  const marker = v.getUint32(at + HEADER, true);
+  return (marker & L.TRACE_HEADER_FLAG) !== 0;
+}
+
+/** Frames the input into buffers. */
+export function* frameBuffers(
+  size: number,
+  issues: PlannerIssue[],
+  counters: number[],
+): Generator<Step, BufferRef[], Uint8Array> {
+  const first: Uint8Array = yield { kind: 'read', position: 0, length: HEADER + 8 };
+  checkFirstBuffer(first, size);
+  const refs: BufferRef[] = [];
+  let pos = 0;
+  let lastProgress = 0;
+  while (pos < size) {
+    if (size - pos < HEADER) {
+      counters[L.D_TRUNCATED_TAIL_BYTES]! += size - pos;
+      break;
+    }
+    const h: Uint8Array = yield { kind: 'read', position: pos, length: HEADER };
+    const v = new DataView(h.buffer, h.byteOffset, h.byteLength);
+    const bufferSize = v.getUint32(L.BUF_BUFFER_SIZE, true);
+    if (bufferSize >= HEADER && bufferSize <= L.MAX_BUFFER_SIZE && pos + bufferSize <= size) {
+      const flags = v.getUint16(L.BUF_BUFFER_FLAG, true);
+      refs.push({
+        index: refs.length,
+        fileOffset: pos,
+        size: bufferSize,
+        sequenceNumber: v.getBigInt64(L.BUF_SEQUENCE_NUMBER, true),
+        cpu:
+          flags & L.BUFFER_FLAG_PROC_INDEX
+            ? v.getUint16(L.BUF_CLIENT_CONTEXT, true) & L.PROCESSOR_INDEX_MASK
+            : v.getUint8(L.BUF_CLIENT_CONTEXT),
+        flags,
+        type: v.getUint16(L.BUF_BUFFER_TYPE, true),
+      });
+      pos += bufferSize;
+      if (pos - lastProgress >= 64 << 20) {
+        lastProgress = pos;
+        yield { kind: 'progress', phase: 'frame', done: pos, total: size };
+      }
+      continue;
+    }
+    const reason = bufferSize < HEADER ? 4 : bufferSize > L.MAX_BUFFER_SIZE ? 5 : 6;
+    counters[L.D_BUFFERS_CORRUPT]!++;
+    if (issues.length < L.LOG_CAPACITY) issues.push({ code: L.D_BUFFERS_CORRUPT, detail: reason, fileOffset: pos });
+    // resync: scan forward byte by byte for the next plausible buffer header
+    let next = -1;
+    let scan = pos + 1;
+    while (next < 0 && scan + HEADER + 4 <= size) {
+      const chunk: Uint8Array = yield { kind: 'read', position: scan, length: SCAN_CHUNK + HEADER + 4 };
+      const cv = new DataView(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      const limit = chunk.length - (HEADER + 4);
+      for (let i = 0; i <= limit; i++) {
+        if (plausibleHeader(cv, i, scan + i, size)) {
+          next = scan + i;
+          break;
+        }
+      }
+      if (next < 0) scan += limit + 1;
+    }
+    const resumeAt = next < 0 ? size : next;
+    counters[L.D_RESYNC_BYTES]! += resumeAt - pos;
+    pos = resumeAt;
+  }
+  return refs;
+}
+
+/** SequenceNumber order (A.7), stable by file offset. */
+export function decodeOrder(refs: readonly BufferRef[]): BufferRef[] {
+  return refs.slice().sort((a, b) =>
+    a.sequenceNumber < b.sequenceNumber ? -1 : a.sequenceNumber > b.sequenceNumber ? 1 : a.fileOffset - b.fileOffset,
+  );
+}
+
+/** The whole decode as a generator of I/O steps. */
+export function* decodeSteps(
+  size: number,
+  engine: Engine,
+  options: DriverOptions = {},
+): Generator<Step, DriverResult, unknown> {
+  const plannerIssues: PlannerIssue[] = [];
+  const plannerCounters = new Array<number>(L.D_COUNTER_COUNT).fill(0);
+  const refs = (yield* frameBuffers(size, plannerIssues, plannerCounters) as Generator<Step, BufferRef[], unknown>) as BufferRef[];
+  const order = decodeOrder(refs);
+  const largest = refs.reduce((m, r) => Math.max(m, r.size), 0);
+  const windowBytes = Math.max(options.windowBytes ?? 8 << 20, largest);
+  const drainRows = options.drainRows ?? 65536;
+  engine.reserveInput(windowBytes);
+  let chunkStart = 0;
+  let chunkEnd = 0;
+  let done = 0;
+  let bytesDone = 0;
+  for (const ref of order) {
+    if (!(ref.fileOffset >= chunkStart && ref.fileOffset + ref.size <= chunkEnd)) {
+      const length = Math.min(windowBytes, size - ref.fileOffset);
+      const target = engine.inputView().subarray(0, length);
+      const got = (yield { kind: 'load', position: ref.fileOffset, target }) as number;
+      if (got < ref.size) {
+        throw new EtlError(
+          'READ_FAILED',
+          `could not read buffer at ${hex(ref.fileOffset)}: expected ${ref.size} bytes, got ${got} (did the file change while it was read?)`,
+          ref.fileOffset,
+          `${ref.size} bytes`,
+          `${got} bytes`,
+        );
+      }
+      chunkStart = ref.fileOffset;
+      chunkEnd = ref.fileOffset + got;
+    }
+    let status = engine.decodeBuffer(ref.fileOffset - chunkStart, ref.size, ref.fileOffset);
+    while (status === L.STATUS_NEED_DRAIN) {
+      yield { kind: 'rows', ...engine.drain() };
+      status = engine.resume();
+    }
+    if (engine.rowCount(L.TABLE_CSWITCH) >= drainRows || engine.rowCount(L.TABLE_SPINLOCK) >= drainRows) {
+      yield { kind: 'rows', ...engine.drain() };
+    }
+    done++;
+    bytesDone += ref.size;
+    if ((done & 63) === 0) yield { kind: 'progress', phase: 'decode', done: bytesDone, total: size };
+  }
+  if (engine.rowCount(L.TABLE_CSWITCH) > 0 || engine.rowCount(L.TABLE_SPINLOCK) > 0) yield { kind: 'rows', ...engine.drain() };
+  let status = engine.finish();
+  while (status === L.STATUS_NEED_DRAIN) {
+    yield { kind: 'rows', ...engine.drain() };
+    status = engine.finish();
+  }
+  if (engine.rowCount(L.TABLE_CSWITCH) > 0 || engine.rowCount(L.TABLE_SPINLOCK) > 0) yield { kind: 'rows', ...engine.drain() };
+  yield { kind: 'progress', phase: 'decode', done: size, total: size };
+  return { size, buffers: refs, plannerIssues, plannerCounters, engine: engine.state() };
+}
+
+/** Runs the steps synchronously over bytes in memory. */
+export function runOverBytes(
+  bytes: Uint8Array,
+  steps: Generator<Step, DriverResult, unknown>,
+  onRows: (cswitch: ColumnChunk, spinlock: ColumnChunk) => void,
+  onProgress?: (phase: string, done: number, total: number) => void,
+): DriverResult {
+  let answer: unknown = undefined;
+  for (;;) {
+    const it = steps.next(answer);
+    if (it.done) return it.value;
+    const step = it.value;
+    switch (step.kind) {
+      case 'read':
+        answer = bytes.subarray(step.position, Math.min(bytes.length, step.position + step.length));
+        break;
+      case 'load': {
+        const src = bytes.subarray(step.position, Math.min(bytes.length, step.position + step.target.length));
+        step.target.set(src);
+        answer = src.length;
+        break;
+      }
+      case 'rows':
+        onRows(step.cswitch, step.spinlock);
+        answer = undefined;
+        break;
+      case 'progress':
+        onProgress?.(step.phase, step.done, step.total);
+        answer = undefined;
+        break;
+    }
+  }
+}
+
+/** Reader of random-access input for the async runner (files, Blobs). */
+export interface AsyncSource {
+  readonly size: number;
+  read(position: number, length: number): Promise<Uint8Array>;
+  readInto(position: number, target: Uint8Array): Promise<number>;
+}
+
+/** Runs the steps asynchronously over a random-access source. */
+export async function runOverSource(
+  source: AsyncSource,
+  steps: Generator<Step, DriverResult, unknown>,
+  onRows: (cswitch: ColumnChunk, spinlock: ColumnChunk) => void | Promise<void>,
+  onProgress?: (phase: string, done: number, total: number) => void,
+): Promise<DriverResult> {
+  let answer: unknown = undefined;
+  for (;;) {
+    const it = steps.next(answer);
+    if (it.done) return it.value;
+    const step = it.value;
+    switch (step.kind) {
+      case 'read':
+        answer = await source.read(step.position, Math.min(step.length, source.size - step.position));
+        break;
+      case 'load':
+        answer = await source.readInto(step.position, step.target);
+        break;
+      case 'rows':
+        await onRows(step.cswitch, step.spinlock);
+        answer = undefined;
+        break;
+      case 'progress':
+        onProgress?.(step.phase, step.done, step.total);
+        answer = undefined;
+        break;
+    }
+  }
+}

@@ -1,0 +1,37 @@
+// Names of the enumerations found in the tables (format-spec C.5 KTHREAD_STATE, C.6 KWAIT_REASON,
+// C.8 KPROCESSOR_MODE, E.3 spin-lock AcquireMode) and of the row sources.
+
+export const THREAD_STATES = [
+  'Initialized', 'Ready', 'Running', 'Standby', 'Terminated', 'Waiting', 'Transition', 'DeferredReady',
+  'GateWaitObsolete', 'WaitingForProcessInSwap',
+] as const;
+
+export const WAIT_REASONS = [
+  'Executive', 'FreePage', 'PageIn', 'PoolAllocation', 'DelayExecution', 'Suspended', 'UserRequest',
+  'WrExecutive', 'WrFreePage', 'WrPageIn', 'WrPoolAllocation', 'WrDelayExecution', 'WrSuspended',
+  'WrUserRequest', 'WrEventPair', 'WrQueue', 'WrLpcReceive', 'WrLpcReply', 'WrVirtualMemory', 'WrPageOut',
+  'WrRendezvous', 'WrKeyedEvent', 'WrTerminated', 'WrProcessInSwap', 'WrCpuRateControl', 'WrCalloutStack',
+  'WrKernel', 'WrResource', 'WrPushLock', 'WrMutex', 'WrQuantumEnd', 'WrDispatchInt', 'WrPreempted',
+  'WrYieldExecution', 'WrFastMutex', 'WrGuardedMutex', 'WrRundown', 'WrAlertByThreadId', 'WrDeferredPreempt',
+  'WrPhysicalFault', 'WrIoRing', 'WrMdlCache', 'WrRcu',
+] as const;
+
+export const WAIT_MODES = ['KernelMode', 'UserMode'] as const;
+
+export const ACQUIRE_MODES = [
+  'SpinLock', 'QueuedSpinLock', 'ExecutiveSpinLockShared', 'ExecutiveSpinLockExclusive',
+  'ExecutiveSpinLockSharedToExclusive',
+] as const;
+
+export const ROW_SOURCES = ['CSwitch', 'IdleShort', 'Idle', 'Lite', 'Full'] as const;
+
+function nameOf(table: readonly string[], value: number | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  return table[value] ?? `Unknown(${value})`;
+}
+
+export const threadStateName = (v: number | null | undefined) => nameOf(THREAD_STATES, v);
+export const waitReasonName = (v: number | null | undefined) => nameOf(WAIT_REASONS, v);
+export const waitModeName = (v: number | null | undefined) => nameOf(WAIT_MODES, v);
+export const acquireModeName = (v: number | null | undefined) => nameOf(ACQUIRE_MODES, v);
+export const rowSourceName = (v: number | null | undefined) => nameOf(ROW_SOURCES, v);

@@ -1,0 +1,27 @@
+// Errors that escape the decoder: the input cannot be read as an ETL file at all, or the API was misused.
+// Corruption inside a readable file never throws: it is counted in the diagnostics (src/diagnostics.ts).
+
+export type EtlErrorCode =
+  | 'NOT_ETL' // the first buffer is not an ETL header buffer
+  | 'EMPTY' // zero-length input
+  | 'READ_FAILED' // the file could not be read (I/O error, or it changed while reading)
+  | 'BAD_OPTION'; // API misuse
+
+export class EtlError extends Error {
+  override readonly name = 'EtlError';
+  constructor(
+    readonly code: EtlErrorCode,
+    message: string,
+    /** where in the input the problem is, if it has a place */
+    readonly fileOffset?: number,
+    readonly expected?: string,
+    readonly found?: string,
+  ) {
+    super(message);
+  }
+}
+
+export function hex(n: number | bigint, width = 0): string {
+  const s = n.toString(16).toUpperCase();
+  return '0x' + (width > s.length ? '0'.repeat(width - s.length) + s : s);
+}

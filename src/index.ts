@@ -1,0 +1,123 @@
+// etw-decode — browser-safe entry (no node: imports). Node users get the same API plus file helpers
+// from the package's node entry (src/node.ts).
+import type { ColumnChunk } from './schema.js';
+import { decodeSteps, runOverBytes, runOverSource, type AsyncSource } from './driver.js';
+import {
+  clockOf,
+  createEngine,
+  createEngineAsync,
+  prepareEngine,
+  summarize,
+  TableCollector,
+  traceInfo,
+  type DecodeOptions,
+  type DecodeResult,
+  type TraceSummary,
+} from './decode.js';
+import { Table } from './table.js';
+import type { TraceInfo } from './logfile.js';
+import type { Clock } from './time.js';
+import { loadWasmModule } from './wasm/instance.js';
+
+export type { DecodeOptions, DecodeResult, TraceSummary, KindRow, BiasInfo } from './decode.js';
+export type { TraceInfo, GroupMasks } from './logfile.js';
+export type { Clock } from './time.js';
+export type { CSwitchRow, SpinLockRow, RowOf } from './table.js';
+export type { ColumnChunk, ColumnSpec, TableName, TypedColumn } from './schema.js';
+export type { Issue, Severity, DiagnosticCounters, CounterSpec } from './diagnostics.js';
+export type { EngineKind } from './engine.js';
+export { Table } from './table.js';
+export { EtlError } from './errors.js';
+export { CSWITCH_COLUMNS, SPINLOCK_COLUMNS, TABLE_COLUMNS } from './schema.js';
+export { COUNTERS } from './diagnostics.js';
+export { createClock } from './time.js';
+export { guidText, HEADER_TYPE_NAMES } from './decode.js';
+export * from './enums.js';
+
+/** Compiles the WebAssembly module (once; later calls reuse it). Call before decodeSync in browsers. */
+export async function init(): Promise<void> {
+  await loadWasmModule();
+}
+
+function asBytes(input: Uint8Array | ArrayBuffer): Uint8Array {
+  return input instanceof Uint8Array ? input : new Uint8Array(input);
+}
+
+/** Decodes a whole trace held in memory. Synchronous; in browsers call `await init()` first. */
+export function decodeSync(input: Uint8Array | ArrayBuffer, options: DecodeOptions = {}): DecodeResult {
+  const bytes = asBytes(input);
+  const kind = options.engine ?? 'wasm';
+  const engine = prepareEngine(createEngine(kind), options);
+  const collector = new TableCollector();
+  const result = runOverBytes(
+    bytes,
+    decodeSteps(bytes.length, engine, options),
+    (cswitch, spinlock) => collector.add({ cswitch, spinlock }),
+    options.onProgress,
+  );
+  const info = traceInfo(result);
+  return { summary: summarize(result, kind, options.bias), info, clock: clockOf(info), ...collector.tables() };
+}
+
+/** Decodes a whole trace from bytes or a Blob/File. */
+export async function decode(input: Uint8Array | ArrayBuffer | Blob, options: DecodeOptions = {}): Promise<DecodeResult> {
+  if (input instanceof Uint8Array || input instanceof ArrayBuffer) {
+    await createEngineAsync(options.engine ?? 'wasm');
+    return decodeSync(input, options);
+  }
+  const collector = new TableCollector();
+  const out = await decodeStream(input, { ...options, onRows: collector.add });
+  return { ...out, ...collector.tables() };
+}
+
+export interface StreamOptions extends DecodeOptions {
+  /** receives the rows in chunks (per-CPU time order within each CPU); chunks are owned by the callee */
+  onRows: (rows: { cswitch: Table<'cswitch'>; spinlock: Table<'spinlock'> }) => void | Promise<void>;
+}
+
+export interface StreamResult {
+  summary: TraceSummary;
+  info: TraceInfo | null;
+  clock: Clock | null;
+}
+
+/** Decodes a trace with bounded memory, handing rows to `onRows` chunk by chunk. */
+export async function decodeStream(input: Blob | Uint8Array | AsyncSource, options: StreamOptions): Promise<StreamResult> {
+  const kind = options.engine ?? 'wasm';
+  const engine = prepareEngine(await createEngineAsync(kind), options);
+  const source = toSource(input);
+  const result = await runOverSource(
+    source,
+    decodeSteps(source.size, engine, options),
+    (cs: ColumnChunk, sl: ColumnChunk) => options.onRows({ cswitch: new Table('cswitch', cs), spinlock: new Table('spinlock', sl) }),
+    options.onProgress,
+  );
+  const info = traceInfo(result);
+  return { summary: summarize(result, kind, options.bias), info, clock: clockOf(info) };
+}
+
+function toSource(input: Blob | Uint8Array | AsyncSource): AsyncSource {
+  if (input instanceof Uint8Array) {
+    return {
+      size: input.length,
+      read: async (position, length) => input.subarray(position, position + length),
+      readInto: async (position, target) => {
+        const src = input.subarray(position, position + target.length);
+        target.set(src);
+        return src.length;
+      },
+    };
+  }
+  if (typeof Blob !== 'undefined' && input instanceof Blob) {
+    return {
+      size: input.size,
+      read: async (position, length) => new Uint8Array(await input.slice(position, position + length).arrayBuffer()),
+      readInto: async (position, target) => {
+        const b = new Uint8Array(await input.slice(position, position + target.length).arrayBuffer());
+        target.set(b);
+        return b.length;
+      },
+    };
+  }
+  return input as AsyncSource;
+}

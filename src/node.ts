@@ -1,0 +1,67 @@
+// etw-decode — Node entry: everything of the browser entry plus decoding files with bounded memory.
+// Files are read in fixed windows straight into the decoder's input window, so memory does not grow
+// with the file size (files over 4 GiB included; positions are exact up to 2^53).
+import { open, type FileHandle } from 'node:fs/promises';
+import type { AsyncSource } from './driver.js';
+import { EtlError } from './errors.js';
+import { decodeStream, type StreamOptions, type StreamResult } from './index.js';
+import { TableCollector, type DecodeOptions, type DecodeResult } from './decode.js';
+
+export * from './index.js';
+
+class FileSource implements AsyncSource {
+  constructor(
+    private readonly fh: FileHandle,
+    readonly size: number,
+    private readonly path: string,
+  ) {}
+  async read(position: number, length: number): Promise<Uint8Array> {
+    const out = new Uint8Array(Math.max(0, length));
+    const n = await this.readInto(position, out);
+    return out.subarray(0, n);
+  }
+  async readInto(position: number, target: Uint8Array): Promise<number> {
+    let done = 0;
+    while (done < target.length) {
+      let r: { bytesRead: number };
+      try {
+        r = await this.fh.read(target, done, target.length - done, position + done);
+      } catch (e) {
+        throw new EtlError('READ_FAILED', `cannot read ${this.path} at offset ${position + done}: ${(e as Error).message}`, position + done);
+      }
+      if (r.bytesRead === 0) break;
+      done += r.bytesRead;
+    }
+    return done;
+  }
+}
+
+async function withFile<T>(path: string, fn: (source: AsyncSource) => Promise<T>): Promise<T> {
+  let fh: FileHandle;
+  try {
+    fh = await open(path, 'r');
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    const why = err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'it is a directory' : err.message;
+    throw new EtlError('READ_FAILED', `cannot open ${path}: ${why}`);
+  }
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) throw new EtlError('READ_FAILED', `cannot read ${path}: not a regular file`);
+    return await fn(new FileSource(fh, st.size, path));
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Decodes a trace file with bounded memory, handing rows to `options.onRows` chunk by chunk. */
+export function streamFile(path: string, options: StreamOptions): Promise<StreamResult> {
+  return withFile(path, (source) => decodeStream(source, options));
+}
+
+/** Decodes a whole trace file into tables (memory grows with the number of rows). */
+export async function decodeFile(path: string, options: DecodeOptions = {}): Promise<DecodeResult> {
+  const collector = new TableCollector();
+  const out = await withFile(path, (source) => decodeStream(source, { ...options, onRows: collector.add }));
+  return { ...out, ...collector.tables() };
+}

@@ -1,0 +1,76 @@
+// Raw session-clock ticks → nanoseconds since the trace anchor and → wall-clock FILETIME (format-spec A.10).
+// All integer: (t − T0) · 10^9 / f is computed as q·10^9 + (r·10^9)/f with floor division, never in floating point.
+import { EtlError } from './errors.js';
+import type { TraceInfo } from './logfile.js';
+
+export interface Clock {
+  /** ticks per second of the raw timestamps (QPC: PerfFreq; system time: 10^7; cycles: CpuSpeedInMHz·10^6) */
+  readonly ticksPerSecond: bigint;
+  /** the anchor: raw timestamp T0 of the header event */
+  readonly anchorTicks: bigint;
+  /** FILETIME W0 at the anchor */
+  readonly anchorFileTime: bigint;
+  /** nanoseconds since T0 (floor) */
+  toNanoseconds(ticks: bigint): bigint;
+  /** FILETIME (100 ns units since 1601-01-01 UTC), floor */
+  toFileTime(ticks: bigint): bigint;
+  /** JavaScript Date (millisecond precision) */
+  toDate(ticks: bigint): Date;
+  /** column-wise nanoseconds since T0 */
+  toNanosecondsColumn(ticks: BigInt64Array): BigInt64Array;
+}
+
+const FILETIME_UNIX_EPOCH = 116444736000000000n;
+
+function floorDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && (a < 0n) !== (b < 0n) ? q - 1n : q;
+}
+
+/** a·m/d exactly (floor), without overflow concerns (BigInt), split as in spec A.10 */
+function scale(a: bigint, m: bigint, d: bigint): bigint {
+  const q = floorDiv(a, d);
+  const r = a - q * d;
+  return q * m + floorDiv(r * m, d);
+}
+
+export function createClock(info: Pick<TraceInfo, 'clockType' | 'perfFreq' | 'cpuSpeedInMHz' | 'headerTimestamp' | 'startTime'>): Clock {
+  const t0 = info.headerTimestamp;
+  const w0 = info.startTime;
+  let ticksPerSecond: bigint;
+  let toFileTime: (t: bigint) => bigint;
+  switch (info.clockType) {
+    case 1:
+      if (info.perfFreq <= 0n) throw new EtlError('BAD_OPTION', `QPC clock with PerfFreq ${info.perfFreq}: cannot convert timestamps`);
+      ticksPerSecond = info.perfFreq;
+      toFileTime = (t) => w0 + scale(t - t0, 10_000_000n, ticksPerSecond);
+      break;
+    case 2:
+      ticksPerSecond = 10_000_000n;
+      toFileTime = (t) => t; // already a FILETIME (MS-WNODE)
+      break;
+    case 3: {
+      if (info.cpuSpeedInMHz <= 0) throw new EtlError('BAD_OPTION', 'CPU-cycle clock with CpuSpeedInMHz 0: cannot convert timestamps');
+      const mhz = BigInt(info.cpuSpeedInMHz);
+      ticksPerSecond = mhz * 1_000_000n;
+      toFileTime = (t) => w0 + scale(t - t0, 10n, mhz);
+      break;
+    }
+    default:
+      throw new EtlError('BAD_OPTION', `clock type ${info.clockType} (ReservedFlags) has no known conversion; use raw ticks`);
+  }
+  const toNanoseconds = (t: bigint): bigint => scale(t - t0, 1_000_000_000n, ticksPerSecond);
+  return {
+    ticksPerSecond,
+    anchorTicks: t0,
+    anchorFileTime: w0,
+    toNanoseconds,
+    toFileTime,
+    toDate: (t) => new Date(Number(floorDiv(toFileTime(t) - FILETIME_UNIX_EPOCH, 10_000n))),
+    toNanosecondsColumn(ticks) {
+      const out = new BigInt64Array(ticks.length);
+      for (let i = 0; i < ticks.length; i++) out[i] = toNanoseconds(ticks[i]!);
+      return out;
+    },
+  };
+}
