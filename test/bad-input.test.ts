@@ -1,0 +1,145 @@
+// Bad input never wins: clear errors for non-ETL input, counted diagnostics (with file offsets) for
+// corruption inside a readable file, and decoding goes on with the next buffer.
+import { describe, expect, test } from 'vitest';
+import { decodeSync, EtlError } from '../src/index.js';
+import { writeTrace, Rng, type CSwitchSpec } from '../src/writer/index.js';
+
+const ENGINES = ['wasm', 'reference'] as const;
+
+function cswitches(n: number, cpus: number): CSwitchSpec[] {
+  const rng = new Rng(5);
+  return Array.from({ length: n }, (_, i) => ({
+    kind: 'cswitch' as const,
+    cpu: i % cpus,
+    timestamp: 1_000_000n + BigInt(i * 10),
+    version: 4 as const,
+    newThreadId: rng.next(),
+    oldThreadId: rng.next(),
+    newThreadPriority: 8,
+    oldThreadPriority: 9,
+    previousCState: 0,
+    newThreadPriorityDecrement: 0,
+    oldThreadWaitReason: 6,
+    oldThreadWaitMode: 1,
+    oldThreadState: 5,
+    oldThreadIdealProcessor: 0,
+    newThreadWaitTime: 3,
+    oldThreadRemainingQuantum: 0,
+  }));
+}
+
+// 2 CPUs x 0x1000-byte buffers, out of order, no compression
+const good = writeTrace({ numberOfProcessors: 2, bufferSize: 0x1000, events: cswitches(2000, 2) });
+const BS = 0x1000;
+
+function u32(b: Uint8Array, at: number, v: number): Uint8Array {
+  new DataView(b.buffer, b.byteOffset).setUint32(at, v >>> 0, true);
+  return b;
+}
+
+describe.each(ENGINES)('%s engine', (engine) => {
+  const decode = (b: Uint8Array) => decodeSync(b, { engine });
+
+  test('empty input: one clear error', () => {
+    expect(() => decode(new Uint8Array(0))).toThrowError(EtlError);
+    expect(() => decode(new Uint8Array(0))).toThrowError(/input is empty/);
+  });
+
+  test('random bytes: NOT_ETL naming offset, expected and found', () => {
+    const junk = new Rng(1).bytes(100_000);
+    try {
+      decode(junk);
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(EtlError);
+      const err = e as EtlError;
+      expect(err.code).toBe('NOT_ETL');
+      expect(err.fileOffset).toBe(0);
+      expect(err.message).toMatch(/at offset 0x0 expected a WMI_BUFFER_HEADER/);
+      expect(err.found).toBeDefined();
+    }
+  });
+
+  test('a text file is not an ETL file', () => {
+    const text = new TextEncoder().encode('hello, this is not a trace\n'.repeat(10));
+    expect(() => decode(text)).toThrowError(/not an ETL file/);
+  });
+
+  test('first buffer without the logfile header event', () => {
+    const b = good.bytes.slice();
+    u32(b, 0x48, 0xc0110002); // a PERFINFO64 marker instead of SYSTEM64 HookId 0
+    expect(() => decode(b)).toThrowError(/at offset 0x48 expected the WMI_LOG_TYPE_HEADER event/);
+  });
+
+  test('the intact trace has no diagnostics', () => {
+    const r = decode(good.bytes);
+    expect(r.cswitch.length).toBe(2000);
+    expect(r.summary.issues).toEqual([]);
+  });
+
+  test('truncated file: the cut buffer is counted at its offset, the rest decodes', () => {
+    const cut = good.bytes.length - BS / 2;
+    const r = decode(good.bytes.slice(0, cut));
+    expect(r.summary.buffers).toBe(good.buffers.length - 1);
+    expect(r.summary.diagnostics['buffersCorrupt']).toBe(1);
+    expect(r.summary.issues[0]).toMatchObject({ counter: 'buffersCorrupt', fileOffset: good.bytes.length - BS });
+    expect(r.summary.issues[0]!.message).toMatch(/past the end/);
+    const lost = good.buffers[good.buffers.length - 1]!.events;
+    expect(r.cswitch.length).toBe(2000 - lost);
+  });
+
+  test('truncated inside the header of the last buffer: tail bytes counted', () => {
+    const r = decode(good.bytes.slice(0, good.bytes.length - BS + 0x20));
+    expect(r.summary.diagnostics['truncatedTailBytes']).toBe(0x20);
+  });
+
+  test.each([
+    ['BufferSize 0', 0],
+    ['BufferSize huge', 0xfffffff0],
+    ['BufferSize 0x47', 0x47],
+  ])('%s in a middle buffer: skipped, counted, walk resyncs on the next buffer', (_label, value) => {
+    const b = good.bytes.slice();
+    const victim = 3 * BS;
+    u32(b, victim, value);
+    const r = decode(b);
+    expect(r.summary.diagnostics['buffersCorrupt']).toBe(1);
+    expect(r.summary.issues[0]).toMatchObject({ counter: 'buffersCorrupt', fileOffset: victim });
+    expect(r.summary.diagnostics['resyncBytes']).toBe(BS);
+    expect(r.summary.buffers).toBe(good.buffers.length - 1);
+    const lost = good.buffers.find((x) => x.fileOffset === victim)!.events;
+    expect(r.cswitch.length).toBe(2000 - lost);
+  });
+
+  test('event Size past the data end: rest of that buffer abandoned and counted, next buffer decodes', () => {
+    const b = good.bytes.slice();
+    const victim = 2 * BS;
+    // first event of the buffer: PERFINFO Size at +4
+    new DataView(b.buffer).setUint16(victim + 0x48 + 4, 0xfff0, true);
+    const r = decode(b);
+    expect(r.summary.diagnostics['eventsBadSize']).toBe(1);
+    expect(r.summary.diagnostics['buffersTruncatedWalk']).toBe(1);
+    expect(r.summary.issues[0]).toMatchObject({ counter: 'buffersTruncatedWalk', fileOffset: victim + 0x48 });
+    const lost = good.buffers.find((x) => x.fileOffset === victim)!.events;
+    expect(r.cswitch.length).toBe(2000 - lost);
+    expect(r.summary.diagnostics['bytesAbandoned']).toBeGreaterThan(0);
+  });
+
+  test('bad marker in the middle of a buffer', () => {
+    const b = good.bytes.slice();
+    const victim = 4 * BS;
+    // a CSwitch v4 event is 0x10 + 0x18 = 0x28 bytes, so the second event starts at +0x28
+    u32(b, victim + 0x48 + 0x28, 0x12345678);
+    const r = decode(b);
+    expect(r.summary.diagnostics['eventsBadMarker']).toBe(1);
+    expect(r.summary.issues[0]).toMatchObject({ fileOffset: victim + 0x48 + 0x28 });
+  });
+
+  test('Offset and SavedOffset both out of range: buffer skipped as corrupt', () => {
+    const b = good.bytes.slice();
+    u32(b, 5 * BS + 0x30, 0x99999);
+    u32(b, 5 * BS + 0x04, 0x99999);
+    const r = decode(b);
+    expect(r.summary.diagnostics['buffersCorrupt']).toBe(1);
+    expect(r.summary.issues[0]).toMatchObject({ fileOffset: 5 * BS, detail: 3 });
+  });
+});

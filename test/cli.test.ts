@@ -1,0 +1,123 @@
+// The command line: summary (text and --json), dump (csv / jsonl, exact 64-bit, empty cells for null),
+// --help, and one-line errors with a non-zero exit code.
+import { describe, expect, test, beforeAll } from 'vitest';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CORPUS_DIR } from './helpers/corpus.js';
+import { generateMixedTrace } from '../src/writer/index.js';
+import { decodeSync } from '../src/index.js';
+
+const BIN = fileURLToPath(new URL('../bin/etw-decode.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'etw-cli-'));
+const trace = join(dir, 'mixed.etl');
+let bytes: Uint8Array;
+
+function cli(args: string[]) {
+  return spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8' });
+}
+
+beforeAll(() => {
+  bytes = generateMixedTrace({ seed: 3, targetBytes: 200_000, cpus: 2, bufferSize: 0x4000 }).bytes;
+  writeFileSync(trace, bytes);
+});
+
+describe('summary', () => {
+  test('--json has the contract fields and matches the library', () => {
+    const out = JSON.parse(execFileSync(process.execPath, [BIN, 'summary', trace, '--json'], { encoding: 'utf8' }));
+    const lib = decodeSync(bytes);
+    expect(out.buffers).toBe(lib.summary.buffers);
+    expect(out.events).toBe(lib.summary.events);
+    expect(out.cswitch).toBe(lib.cswitch.length);
+    expect(out.spinlock).toBe(lib.spinlock.length);
+    expect(out.diagnostics.events).toBe(lib.summary.events);
+    expect(out.eventsByKind.length).toBe(lib.summary.eventsByKind.length);
+    const cs = out.eventsByKind.find((k: { hookId?: number }) => k.hookId === 0x0524);
+    expect(cs).toMatchObject({ headerType: 'PERFINFO64', hookId: 0x0524 });
+    expect(typeof out.trace.perfFreq).toBe('string'); // bigint as exact decimal text
+  });
+
+  test('--json on a real file reports EVENT_HEADER kinds with provider and eventId', () => {
+    const out = JSON.parse(execFileSync(process.execPath, [BIN, 'summary', join(CORPUS_DIR, 'airbus-lxcore_kernel.etl'), '--json'], { encoding: 'utf8' }));
+    expect(out.buffers).toBe(3);
+    expect(out.events).toBe(4);
+    expect(out.eventsByKind).toContainEqual(
+      expect.objectContaining({ headerType: 'EVENT_HEADER64', provider: '0cd1c309-0878-4515-83db-749843b3f5c9', eventId: 0, count: 2 }),
+    );
+  });
+
+  test('text summary', () => {
+    const r = cli(['summary', trace, '--no-progress']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/buffers/);
+    expect(r.stdout).toMatch(/cswitch rows: \d+/);
+  });
+});
+
+describe('dump', () => {
+  test('csv: header row, one row per record, 64-bit exact, empty cell for null', () => {
+    const out = join(dir, 'cs.csv');
+    const r = cli(['dump', trace, '--table', 'cswitch', '--format', 'csv', '-o', out]);
+    expect(r.status).toBe(0);
+    const lines = readFileSync(out, 'utf8').trimEnd().split('\n');
+    const lib = decodeSync(bytes);
+    expect(lines.length).toBe(lib.cswitch.length + 1);
+    const header = lines[0]!.split(',');
+    expect(header.slice(0, 4)).toEqual(['timestamp', 'cpu', 'newThreadId', 'oldThreadId']);
+    const row0 = lines[1]!.split(',');
+    const rec = lib.cswitch.get(0);
+    expect(row0[0]).toBe(rec.timestamp.toString());
+    expect(row0[header.indexOf('newThreadPriority')]).toBe(rec.newThreadPriority === null ? '' : String(rec.newThreadPriority));
+    // compact rows carry no newThreadPriority: some cells must be empty
+    expect(lines.slice(1).some((l) => l.split(',')[header.indexOf('newThreadPriority')] === '')).toBe(true);
+  });
+
+  test('jsonl spinlock rows: exact u64 addresses', () => {
+    const r = cli(['dump', trace, '--table', 'spinlock', '--format', 'jsonl']);
+    expect(r.status).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    const lib = decodeSync(bytes);
+    expect(lines.length).toBe(lib.spinlock.length);
+    const first = lines[0]!;
+    expect(first).toContain(`"spinLockAddress":${lib.spinlock.get(0).spinLockAddress.toString()}`);
+  });
+
+  test('events table', () => {
+    const r = cli(['dump', join(CORPUS_DIR, 'perfview-smallEtlFile.etl'), '--table', 'events']);
+    expect(r.status).toBe(0);
+    expect(r.stdout.split('\n')[0]).toMatch(/^headerType,hookId/);
+    expect(r.stdout).toMatch(/SYSTEM32,0,WMI_LOG_TYPE_HEADER/);
+  });
+});
+
+describe('help and errors', () => {
+  test.each([['--help'], ['summary', '--help'], ['dump', '--help']])('%s', (...args) => {
+    const r = cli(args);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/Usage: etw-decode/);
+  });
+
+  test('missing file: one line, exit 1', () => {
+    const r = cli(['summary', join(dir, 'nope.etl')]);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/cannot open .*nope\.etl: no such file/);
+  });
+
+  test('not an ETL file: one line naming offset, expected and found; exit 1', () => {
+    const f = join(dir, 'text.etl');
+    writeFileSync(f, 'definitely not a trace'.repeat(20));
+    const r = cli(['summary', f]);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/not an ETL file: at offset 0x0 expected/);
+  });
+
+  test('bad option value', () => {
+    const r = cli(['summary', trace, '--bias', 'x']);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/MaximumWaitReason/);
+  });
+});

@@ -1,0 +1,48 @@
+// Helpers to read the real-file corpus and its independent expectations (../shared/corpus/real).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join, dirname } from 'node:path';
+import type { KindRow } from '../../src/decode.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const CORPUS_DIR = [join(here, '../../../shared/corpus/real'), '/work/shared/corpus/real'].find((d) => existsSync(d))!;
+
+export interface ExpectedKind {
+  headerType: string;
+  id: string;
+  name: string;
+  version: string;
+  detail: string;
+  count: number;
+  bytes: number;
+}
+export interface Expected {
+  file: string;
+  buffers: number;
+  events: number;
+  logfile: Record<string, number | string>;
+  eventsByKind: ExpectedKind[];
+}
+
+export function corpusFiles(): string[] {
+  return readdirSync(CORPUS_DIR).filter((f) => f.endsWith('.etl')).sort();
+}
+export function readCorpus(name: string): Uint8Array {
+  return new Uint8Array(readFileSync(join(CORPUS_DIR, name)));
+}
+export function readExpected(name: string): Expected {
+  return JSON.parse(readFileSync(join(CORPUS_DIR, 'expected', name.replace(/\.etl$/, '.json')), 'utf8')) as Expected;
+}
+
+/** The key the independent walker used for a kind row. */
+export function expectedKey(k: ExpectedKind): string {
+  return `${k.headerType}|${k.id}|${k.name.startsWith('id=') || k.name.startsWith('type=') ? k.name : ''}|${k.version}|${k.detail}`;
+}
+/** The same key for one of our rows. */
+export function ourKey(k: KindRow): string {
+  const v = `v${k.version}`;
+  if (k.hookId !== undefined) return `${k.headerType}|0x${k.hookId.toString(16).toUpperCase().padStart(4, '0')}||${v}|`;
+  if (k.eventId !== undefined) return `${k.headerType}|${k.provider}|id=${k.eventId}|${v}|op=${k.opcode} task=${k.task}${k.extended ? ' ext' : ''}`;
+  if (k.eventType !== undefined) return `${k.headerType}|${k.provider}|type=${k.eventType}|${v}|`;
+  return `${k.headerType}|?|${v}|`;
+}

@@ -1,0 +1,65 @@
+// Packaging: ESM exports for node and browser (types first), the browser entry never imports node:
+// modules and decodes a trace with Node's globals removed (no Buffer, no process).
+import { expect, test } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { generateMixedTrace } from '../src/writer/index.js';
+import { decodeSync } from '../src/index.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+test('exports: browser, node and default conditions, types first, ESM', () => {
+  expect(pkg.type).toBe('module');
+  const dot = pkg.exports['.'];
+  expect(Object.keys(dot)).toEqual(['browser', 'node', 'default']);
+  for (const cond of Object.values(dot) as Record<string, string>[]) expect(Object.keys(cond)[0]).toBe('types');
+  expect(dot.browser.import).toBe('./dist/index.js');
+  expect(dot.node.import).toBe('./dist/node.js');
+  expect(pkg.bin['etw-decode']).toBe('bin/etw-decode.js');
+  // versions are pinned, and only the CLI needs a runtime dependency
+  expect(Object.keys(pkg.dependencies)).toEqual(['commander']);
+  for (const v of Object.values({ ...pkg.dependencies, ...pkg.devDependencies }) as string[]) expect(v).toMatch(/^\d+\.\d+\.\d+$/);
+});
+
+test('the browser entry bundles for the browser platform with no node: imports', async () => {
+  const out = await build({
+    entryPoints: [join(root, 'src/index.ts')],
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    write: false,
+    logLevel: 'silent',
+  });
+  const text = out.outputFiles[0]!.text;
+  expect(text).not.toMatch(/from ["']node:/);
+  expect(text).not.toMatch(/require\(["']node:/);
+  expect(text.length).toBeGreaterThan(10_000);
+});
+
+test('the built browser entry decodes with Buffer and process removed', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'etw-browser-'));
+  const bytes = generateMixedTrace({ seed: 11, targetBytes: 100_000, cpus: 2, bufferSize: 0x4000 }).bytes;
+  const tracePath = join(dir, 't.etl');
+  writeFileSync(tracePath, bytes);
+  const script = join(dir, 'run.mjs');
+  writeFileSync(
+    script,
+    `import { readFileSync } from 'node:fs';
+const bytes = new Uint8Array(readFileSync(${JSON.stringify(tracePath)}));
+const out = globalThis.process.stdout;
+delete globalThis.Buffer;
+Object.defineProperty(globalThis, 'process', { value: undefined, configurable: true });
+const m = await import(${JSON.stringify(pathToFileURL(join(root, 'dist/index.js')).href)});
+const r = await m.decode(new Blob([bytes]));
+out.write(JSON.stringify({ cs: r.cswitch.length, sl: r.spinlock.length, events: r.summary.events, buffer: typeof Buffer, process: typeof process }));
+`,
+  );
+  const res = JSON.parse(execFileSync(process.execPath, [script], { encoding: 'utf8' }));
+  const lib = decodeSync(bytes);
+  expect(res).toEqual({ cs: lib.cswitch.length, sl: lib.spinlock.length, events: lib.summary.events, buffer: 'undefined', process: 'undefined' });
+});
