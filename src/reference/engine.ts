@@ -46,6 +46,7 @@ export class ReferenceEngine implements Engine {
   private readonly counters = new Array<number>(L.D_COUNTER_COUNT).fill(0);
   private readonly log: IssueLogEntry[] = [];
   private readonly kinds = new Map<string, KindTally>();
+  private lastKind: KindTally | null = null;
   private readonly pending = new PendingSwitches();
   private logfilePayload: Uint8Array | null = null;
   private logfilePayloadLength = 0;
@@ -285,6 +286,22 @@ export class ReferenceEngine implements Engine {
       default:
         break;
     }
+    // kernel events repeat: try the last kind first
+    const last = this.lastKind;
+    if (
+      last !== null &&
+      last.headerType === headerType &&
+      last.id === id &&
+      last.version === version &&
+      last.flags === flags &&
+      last.task === task &&
+      last.opcode === opcode &&
+      sameGuid(d, guidAt, last.guid)
+    ) {
+      last.count++;
+      last.bytes += size;
+      return;
+    }
     const guid = new Uint8Array(16);
     if (guidAt >= 0) guid.set(new Uint8Array(d.buffer, d.byteOffset + guidAt, 16));
     const key = `${headerType},${flags},${version},${id},${task},${opcode},${guid.join('.')}`;
@@ -299,6 +316,7 @@ export class ReferenceEngine implements Engine {
     }
     entry.count++;
     entry.bytes += size;
+    this.lastKind = entry;
   }
 
   // B.5: route SYSTEM/COMPACT/PERFINFO events by HookId
@@ -658,6 +676,11 @@ export function fixedHeaderSize(headerType: number, marker: number): number {
 /** SYSTEM/COMPACT/PERFINFO keep Size at +4; the others at +0. */
 function sizeAtPlus4(headerType: number): boolean {
   return headerType <= L.HT_COMPACT64 || headerType === L.HT_PERFINFO32 || headerType === L.HT_PERFINFO64;
+}
+
+function sameGuid(d: DataView, at: number, guid: Uint8Array): boolean {
+  for (let i = 0; i < 16; i++) if ((at < 0 ? 0 : d.getUint8(at + i)) !== guid[i]) return false;
+  return true;
 }
 
 function copy64(d: DataView, at: number, words: Uint32Array, row: number): void {
