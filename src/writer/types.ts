@@ -1,0 +1,243 @@
+// Public types of the ETL writer (src/writer). Spec: /work/shared/spec/format-spec.md parts A–E.
+// Browser-safe: no node imports.
+
+export type HeaderKind =
+  | 'SYSTEM32'
+  | 'SYSTEM64'
+  | 'COMPACT32'
+  | 'COMPACT64'
+  | 'PERFINFO32'
+  | 'PERFINFO64'
+  | 'FULL_HEADER32'
+  | 'FULL_HEADER64'
+  | 'INSTANCE32'
+  | 'INSTANCE64'
+  | 'EVENT_HEADER32'
+  | 'EVENT_HEADER64'
+  | 'MESSAGE';
+
+export type PerfInfoKind = 'PERFINFO32' | 'PERFINFO64';
+
+/** Everything about a trace except its events (the session parameters, spec A.8/A.9). */
+export interface TraceOptions {
+  /** default 8: logfile header 64-bit form, SYSTEM64/PERFINFO64 headers by default */
+  pointerSize?: 4 | 8;
+  /** TRACE_LOGFILE_HEADER.ProviderVersion (Windows build), default 19041; also picks the compact bias (D.5) */
+  build?: number;
+  /** default [10, 0]; layout version bytes are 1.5 (2.0 when compress) */
+  osVersion?: [number, number];
+  /** default 2 */
+  numberOfProcessors?: number;
+  /** default 0x10000; every data buffer has this size (uncompressed) */
+  bufferSize?: number;
+  /** default 10_000_000n */
+  perfFreq?: bigint;
+  /** ReservedFlags, default 1 (QPC) */
+  clockType?: 1 | 2 | 3;
+  /** default 3000 */
+  cpuSpeedInMHz?: number;
+  /** default 156250 (100-ns units) */
+  timerResolution?: number;
+  /** FILETIMEs. startTime default 133_000_000_000_000_000n; bootTime default startTime − 1 h;
+   *  endTime default startTime + (last event timestamp − headerTimestamp) converted with the clock (A.10) */
+  startTime?: bigint;
+  endTime?: bigint;
+  bootTime?: bigint;
+  /** raw timestamp of the WMI_LOG_TYPE_HEADER event (T0), default 1_000_000n */
+  headerTimestamp?: bigint;
+  /** default 'NT Kernel Logger' */
+  loggerName?: string;
+  /** default 'C:\\Windows\\Temp\\etw-decode.etl' */
+  logFileName?: string;
+  /** default EVENT_TRACE_FILE_MODE_SEQUENTIAL (1), | EVENT_TRACE_COMPRESSED_MODE (0x04000000) when compress */
+  logFileMode?: number;
+  eventsLost?: number;
+  buffersLost?: number;
+  /** 8 u32 for the HEADER_EXTENSION (0x0005) event; default: Masks[1] = CSWITCH|COMPACT_CSWITCH|SPINLOCK bits */
+  groupMasks?: number[];
+  /** ETW_KERNEL_HEADER_EXTENSION.Version, default 0x46 */
+  kernelEventVersion?: number;
+  /** default true: BufferFlag 0x20 and u16 processor; false: u8 processor, no 0x20 */
+  procIndex?: boolean;
+  /** default true: file order of buffers is not SequenceNumber order (1,3,2,4,5,7,6,8,…) */
+  outOfOrder?: boolean;
+  /** default false: every data buffer compressed (BufferFlag 0x40); the header buffer never is */
+  compress?: boolean;
+  /** extension: WMI_BUFFER_HEADER LoggerId (u16 at 0x2A), default 0x1C */
+  loggerId?: number;
+  /** extension: MaximumWaitReason used as the OldThreadStateWr bias (D.5); default maxWaitReasonForBuild(build) */
+  compactBias?: number;
+}
+
+export interface TraceDescription extends TraceOptions {
+  events: EventSpec[];
+}
+
+export type EventSpec = CSwitchSpec | SpinLockSpec | CompactSwitchSpec | RawEventSpec;
+
+export interface CSwitchSpec {
+  kind: 'cswitch';
+  cpu: number;
+  timestamp: bigint;
+  version: 1 | 2 | 3 | 4;
+  /** default by pointerSize */
+  header?: PerfInfoKind;
+  newThreadId: number;
+  oldThreadId: number;
+  newThreadPriority: number;
+  oldThreadPriority: number;
+  /** byte 0x0A (v1: NewThreadQuantum) */
+  previousCState: number;
+  /** byte 0x0B (v1: OldThreadQuantum) */
+  newThreadPriorityDecrement: number;
+  oldThreadWaitReason: number;
+  /** raw byte 0x0D (v3/v4: flags) */
+  oldThreadWaitMode: number;
+  oldThreadState: number;
+  oldThreadIdealProcessor: number;
+  /** v2+ only (v1 payload is 0x10 bytes, v2–4 0x18) */
+  newThreadWaitTime?: number;
+  oldThreadRemainingQuantum?: number;
+  /** PERFINFO extended items (B.1): marker flags 0x8000 / count<<8, 8 bytes each, PEBS first */
+  pebsIndex?: bigint;
+  pmcCounters?: bigint[];
+}
+
+export interface SpinLockSpec {
+  kind: 'spinlock';
+  cpu: number;
+  timestamp: bigint;
+  header?: PerfInfoKind;
+  /** default 2 */
+  version?: number;
+  spinLockAddress: bigint;
+  callerAddress: bigint;
+  acquireTime: bigint;
+  releaseTime: bigint;
+  waitTimeInCycles: number;
+  spinCount: number;
+  threadId: number;
+  interruptCount: number;
+  irql: number;
+  acquireDepth: number;
+  acquireMode: number;
+  executeDpc: boolean;
+  executeIsr: boolean;
+  /** extension: PERFINFO extended items, as for CSwitch */
+  pebsIndex?: bigint;
+  pmcCounters?: bigint[];
+}
+
+/** One context switch, packed by the writer into 0x0525 batches (spec D). */
+export interface CompactSwitchSpec {
+  kind: 'compactSwitch';
+  cpu: number;
+  timestamp: bigint;
+  /** 0 = idle thread */
+  oldThreadId: number;
+  oldThreadPriority: number;
+  oldThreadBasePriority: number;
+  oldThreadState: number;
+  oldThreadWaitReason: number;
+  newThreadWaitTime: number;
+  /** header of the batch event; a batch takes the header of its first switch. Default by pointerSize */
+  header?: PerfInfoKind;
+}
+
+export interface RawEventSpec {
+  kind: 'raw';
+  cpu: number;
+  timestamp: bigint;
+  headerType: HeaderKind;
+  /** SYSTEM/COMPACT/PERFINFO HookId, default 0x0A10 */
+  hookId?: number;
+  /** SYSTEM/COMPACT/PERFINFO: marker version byte; FULL/INSTANCE: u16 Class.Version; EVENT_HEADER: descriptor Version */
+  version?: number;
+  /** GUID text, for FULL/INSTANCE/EVENT_HEADER; default all zero */
+  provider?: string;
+  /** EVENT_HEADER descriptor Id */
+  eventId?: number;
+  /** EVENT_HEADER descriptor Opcode */
+  opcode?: number;
+  /** EVENT_HEADER descriptor Task */
+  task?: number;
+  /** FULL/INSTANCE Class.Type (u8 at 4) */
+  classType?: number;
+  /** MESSAGE MessageNumber */
+  messageNumber?: number;
+  threadId?: number;
+  processId?: number;
+  payload: Uint8Array;
+  /** PERFINFO and SYSTEM only (B.1) */
+  pebsIndex?: bigint;
+  pmcCounters?: bigint[];
+  /** EVENT_HEADER only: items of 8-aligned size {u16 size, u16 ExtType, u16 Linkage, u16 DataSize, data} */
+  extendedItems?: { extType: number; data: Uint8Array }[];
+  // ---- extensions (all optional, default 0) ----
+  /** FULL/INSTANCE Class.Level (u8 at 5), EVENT_HEADER descriptor Level */
+  level?: number;
+  /** EVENT_HEADER descriptor Channel */
+  channel?: number;
+  /** EVENT_HEADER descriptor Keyword */
+  keyword?: bigint;
+  /** EVENT_HEADER EventProperty (u16 at 6) */
+  eventProperty?: number;
+  /** EVENT_HEADER ActivityId GUID text */
+  activityId?: string;
+  /** INSTANCE InstanceId / ParentInstanceId / ParentGuid */
+  instanceId?: number;
+  parentInstanceId?: number;
+  parentGuid?: string;
+  /** SYSTEM KernelTime / UserTime (u32 at 0x18/0x1C) */
+  kernelTime?: number;
+  userTime?: number;
+}
+
+export interface WrittenBuffer {
+  fileOffset: number;
+  /** on-disk size (BufferSize field) */
+  size: number;
+  cpu: number;
+  sequenceNumber: number;
+  compressed: boolean;
+  events: number;
+  /** extension: uncompressed filled size (Offset = SavedOffset) */
+  filled: number;
+  /** extension: WMI_BUFFER_HEADER.TimeStamp */
+  timestamp: bigint;
+}
+
+export type CompactPacketKind = 'IDLE_SHORT' | 'IDLE' | 'LITE' | 'FULL';
+
+export interface CompactPacketInfo {
+  cpu: number;
+  timestamp: bigint;
+  kind: CompactPacketKind;
+  oldThreadId: number;
+  /** global batch number: 0-based index of the batch event in write (flush) order */
+  batch: number;
+  // ---- extensions ----
+  /** TimeDelta stored in the packet */
+  timeDelta: number;
+  /** TidTable index (LITE/FULL), -1 for idle packets */
+  tidIndex: number;
+  /** OldThreadStateWr (LITE/FULL), -1 for idle packets */
+  stateWr: number;
+  /** stored priority field: PriInc for LITE, absolute priority for FULL, -1 for idle */
+  priorityField: number;
+  /** stored NewThreadWaitTime (FULL, saturated), -1 otherwise */
+  waitTimeField: number;
+}
+
+export interface WrittenTrace {
+  bytes: Uint8Array;
+  /** in file order; the header buffer first */
+  buffers: WrittenBuffer[];
+  /** total events written incl. the two header events; a compact batch counts as one event */
+  events: number;
+  compactBatches: number;
+  /** one per compactSwitch, sorted by cpu, then in that CPU's time order (= input order among equal timestamps) */
+  compactPackets: CompactPacketInfo[];
+  /** OldThreadStateWr bias used (D.5) */
+  bias: number;
+}
