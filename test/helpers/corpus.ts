@@ -34,6 +34,14 @@ export function readExpected(name: string): Expected {
   return JSON.parse(readFileSync(join(CORPUS_DIR, 'expected', name.replace(/\.etl$/, '.json')), 'utf8')) as Expected;
 }
 
+/** A 64-bit integer field of the expected logfile header, exact (JSON.parse would round it to a double). */
+export function expectedBigInt(name: string, key: string): bigint {
+  const text = readFileSync(join(CORPUS_DIR, 'expected', name.replace(/\.etl$/, '.json')), 'utf8');
+  const m = new RegExp(`"${key.replace(/[()]/g, '\\$&')}":\\s*(-?\\d+)`).exec(text);
+  if (!m) throw new Error(`${name}: no ${key}`);
+  return BigInt(m[1]!);
+}
+
 /** The key the independent walker used for a kind row. */
 export function expectedKey(k: ExpectedKind): string {
   return `${k.headerType}|${k.id}|${k.name.startsWith('id=') || k.name.startsWith('type=') ? k.name : ''}|${k.version}|${k.detail}`;
