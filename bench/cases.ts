@@ -1,0 +1,245 @@
+// The named benchmark cases (modelled on protobuf-es's bench: named cases, a regex filter, seeded fixtures).
+// Every case runs on both engines over the same in-memory input:
+//   wasm       the WebAssembly engine (assembly/ via src/wasm/)
+//   reference  the pure-TypeScript reference decoder (src/reference/)
+// The scale case (a ≥ 1 GiB file through streamFile) lives in scale.ts; it is listed here for the filter.
+import { decodeStream, decodeSync } from '../src/node.js';
+import type { DecodeResult } from '../src/node.js';
+import { xpressDecompress as tsXpress } from '../src/reference/xpress.js';
+import { loadWasmModuleSync, type WasmExports } from '../src/wasm/instance.js';
+import type { MixedTraceOptions } from '../src/writer/index.js';
+import { compressedPayloads, corpusFile, traceFixture, type XpressSet } from './fixtures.js';
+
+export type EngineName = 'wasm' | 'reference';
+export const ENGINES: readonly EngineName[] = ['wasm', 'reference'];
+
+export type CaseGroup = 'walk' | 'decode' | 'tables' | 'xpress' | 'scale';
+
+export interface CaseSettings {
+  /** approximate size of each generated trace fixture */
+  fixtureBytes: number;
+  /** repository root (to find the shared corpus) */
+  root: string;
+}
+
+/** What one iteration of a case processes (the same for both engines). */
+export interface CaseWork {
+  /** bytes read by one iteration (trace bytes; compressed payload bytes for xpress cases) */
+  inputBytes: number;
+  /** bytes produced (xpress: decompressed bytes; 0 for decode cases) */
+  outputBytes: number;
+  /** MB/s is computed from this side */
+  throughputOf: 'input' | 'output';
+  /** events walked (every header kind; xpress: buffers decompressed) */
+  events: number;
+  /** rows produced (cswitch + spinlock) */
+  rows: number;
+}
+
+export interface PreparedCase {
+  work: CaseWork;
+  run: Record<EngineName, () => unknown>;
+  /** anything worth printing under the table (e.g. the engines disagree) */
+  notes: string[];
+}
+
+export interface BenchCase {
+  name: string;
+  group: CaseGroup;
+  description: string;
+  /** null: cannot run here (reason in `skipped`) */
+  prepare(settings: CaseSettings): PreparedCase | { skipped: string };
+}
+
+// ------------------------------------------------------------------------------------------------
+// decode cases: the bounded-memory streaming API over bytes in memory (rows are produced, copied out
+// of the engine and handed to onRows, which drops them), so the figure is decoding, not table building
+
+const SEED = 0x5eed;
+
+function countsOf(r: DecodeResult): { events: number; rows: number; diag: string } {
+  return { events: r.summary.events, rows: r.summary.cswitch + r.summary.spinlock, diag: JSON.stringify(r.summary.diagnostics) };
+}
+
+/** Runs both engines once (warm-up and sanity: same event, row and counter totals). */
+function checkEngines(bytes: Uint8Array, notes: string[], name: string): { events: number; rows: number } {
+  const w = countsOf(decodeSync(bytes, { engine: 'wasm' }));
+  const r = countsOf(decodeSync(bytes, { engine: 'reference' }));
+  if (w.events !== r.events || w.rows !== r.rows || w.diag !== r.diag) {
+    notes.push(
+      `${name}: the engines disagree (wasm ${w.events} events / ${w.rows} rows, reference ${r.events} events / ${r.rows} rows` +
+        `${w.diag !== r.diag ? ', different diagnostic counters' : ''}); run test/differential.test.ts`,
+    );
+  }
+  return { events: r.events, rows: r.rows };
+}
+
+function streamRunner(bytes: Uint8Array, engine: EngineName): () => Promise<number> {
+  return async () => {
+    let rows = 0;
+    await decodeStream(bytes, {
+      engine,
+      onRows: ({ cswitch, spinlock }) => {
+        rows += cswitch.length + spinlock.length;
+      },
+    });
+    return rows;
+  };
+}
+
+function traceCase(
+  name: string,
+  group: CaseGroup,
+  description: string,
+  options: Omit<MixedTraceOptions, 'targetBytes'>,
+  fixtureName: string,
+): BenchCase {
+  return {
+    name,
+    group,
+    description,
+    prepare(s) {
+      const f = traceFixture(fixtureName, { ...options, targetBytes: s.fixtureBytes });
+      const notes: string[] = [];
+      const { events, rows } = checkEngines(f.bytes, notes, name);
+      return {
+        work: { inputBytes: f.bytes.length, outputBytes: 0, throughputOf: 'input', events, rows },
+        run: { wasm: streamRunner(f.bytes, 'wasm'), reference: streamRunner(f.bytes, 'reference') },
+        notes,
+      };
+    },
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
+// xpress cases: decompression alone (MS-XCA Plain LZ77), MB/s of output
+
+function xpressCase(name: string, description: string, load: (s: CaseSettings) => XpressSet | string): BenchCase {
+  return {
+    name,
+    group: 'xpress',
+    description,
+    prepare(s) {
+      const set = load(s);
+      if (typeof set === 'string') return { skipped: set };
+      if (set.sources.length === 0) return { skipped: `${set.name}: no compressed buffers` };
+      const notes: string[] = [];
+
+      // TypeScript reference: one reusable output buffer
+      const tsOut = new Uint8Array(set.maxOutput);
+      const ts = (): number => {
+        let total = 0;
+        for (let i = 0; i < set.sources.length; i++) {
+          const n = tsXpress(set.sources[i]!, tsOut.subarray(0, set.outputLengths[i]!));
+          if (n < 0) throw new Error(`${name}: reference xpressDecompress failed on payload ${i} (${n})`);
+          total += n;
+        }
+        return total;
+      };
+
+      // WebAssembly export: payloads packed into the instance's input window, one output region after them
+      const x = new WebAssembly.Instance(loadWasmModuleSync(), {}).exports as unknown as WasmExports;
+      const window = set.inputBytes + set.maxOutput + 64;
+      x.init(window, 0);
+      if (x.inputPtr() === 0) return { skipped: `${name}: could not allocate ${window} bytes of wasm memory` };
+      const base = x.inputPtr() >>> 0;
+      new Uint8Array(x.memory.buffer, base, set.inputBytes).set(set.packed);
+      const srcPtr: number[] = [];
+      let at = base;
+      for (const src of set.sources) {
+        srcPtr.push(at);
+        at += src.length;
+      }
+      const dst = (base + set.inputBytes + 15) & ~15;
+      const wasm = (): number => {
+        let total = 0;
+        for (let i = 0; i < srcPtr.length; i++) {
+          const n = x.xpressDecompress(srcPtr[i]!, set.sources[i]!.length, dst, set.outputLengths[i]!);
+          if (n < 0) throw new Error(`${name}: wasm xpressDecompress failed on payload ${i} (${n})`);
+          total += n;
+        }
+        return total;
+      };
+
+      // both produce the same bytes (checked on every payload once)
+      for (let i = 0; i < set.sources.length; i++) {
+        const len = set.outputLengths[i]!;
+        const a = tsXpress(set.sources[i]!, tsOut.subarray(0, len));
+        const b = x.xpressDecompress(srcPtr[i]!, set.sources[i]!.length, dst, len);
+        const same = a === b && Buffer.compare(tsOut.subarray(0, len), new Uint8Array(x.memory.buffer, dst, len)) === 0;
+        if (!same) {
+          notes.push(`${name}: payload ${i} decompresses differently (reference ${a}, wasm ${b})`);
+          break;
+        }
+      }
+      notes.push(
+        `${name}: ${set.sources.length} buffers, ${(set.inputBytes / 2 ** 20).toFixed(2)} MiB → ${(set.outputBytes / 2 ** 20).toFixed(2)} MiB ` +
+          `(ratio ${(set.outputBytes / set.inputBytes).toFixed(2)})`,
+      );
+      return {
+        work: {
+          inputBytes: set.inputBytes,
+          outputBytes: set.outputBytes,
+          throughputOf: 'output',
+          events: set.sources.length,
+          rows: 0,
+        },
+        run: { wasm, reference: ts },
+        notes,
+      };
+    },
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
+
+const MIXED: Omit<MixedTraceOptions, 'targetBytes'> = { seed: SEED, cpus: 4 }; // default mix: cswitch 3, compact 4, spinlock 1, noise 2
+
+export const SCALE_CASE = 'scale/mixed-1GiB';
+
+export const CASES: readonly BenchCase[] = [
+  traceCase(
+    'walk/noise',
+    'walk',
+    'buffer walk only: noise events of every header kind (no CSwitch, compact or SpinLock), ~110 B/event',
+    { seed: SEED + 1, cpus: 4, mix: { noise: 1 } },
+    'noise',
+  ),
+  traceCase('decode/cswitch', 'decode', 'CSwitch events only (v4 85 %, v2/v3/v1), 1 row per event', { seed: SEED + 2, cpus: 4, mix: { cswitch: 1 } }, 'cswitch'),
+  traceCase(
+    'decode/compact',
+    'decode',
+    'compact context-switch batches only (IDLE_SHORT/IDLE/LITE/FULL packets, ~7 B per row)',
+    { seed: SEED + 3, cpus: 4, mix: { compact: 1 } },
+    'compact',
+  ),
+  traceCase('decode/spinlock', 'decode', 'SpinLock events only (x64 layout)', { seed: SEED + 4, cpus: 4, mix: { spinlock: 1 } }, 'spinlock'),
+  traceCase(
+    'decode/compressed',
+    'decode',
+    'the realistic mix, every data buffer XPRESS-compressed (decompression + decode)',
+    { ...MIXED, seed: SEED + 5, compress: true },
+    'compressed',
+  ),
+  traceCase('decode/mixed', 'decode', 'realistic mix: CSwitch 3 : compact 4 : SpinLock 1 : noise 2 (event weights)', MIXED, 'mixed'),
+  traceCase(
+    'tables/mixed',
+    'tables',
+    'decodeSync on the mixed trace: decode plus building whole tables (what decodeSync/decodeFile callers pay)',
+    MIXED,
+    'mixed',
+  ),
+  xpressCase('xpress/writer', 'decompression alone: the compressed buffers of the decode/compressed trace (writer output, greedy encoder)', (s) => {
+    const f = traceFixture('compressed', { ...MIXED, seed: SEED + 5, compress: true, targetBytes: s.fixtureBytes });
+    return compressedPayloads('writer trace', f.bytes);
+  }),
+  xpressCase('xpress/perfview-net', 'decompression alone: the compressed buffers of the real perfview-net.4.5.2.x64.etl (shared corpus)', (s) => {
+    const file = corpusFile('perfview-net.4.5.2.x64.etl', s.root);
+    return file ? compressedPayloads('perfview-net.4.5.2.x64.etl', file) : 'perfview-net.4.5.2.x64.etl not found (../shared/corpus/real)';
+  }),
+];
+
+export const CASE_NAMES: readonly string[] = [...CASES.map((c) => c.name), SCALE_CASE];
+
+export const SCALE_DESCRIPTION =
+  'a ≥ 1 GiB mixed trace written to os.tmpdir() by generateTraceChunks, decoded with streamFile (rows dropped): throughput, peak RSS, and plain-read throughput of the same file';

@@ -1,0 +1,96 @@
+// Seeded benchmark inputs: traces from the writer (src/writer), generated once per run and kept in memory,
+// and sets of XPRESS-compressed buffer payloads (from a compressed writer trace or a real file).
+import { existsSync, readFileSync } from 'node:fs';
+import { generateMixedTrace, type MixedTraceOptions } from '../src/writer/index.js';
+
+export interface TraceFixture {
+  name: string;
+  bytes: Uint8Array;
+  options: MixedTraceOptions;
+  generateMs: number;
+}
+
+const traces = new Map<string, TraceFixture>();
+
+/** The writer trace for `options` (generated on first use, then cached for the run). */
+export function traceFixture(name: string, options: MixedTraceOptions): TraceFixture {
+  const key = `${name}:${JSON.stringify(options)}`;
+  let f = traces.get(key);
+  if (!f) {
+    const t0 = performance.now();
+    const trace = generateMixedTrace(options);
+    f = { name, bytes: trace.bytes, options, generateMs: performance.now() - t0 };
+    traces.set(key, f);
+  }
+  return f;
+}
+
+// WMI_BUFFER_HEADER fields (format-spec A.2); kept local so this file does not depend on generated code
+const HEADER_SIZE = 0x48;
+const BUFFER_SIZE = 0x00; // u32 stride to the next buffer
+const SAVED_OFFSET = 0x04; // u32: compressed buffers: decompressed payload end (header included)
+const BUFFER_FLAG = 0x34; // u16
+const FLAG_COMPRESSED = 0x40;
+const MAX_BUFFER_SIZE = 64 << 20;
+
+/** The compressed payloads of a trace file and the size each decompresses to (format-spec A.6). */
+export interface XpressSet {
+  name: string;
+  /** compressed payloads, views into one contiguous copy (`packed`) */
+  sources: Uint8Array[];
+  packed: Uint8Array;
+  /** decompressed size of each payload */
+  outputLengths: number[];
+  inputBytes: number;
+  outputBytes: number;
+  maxOutput: number;
+}
+
+/**
+ * Every compressed buffer of `file` (BufferFlag & 0x40): input bytes [0x48, BufferSize) of the buffer,
+ * output SavedOffset − 0x48 bytes. Buffers are followed at BufferSize strides; framing stops at the
+ * first impossible header.
+ */
+export function compressedPayloads(name: string, file: Uint8Array): XpressSet {
+  const v = new DataView(file.buffer, file.byteOffset, file.byteLength);
+  const found: { at: number; len: number; out: number }[] = [];
+  for (let pos = 0; pos + HEADER_SIZE <= file.length; ) {
+    const size = v.getUint32(pos + BUFFER_SIZE, true);
+    if (size < HEADER_SIZE || size > MAX_BUFFER_SIZE || pos + size > file.length) break;
+    const flags = v.getUint16(pos + BUFFER_FLAG, true);
+    const saved = v.getUint32(pos + SAVED_OFFSET, true);
+    if (flags & FLAG_COMPRESSED && saved > HEADER_SIZE && saved <= MAX_BUFFER_SIZE) {
+      found.push({ at: pos + HEADER_SIZE, len: size - HEADER_SIZE, out: saved - HEADER_SIZE });
+    }
+    pos += size;
+  }
+  const inputBytes = found.reduce((n, f) => n + f.len, 0);
+  const packed = new Uint8Array(inputBytes);
+  const sources: Uint8Array[] = [];
+  let at = 0;
+  for (const f of found) {
+    packed.set(file.subarray(f.at, f.at + f.len), at);
+    sources.push(packed.subarray(at, at + f.len));
+    at += f.len;
+  }
+  const outputLengths = found.map((f) => f.out);
+  return {
+    name,
+    sources,
+    packed,
+    outputLengths,
+    inputBytes,
+    outputBytes: outputLengths.reduce((n, x) => n + x, 0),
+    maxOutput: outputLengths.reduce((m, x) => Math.max(m, x), 0),
+  };
+}
+
+/** A real trace from the shared corpus (../shared/corpus/real), or null when the corpus is not there. */
+export function corpusFile(file: string, cwd: string): Uint8Array | null {
+  const dirs = [`${cwd}/../shared/corpus/real`, '/work/shared/corpus/real'];
+  for (const d of dirs) {
+    const p = `${d}/${file}`;
+    if (existsSync(p)) return new Uint8Array(readFileSync(p));
+  }
+  return null;
+}

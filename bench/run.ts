@@ -1,0 +1,276 @@
+// etw-decode benchmarks: `npm run bench -- [regex …] [--quick] [--engine wasm|reference]
+//                                        [--compare BASELINE.json] [--threshold 15] [--out FILE]`
+// Runs the named cases of cases.ts (each on both engines, tinybench, seeded in-memory fixtures) and the
+// scale case of scale.ts, prints one table plus machine info, writes the results as JSON and optionally
+// compares them with a baseline (exit code 1 when a case is slower by more than the threshold).
+// See bench/README.md.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Bench } from 'tinybench';
+import { CASES, CASE_NAMES, ENGINES, SCALE_CASE, SCALE_DESCRIPTION, type BenchCase, type EngineName } from './cases.js';
+import { compareResults, DEFAULT_THRESHOLD, readResults } from './compare.js';
+import { describeMachine, gitInfo, machineInfo } from './machine.js';
+import { ratiosOf, resultsTable, scaleTable, type CaseResult, type ResultFile } from './report.js';
+import { GIB, runScale } from './scale.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const RESULTS_DIR = join(ROOT, 'bench', 'results');
+
+const USAGE = `usage: npm run bench -- [regex …] [options]
+
+  regex …              run only the cases whose name matches one of the regexes (case-insensitive)
+  --quick              small fixtures, short runs, no scale case (well under a minute)
+  --engine E           only wasm or only reference (ratios need both)
+  --compare FILE       compare with a baseline result file; exit 1 if a case is slower by more than the threshold
+  --threshold PCT      regression threshold in percent (default ${DEFAULT_THRESHOLD})
+  --out FILE           also write the results to FILE (e.g. bench/baseline.json)
+  --time MS            time budget per case and engine (default 3000, quick 400)
+  --scale-bytes N      minimum size of the scale trace (default 1 GiB; accepts 512MiB, 2GiB, …)
+  --list               list the cases and exit
+
+cases: ${CASE_NAMES.join(', ')}`;
+
+function parseSize(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*(k|m|g)?i?b?$/i.exec(text.trim());
+  if (!m) throw new Error(`--scale-bytes: cannot parse ${text}`);
+  const unit = { k: 2 ** 10, m: 2 ** 20, g: 2 ** 30 }[(m[2] ?? '').toLowerCase() as 'k' | 'm' | 'g'] ?? 1;
+  return Math.round(Number(m[1]) * unit);
+}
+
+const log = (line: string) => process.stderr.write(line + '\n');
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      quick: { type: 'boolean', default: false },
+      engine: { type: 'string' },
+      compare: { type: 'string' },
+      threshold: { type: 'string' },
+      out: { type: 'string' },
+      time: { type: 'string' },
+      'scale-bytes': { type: 'string' },
+      list: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  if (values.list) {
+    for (const c of CASES) console.log(`${c.name.padEnd(22)} ${c.description}`);
+    console.log(`${SCALE_CASE.padEnd(22)} ${SCALE_DESCRIPTION} (not in --quick)`);
+    return 0;
+  }
+  const engines: readonly EngineName[] =
+    values.engine === undefined ? ENGINES : values.engine === 'wasm' || values.engine === 'reference' ? [values.engine] : [];
+  if (!engines.length) throw new Error(`--engine: expected wasm or reference, got ${values.engine}`);
+  const threshold = values.threshold === undefined ? DEFAULT_THRESHOLD : Number(values.threshold);
+  if (!(threshold > 0)) throw new Error(`--threshold: expected a positive percentage, got ${values.threshold}`);
+  const baseline = values.compare ? readResults(resolve(values.compare)) : null; // fail early on a bad path
+
+  const quick = values.quick!;
+  const filters = positionals.map((p) => new RegExp(p, 'i'));
+  const selected = (name: string) => filters.length === 0 || filters.some((r) => r.test(name));
+  const cases = CASES.filter((c) => selected(c.name));
+  const runScaleCase = !quick && selected(SCALE_CASE);
+  if (!cases.length && !runScaleCase) {
+    console.error(`no case matches ${positionals.join(' ')}${quick && selected(SCALE_CASE) ? ' (the scale case is skipped in --quick)' : ''}\n\n${USAGE}`);
+    return 2;
+  }
+  const settings = {
+    fixtureBytes: quick ? 4 << 20 : 32 << 20,
+    timeMs: values.time ? Number(values.time) : quick ? 400 : 3000,
+    iterations: quick ? 3 : 5,
+    warmupMs: quick ? 100 : 500,
+  };
+  const machine = machineInfo();
+  const git = gitInfo(ROOT);
+  log(`etw-decode bench${quick ? ' (quick)' : ''}: ${describeMachine(machine)}`);
+  log(`git ${git.commit ?? '?'}${git.dirty ? ' + uncommitted changes' : ''}; fixtures ${settings.fixtureBytes / 2 ** 20} MiB, ${settings.timeMs} ms per case and engine`);
+
+  const results: CaseResult[] = [];
+  const notes: string[] = [];
+  for (const c of cases) {
+    const r = await runCase(c, engines, settings, notes);
+    results.push(...r);
+  }
+  let scale: ResultFile['scale'];
+  if (runScaleCase) {
+    const minBytes = values['scale-bytes'] ? parseSize(values['scale-bytes']) : GIB;
+    if (minBytes < GIB) notes.push(`${SCALE_CASE}: run with --scale-bytes ${minBytes} (below 1 GiB)`);
+    scale = await runScale({ minBytes, engines, log });
+    for (const j of scale.jobs) {
+      results.push({
+        name: SCALE_CASE,
+        group: 'scale',
+        engine: j.engine,
+        inputBytes: j.bytes,
+        outputBytes: 0,
+        throughputOf: 'input',
+        events: j.events ?? 0,
+        rows: j.rows ?? 0,
+        latencyMs: { p50: j.seconds * 1000, mean: j.seconds * 1000, min: j.seconds * 1000, max: j.seconds * 1000, rme: 0 },
+        samples: 1,
+        mbPerS: j.mbPerS,
+        meventsPerS: (j.events ?? 0) / 1e6 / j.seconds,
+        mrowsPerS: (j.rows ?? 0) / 1e6 / j.seconds,
+        nsPerEvent: j.events ? (j.seconds * 1e9) / j.events : 0,
+        nsPerRow: j.rows ? (j.seconds * 1e9) / j.rows : 0,
+        peakRssBytes: j.peakRssBytes,
+        rssStartBytes: j.rssStartBytes,
+      });
+    }
+  }
+
+  const ratios = ratiosOf(results);
+  const file: ResultFile = {
+    schema: 1,
+    date: new Date().toISOString(),
+    quick,
+    filter: positionals,
+    machine,
+    git,
+    settings,
+    cases: results,
+    ratios,
+    scale,
+    notes,
+  };
+
+  // the report
+  const inMemory = results.filter((r) => r.group !== 'scale');
+  const out: string[] = [];
+  out.push('', `machine: ${describeMachine(machine)}`, `code:    git ${git.commit ?? '?'}${git.dirty ? ' + uncommitted changes' : ''}`, '');
+  if (inMemory.length) {
+    out.push(resultsTable(inMemory, ratios));
+    out.push(
+      '',
+      'MB/s = 10^6 bytes/s of trace input from the median iteration (xpress: of decompressed output, "out"); ±% = relative margin of error of the mean.',
+    );
+  }
+  const scaleRows = results.filter((r) => r.group === 'scale');
+  if (scaleRows.length) out.push('', scaleTable(scaleRows));
+  out.push('', ...targets(results, ratios));
+  if (notes.length) out.push('', 'notes:', ...notes.map((n) => `  ${n}`));
+  console.log(out.join('\n'));
+
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const stamp = file.date.replace(/[:.]/g, '-');
+  const written = [join(RESULTS_DIR, `${stamp}.local.json`), join(RESULTS_DIR, 'latest.local.json')];
+  if (values.out) written.push(resolve(values.out));
+  for (const p of written) {
+    mkdirSync(dirname(p), { recursive: true });
+    writeFileSync(p, JSON.stringify(file, null, 2) + '\n');
+  }
+  console.log(`\nresults: ${written.map((p) => p.replace(ROOT, '')).join(', ')}`);
+
+  if (baseline) {
+    const cmp = compareResults(baseline, file, threshold);
+    console.log(`\ncomparison with ${values.compare}:\n${cmp.text}`);
+    if (cmp.regressions.length) return 1;
+  }
+  return 0;
+}
+
+interface Settings {
+  fixtureBytes: number;
+  timeMs: number;
+  iterations: number;
+  warmupMs: number;
+}
+
+async function runCase(c: BenchCase, engines: readonly EngineName[], s: Settings, notes: string[]): Promise<CaseResult[]> {
+  const t0 = performance.now();
+  const prepared = c.prepare({ fixtureBytes: s.fixtureBytes, root: ROOT });
+  if ('skipped' in prepared) {
+    notes.push(`${c.name}: skipped: ${prepared.skipped}`);
+    log(`${c.name}: skipped (${prepared.skipped})`);
+    return [];
+  }
+  notes.push(...prepared.notes);
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const bench = new Bench({
+    name: c.name,
+    time: s.timeMs,
+    iterations: s.iterations,
+    warmupTime: s.warmupMs,
+    warmupIterations: 1,
+    throws: true,
+    setup: () => gc?.(),
+  });
+  for (const e of engines) bench.add(e, prepared.run[e]);
+  await bench.run();
+  const w = prepared.work;
+  const out: CaseResult[] = [];
+  for (const task of bench.tasks) {
+    const r = task.result;
+    if (r.state !== 'completed' && r.state !== 'aborted-with-statistics') throw new Error(`${c.name} [${task.name}]: ${r.state}`);
+    const p50 = r.latency.p50;
+    const sec = p50 / 1000;
+    const bytes = w.throughputOf === 'output' ? w.outputBytes : w.inputBytes;
+    out.push({
+      name: c.name,
+      group: c.group,
+      engine: task.name as EngineName,
+      inputBytes: w.inputBytes,
+      outputBytes: w.outputBytes,
+      throughputOf: w.throughputOf,
+      events: w.events,
+      rows: w.rows,
+      latencyMs: { p50, mean: r.latency.mean, min: r.latency.min, max: r.latency.max, rme: r.latency.rme },
+      samples: r.latency.samplesCount,
+      mbPerS: bytes / 1e6 / sec,
+      meventsPerS: w.events / 1e6 / sec,
+      mrowsPerS: w.rows / 1e6 / sec,
+      nsPerEvent: w.events ? (sec * 1e9) / w.events : 0,
+      nsPerRow: w.rows ? (sec * 1e9) / w.rows : 0,
+    });
+  }
+  const summary = out.map((o) => `${o.engine} ${o.mbPerS.toFixed(1)} MB/s`).join(', ');
+  log(`${c.name}: ${summary} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+  return out;
+}
+
+/** The performance targets (reported, never asserted). */
+function targets(results: readonly CaseResult[], ratios: Record<string, number>): string[] {
+  const out = ['targets:'];
+  const mark = (ok: boolean) => (ok ? 'met   ' : 'MISSED');
+  for (const name of ['decode/compact', 'decode/mixed']) {
+    const r = ratios[name];
+    out.push(r === undefined ? `  -       ${name}: wasm ≥ 2.5× reference (not measured)` : `  ${mark(r >= 2.5)}  ${name}: wasm ≥ 2.5× reference: ${r.toFixed(2)}×`);
+  }
+  const dec = results.find((r) => r.name === SCALE_CASE && r.engine === 'wasm');
+  const read = results.find((r) => r.name === SCALE_CASE && r.engine === 'read-only');
+  const direct = results.find((r) => r.name === SCALE_CASE && r.engine === 'read-direct');
+  if (dec && read) {
+    const share = dec.mbPerS / read.mbPerS;
+    out.push(
+      `  ${mark(share >= 0.8)}  ${SCALE_CASE}: whole-file decode limited by reading, page cache warm (decode ≥ 80 % of plain-read MB/s): ` +
+        `decode ${dec.mbPerS.toFixed(0)} MB/s = ${(100 * share).toFixed(0)} % of read ${read.mbPerS.toFixed(0)} MB/s`,
+    );
+    if (direct) {
+      out.push(
+        `  ${mark(dec.mbPerS >= direct.mbPerS)}  ${SCALE_CASE}: decode at least as fast as reading the file from disk (O_DIRECT): ` +
+          `decode ${dec.mbPerS.toFixed(0)} MB/s vs disk ${direct.mbPerS.toFixed(0)} MB/s`,
+      );
+    }
+    const rss = dec.peakRssBytes ?? 0;
+    out.push(
+      `  ${mark(rss < dec.inputBytes / 4)}  ${SCALE_CASE}: peak RSS bounded (< 25 % of the file): ` +
+        `${(rss / 2 ** 20).toFixed(0)} MiB for a ${(dec.inputBytes / 2 ** 30).toFixed(2)} GiB file`,
+    );
+  } else out.push(`  -       ${SCALE_CASE}: not run`);
+  return out;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    console.error(e instanceof Error ? (e.stack ?? e.message) : String(e));
+    process.exit(2);
+  },
+);
