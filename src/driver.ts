@@ -56,13 +56,23 @@ export interface DriverResult {
 const HEADER = L.WMI_BUFFER_HEADER_SIZE;
 const SCAN_CHUNK = 1 << 20;
 
+/** What the first bytes look like, when they are a well-known container rather than a trace. */
+function hint(h: Uint8Array): string {
+  const ascii = String.fromCharCode(...h.subarray(0, 8));
+  if (ascii.startsWith('PK\x03\x04')) return ' — this looks like a ZIP archive: extract the .etl file from it first';
+  if (ascii.startsWith('MSCF')) return ' — this looks like a CAB archive: extract the .etl file from it first';
+  if (h[0] === 0x1f && h[1] === 0x8b) return ' — this looks like gzip data: decompress it first';
+  if (/^[\t\n\r\x20-\x7e]{8}$/.test(ascii)) return ' — the file starts with text: is it an ETL trace (.etl) written by WPR, xperf or an ETW session?';
+  return ' — is it an ETL trace (.etl) written by WPR, xperf or an ETW session?';
+}
+
 /** Checks that the input starts like an ETL file; throws the one clear error otherwise. */
 function checkFirstBuffer(h: Uint8Array, size: number): void {
   if (size === 0) throw new EtlError('EMPTY', 'input is empty (0 bytes): expected an ETL file', 0, 'a WMI_BUFFER_HEADER', 'end of input');
   if (h.length < HEADER + 8) {
     throw new EtlError(
       'NOT_ETL',
-      `not an ETL file: ${size} bytes is too short for a trace buffer (a WMI_BUFFER_HEADER of 0x48 bytes followed by the logfile header event)`,
+      `not an ETL file: ${size} bytes is too short for a trace buffer (a WMI_BUFFER_HEADER of 0x48 bytes followed by the logfile header event)${hint(h)}`,
       0,
       '>= 0x50 bytes',
       `${size} bytes`,
@@ -73,7 +83,7 @@ function checkFirstBuffer(h: Uint8Array, size: number): void {
   if (bufferSize < HEADER || bufferSize > L.MAX_BUFFER_SIZE || bufferSize > size) {
     throw new EtlError(
       'NOT_ETL',
-      `not an ETL file: at offset 0x0 expected a WMI_BUFFER_HEADER whose BufferSize is between 0x48 and ${hex(Math.min(size, L.MAX_BUFFER_SIZE))}, found BufferSize ${hex(bufferSize)}`,
+      `not an ETL file: at offset 0x0 expected a WMI_BUFFER_HEADER whose BufferSize is between 0x48 and ${hex(Math.min(size, L.MAX_BUFFER_SIZE))}, found BufferSize ${hex(bufferSize)}${hint(h)}`,
       0,
       `BufferSize in [0x48, ${hex(Math.min(size, L.MAX_BUFFER_SIZE))}]`,
       hex(bufferSize),
@@ -85,7 +95,7 @@ function checkFirstBuffer(h: Uint8Array, size: number): void {
   if ((kind !== 0xc001 && kind !== 0xc002) || hookId !== L.HOOK_HEADER) {
     throw new EtlError(
       'NOT_ETL',
-      `not an ETL file: at offset 0x48 expected the WMI_LOG_TYPE_HEADER event (marker 0xC002xxxx or 0xC001xxxx, HookId 0x0000), found marker ${hex(marker, 8)} HookId ${hex(hookId, 4)}`,
+      `not an ETL file: at offset 0x48 expected the WMI_LOG_TYPE_HEADER event (marker 0xC002xxxx or 0xC001xxxx, HookId 0x0000), found marker ${hex(marker, 8)} HookId ${hex(hookId, 4)}${hint(h)}`,
       HEADER,
       'marker 0xC0020002/0xC0010002, HookId 0x0000',
       `marker ${hex(marker, 8)}, HookId ${hex(hookId, 4)}`,
