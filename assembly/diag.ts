@@ -1,0 +1,44 @@
+// Diagnostics: the D_* counters (u64 slots, layout.ts) and the issue log of the first LOG_CAPACITY
+// problems {u32 code, u32 detail, f64 fileOffset} (format-spec A.5/A.6 corrupt buffers, B.4
+// abandoned walks, C/D/E skipped or suspicious events). Corruption never traps: it is counted here.
+import * as L from './layout';
+import { countersStart, logStart } from './memory';
+
+let logEntries: i32 = 0;
+
+/** counters[code] += 1 */
+// @ts-ignore: decorator
+@inline
+export function count(code: i32): void {
+  const a = countersStart + (<usize>code << 3);
+  store<u64>(a, load<u64>(a) + 1);
+}
+
+/** counters[code] += n */
+// @ts-ignore: decorator
+@inline
+export function countN(code: i32, n: u64): void {
+  const a = countersStart + (<usize>code << 3);
+  store<u64>(a, load<u64>(a) + n);
+}
+
+/** Counts `code` and logs it with `detail` and `fileOffset` while the log has room (cold path). */
+export function issue(code: i32, detail: u32, fileOffset: f64): void {
+  count(code);
+  if (logEntries < L.LOG_CAPACITY) {
+    const e = logStart + <usize>(logEntries * L.LOG_ENTRY_SIZE);
+    store<u32>(e, <u32>code, 0);
+    store<u32>(e, detail, 4);
+    store<f64>(e, fileOffset, 8);
+    logEntries++;
+  }
+}
+
+/** Empties the log (init). */
+export function resetDiag(): void {
+  logEntries = 0;
+}
+
+export function logCount(): i32 {
+  return logEntries;
+}

@@ -1,0 +1,11 @@
+// etw-decode WebAssembly engine: the exports the JS side (src/wasm/engine.ts) calls. All pointers are
+// byte offsets in the exported memory. Spec: format-spec.md A (buffers), B (trace headers),
+// C (CSwitch), D (compact batches), E (SpinLock); the semantics are those of src/reference/engine.ts.
+export { init, setBiasOverride, decodeBuffer, resume, finish } from './walk';
+export { logfileCopied, logfilePayloadLength, logfilePointerSize, logfileTimestamp } from './walk';
+export { headerExtensionSeen, bias } from './walk';
+export { reserveInput, inputPtr, rowCount, rowCapacity, columnPtr, resetRows } from './memory';
+export { countersPtr, logPtr, kindsPtr, logfilePtr, headerExtensionPtr } from './memory';
+export { logCount } from './diag';
+export { kindCount } from './kinds';
+export { xpressDecompress } from './xpress';

@@ -1,0 +1,119 @@
+// Per-kind tally (format-spec B.2): every walked event is counted under its header kind and id —
+// HookId for SYSTEM/COMPACT/PERFINFO, Class.Type + Class.Version + GUID for FULL/INSTANCE
+// (EVENT_TRACE_HEADER), EventId/Version/Opcode/Task + provider GUID + extended-info flag for
+// EVENT_HEADER, MessageNumber for MESSAGE_TRACE_HEADER.
+//
+// Entries (layout.ts KIND_*, KIND_ENTRY_SIZE bytes) are stored densely in first-seen order — the
+// order of the reference's Map, so even a partial sort downstream gives the same result — and found
+// through an open-addressing hash index of KIND_CAPACITY u16 slots (entry number + 1, 0 = empty).
+// The key is four u64 words compared whole: word 0 = headerType, flags, version, id, task; word 1 =
+// opcode, used (always 1); words 2-3 = GUID. Kernel events repeat, so the last entry is cached.
+import * as L from './layout';
+import { count } from './diag';
+import { kindIndexStart, kindsStart } from './memory';
+
+/** Header classes (what the walker knows about a HeaderType, B.2). */
+export const HC_NONE: i32 = 0; // TIMED, WNODE, unknown: not walkable
+export const HC_PERFINFO: i32 = 1; // SYSTEM32/64, COMPACT32/64, PERFINFO32/64: Size at +4, HookId at +6
+export const HC_TRACE: i32 = 2; // FULL_HEADER32/64, INSTANCE32/64 (EVENT_TRACE_HEADER)
+export const HC_EVENT: i32 = 3; // EVENT_HEADER32/64
+export const HC_ERROR: i32 = 4; // ERROR: walked by Size only
+export const HC_MESSAGE: i32 = 5; // MESSAGE_TRACE_HEADER
+
+/** key word 1 of every entry: opcode 0, used 1 */
+const USED_WORD: u64 = <u64>1 << 8;
+
+let kindEntries: i32 = 0;
+// the last entry found and its key (word 1 is never 0 for a real key, so the cache starts empty)
+let lastEntry: usize = 0;
+let lastK0: u64 = 0;
+let lastK1: u64 = 0;
+let lastG0: u64 = 0;
+let lastG1: u64 = 0;
+
+/** Counts the event at `p` (`size` bytes, header class `cls`, HeaderType `headerType`). */
+// @ts-ignore: decorator
+@inline
+export function tally(p: usize, headerType: i32, cls: i32, size: i32): void {
+  let k0: u64;
+  let k1: u64 = USED_WORD;
+  let g0: u64 = 0;
+  let g1: u64 = 0;
+  if (cls == HC_PERFINFO) {
+    const w = load<u64>(p); // marker (version = low byte), Size, HookId
+    k0 = <u64>headerType | ((w & 0xff) << 16) | ((w >>> 48) << 32);
+  } else if (cls == HC_EVENT) {
+    k0 =
+      <u64>headerType |
+      (<u64>(load<u16>(p, L.EH_FLAGS) & L.EH_FLAG_EXTENDED_INFO) << 8) |
+      (<u64>load<u8>(p, L.EH_VERSION) << 16) |
+      (<u64>load<u16>(p, L.EH_EVENT_ID) << 32) |
+      (<u64>load<u16>(p, L.EH_TASK) << 48);
+    k1 |= <u64>load<u8>(p, L.EH_OPCODE);
+    g0 = load<u64>(p, L.EH_PROVIDER_ID);
+    g1 = load<u64>(p, L.EH_PROVIDER_ID + 8);
+  } else if (cls == HC_TRACE) {
+    k0 = <u64>headerType | (<u64>load<u16>(p, L.ETH_VERSION) << 16) | (<u64>load<u8>(p, L.ETH_TYPE) << 32);
+    g0 = load<u64>(p, L.ETH_GUID);
+    g1 = load<u64>(p, L.ETH_GUID + 8);
+  } else if (cls == HC_MESSAGE) {
+    k0 = <u64>headerType | (<u64>load<u16>(p, L.MTH_MESSAGE_NUMBER) << 32);
+  } else {
+    k0 = <u64>headerType;
+  }
+  let e = lastEntry;
+  if (k0 != lastK0 || k1 != lastK1 || g0 != lastG0 || g1 != lastG1) {
+    e = findOrInsert(k0, k1, g0, g1);
+    if (e == 0) return;
+  }
+  store<u64>(e, load<u64>(e, L.KIND_COUNT) + 1, L.KIND_COUNT);
+  store<u64>(e, load<u64>(e, L.KIND_BYTES) + <u64>size, L.KIND_BYTES);
+}
+
+/** The entry of a key (inserted if new), or 0 when the table already holds KIND_MAX_DISTINCT kinds. */
+function findOrInsert(k0: u64, k1: u64, g0: u64, g1: u64): usize {
+  const x = k0 * 0x9e3779b97f4a7c15 + k1 * 0xc2b2ae3d27d4eb4f + g0 * 0x165667b19e3779f9 + g1 * 0xd6e8feb86659fd93;
+  let h = <i32>((x ^ (x >>> 31)) >>> 52) & (L.KIND_CAPACITY - 1);
+  let e: usize;
+  for (;;) {
+    const slot = kindIndexStart + (<usize>h << 1);
+    const n = <i32>load<u16>(slot);
+    if (n == 0) {
+      if (kindEntries >= L.KIND_MAX_DISTINCT) {
+        count(L.D_KIND_TABLE_FULL);
+        return 0;
+      }
+      e = kindsStart + <usize>(kindEntries * L.KIND_ENTRY_SIZE);
+      store<u16>(slot, <u16>(kindEntries + 1));
+      store<u64>(e, k0, 0);
+      store<u64>(e, k1, 8);
+      store<u64>(e, g0, L.KIND_GUID);
+      store<u64>(e, g1, L.KIND_GUID + 8);
+      kindEntries++;
+      break;
+    }
+    e = kindsStart + <usize>((n - 1) * L.KIND_ENTRY_SIZE);
+    if (load<u64>(e, 0) == k0 && load<u64>(e, 8) == k1 && load<u64>(e, L.KIND_GUID) == g0 && load<u64>(e, L.KIND_GUID + 8) == g1) break;
+    h = (h + 1) & (L.KIND_CAPACITY - 1);
+  }
+  lastEntry = e;
+  lastK0 = k0;
+  lastK1 = k1;
+  lastG0 = g0;
+  lastG1 = g1;
+  return e;
+}
+
+/** Forgets every kind (init; the entries and the index are zeroed by the arena). */
+export function resetKinds(): void {
+  kindEntries = 0;
+  lastEntry = 0;
+  lastK0 = 0;
+  lastK1 = 0;
+  lastG0 = 0;
+  lastG1 = 0;
+}
+
+export function kindCount(): i32 {
+  return kindEntries;
+}

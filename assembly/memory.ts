@@ -1,0 +1,182 @@
+// Arena: every region the decoder writes, laid out once by init() with a bump allocator over linear
+// memory (memory.grow when the top passes the end). Decode paths never allocate, except that the
+// decompression scratch (format-spec A.6) and the input window may be replaced by larger regions.
+//
+// Regions: input window (+16 bytes slack), the output columns of both tables (format-spec C/D/E rows;
+// `rowCap` rows each, 16-byte aligned so JS can view them as typed arrays), diagnostic counters (u64),
+// issue log, per-kind tally table and its hash index (format-spec B.2), per-CPU held-back compact switch (D.8), a copy of
+// the TRACE_LOGFILE_HEADER payload (A.8), the ETW_KERNEL_HEADER_EXTENSION (A.9) and the scratch.
+// The column directory (pointer of every column) is a small static block.
+import * as L from './layout';
+
+/** rows that must be free in the cswitch table before an event is walked: one compact batch of a
+ *  0xFFFF-byte event yields at most ~32 700 rows (2-byte packets), one CSwitch event 1 row */
+export const ROW_RESERVE: i32 = 32770;
+/** first size of the decompression scratch */
+const SCRATCH_INITIAL: i32 = 1 << 20;
+/** bytes after the input window and the scratch that are allocated but never part of a buffer */
+const SLACK: i32 = 16;
+/** bytes of one per-processor held-back switch (layout in compcs.ts) */
+export const PENDING_SLOT_SIZE: usize = 40;
+/** column directory slots per table */
+const DIR_SLOTS: i32 = 32;
+
+/** column directory: u32 pointer of column c of table t at COLUMN_DIR + 4 * (t * DIR_SLOTS + c) */
+const COLUMN_DIR: usize = memory.data(L.TABLE_COUNT * DIR_SLOTS * 4, 16);
+
+let heapTop: usize = 0;
+let initialized: bool = false;
+let allocFailed: bool = false;
+
+export let inputStart: usize = 0;
+export let inputCapacity: i32 = 0;
+export let scratchStart: usize = 0;
+export let scratchCapacity: i32 = 0;
+export let rowCap: i32 = 0;
+export let csRows: i32 = 0;
+export let slRows: i32 = 0;
+export let countersStart: usize = 0;
+export let logStart: usize = 0;
+export let kindsStart: usize = 0;
+export let kindIndexStart: usize = 0;
+export let pendingStart: usize = 0;
+export let logfileStart: usize = 0;
+export let headerExtensionStart: usize = 0;
+
+/** Bump-allocates `size` bytes, 16-byte aligned, growing memory as needed; 0 if memory cannot grow. */
+function alloc(size: usize): usize {
+  const ptr = (heapTop + 15) & ~(<usize>15);
+  const top = ptr + size;
+  const have = <usize>memory.size() << 16;
+  if (top > have) {
+    const pages = <i32>((top - have + 0xffff) >>> 16);
+    if (memory.grow(pages) < 0) {
+      allocFailed = true;
+      return 0;
+    }
+  }
+  heapTop = top;
+  return ptr;
+}
+
+/** Lays out every region (see the file comment), all zero. Calling it again starts over. */
+export function layoutArena(inputBytes: i32, rowCapacity: i32): void {
+  heapTop = __heap_base;
+  if (initialized) memory.fill(heapTop, 0, (<usize>memory.size() << 16) - heapTop);
+  initialized = true;
+  allocFailed = false;
+  if (inputBytes < 0) inputBytes = 0;
+  if (rowCapacity < ROW_RESERVE) rowCapacity = ROW_RESERVE;
+  inputStart = alloc(<usize>inputBytes + SLACK);
+  inputCapacity = inputBytes;
+  rowCap = rowCapacity;
+  csRows = 0;
+  slRows = 0;
+  for (let t: i32 = 0; t < L.TABLE_COUNT; t++) {
+    const n = L.columnCount(t);
+    for (let c: i32 = 0; c < n; c++) {
+      store<u32>(COLUMN_DIR + <usize>((t * DIR_SLOTS + c) << 2), <u32>alloc(<usize>rowCapacity * <usize>L.columnWidth(t, c)));
+    }
+  }
+  countersStart = alloc(<usize>L.D_COUNTER_COUNT << 3);
+  logStart = alloc(<usize>(L.LOG_CAPACITY * L.LOG_ENTRY_SIZE));
+  kindsStart = alloc(<usize>(L.KIND_CAPACITY * L.KIND_ENTRY_SIZE));
+  kindIndexStart = alloc(<usize>L.KIND_CAPACITY << 1);
+  pendingStart = alloc(<usize>L.MAX_PROCESSORS * PENDING_SLOT_SIZE);
+  logfileStart = alloc(<usize>L.LOGFILE_HEADER_COPY_MAX);
+  headerExtensionStart = alloc(<usize>L.KHE_SIZE);
+  scratchStart = alloc(<usize>SCRATCH_INITIAL + SLACK);
+  scratchCapacity = SCRATCH_INITIAL;
+  if (allocFailed) {
+    // memory could not grow: report no input window and no rows (the JS side refuses the instance)
+    inputStart = 0;
+    inputCapacity = 0;
+    rowCap = 0;
+  }
+}
+
+/** Makes the input window at least `bytes` long (contents are not kept) and returns it; 0 if memory
+ *  cannot grow that far (the old window stays). */
+export function reserveInput(bytes: i32): usize {
+  if (bytes > inputCapacity) {
+    const p = alloc(<usize>bytes + SLACK);
+    if (p == 0) return 0;
+    inputStart = p;
+    inputCapacity = bytes;
+  }
+  return inputStart;
+}
+
+/** Makes the scratch at least `bytes` long; false if memory cannot grow that far. */
+export function reserveScratch(bytes: i32): bool {
+  if (bytes <= scratchCapacity) return true;
+  let want = scratchCapacity;
+  while (want < bytes) want <<= 1;
+  if (want > L.MAX_BUFFER_SIZE) want = L.MAX_BUFFER_SIZE;
+  if (want < bytes) want = bytes;
+  const p = alloc(<usize>want + SLACK);
+  if (p == 0) return false;
+  scratchStart = p;
+  scratchCapacity = want;
+  return true;
+}
+
+/** Pointer of column `c` of table `t` (t, c constant in decode paths: one load from a fixed address). */
+// @ts-ignore: decorator
+@inline
+export function col(t: i32, c: i32): usize {
+  return <usize>load<u32>(COLUMN_DIR + <usize>((t * DIR_SLOTS + c) << 2));
+}
+
+// @ts-ignore: decorator
+@inline
+export function setCsRows(n: i32): void {
+  csRows = n;
+}
+
+// @ts-ignore: decorator
+@inline
+export function setSlRows(n: i32): void {
+  slRows = n;
+}
+
+/** Zeroes the rows handed out so far (every column) and empties both tables. */
+export function resetRows(): void {
+  for (let t: i32 = 0; t < L.TABLE_COUNT; t++) {
+    const rows = <usize>(t == L.TABLE_CSWITCH ? csRows : slRows);
+    const n = L.columnCount(t);
+    for (let c: i32 = 0; c < n; c++) memory.fill(col(t, c), 0, rows * <usize>L.columnWidth(t, c));
+  }
+  csRows = 0;
+  slRows = 0;
+}
+
+// ---- accessors exported through index.ts
+export function inputPtr(): usize {
+  return inputStart;
+}
+export function rowCount(table: i32): i32 {
+  return table == L.TABLE_CSWITCH ? csRows : table == L.TABLE_SPINLOCK ? slRows : 0;
+}
+export function rowCapacity(): i32 {
+  return rowCap;
+}
+export function columnPtr(table: i32, column: i32): usize {
+  if (table < 0 || table >= L.TABLE_COUNT || column < 0 || column >= L.columnCount(table)) return 0;
+  return col(table, column);
+}
+export function countersPtr(): usize {
+  return countersStart;
+}
+export function logPtr(): usize {
+  return logStart;
+}
+export function kindsPtr(): usize {
+  return kindsStart;
+}
+export function logfilePtr(): usize {
+  return logfileStart;
+}
+export function headerExtensionPtr(): usize {
+  return headerExtensionStart;
+}

@@ -1,0 +1,60 @@
+// WMI_SPINLOCK (HookId 0x0529, "SpinLock"), format-spec E: one spinlock row per version-2 event.
+//
+//  x86  x64
+//  0x00 0x00 ptr SpinLockAddress      then, at tail = 0x08 (x86) / 0x10 (x64):
+//  0x04 0x08 ptr CallerAddress        +0x00 u64 AcquireTime   +0x18 u32 ThreadId
+//                                     +0x08 u64 ReleaseTime   +0x1C u32 InterruptCount
+//                                     +0x10 u32 WaitTimeInCycles  +0x20 u8 Irql  +0x21 u8 AcquireDepth
+//                                     +0x14 u32 SpinCount     +0x22 u8 flags: AcquireMode 0-5, ExecuteDpc 6, ExecuteIsr 7
+//
+// The pointer width comes from the header type (x86 layout for SYSTEM32/COMPACT32/PERFINFO32).
+import * as L from './layout';
+import { count, issue } from './diag';
+import { col, setSlRows, slRows } from './memory';
+
+/** Decodes one SpinLock event: payload `data` of `n` bytes; the row space was checked by the walker. */
+export function spinlockEvent(data: usize, n: i32, version: i32, pointerSize: i32, cpu: i32, tsAt: usize, fileOffset: f64): void {
+  if (version != L.SPL_EVENT_VERSION) {
+    count(L.D_SPINLOCK_SKIPPED_VERSION);
+    return;
+  }
+  if (n < (pointerSize == 4 ? L.SPL32_SIZE : L.SPL64_SIZE)) {
+    issue(L.D_SPINLOCK_SKIPPED_SHORT, <u32>n, fileOffset);
+    return;
+  }
+  count(L.D_SPINLOCK_DECODED);
+  const r = <usize>slRows;
+  setSlRows(slRows + 1);
+  const T = L.TABLE_SPINLOCK;
+  let tail: usize;
+  let spinLockAddress: u64;
+  let callerAddress: u64;
+  if (pointerSize == 4) {
+    spinLockAddress = <u64>load<u32>(data, L.SPL32_SPIN_LOCK_ADDRESS);
+    callerAddress = <u64>load<u32>(data, L.SPL32_CALLER_ADDRESS);
+    tail = data + L.SPL32_ACQUIRE_TIME;
+  } else {
+    spinLockAddress = load<u64>(data, L.SPL64_SPIN_LOCK_ADDRESS);
+    callerAddress = load<u64>(data, L.SPL64_CALLER_ADDRESS);
+    tail = data + L.SPL64_ACQUIRE_TIME;
+  }
+  store<i64>(col(T, L.SL_TIMESTAMP) + (r << 3), load<i64>(tsAt));
+  store<u16>(col(T, L.SL_CPU) + (r << 1), <u16>cpu);
+  store<u64>(col(T, L.SL_SPIN_LOCK_ADDRESS) + (r << 3), spinLockAddress);
+  store<u64>(col(T, L.SL_CALLER_ADDRESS) + (r << 3), callerAddress);
+  store<u64>(col(T, L.SL_ACQUIRE_TIME) + (r << 3), load<u64>(tail, L.SPL_TAIL_ACQUIRE_TIME));
+  store<u64>(col(T, L.SL_RELEASE_TIME) + (r << 3), load<u64>(tail, L.SPL_TAIL_RELEASE_TIME));
+  store<u32>(col(T, L.SL_WAIT_TIME_IN_CYCLES) + (r << 2), load<u32>(tail, L.SPL_TAIL_WAIT_TIME_IN_CYCLES));
+  store<u32>(col(T, L.SL_SPIN_COUNT) + (r << 2), load<u32>(tail, L.SPL_TAIL_SPIN_COUNT));
+  store<u32>(col(T, L.SL_THREAD_ID) + (r << 2), load<u32>(tail, L.SPL_TAIL_THREAD_ID));
+  store<u32>(col(T, L.SL_INTERRUPT_COUNT) + (r << 2), load<u32>(tail, L.SPL_TAIL_INTERRUPT_COUNT));
+  store<u8>(col(T, L.SL_IRQL) + r, load<u8>(tail, L.SPL_TAIL_IRQL));
+  store<u8>(col(T, L.SL_ACQUIRE_DEPTH) + r, load<u8>(tail, L.SPL_TAIL_ACQUIRE_DEPTH));
+  const flags = <u32>load<u8>(tail, L.SPL_TAIL_FLAGS);
+  store<u8>(col(T, L.SL_ACQUIRE_MODE) + r, <u8>(flags & L.SPL_ACQUIRE_MODE_MASK));
+  store<u8>(col(T, L.SL_EXECUTE_DPC) + r, <u8>((flags >>> L.SPL_EXECUTE_DPC_BIT) & 1));
+  store<u8>(col(T, L.SL_EXECUTE_ISR) + r, <u8>((flags >>> L.SPL_EXECUTE_ISR_BIT) & 1));
+  store<u8>(col(T, L.SL_POINTER_SIZE) + r, <u8>pointerSize);
+  store<u8>(col(T, L.SL_VERSION) + r, <u8>version);
+  store<f64>(col(T, L.SL_FILE_OFFSET) + (r << 3), fileOffset);
+}

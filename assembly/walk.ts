@@ -1,0 +1,329 @@
+// Buffer walk, format-spec A.2-A.6 (WMI_BUFFER_HEADER, data extent, XPRESS-compressed payloads) and
+// B.4 (events back to back, 8-byte aligned, each framed by its trace header's Size); every event is
+// tallied by kind (B.2) and SYSTEM/COMPACT/PERFINFO events are routed by HookId (B.5) to the decoders
+// of the logfile header (A.8), the header extension (A.9), CSwitch (C), CompCS (D) and SpinLock (E).
+//
+// Output rows are bounded by the arena: before each event the walker checks that a worst-case event
+// still fits (ROW_RESERVE cswitch rows, 1 spinlock row); if not it saves its position and returns
+// STATUS_NEED_DRAIN, and resume() continues at that very event once the rows were drained.
+import * as L from './layout';
+import { compactBatch, flushHeldSwitches } from './compcs';
+import { cswitchEvent } from './cswitch';
+import { count, countN, issue, resetDiag } from './diag';
+import { HC_ERROR, HC_EVENT, HC_MESSAGE, HC_NONE, HC_PERFINFO, HC_TRACE, resetKinds, tally } from './kinds';
+import {
+  csRows,
+  headerExtensionStart,
+  inputCapacity,
+  inputStart,
+  layoutArena,
+  logfileStart,
+  reserveScratch,
+  ROW_RESERVE,
+  rowCap,
+  scratchStart,
+  slRows,
+} from './memory';
+import { spinlockEvent } from './spinlock';
+import { xpressDecompress } from './xpress';
+
+/** decodeBuffer with an offset/length outside the input window (API misuse; nothing is counted) */
+const STATUS_BAD_ARGS: i32 = -1;
+/** detail of D_BUFFERS_COMPRESSED_UNDECODED when no scratch memory could be had for the output */
+const UNDECODED_NO_MEMORY: i32 = -100;
+
+/**
+ * HeaderType (B.2) → class << 4 | fixed header bytes >> 3 (0 = not walkable). MESSAGE is recognised by
+ * the marker's top byte instead, so 0x0F is 0 here.
+ */
+const HEADER_INFO: usize = memory.data<u8>([
+  0, // 0x00
+  <u8>((HC_PERFINFO << 4) | (L.SYSTEM_HEADER_SIZE >> 3)), // 0x01 SYSTEM32
+  <u8>((HC_PERFINFO << 4) | (L.SYSTEM_HEADER_SIZE >> 3)), // 0x02 SYSTEM64
+  <u8>((HC_PERFINFO << 4) | (L.COMPACT_HEADER_SIZE >> 3)), // 0x03 COMPACT32
+  <u8>((HC_PERFINFO << 4) | (L.COMPACT_HEADER_SIZE >> 3)), // 0x04 COMPACT64
+  0, 0, 0, 0, 0, // 0x05-0x09
+  <u8>((HC_TRACE << 4) | (L.FULL_HEADER_SIZE >> 3)), // 0x0A FULL_HEADER32
+  <u8>((HC_TRACE << 4) | (L.INSTANCE_HEADER_SIZE >> 3)), // 0x0B INSTANCE32
+  0, // 0x0C TIMED
+  <u8>((HC_ERROR << 4) | (L.ERROR_HEADER_SIZE >> 3)), // 0x0D ERROR
+  0, // 0x0E WNODE_HEADER
+  0, // 0x0F MESSAGE (by marker)
+  <u8>((HC_PERFINFO << 4) | (L.PERFINFO_HEADER_SIZE >> 3)), // 0x10 PERFINFO32
+  <u8>((HC_PERFINFO << 4) | (L.PERFINFO_HEADER_SIZE >> 3)), // 0x11 PERFINFO64
+  <u8>((HC_EVENT << 4) | (L.EVENT_HEADER_SIZE >> 3)), // 0x12 EVENT_HEADER32
+  <u8>((HC_EVENT << 4) | (L.EVENT_HEADER_SIZE >> 3)), // 0x13 EVENT_HEADER64
+  <u8>((HC_TRACE << 4) | (L.FULL_HEADER_SIZE >> 3)), // 0x14 FULL_HEADER64
+  <u8>((HC_TRACE << 4) | (L.INSTANCE_HEADER_SIZE >> 3)), // 0x15 INSTANCE64
+]);
+const HEADER_INFO_COUNT: u32 = 0x16;
+
+// ---- trace-wide state (A.8, A.9, D.5)
+let numberOfProcessors: u32 = 0;
+let biasValue: i32 = 0;
+let biasOverridden: bool = false;
+let logfileSeen: bool = false;
+let logfileLength: i32 = 0;
+let logfilePtrSize: i32 = 0;
+let logfileTs: i64 = 0;
+let headerExtensionFound: bool = false;
+
+// ---- the walk saved by STATUS_NEED_DRAIN
+let walkPending: bool = false;
+let walkP: usize = 0;
+let walkEnd: usize = 0;
+let walkBase: usize = 0;
+let walkFileBase: f64 = 0;
+let walkCpu: i32 = 0;
+
+/** Lays out the arena (memory.ts) and starts with empty state. */
+export function init(inputBytes: i32, rowCapacity: i32): void {
+  layoutArena(inputBytes, rowCapacity);
+  resetDiag();
+  resetKinds();
+  numberOfProcessors = 0;
+  biasValue = L.maxWaitReasonForBuild(0xffffffff);
+  biasOverridden = false;
+  logfileSeen = false;
+  logfileLength = 0;
+  logfilePtrSize = 0;
+  logfileTs = 0;
+  headerExtensionFound = false;
+  walkPending = false;
+}
+
+/** MaximumWaitReason for compact packets; -1 = none (from the trace's build, the default). */
+export function setBiasOverride(bias: i32): void {
+  biasOverridden = bias != -1;
+  if (biasOverridden) biasValue = bias;
+}
+
+/**
+ * A.2-A.6: decodes the buffer at inputPtr() + offset (`length` bytes of the window); fileOffset = its
+ * place in the file. Returns STATUS_OK or STATUS_NEED_DRAIN (then drain and call resume()).
+ */
+export function decodeBuffer(offset: i32, length: i32, fileOffset: f64): i32 {
+  walkPending = false;
+  if (offset < 0 || length < 0 || <i64>offset + <i64>length > <i64>inputCapacity) return STATUS_BAD_ARGS;
+  if (length < L.WMI_BUFFER_HEADER_SIZE) {
+    issue(L.D_BUFFERS_CORRUPT, 1, fileOffset);
+    return L.STATUS_OK;
+  }
+  const buf = inputStart + <usize>offset;
+  const bufferSize = load<u32>(buf, L.BUF_BUFFER_SIZE);
+  const flags = <i32>load<u16>(buf, L.BUF_BUFFER_FLAG);
+  const type = <i32>load<u16>(buf, L.BUF_BUFFER_TYPE);
+  if (bufferSize < <u32>L.WMI_BUFFER_HEADER_SIZE || bufferSize > <u32>length) {
+    issue(L.D_BUFFERS_CORRUPT, 2, fileOffset);
+    return L.STATUS_OK;
+  }
+  if (flags & L.BUFFER_FLAG_EVENTS_LOST) count(L.D_BUFFERS_EVENTS_LOST_FLAG);
+  if (flags & L.BUFFER_FLAG_BUFFER_LOST) count(L.D_BUFFERS_BUFFER_LOST_FLAG);
+  const cpu =
+    flags & L.BUFFER_FLAG_PROC_INDEX
+      ? <i32>load<u16>(buf, L.BUF_CLIENT_CONTEXT) & L.PROCESSOR_INDEX_MASK
+      : <i32>load<u8>(buf, L.BUF_CLIENT_CONTEXT);
+  if (flags & L.BUFFER_FLAG_COMPRESSED) count(L.D_BUFFERS_COMPRESSED);
+  if (type >= L.BUFFER_TYPE_EMPTY_MARKER) {
+    count(L.D_BUFFERS_NOT_WALKED);
+    return L.STATUS_OK;
+  }
+  const savedOffset = load<u32>(buf, L.BUF_SAVED_OFFSET);
+  let start: usize;
+  let end: usize;
+  let base: usize; // what the event pointers count from for their file offsets
+  let fileBase: f64; // file offset of `base`
+  if (flags & L.BUFFER_FLAG_COMPRESSED) {
+    // A.6: XPRESS input [0x48, BufferSize), output exactly SavedOffset - 0x48 bytes
+    if (savedOffset < <u32>L.WMI_BUFFER_HEADER_SIZE || savedOffset > <u32>L.MAX_BUFFER_SIZE) {
+      issue(L.D_BUFFERS_CORRUPT, 3, fileOffset);
+      return L.STATUS_OK;
+    }
+    const outLength = <i32>savedOffset - L.WMI_BUFFER_HEADER_SIZE;
+    if (!reserveScratch(outLength)) {
+      issue(L.D_BUFFERS_COMPRESSED_UNDECODED, <u32>UNDECODED_NO_MEMORY, fileOffset);
+      return L.STATUS_OK;
+    }
+    const written = xpressDecompress(
+      buf + L.WMI_BUFFER_HEADER_SIZE,
+      <i32>bufferSize - L.WMI_BUFFER_HEADER_SIZE,
+      scratchStart,
+      outLength,
+    );
+    if (written != outLength) {
+      issue(L.D_BUFFERS_COMPRESSED_UNDECODED, <u32>written, fileOffset);
+      return L.STATUS_OK;
+    }
+    start = scratchStart;
+    end = scratchStart + <usize>outLength;
+    base = scratchStart;
+    fileBase = fileOffset + <f64>L.WMI_BUFFER_HEADER_SIZE;
+  } else {
+    // A.5: the data ends at Offset, or at SavedOffset when Offset is out of range
+    const filledOffset = load<u32>(buf, L.BUF_OFFSET);
+    let filled: u32;
+    if (filledOffset >= <u32>L.WMI_BUFFER_HEADER_SIZE && filledOffset <= bufferSize) filled = filledOffset;
+    else if (savedOffset >= <u32>L.WMI_BUFFER_HEADER_SIZE && savedOffset <= bufferSize) filled = savedOffset;
+    else {
+      issue(L.D_BUFFERS_CORRUPT, 3, fileOffset);
+      return L.STATUS_OK;
+    }
+    start = buf + L.WMI_BUFFER_HEADER_SIZE;
+    end = buf + <usize>filled;
+    base = inputStart;
+    fileBase = fileOffset - <f64>offset;
+  }
+  count(L.D_BUFFERS);
+  if (numberOfProcessors > 0 && <u32>cpu >= numberOfProcessors) issue(L.D_PROCESSOR_OUT_OF_RANGE, <u32>cpu, fileOffset);
+  return walkEvents(start, end, base, fileBase, cpu);
+}
+
+/** Continues the buffer walk that returned STATUS_NEED_DRAIN (STATUS_OK if there is none). */
+export function resume(): i32 {
+  if (!walkPending) return L.STATUS_OK;
+  walkPending = false;
+  return walkEvents(walkP, walkEnd, walkBase, walkFileBase, walkCpu);
+}
+
+/** End of input: emits the held-back compact switch of every processor (D.8). */
+export function finish(): i32 {
+  if (rowCap - csRows < L.MAX_PROCESSORS) return L.STATUS_NEED_DRAIN;
+  flushHeldSwitches();
+  return L.STATUS_OK;
+}
+
+/** B.4: the events in [p, end); an event's file offset is fileBase + (its pointer - base). */
+function walkEvents(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32): i32 {
+  const csLimit = rowCap - ROW_RESERVE; // more cswitch rows than this: drain first
+  let events: u64 = 0;
+  while (p + 4 <= end) {
+    if (csRows > csLimit || slRows >= rowCap) {
+      walkPending = true;
+      walkP = p;
+      walkEnd = end;
+      walkBase = base;
+      walkFileBase = fileBase;
+      walkCpu = cpu;
+      countN(L.D_EVENTS, events);
+      return L.STATUS_NEED_DRAIN;
+    }
+    const m = load<u32>(p);
+    if (m == L.END_OF_BUFFER_MARKER) break;
+    // B.1/B.2: header kind, fixed header bytes and Size
+    let headerType: i32 = 0;
+    let cls: i32 = HC_NONE;
+    let headerSize: i32 = 0;
+    let size: i32 = 0;
+    let abandon: i32 = 0; // 0 ok, else the counter to charge
+    if ((m & L.TRACE_HEADER_FLAG) == 0) {
+      abandon = L.D_EVENTS_BAD_MARKER;
+    } else if (((m >>> 24) & 0xd0) == 0x90) {
+      headerType = L.HT_MESSAGE;
+      cls = HC_MESSAGE;
+      size = <i32>(m & 0xffff);
+      headerSize = L.MESSAGE_HEADER_SIZE;
+    } else if (m >>> 30 == 3) {
+      headerType = <i32>((m >>> 16) & 0xff);
+      const info = <u32>headerType < HEADER_INFO_COUNT ? <i32>load<u8>(HEADER_INFO + <usize>headerType) : 0;
+      cls = info >> 4;
+      if (info == 0) {
+        abandon = L.D_EVENTS_BAD_MARKER;
+      } else if (p + 8 > end) {
+        abandon = L.D_EVENTS_BAD_SIZE;
+      } else if (cls == HC_PERFINFO) {
+        // B.1 extended items: PEBS index and PMC counters, counted in Size
+        headerSize =
+          ((info & 0xf) << 3) +
+          (m & L.EXT_PEBS_INDEX_FLAG ? 8 : 0) +
+          8 * <i32>((m & L.EXT_PMC_COUNTERS_MASK) >>> L.EXT_PMC_COUNTERS_SHIFT);
+        size = <i32>load<u16>(p, L.TH_SIZE);
+      } else {
+        headerSize = (info & 0xf) << 3;
+        size = <i32>load<u16>(p);
+      }
+    } else {
+      abandon = L.D_EVENTS_BAD_MARKER;
+    }
+    if (abandon == 0 && (size < headerSize || p + <usize>size > end)) abandon = L.D_EVENTS_BAD_SIZE;
+    if (abandon != 0) {
+      // the rest of this buffer cannot be framed
+      count(abandon);
+      issue(L.D_BUFFERS_TRUNCATED_WALK, <u32>abandon, fileBase + <f64>(p - base));
+      countN(L.D_BYTES_ABANDONED, <u64>(end - p));
+      break;
+    }
+    events++;
+    tally(p, headerType, cls, size);
+    if (cls == HC_PERFINFO) dispatch(p, m, headerType, headerSize, size, cpu, fileBase + <f64>(p - base));
+    p += <usize>((size + 7) & ~7);
+  }
+  countN(L.D_EVENTS, events);
+  return L.STATUS_OK;
+}
+
+/** B.5: routes a SYSTEM/COMPACT/PERFINFO event by HookId. */
+// @ts-ignore: decorator
+@inline
+function dispatch(p: usize, m: u32, headerType: i32, headerSize: i32, size: i32, cpu: i32, fileOffset: f64): void {
+  const version = <i32>(m & 0xff);
+  const tsAt = p + <usize>(headerType >= L.HT_PERFINFO32 ? L.PERFINFO_TIMESTAMP : L.SYSTEM_TIMESTAMP);
+  const pointerSize = headerType == L.HT_SYSTEM32 || headerType == L.HT_COMPACT32 || headerType == L.HT_PERFINFO32 ? 4 : 8;
+  const data = p + <usize>headerSize;
+  const n = size - headerSize;
+  switch (<i32>load<u16>(p, L.TH_HOOK_ID)) {
+    case L.HOOK_COMPCS:
+      compactBatch(data, n, version, cpu, tsAt, fileOffset, biasValue);
+      break;
+    case L.HOOK_CSWITCH:
+      cswitchEvent(data, n, version, cpu, tsAt, fileOffset);
+      break;
+    case L.HOOK_SPINLOCK:
+      spinlockEvent(data, n, version, pointerSize, cpu, tsAt, fileOffset);
+      break;
+    case L.HOOK_HEADER:
+      logfileHeader(data, n, pointerSize, tsAt);
+      break;
+    case L.HOOK_HEADER_EXTENSION:
+      // A.9 ETW_KERNEL_HEADER_EXTENSION: the last one wins
+      if (n >= L.KHE_SIZE) {
+        memory.copy(headerExtensionStart, data, <usize>L.KHE_SIZE);
+        headerExtensionFound = true;
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+/** A.8: the first WMI_LOG_TYPE_HEADER is the trace's logfile header. */
+function logfileHeader(data: usize, n: i32, pointerSize: i32, tsAt: usize): void {
+  count(L.D_LOGFILE_HEADERS);
+  if (logfileSeen) return;
+  logfileSeen = true;
+  memory.copy(logfileStart, data, <usize>min<i32>(n, L.LOGFILE_HEADER_COPY_MAX));
+  logfileLength = n;
+  logfilePtrSize = pointerSize;
+  logfileTs = load<i64>(tsAt);
+  if (n >= L.LFH_NUMBER_OF_PROCESSORS + 4) numberOfProcessors = load<u32>(data, L.LFH_NUMBER_OF_PROCESSORS);
+  if (!biasOverridden && n >= L.LFH_PROVIDER_VERSION + 4) biasValue = L.maxWaitReasonForBuild(load<u32>(data, L.LFH_PROVIDER_VERSION));
+}
+
+// ---- accessors exported through index.ts
+export function logfileCopied(): i32 {
+  return <i32>logfileSeen;
+}
+export function logfilePayloadLength(): i32 {
+  return logfileLength;
+}
+export function logfilePointerSize(): i32 {
+  return logfilePtrSize;
+}
+export function logfileTimestamp(): i64 {
+  return logfileTs;
+}
+export function headerExtensionSeen(): i32 {
+  return <i32>headerExtensionFound;
+}
+export function bias(): i32 {
+  return biasValue;
+}

@@ -1,0 +1,167 @@
+// The WebAssembly engine: a thin wrapper over one instance of the decoder module (assembly/). It owns
+// no decoding logic; it moves bytes in (the input window lives in wasm memory), rows out (slice()d
+// copies of the column regions) and reads the state blocks. Same results as src/reference/engine.ts.
+import * as L from '../generated/layout.js';
+import type { Engine, EngineState, IssueLogEntry, KindTally } from '../engine.js';
+import { TABLE_COLUMNS, TABLE_IDS, viewColumn, type ColumnChunk, type TableName } from '../schema.js';
+import type { WasmExports } from './instance.js';
+
+export interface WasmEngineOptions {
+  /** rows per output table held in wasm memory between drains (default 131072; at least 32770 are used) */
+  rowCapacity?: number;
+  /** initial input window in bytes (default 4 MiB; reserveInput() grows it) */
+  inputBytes?: number;
+}
+
+const DEFAULT_ROW_CAPACITY = 131072;
+const DEFAULT_INPUT_BYTES = 4 << 20;
+const MAX_WINDOW = 0x7fffffff;
+
+function checkCount(name: string, value: number, max: number): void {
+  if (!Number.isInteger(value) || value < 0 || value > max) {
+    throw new RangeError(`WasmEngine: ${name} must be an integer in [0, ${max}], got ${value}`);
+  }
+}
+
+export class WasmEngine implements Engine {
+  readonly kind = 'wasm' as const;
+  private readonly x: WasmExports;
+  private readonly memory: WebAssembly.Memory;
+  private inputCapacity: number;
+  private input: Uint8Array | null = null;
+
+  constructor(module: WebAssembly.Module, options: WasmEngineOptions = {}) {
+    const rowCapacity = options.rowCapacity ?? DEFAULT_ROW_CAPACITY;
+    const inputBytes = options.inputBytes ?? DEFAULT_INPUT_BYTES;
+    checkCount('rowCapacity', rowCapacity, 1 << 26);
+    checkCount('inputBytes', inputBytes, MAX_WINDOW);
+    const instance = new WebAssembly.Instance(module, {});
+    this.x = instance.exports as unknown as WasmExports;
+    this.memory = this.x.memory;
+    this.x.init(inputBytes, rowCapacity);
+    if (this.x.rowCapacity() === 0 || this.x.inputPtr() === 0) {
+      throw new RangeError(`WasmEngine: could not allocate ${inputBytes} input bytes and ${rowCapacity} rows in wasm memory`);
+    }
+    this.inputCapacity = inputBytes;
+  }
+
+  reserveInput(byteLength: number): Uint8Array {
+    checkCount('byteLength', byteLength, MAX_WINDOW);
+    if (byteLength > this.inputCapacity) {
+      if (this.x.reserveInput(byteLength) === 0) {
+        throw new RangeError(`WasmEngine: could not grow the input window to ${byteLength} bytes`);
+      }
+      this.inputCapacity = byteLength;
+    }
+    return this.inputView();
+  }
+
+  inputView(): Uint8Array {
+    const buffer = this.memory.buffer;
+    const ptr = this.x.inputPtr() >>> 0;
+    const v = this.input;
+    if (!v || v.buffer !== buffer || v.byteOffset !== ptr || v.length !== this.inputCapacity) {
+      this.input = new Uint8Array(buffer, ptr, this.inputCapacity);
+    }
+    return this.input!;
+  }
+
+  setBiasOverride(bias: number | undefined): void {
+    if (bias !== undefined) checkCount('bias', bias, 0x7fffffff);
+    this.x.setBiasOverride(bias ?? -1);
+  }
+
+  decodeBuffer(offset: number, length: number, fileOffset: number): number {
+    checkCount('offset', offset, MAX_WINDOW);
+    checkCount('length', length, MAX_WINDOW);
+    if (offset + length > this.inputCapacity) {
+      throw new RangeError(`WasmEngine: buffer [${offset}, ${offset + length}) is outside the ${this.inputCapacity}-byte input window`);
+    }
+    return this.x.decodeBuffer(offset, length, fileOffset);
+  }
+
+  resume(): number {
+    return this.x.resume();
+  }
+
+  finish(): number {
+    return this.x.finish();
+  }
+
+  rowCount(table: number): number {
+    return this.x.rowCount(table);
+  }
+
+  /** Rows each table can hold between drains. */
+  rowCapacity(): number {
+    return this.x.rowCapacity();
+  }
+
+  drain(): { cswitch: ColumnChunk; spinlock: ColumnChunk } {
+    const out = { cswitch: this.take('cswitch'), spinlock: this.take('spinlock') };
+    this.x.resetRows();
+    return out;
+  }
+
+  private take(table: TableName): ColumnChunk {
+    const buffer = this.memory.buffer;
+    const t = TABLE_IDS[table];
+    const length = this.x.rowCount(t);
+    const columns = TABLE_COLUMNS[table].map((spec, c) => viewColumn(spec.type, buffer, this.x.columnPtr(t, c) >>> 0, length).slice());
+    return { length, columns };
+  }
+
+  state(): EngineState {
+    const x = this.x;
+    const buffer = this.memory.buffer;
+    const dv = new DataView(buffer);
+    const countersAt = x.countersPtr() >>> 0;
+    const counters: number[] = [];
+    for (let i = 0; i < L.D_COUNTER_COUNT; i++) counters.push(Number(dv.getBigUint64(countersAt + 8 * i, true)));
+    const log: IssueLogEntry[] = [];
+    const logAt = x.logPtr() >>> 0;
+    for (let i = 0, n = x.logCount(); i < n; i++) {
+      const e = logAt + i * L.LOG_ENTRY_SIZE;
+      log.push({ code: dv.getUint32(e, true), detail: dv.getUint32(e + 4, true), fileOffset: dv.getFloat64(e + 8, true) });
+    }
+    const kinds: KindTally[] = [];
+    const kindsAt = x.kindsPtr() >>> 0;
+    // entries are dense, in first-seen order (the reference's order)
+    for (let i = 0, n = x.kindCount(); i < n; i++) {
+      const e = kindsAt + i * L.KIND_ENTRY_SIZE;
+      if (dv.getUint8(e + L.KIND_USED) === 0) continue;
+      kinds.push({
+        headerType: dv.getUint8(e + L.KIND_HEADER_TYPE),
+        flags: dv.getUint8(e + L.KIND_FLAGS),
+        version: dv.getUint16(e + L.KIND_VERSION, true),
+        id: dv.getUint16(e + L.KIND_ID, true),
+        task: dv.getUint16(e + L.KIND_TASK, true),
+        opcode: dv.getUint8(e + L.KIND_OPCODE),
+        guid: new Uint8Array(buffer, e + L.KIND_GUID, 16).slice(),
+        count: Number(dv.getBigUint64(e + L.KIND_COUNT, true)),
+        bytes: Number(dv.getBigUint64(e + L.KIND_BYTES, true)),
+      });
+    }
+    const payloadLength = x.logfilePayloadLength();
+    const logfilePayload = x.logfileCopied()
+      ? new Uint8Array(buffer, x.logfilePtr() >>> 0, Math.min(payloadLength, L.LOGFILE_HEADER_COPY_MAX)).slice()
+      : null;
+    let headerExtension: Uint32Array | null = null;
+    if (x.headerExtensionSeen()) {
+      const at = x.headerExtensionPtr() >>> 0;
+      headerExtension = new Uint32Array(L.KHE_SIZE / 4);
+      for (let i = 0; i < headerExtension.length; i++) headerExtension[i] = dv.getUint32(at + 4 * i, true);
+    }
+    return {
+      counters,
+      log,
+      kinds,
+      logfilePayload,
+      logfilePayloadLength: payloadLength,
+      logfilePointerSize: x.logfilePointerSize(),
+      logfileTimestamp: x.logfileTimestamp(),
+      headerExtension,
+      bias: x.bias(),
+    };
+  }
+}

@@ -1,0 +1,689 @@
+// The WebAssembly engine (assembly/ via src/wasm/engine.ts) against the pure-TS reference decoder,
+// engine to engine (no driver): identical drained rows, counters, issue log, kind tallies, logfile
+// header copy, header extension and bias — on the real corpus, with tiny row capacities (NEED_DRAIN /
+// resume in the middle of buffers and batches), with several buffers per input window, and on
+// synthetic buffers (format-spec A-E) plus random mutations and truncations of those and of real
+// buffers. A wasm trap would throw and fail the test.
+import { describe, expect, test } from 'vitest';
+import fc from 'fast-check';
+import * as L from '../src/generated/layout.js';
+import type { Engine, EngineState } from '../src/engine.js';
+import { ReferenceEngine } from '../src/reference/engine.js';
+import { WasmEngine } from '../src/wasm/engine.js';
+import { decodeBase64, loadWasmModule, loadWasmModuleSync } from '../src/wasm/instance.js';
+import { WASM_BASE64 } from '../src/generated/wasm-binary.js';
+import { concatChunks, TABLE_COLUMNS, type ColumnChunk, type TableName } from '../src/schema.js';
+import { xpressCompress } from '../src/writer/xpress-encode.js';
+import { corpusFiles, readCorpus } from './helpers/corpus.js';
+
+const wasmModule = loadWasmModuleSync();
+
+// ---------------------------------------------------------------------------------------------
+// Feeding an engine
+
+interface Buf {
+  bytes: Uint8Array;
+  fileOffset: number;
+}
+
+interface Outcome {
+  cswitch: ColumnChunk;
+  spinlock: ColumnChunk;
+  state: EngineState;
+  drains: number;
+}
+
+/** Buffers of an ETL file: start at 0, next at start + BufferSize. */
+function splitFile(file: Uint8Array): Buf[] {
+  const v = new DataView(file.buffer, file.byteOffset, file.byteLength);
+  const out: Buf[] = [];
+  let start = 0;
+  while (start + L.WMI_BUFFER_HEADER_SIZE <= file.length) {
+    const size = v.getUint32(start, true);
+    if (size < L.WMI_BUFFER_HEADER_SIZE || start + size > file.length) break;
+    out.push({ bytes: file.subarray(start, start + size), fileOffset: start });
+    start += size;
+  }
+  return out;
+}
+
+class Collector {
+  cswitch: ColumnChunk[] = [];
+  spinlock: ColumnChunk[] = [];
+  drains = 0;
+  constructor(readonly engine: Engine) {}
+  drain(): void {
+    const d = this.engine.drain();
+    this.cswitch.push(d.cswitch);
+    this.spinlock.push(d.spinlock);
+    this.drains++;
+  }
+  decode(offset: number, length: number, fileOffset: number): void {
+    let status = this.engine.decodeBuffer(offset, length, fileOffset);
+    while (status === L.STATUS_NEED_DRAIN) {
+      this.drain();
+      status = this.engine.resume();
+    }
+    expect(status).toBe(L.STATUS_OK);
+  }
+  end(): Outcome {
+    let status = this.engine.finish();
+    while (status === L.STATUS_NEED_DRAIN) {
+      this.drain();
+      status = this.engine.finish();
+    }
+    this.drain();
+    return {
+      cswitch: concatChunks('cswitch', this.cswitch),
+      spinlock: concatChunks('spinlock', this.spinlock),
+      state: this.engine.state(),
+      drains: this.drains - 1,
+    };
+  }
+}
+
+/** One buffer per window at offset 0; the window bytes after the buffer are junk (must not matter). */
+function runBuffers(engine: Engine, buffers: readonly Buf[], bias?: number): Outcome {
+  if (bias !== undefined) engine.setBiasOverride(bias);
+  const c = new Collector(engine);
+  for (const b of buffers) {
+    const win = engine.reserveInput(b.bytes.length);
+    win.set(b.bytes);
+    win.fill(0x5a, b.bytes.length, Math.min(win.length, b.bytes.length + 64));
+    c.decode(0, b.bytes.length, b.fileOffset);
+  }
+  return c.end();
+}
+
+/** Like the driver: consecutive buffers share a window of `windowBytes` and are decoded in place. */
+function runWindowed(engine: Engine, file: Uint8Array, windowBytes: number): Outcome {
+  const c = new Collector(engine);
+  const buffers = splitFile(file);
+  let i = 0;
+  while (i < buffers.length) {
+    const winStart = buffers[i]!.fileOffset;
+    let j = i + 1;
+    while (j < buffers.length && buffers[j]!.fileOffset + buffers[j]!.bytes.length - winStart <= windowBytes) j++;
+    const winEnd = buffers[j - 1]!.fileOffset + buffers[j - 1]!.bytes.length;
+    const win = engine.reserveInput(Math.max(windowBytes, winEnd - winStart));
+    win.set(file.subarray(winStart, winEnd));
+    for (let k = i; k < j; k++) c.decode(buffers[k]!.fileOffset - winStart, buffers[k]!.bytes.length, buffers[k]!.fileOffset);
+    i = j;
+  }
+  return c.end();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparing outcomes
+
+function expectSameChunk(table: TableName, w: ColumnChunk, r: ColumnChunk): void {
+  expect(w.length, `${table} rows`).toBe(r.length);
+  TABLE_COLUMNS[table].forEach((spec, i) => {
+    const a = w.columns[i]!;
+    const b = r.columns[i]!;
+    const ab = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+    const bb = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+    if (ab.length === bb.length && ab.every((x, k) => x === bb[k])) return;
+    let k = 0;
+    while (k < Math.min(a.length, b.length) && a[k] === b[k]) k++;
+    expect.fail(`${table}.${spec.name} row ${k} of ${r.length}: wasm ${a[k]}, reference ${b[k]}`);
+  });
+}
+
+function expectSame(w: Outcome, r: Outcome): void {
+  expectSameChunk('cswitch', w.cswitch, r.cswitch);
+  expectSameChunk('spinlock', w.spinlock, r.spinlock);
+  // kinds too are in the same (first-seen) order, though only the set is part of the contract
+  const ws = w.state;
+  const rs = r.state;
+  // the big parts first, for readable failures
+  expect(ws.counters).toEqual(rs.counters);
+  expect(ws.log).toEqual(rs.log);
+  expect(ws.kinds).toEqual(rs.kinds);
+  expect(ws).toEqual(rs);
+}
+
+function wasmEngine(options?: { rowCapacity?: number; inputBytes?: number }): WasmEngine {
+  return new WasmEngine(wasmModule, options);
+}
+
+function compareBuffers(buffers: readonly Buf[], options?: { rowCapacity?: number; inputBytes?: number }, bias?: number): Outcome {
+  const w = runBuffers(wasmEngine(options), buffers, bias);
+  const r = runBuffers(new ReferenceEngine(), buffers, bias);
+  expectSame(w, r);
+  return w;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Synthetic buffers (format-spec A.2, B.3, C.2, D.2-D.4, E.2)
+
+class Writer {
+  bytes = new Uint8Array(256);
+  view = new DataView(this.bytes.buffer);
+  length = 0;
+  /** Reserves n bytes and returns their offset (call it before touching bytes/view: they may be replaced). */
+  private room(n: number): number {
+    if (this.length + n > this.bytes.length) {
+      const next = new Uint8Array(Math.max(this.bytes.length * 2, this.length + n));
+      next.set(this.bytes);
+      this.bytes = next;
+      this.view = new DataView(next.buffer);
+    }
+    const at = this.length;
+    this.length += n;
+    return at;
+  }
+  u8(v: number): this {
+    const at = this.room(1);
+    this.view.setUint8(at, v & 0xff);
+    return this;
+  }
+  u16(v: number): this {
+    const at = this.room(2);
+    this.view.setUint16(at, v & 0xffff, true);
+    return this;
+  }
+  u32(v: number): this {
+    const at = this.room(4);
+    this.view.setUint32(at, v >>> 0, true);
+    return this;
+  }
+  u64(v: bigint): this {
+    const at = this.room(8);
+    this.view.setBigUint64(at, BigInt.asUintN(64, v), true);
+    return this;
+  }
+  raw(b: Uint8Array): this {
+    const at = this.room(b.length);
+    this.bytes.set(b, at);
+    return this;
+  }
+  fill(n: number, v: number): this {
+    const at = this.room(n);
+    this.bytes.fill(v, at, this.length);
+    return this;
+  }
+  done(): Uint8Array {
+    return this.bytes.slice(0, this.length);
+  }
+}
+
+interface PacketSpec {
+  type: number;
+  delta: number;
+  index: number;
+  inc: number;
+  stateWr: number;
+  priority: number;
+  wait: number;
+}
+
+function packetBytes(packets: readonly PacketSpec[]): Uint8Array {
+  const w = new Writer();
+  for (const k of packets) {
+    if (k.type === 0) w.u16((k.delta & 0x3fff) << 2);
+    else if (k.type === 1) w.u32(((k.delta & 0x3fffffff) << 2) | 1);
+    else if (k.type === 2) w.u32(2 | (k.index << 2) | (k.inc << 6) | (k.stateWr << 9) | ((k.delta & 0x1ffff) << 15));
+    else w.u32(((k.delta & 0x3fffffff) << 2) | 3).u32(k.index | (k.stateWr << 4) | (k.priority << 10) | (k.wait << 15));
+  }
+  return w.done();
+}
+
+/** PERFINFO_CCSWAP_BUFFER + packets */
+function compactPayload(firstTimestamp: bigint, tids: readonly number[], basePriority: readonly number[], packets: Uint8Array): Uint8Array {
+  const w = new Writer().u64(firstTimestamp);
+  for (let i = 0; i < 16; i++) w.u32(tids[i] ?? 0);
+  for (let i = 0; i < 16; i++) w.u8(basePriority[i] ?? 0);
+  return w.raw(packets).done();
+}
+
+/** Events with a SYSTEM/COMPACT/PERFINFO header (B.3): headerType picks the form. */
+function kernelEvent(headerType: number, version: number, hookId: number, timestamp: bigint, payload: Uint8Array, extItems = 0, pebs = false): Uint8Array {
+  const fixed =
+    headerType <= L.HT_SYSTEM64 ? L.SYSTEM_HEADER_SIZE : headerType <= L.HT_COMPACT64 ? L.COMPACT_HEADER_SIZE : L.PERFINFO_HEADER_SIZE;
+  const ext = (pebs ? 8 : 0) + 8 * extItems;
+  const size = fixed + ext + payload.length;
+  const w = new Writer()
+    .u32(0xc0000000 | (headerType << 16) | (pebs ? L.EXT_PEBS_INDEX_FLAG : 0) | (extItems << L.EXT_PMC_COUNTERS_SHIFT) | (version & 0xff))
+    .u16(size)
+    .u16(hookId);
+  if (headerType >= L.HT_PERFINFO32) w.u64(timestamp);
+  else {
+    w.u32(0x1234).u32(0x5678).u64(timestamp);
+    if (headerType <= L.HT_SYSTEM64) w.u32(1).u32(2);
+  }
+  return w.fill(ext, 0xee).raw(payload).done();
+}
+
+/** EVENT_HEADER / FULL / INSTANCE / MESSAGE / ERROR events, walked and tallied only. */
+function otherEvent(kind: number, id: number, version: number, guidByte: number, payloadLength: number, flags: number): Uint8Array {
+  const w = new Writer();
+  if (kind === L.HT_MESSAGE) {
+    const size = L.MESSAGE_HEADER_SIZE + payloadLength;
+    return w.u32(0x90000000 | (flags & 0x0f000000) | size).u16(id).u16(0).fill(payloadLength, 0x11).done();
+  }
+  if (kind === L.HT_EVENT_HEADER32 || kind === L.HT_EVENT_HEADER64) {
+    const size = L.EVENT_HEADER_SIZE + payloadLength;
+    w.u16(size).u16(0xc000 | kind).u16(flags).u16(0).u32(1).u32(2).u64(99n).fill(16, guidByte);
+    w.u16(id).u8(version).u8(0).u8(4).u8(flags >> 8).u16(id >> 3).u64(0n).u64(0n).fill(16, 0);
+    return w.fill(payloadLength, 0x22).done();
+  }
+  const fixed = kind === L.HT_ERROR ? L.ERROR_HEADER_SIZE : kind === L.HT_INSTANCE32 || kind === L.HT_INSTANCE64 ? L.INSTANCE_HEADER_SIZE : L.FULL_HEADER_SIZE;
+  const size = fixed + payloadLength;
+  w.u16(size).u8(kind).u8(0xc0);
+  if (kind === L.HT_ERROR) return w.u32(0).fill(payloadLength, 0x33).done();
+  w.u8(id).u8(4).u16(version).u32(1).u32(2).u64(5n).fill(16, guidByte).fill(fixed - 0x28, 0);
+  return w.fill(payloadLength, 0x44).done();
+}
+
+/** TRACE_LOGFILE_HEADER payload (A.8), 64-bit form, with the build and processor count; `extra`
+ *  bytes more (or fewer, when negative) than the structure. */
+function logfilePayload(build: number, processors: number, extra: number): Uint8Array {
+  const w = new Writer().u32(0x10000).u32(0x0105000a).u32(build).u32(processors);
+  const full = w.fill(L.LFH64_SIZE - 16 + Math.max(0, extra), 0x07).done();
+  return full.subarray(0, L.LFH64_SIZE + Math.max(extra, -L.LFH64_SIZE));
+}
+
+interface BufferSpec {
+  cpu: number;
+  procIndex: boolean;
+  /** BufferFlag bits besides PROC_INDEX and COMPRESSED */
+  flags?: number;
+  type: number;
+  events: Uint8Array[];
+  compress: boolean;
+  tail: number;
+}
+
+/** A WMI_BUFFER_HEADER + 8-byte-aligned events (+ optional 0xFF tail); compressed if asked (A.6). */
+function buildBuffer(spec: BufferSpec): Uint8Array {
+  const data = new Writer();
+  for (const e of spec.events) {
+    data.raw(e);
+    data.fill((8 - (e.length & 7)) & 7, 0);
+  }
+  const payload = data.done();
+  const filled = L.WMI_BUFFER_HEADER_SIZE + payload.length;
+  const body = spec.compress ? xpressCompress(payload) : payload;
+  const size = L.WMI_BUFFER_HEADER_SIZE + body.length + (spec.compress ? 0 : spec.tail);
+  const flags = (spec.flags ?? 0) | (spec.procIndex ? L.BUFFER_FLAG_PROC_INDEX : 0) | (spec.compress ? L.BUFFER_FLAG_COMPRESSED : 0);
+  const h = new Writer().u32(size).u32(filled).u32(size + 0x40).u32(0).u64(1000n).u64(7n).u64(0n);
+  h.u16(spec.cpu).u16(0x14).u32(3).u32(filled).u16(flags).u16(spec.type).fill(16, 0);
+  return h.raw(body).fill(size - L.WMI_BUFFER_HEADER_SIZE - body.length, 0xff).done();
+}
+
+function asBufs(buffers: readonly Uint8Array[]): Buf[] {
+  let at = 0;
+  return buffers.map((bytes) => {
+    const b = { bytes, fileOffset: at };
+    at += bytes.length;
+    return b;
+  });
+}
+
+// fast-check arbitraries
+const perfinfoType = fc.constantFrom(L.HT_PERFINFO64, L.HT_PERFINFO32, L.HT_PERFINFO64, L.HT_SYSTEM64, L.HT_SYSTEM32, L.HT_COMPACT64, L.HT_COMPACT32);
+const timestamp = fc.bigInt({ min: 0n, max: 1n << 40n });
+
+const packetArb: fc.Arbitrary<PacketSpec> = fc.record({
+  type: fc.integer({ min: 0, max: 3 }),
+  delta: fc.oneof(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 0x3fffffff })),
+  index: fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 15 })),
+  inc: fc.integer({ min: 0, max: 7 }),
+  stateWr: fc.integer({ min: 0, max: 63 }),
+  priority: fc.integer({ min: 0, max: 31 }),
+  wait: fc.integer({ min: 0, max: 0x1ffff }),
+});
+
+const compactEventArb = fc
+  .record({
+    headerType: fc.constantFrom(L.HT_PERFINFO64, L.HT_PERFINFO64, L.HT_PERFINFO32, L.HT_SYSTEM64),
+    version: fc.constantFrom(2, 2, 2, 2, 1),
+    first: timestamp,
+    tids: fc.array(fc.oneof(fc.integer({ min: 1, max: 0xffff }), fc.constant(0)), { minLength: 16, maxLength: 16 }),
+    basePriority: fc.array(fc.integer({ min: -128, max: 127 }), { minLength: 16, maxLength: 16 }),
+    packets: fc.oneof({ arbitrary: fc.array(packetArb, { maxLength: 60 }), weight: 4 }, fc.array(packetArb, { minLength: 200, maxLength: 300 })),
+    cut: fc.integer({ min: 0, max: 7 }),
+    short: fc.oneof({ arbitrary: fc.constant(-1), weight: 9 }, fc.integer({ min: 0, max: L.CCS_HEADER_SIZE - 1 })),
+    eventTs: fc.oneof(timestamp, fc.constant(1n << 62n)),
+    pebs: fc.boolean(),
+  })
+  .map((c) => {
+    const packets = packetBytes(c.packets);
+    const cut = c.cut > 4 ? c.cut - 4 : 0; // sometimes chop the last packet
+    const payload = compactPayload(c.first, c.tids, c.basePriority, packets.subarray(0, Math.max(0, packets.length - cut)));
+    // sometimes too short for PERFINFO_CCSWAP_BUFFER
+    return kernelEvent(c.headerType, c.version, L.HOOK_COMPCS, c.eventTs, c.short < 0 ? payload : payload.subarray(0, c.short), 0, c.pebs && c.cut === 0);
+  });
+
+const cswitchEventArb = fc
+  .record({
+    headerType: perfinfoType,
+    version: fc.constantFrom(1, 2, 3, 4, 4, 0, 5),
+    ts: timestamp,
+    n: fc.constantFrom(0x18, 0x18, 0x10, 0x14, 0x0f, 0x1c),
+    bytes: fc.uint8Array({ minLength: 0x1c, maxLength: 0x1c }),
+    ext: fc.integer({ min: 0, max: 2 }),
+    pebs: fc.boolean(),
+  })
+  .map((c) => kernelEvent(c.headerType, c.version, L.HOOK_CSWITCH, c.ts, c.bytes.subarray(0, c.n), c.ext, c.pebs));
+
+const spinlockEventArb = fc
+  .record({
+    headerType: perfinfoType,
+    version: fc.constantFrom(2, 2, 2, 1),
+    ts: timestamp,
+    extra: fc.integer({ min: -2, max: 8 }),
+    bytes: fc.uint8Array({ minLength: 0x40, maxLength: 0x40 }),
+  })
+  .map((c) => {
+    const n = (c.headerType === L.HT_SYSTEM32 || c.headerType === L.HT_COMPACT32 || c.headerType === L.HT_PERFINFO32 ? L.SPL32_SIZE : L.SPL64_SIZE) + Math.min(c.extra, 8);
+    return kernelEvent(c.headerType, c.version, L.HOOK_SPINLOCK, c.ts, c.bytes.subarray(0, n));
+  });
+
+const headerEventArb = fc
+  .record({
+    build: fc.constantFrom(2600, 7601, 9600, 14393, 17763, 19041, 22000, 22631, 26100),
+    processors: fc.integer({ min: 0, max: 6 }),
+    extra: fc.oneof(fc.integer({ min: -0x118, max: -0x100 }), fc.integer({ min: -8, max: 0x1000 })),
+    ts: timestamp,
+    headerType: fc.constantFrom(L.HT_SYSTEM64, L.HT_SYSTEM32, L.HT_PERFINFO64),
+  })
+  .map((h) => {
+    const p = logfilePayload(h.build, h.processors, h.extra);
+    return kernelEvent(h.headerType, 2, L.HOOK_HEADER, h.ts, p);
+  });
+
+const extensionEventArb = fc
+  .record({ masks: fc.uint8Array({ minLength: 0x28, maxLength: 0x28 }), n: fc.constantFrom(0x24, 0x24, 0x20, 0x28), ts: timestamp })
+  .map((e) => kernelEvent(L.HT_PERFINFO64, 2, L.HOOK_HEADER_EXTENSION, e.ts, e.masks.subarray(0, e.n)));
+
+const noiseEventArb = fc
+  .record({
+    kind: fc.constantFrom(
+      L.HT_EVENT_HEADER64,
+      L.HT_EVENT_HEADER32,
+      L.HT_FULL_HEADER64,
+      L.HT_FULL_HEADER32,
+      L.HT_INSTANCE64,
+      L.HT_INSTANCE32,
+      L.HT_MESSAGE,
+      L.HT_ERROR,
+      L.HT_SYSTEM64,
+      L.HT_PERFINFO64,
+    ),
+    id: fc.integer({ min: 0, max: 40 }),
+    version: fc.integer({ min: 0, max: 3 }),
+    guidByte: fc.integer({ min: 0, max: 3 }),
+    payloadLength: fc.integer({ min: 0, max: 40 }),
+    flags: fc.integer({ min: 0, max: 0xffff }),
+  })
+  .map((e) =>
+    e.kind === L.HT_SYSTEM64 || e.kind === L.HT_PERFINFO64
+      ? kernelEvent(e.kind, e.version, 0x0500 + e.id, 1n, new Uint8Array(e.payloadLength))
+      : otherEvent(e.kind, e.id, e.version, e.guidByte, e.payloadLength, e.flags),
+  );
+
+const junkEventArb = fc.uint8Array({ minLength: 4, maxLength: 24 });
+
+const eventArb = fc.oneof(
+  { arbitrary: compactEventArb, weight: 6 },
+  { arbitrary: cswitchEventArb, weight: 3 },
+  { arbitrary: spinlockEventArb, weight: 3 },
+  { arbitrary: noiseEventArb, weight: 3 },
+  { arbitrary: headerEventArb, weight: 1 },
+  { arbitrary: extensionEventArb, weight: 1 },
+  { arbitrary: junkEventArb, weight: 1 },
+);
+
+const bufferArb = fc
+  .record({
+    cpu: fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 0xffff })),
+    procIndex: fc.boolean(),
+    flags: fc.constantFrom(0, 0, 0, L.BUFFER_FLAG_EVENTS_LOST, L.BUFFER_FLAG_BUFFER_LOST, L.BUFFER_FLAG_FLUSH_MARKER),
+    type: fc.constantFrom(0, 0, 0, 0, 4, 1, 6, 7),
+    events: fc.array(eventArb, { maxLength: 12 }),
+    compress: fc.oneof({ arbitrary: fc.constant(false), weight: 4 }, { arbitrary: fc.constant(true), weight: 1 }),
+    tail: fc.integer({ min: 0, max: 40 }),
+  })
+  .map(buildBuffer);
+
+/** A trace: a first buffer with a logfile header event, then random buffers. */
+const traceArb = fc
+  .record({ head: headerEventArb, first: fc.array(eventArb, { maxLength: 4 }), rest: fc.array(bufferArb, { minLength: 1, maxLength: 6 }) })
+  .map((t) => [buildBuffer({ cpu: 0, procIndex: true, type: 4, events: [t.head, ...t.first], compress: false, tail: 0 }), ...t.rest]);
+
+interface Mutation {
+  buffer: number;
+  at: number;
+  value: number;
+}
+
+function mutated(buffers: readonly Uint8Array[], edits: readonly Mutation[], cut: { buffer: number; length: number } | null): Uint8Array[] {
+  const out = buffers.map((b) => b.slice());
+  for (const e of edits) {
+    const b = out[e.buffer % out.length]!;
+    if (b.length) b[e.at % b.length] = e.value;
+  }
+  if (cut) {
+    const i = cut.buffer % out.length;
+    out[i] = out[i]!.subarray(0, cut.length % (out[i]!.length + 1));
+  }
+  return out;
+}
+
+const editsArb = fc.array(fc.record({ buffer: fc.nat(), at: fc.nat(), value: fc.integer({ min: 0, max: 255 }) }), { maxLength: 12 });
+const cutArb = fc.option(fc.record({ buffer: fc.nat(), length: fc.nat() }), { nil: null });
+
+// ---------------------------------------------------------------------------------------------
+
+describe('module and instance', () => {
+  test('the embedded base64 decodes without Buffer to the same bytes', () => {
+    expect(Buffer.from(decodeBase64(WASM_BASE64)).equals(Buffer.from(WASM_BASE64, 'base64'))).toBe(true);
+    expect(decodeBase64('AAEC/w==')).toEqual(new Uint8Array([0, 1, 2, 255]));
+    expect(decodeBase64('AAEC/w')).toEqual(new Uint8Array([0, 1, 2, 255]));
+  });
+
+  test('the module is compiled once, needs no imports, and exports the ABI', async () => {
+    expect(loadWasmModuleSync()).toBe(wasmModule);
+    expect(await loadWasmModule()).toBe(wasmModule);
+    expect(WebAssembly.Module.imports(wasmModule)).toEqual([]);
+    const names = WebAssembly.Module.exports(wasmModule).map((e) => e.name);
+    for (const n of ['init', 'decodeBuffer', 'resume', 'finish', 'resetRows', 'columnPtr', 'xpressDecompress', 'memory']) expect(names).toContain(n);
+  });
+
+  test('columns are 16-byte aligned; row capacity is at least one worst-case event', () => {
+    const e = wasmEngine({ rowCapacity: 100, inputBytes: 0 });
+    expect(e.rowCapacity()).toBe(32770);
+    const x = new WebAssembly.Instance(wasmModule, {}).exports as unknown as { init(a: number, b: number): void; columnPtr(t: number, c: number): number };
+    x.init(1000, 40000);
+    for (const t of [L.TABLE_CSWITCH, L.TABLE_SPINLOCK]) for (let c = 0; c < L.columnCount(t); c++) expect(x.columnPtr(t, c) % 16).toBe(0);
+    expect(() => wasmEngine({ rowCapacity: 1.5 })).toThrow(RangeError);
+    expect(() => e.decodeBuffer(0, 100, 0)).toThrow(RangeError); // outside the (empty) window
+  });
+
+  test('a buffer shorter than its header, and an empty state', () => {
+    const bytes = new Uint8Array(0x20);
+    compareBuffers([{ bytes, fileOffset: 12345 }]);
+    const fresh = runBuffers(wasmEngine(), []);
+    expect(fresh.state).toEqual(runBuffers(new ReferenceEngine(), []).state);
+  });
+});
+
+describe('real files', () => {
+  test.each(corpusFiles())('%s: identical', (name) => {
+    const buffers = splitFile(readCorpus(name));
+    compareBuffers(buffers);
+  });
+
+  test('several buffers per window, growing a small window', () => {
+    for (const name of ['airbus-lxcore_kernel.etl', 'krabsetw-powershell.etl', 'sonde-test.etl', 'perfview-smallEtlFile.etl']) {
+      const file = readCorpus(name);
+      const w = runWindowed(wasmEngine({ inputBytes: 0x1000 }), file, 0x30000);
+      expectSame(w, runBuffers(new ReferenceEngine(), splitFile(file)));
+    }
+  });
+
+  test('property: mutated and truncated real buffers', () => {
+    const pools = ['airbus-ShutdownPerfDiagLogger.etl', 'perfview-net.4.5.2.x64.etl', 'perfview-smallEtlFile.etl', 'airbus-lxcore_kernel.etl'].map(
+      (n) => splitFile(readCorpus(n)),
+    );
+    const pickArb = fc.record({ pool: fc.nat(), first: fc.nat(), count: fc.integer({ min: 1, max: 3 }) });
+    fc.assert(
+      fc.property(pickArb, editsArb, cutArb, (pick, edits, cut) => {
+        const pool = pools[pick.pool % pools.length]!;
+        const start = pick.first % pool.length;
+        const chosen = [pool[0]!.bytes, ...pool.slice(start, start + pick.count).map((b) => b.bytes)];
+        // every other edit lands in the events of a data buffer (so the walk goes deep), the rest anywhere
+        const placed = edits.map((e, i) => (i % 2 ? e : { ...e, buffer: 1 + (e.buffer % (chosen.length - 1)), at: 0x48 + e.at }));
+        compareBuffers(asBufs(mutated(chosen, placed, cut)));
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('row space: NEED_DRAIN and resume', () => {
+  /** Buffers of compact batches (many packets) mixed with CSwitch and SpinLock events on 3 CPUs. */
+  function busyTrace(buffers: number, seed: number): Uint8Array[] {
+    let s = seed;
+    const rnd = (n: number): number => {
+      s = (Math.imul(s, 1103515245) + 12345) >>> 0;
+      return (s >>> 8) % n;
+    };
+    const out = [buildBuffer({ cpu: 0, procIndex: true, type: 4, events: [kernelEvent(L.HT_SYSTEM64, 2, 0, 1n, logfilePayload(19041, 3, 0x40))], compress: false, tail: 0 })];
+    let t = 1000n;
+    for (let b = 0; b < buffers; b++) {
+      const events: Uint8Array[] = [];
+      let bytes = 0;
+      while (bytes < 0xf000) {
+        const kind = rnd(10);
+        let e: Uint8Array;
+        if (kind < 5) {
+          const packets: PacketSpec[] = [];
+          for (let k = 0, n = 20 + rnd(150); k < n; k++) {
+            packets.push({ type: rnd(4), delta: rnd(5000), index: rnd(4), inc: rnd(8), stateWr: rnd(64), priority: rnd(32), wait: rnd(0x20000) });
+          }
+          e = kernelEvent(L.HT_PERFINFO64, 2, L.HOOK_COMPCS, t + 10_000_000n, compactPayload(t, [11, 12, 13, 14], [8, 9, 10, 11], packetBytes(packets)));
+          t += 1_000_000n;
+        } else if (kind < 7) {
+          e = kernelEvent(L.HT_PERFINFO64, 4, L.HOOK_CSWITCH, t, new Uint8Array(0x18).fill(kind));
+        } else {
+          e = kernelEvent(L.HT_PERFINFO64, 2, L.HOOK_SPINLOCK, t, new Uint8Array(0x38).fill(kind + b));
+        }
+        events.push(e);
+        bytes += (e.length + 7) & ~7;
+      }
+      out.push(buildBuffer({ cpu: b % 3, procIndex: true, type: 0, events, compress: b % 5 === 4, tail: 0 }));
+    }
+    return out;
+  }
+
+  test('tiny row capacity: drains in the middle of buffers (plain and compressed), same rows', () => {
+    const buffers = asBufs(busyTrace(24, 1));
+    const w = compareBuffers(buffers, { rowCapacity: 40000 });
+    expect(w.drains).toBeGreaterThan(10);
+    expect(w.cswitch.length).toBeGreaterThan(100_000);
+    expect(w.spinlock.length).toBeGreaterThan(1000);
+  });
+
+  test('spinlock rows alone fill the table', () => {
+    const events = Array.from({ length: 850 }, (_, i) => kernelEvent(L.HT_PERFINFO64, 2, L.HOOK_SPINLOCK, BigInt(i), new Uint8Array(0x38).fill(i)));
+    const buffers = Array.from({ length: 50 }, (_, b) => buildBuffer({ cpu: b & 1, procIndex: false, type: 0, events, compress: false, tail: 0 }));
+    const w = compareBuffers(asBufs(buffers), { rowCapacity: 32770 });
+    expect(w.spinlock.length).toBe(42500);
+    expect(w.drains).toBe(1);
+  });
+
+  test('one 0xFFFF-byte batch at the smallest capacity; finish() waits for room', () => {
+    const packets: PacketSpec[] = Array.from({ length: 32715 }, (_, i) => ({ type: 0, delta: i & 7, index: 0, inc: 0, stateWr: 0, priority: 0, wait: 0 }));
+    // 32715 two-byte packets and one stray byte (a truncated packet) fill the largest event
+    const area = new Uint8Array([...packetBytes(packets), 0]);
+    const batch = kernelEvent(L.HT_PERFINFO64, 2, L.HOOK_COMPCS, 1n << 40n, compactPayload(5n, [], [], area));
+    expect(batch.length).toBe(0xffff);
+    const buffers = [batch, batch].map((e, cpu) => buildBuffer({ cpu, procIndex: false, type: 0, events: [e], compress: false, tail: 0 }));
+    const w = compareBuffers(asBufs(buffers), { rowCapacity: 32770 });
+    expect(w.cswitch.length).toBe(2 * 32715);
+    // one drain before the second batch, one because finish() needs MAX_PROCESSORS free rows
+    expect(w.drains).toBe(2);
+  });
+});
+
+describe('synthetic buffers', () => {
+  test('more kinds than the tally keeps, more issues than the log keeps', () => {
+    // 3300 distinct HookIds (PERFINFO64, 0x10 bytes each), then 1100 CSwitch events too short to decode
+    const kindsEvents = Array.from({ length: 3300 }, (_, i) => kernelEvent(L.HT_PERFINFO64, 2, 0x1000 + i, 1n, new Uint8Array(0)));
+    const shortEvents = Array.from({ length: 1100 }, () => kernelEvent(L.HT_PERFINFO64, 2, L.HOOK_CSWITCH, 1n, new Uint8Array(8)));
+    const buffers = [kindsEvents, shortEvents].map((events, cpu) => buildBuffer({ cpu, procIndex: false, type: 0, events, compress: false, tail: 0 }));
+    const w = compareBuffers(asBufs(buffers));
+    // the CSwitch kind comes after the table filled up: its 1100 events are not tallied either
+    expect(w.state.counters[L.D_KIND_TABLE_FULL]).toBe(3300 - L.KIND_MAX_DISTINCT + 1100);
+    expect(w.state.kinds.length).toBe(L.KIND_MAX_DISTINCT);
+    expect(w.state.counters[L.D_CSWITCH_SKIPPED_SHORT]).toBe(1100);
+    expect(w.state.log.length).toBe(L.LOG_CAPACITY);
+  });
+
+  test('batch time checks at their boundaries', () => {
+    // per CPU 0: held switch at 100; next batches start at 100 (fine), 99 (before it), and a batch whose
+    // last switch lands exactly on / one past its event time
+    const idle = (delta: number): PacketSpec => ({ type: 1, delta, index: 0, inc: 0, stateWr: 0, priority: 0, wait: 0 });
+    const batch = (first: bigint, eventTs: bigint, deltas: number[]): Uint8Array =>
+      kernelEvent(L.HT_PERFINFO64, 2, L.HOOK_COMPCS, eventTs, compactPayload(first, [], [], packetBytes(deltas.map(idle))));
+    const events = [batch(100n, 100n, [0]), batch(100n, 105n, [5]), batch(104n, 106n, [0, 3])];
+    const buffers = [buildBuffer({ cpu: 0, procIndex: false, type: 0, events, compress: false, tail: 0 })];
+    const w = compareBuffers(asBufs(buffers));
+    expect(w.state.log.map((e) => [e.code, e.detail])).toEqual([
+      [L.D_COMPCS_TIME_MISMATCH, 2],
+      [L.D_COMPCS_TIME_MISMATCH, 1],
+    ]);
+  });
+
+  test('a compressed buffer larger than the initial decompression scratch', () => {
+    const events = Array.from({ length: 20000 }, (_, i) => kernelEvent(L.HT_PERFINFO64, 2, L.HOOK_SPINLOCK, BigInt(i), new Uint8Array(0x38).fill(i & 0xf0)));
+    const big = buildBuffer({ cpu: 0, procIndex: false, type: 0, events, compress: true, tail: 0 });
+    const w = compareBuffers(asBufs([big, big]));
+    expect(w.spinlock.length).toBe(40000);
+    expect(w.state.counters[L.D_BUFFERS_COMPRESSED]).toBe(2);
+  });
+
+  test('property: random traces', () => {
+    fc.assert(
+      fc.property(traceArb, (buffers) => {
+        compareBuffers(asBufs(buffers));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  test('property: random traces, bias override and tiny capacity', () => {
+    fc.assert(
+      fc.property(traceArb, fc.integer({ min: 0, max: 70 }), (buffers, bias) => {
+        compareBuffers(asBufs(buffers), { rowCapacity: 32770 }, bias);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  test('property: mutated and truncated synthetic buffers', () => {
+    fc.assert(
+      fc.property(traceArb, editsArb, cutArb, (buffers, edits, cut) => {
+        compareBuffers(asBufs(mutated(buffers, edits, cut)));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  test('property: random bytes as buffers', () => {
+    fc.assert(
+      fc.property(fc.array(fc.uint8Array({ maxLength: 600 }), { maxLength: 4 }), fc.array(eventArb, { maxLength: 3 }), (junk, events) => {
+        // half-plausible headers: a valid header in front of random event bytes
+        const framed = junk.map((j) => {
+          const b = buildBuffer({ cpu: 1, procIndex: false, type: 0, events: [...events, j], compress: false, tail: 0 });
+          return j.length > 300 ? j : b;
+        });
+        compareBuffers(asBufs(framed));
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
