@@ -44,7 +44,7 @@ export function renderSummary(file: string, s: TraceSummary, clock: Clock | null
     '',
     'events by kind:',
   );
-  for (const k of s.eventsByKind.slice(0, 40)) {
+  for (const k of s.eventsByKind.slice(0, 25)) {
     const id =
       k.hookId !== undefined
         ? `${hex(k.hookId, 4)}${k.name ? ' ' + k.name : ''}`
@@ -55,7 +55,7 @@ export function renderSummary(file: string, s: TraceSummary, clock: Clock | null
             : '';
     lines.push(`  ${String(k.count).padStart(9)}  ${k.headerType.padEnd(15)} ${id} v${k.version}`);
   }
-  if (s.eventsByKind.length > 40) lines.push(`  … ${s.eventsByKind.length - 40} more kinds (use --json)`);
+  if (s.eventsByKind.length > 25) lines.push(`  … ${s.eventsByKind.length - 25} more kinds (use --json)`);
   lines.push('', 'diagnostics:');
   for (const spec of COUNTERS) {
     const v = s.diagnostics[spec.name] ?? 0;
