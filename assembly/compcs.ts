@@ -59,7 +59,6 @@ export function compactBatch(data: usize, n: i32, version: i32, cpu: i32, tsAt: 
   let heldBytes = load<u32>(slot, PEND_BYTES);
 
   let t = load<i64>(data, L.CCS_FIRST_TIMESTAMP);
-  if (held && t < heldTs) issue(L.D_COMPCS_TIME_MISMATCH, 2, fileOffset);
 
   const T = L.TABLE_CSWITCH;
   const cTimestamp = col(T, L.CS_TIMESTAMP);
@@ -81,7 +80,8 @@ export function compactBatch(data: usize, n: i32, version: i32, cpu: i32, tsAt: 
   const basePriority = data + L.CCS_THREAD_BASE_PRIORITY;
   let highestIndex: i32 = -1;
   let packets: u64 = 0; // packets per DataType, 16 bits each
-  let p = data + L.CCS_HEADER_SIZE;
+  const firstPacket = data + L.CCS_HEADER_SIZE;
+  let p = firstPacket;
   const end = data + <usize>n;
   while (p < end) {
     // one load of up to 8 bytes, never past the event
@@ -126,6 +126,8 @@ export function compactBatch(data: usize, n: i32, version: i32, cpu: i32, tsAt: 
     highestIndex = select<i32>(max<i32>(highestIndex, <i32>index), highestIndex, busy);
 
     t += <i64>delta;
+    // D.7 self-check: the first switch of a batch must not precede the last switch before it on this CPU
+    if (p == firstPacket && held && t < heldTs) issue(L.D_COMPCS_TIME_MISMATCH, 2, fileOffset);
     if (held) {
       store<i64>(cTimestamp + (r << 3), heldTs);
       store<u16>(cCpu + (r << 1), <u16>cpu);

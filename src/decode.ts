@@ -176,9 +176,7 @@ export function summarize(result: DriverResult, engineKind: EngineKind, biasOver
   const s = result.engine;
   const counters = s.counters.map((v, i) => v + (result.plannerCounters[i] ?? 0));
   const info = traceInfo(result);
-  const kinds = s.kinds.map(kindRow).sort(
-    (a, b) => b.count - a.count || a.headerType.localeCompare(b.headerType) || (a.hookId ?? a.eventId ?? 0) - (b.hookId ?? b.eventId ?? 0),
-  );
+  const kinds = s.kinds.map(kindRow).sort(compareKinds);
   const issues = [...result.plannerIssues, ...s.log]
     .sort((a, b) => a.fileOffset - b.fileOffset)
     .slice(0, L.LOG_CAPACITY)
@@ -209,6 +207,25 @@ export function summarize(result: DriverResult, engineKind: EngineKind, biasOver
     diagnostics: namedCounters(counters),
     issues,
   };
+}
+
+/** A total order of kind rows: by count (descending), then every key field. */
+function compareKinds(a: KindRow, b: KindRow): number {
+  const text = (x: string | undefined, y: string | undefined) => (x ?? '').localeCompare(y ?? '');
+  const num = (x: number | undefined, y: number | undefined) => (x ?? -1) - (y ?? -1);
+  return (
+    b.count - a.count ||
+    text(a.headerType, b.headerType) ||
+    num(a.hookId, b.hookId) ||
+    text(a.provider, b.provider) ||
+    num(a.eventId, b.eventId) ||
+    num(a.eventType, b.eventType) ||
+    num(a.messageNumber, b.messageNumber) ||
+    num(a.version, b.version) ||
+    num(a.opcode, b.opcode) ||
+    num(a.task, b.task) ||
+    Number(a.extended ?? false) - Number(b.extended ?? false)
+  );
 }
 
 function packetCount(c: readonly number[]): number {

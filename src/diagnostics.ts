@@ -84,7 +84,7 @@ const REASONS: Record<number, Record<number, string>> = {
   },
   [L.D_COMPCS_TIME_MISMATCH]: {
     1: 'FirstTimeStamp + deltas is later than the batch event timestamp',
-    2: 'batch starts before the previous switch on this processor',
+    2: 'the first switch of the batch precedes the previous switch on this processor',
   },
 };
 

@@ -624,17 +624,18 @@ describe('synthetic buffers', () => {
   });
 
   test('batch time checks at their boundaries', () => {
-    // per CPU 0: held switch at 100; next batches start at 100 (fine), 99 (before it), and a batch whose
-    // last switch lands exactly on / one past its event time
+    // CPU 0: a switch at 100; a batch whose FirstTimeStamp (95) is earlier but whose first switch (100) is
+    // not (fine); a batch whose last switch (107) is one past its event time (106); a batch whose first
+    // switch (106) precedes the previous switch (107)
     const idle = (delta: number): PacketSpec => ({ type: 1, delta, index: 0, inc: 0, stateWr: 0, priority: 0, wait: 0 });
     const batch = (first: bigint, eventTs: bigint, deltas: number[]): Uint8Array =>
       kernelEvent(L.HT_PERFINFO64, 2, L.HOOK_COMPCS, eventTs, compactPayload(first, [], [], packetBytes(deltas.map(idle))));
-    const events = [batch(100n, 100n, [0]), batch(100n, 105n, [5]), batch(104n, 106n, [0, 3])];
+    const events = [batch(100n, 100n, [0]), batch(95n, 105n, [5]), batch(104n, 106n, [0, 3]), batch(106n, 200n, [0])];
     const buffers = [buildBuffer({ cpu: 0, procIndex: false, type: 0, events, compress: false, tail: 0 })];
     const w = compareBuffers(asBufs(buffers));
     expect(w.state.log.map((e) => [e.code, e.detail])).toEqual([
-      [L.D_COMPCS_TIME_MISMATCH, 2],
       [L.D_COMPCS_TIME_MISMATCH, 1],
+      [L.D_COMPCS_TIME_MISMATCH, 2],
     ]);
   });
 

@@ -186,13 +186,13 @@ export class ReferenceEngine implements Engine {
     if (this.numberOfProcessors > 0 && cpu >= this.numberOfProcessors) {
       this.issue(L.D_PROCESSOR_OUT_OF_RANGE, cpu, fileOffset);
     }
-    this.walkEvents(data, start, end, cpu, eventFileBase, fileOffset);
+    this.walkEvents(data, start, end, cpu, eventFileBase);
     return L.STATUS_OK;
   }
 
   // ------------------------------------------------------------------------------------------
   // B.4: the events of one buffer
-  private walkEvents(d: DataView, start: number, end: number, cpu: number, fileBase: number, bufferFileOffset: number): void {
+  private walkEvents(d: DataView, start: number, end: number, cpu: number, fileBase: number): void {
     let p = start;
     while (p + 4 <= end) {
       const m = d.getUint32(p, true);
@@ -242,7 +242,6 @@ export class ReferenceEngine implements Engine {
       }
       p += (size + 7) & ~7;
     }
-    void bufferFileOffset;
   }
 
   // B.2: count the event by kind
@@ -528,9 +527,6 @@ export class ReferenceEngine implements Engine {
     const pend = this.pending;
     let tLo = d.getUint32(data + L.CCS_FIRST_TIMESTAMP, true);
     let tHi = d.getInt32(data + L.CCS_FIRST_TIMESTAMP + 4, true);
-    if (pend.valid[cpu] && compare64(tHi, tLo, pend.tsHi[cpu]!, pend.tsLo[cpu]!) < 0) {
-      this.issue(L.D_COMPCS_TIME_MISMATCH, 2, fileOffset);
-    }
     const bias = this.bias;
     let highestIndex = -1;
     let p = data + L.CCS_HEADER_SIZE;
@@ -600,6 +596,10 @@ export class ReferenceEngine implements Engine {
       if (tLo > 0xffffffff) {
         tLo -= 0x100000000;
         tHi = (tHi + 1) | 0;
+      }
+      // D.7 self-check: the first switch of a batch must not precede the last switch before it on this CPU
+      if (p === data + L.CCS_HEADER_SIZE && pend.valid[cpu] && compare64(tHi, tLo, pend.tsHi[cpu]!, pend.tsLo[cpu]!) < 0) {
+        this.issue(L.D_COMPCS_TIME_MISMATCH, 2, fileOffset);
       }
       if (pend.valid[cpu]) this.emitPending(cpu, oldThreadId, true);
       pend.valid[cpu] = 1;
