@@ -249,74 +249,75 @@ export function* decodeSteps(
   return { size, buffers: refs, plannerIssues, plannerCounters, engine: engine.state() };
 }
 
-/** Runs the steps synchronously over bytes in memory. */
-export function runOverBytes(
-  bytes: Uint8Array,
-  steps: Generator<Step, DriverResult, unknown>,
-  onRows: (cswitch: ColumnChunk, spinlock: ColumnChunk) => void,
-  onProgress?: (phase: string, done: number, total: number) => void,
-): DriverResult {
-  let answer: unknown = undefined;
-  for (;;) {
-    const it = steps.next(answer);
-    if (it.done) return it.value;
-    const step = it.value;
-    switch (step.kind) {
-      case 'read':
-        answer = bytes.subarray(step.position, Math.min(bytes.length, step.position + step.length));
-        break;
-      case 'load': {
-        const src = bytes.subarray(step.position, Math.min(bytes.length, step.position + step.target.length));
-        step.target.set(src);
-        answer = src.length;
-        break;
-      }
-      case 'rows':
-        onRows(step.cswitch, step.spinlock);
-        answer = undefined;
-        break;
-      case 'progress':
-        onProgress?.(step.phase, step.done, step.total);
-        answer = undefined;
-        break;
-    }
-  }
+/** Random-access input read synchronously (bytes in memory). */
+export interface SyncSource {
+  readonly size: number;
+  /** up to `length` bytes at `position` (fewer at the end of the input) */
+  read(position: number, length: number): Uint8Array;
+  /** copies up to target.length bytes at `position` into target; returns how many */
+  readInto(position: number, target: Uint8Array): number;
 }
 
-/** Reader of random-access input for the async runner (files, Blobs). */
+/** Random-access input read asynchronously (files, Blobs). */
 export interface AsyncSource {
   readonly size: number;
   read(position: number, length: number): Promise<Uint8Array>;
   readInto(position: number, target: Uint8Array): Promise<number>;
 }
 
-/** Runs the steps asynchronously over a random-access source. */
-export async function runOverSource(
+export function bytesSource(bytes: Uint8Array): SyncSource {
+  return {
+    size: bytes.length,
+    read: (position, length) => bytes.subarray(position, Math.min(bytes.length, position + length)),
+    readInto: (position, target) => {
+      const src = bytes.subarray(position, Math.min(bytes.length, position + target.length));
+      target.set(src);
+      return src.length;
+    },
+  };
+}
+
+type RowsHandler = (cswitch: ColumnChunk, spinlock: ColumnChunk) => void | Promise<void>;
+type ProgressHandler = (phase: string, done: number, total: number) => void;
+
+/** Rows and progress steps: hands them on; returns what the consumer returned (maybe a promise). */
+function deliver(step: Step, onRows: RowsHandler, onProgress?: ProgressHandler): void | Promise<void> {
+  if (step.kind === 'rows') return onRows(step.cswitch, step.spinlock);
+  if (step.kind === 'progress') onProgress?.(step.phase, step.done, step.total);
+}
+
+/** Runs the steps synchronously. */
+export function runSync(
+  source: SyncSource,
+  steps: Generator<Step, DriverResult, unknown>,
+  onRows: (cswitch: ColumnChunk, spinlock: ColumnChunk) => void,
+  onProgress?: ProgressHandler,
+): DriverResult {
+  let answer: unknown = undefined;
+  for (;;) {
+    const it = steps.next(answer);
+    if (it.done) return it.value;
+    const step = it.value;
+    if (step.kind === 'read') answer = source.read(step.position, step.length);
+    else if (step.kind === 'load') answer = source.readInto(step.position, step.target);
+    else answer = deliver(step, onRows, onProgress);
+  }
+}
+
+/** Runs the steps asynchronously (awaiting reads and the rows consumer, for backpressure). */
+export async function runAsync(
   source: AsyncSource,
   steps: Generator<Step, DriverResult, unknown>,
-  onRows: (cswitch: ColumnChunk, spinlock: ColumnChunk) => void | Promise<void>,
-  onProgress?: (phase: string, done: number, total: number) => void,
+  onRows: RowsHandler,
+  onProgress?: ProgressHandler,
 ): Promise<DriverResult> {
   let answer: unknown = undefined;
   for (;;) {
     const it = steps.next(answer);
     if (it.done) return it.value;
     const step = it.value;
-    switch (step.kind) {
-      case 'read':
-        answer = await source.read(step.position, Math.min(step.length, source.size - step.position));
-        break;
-      case 'load':
-        answer = await source.readInto(step.position, step.target);
-        break;
-      case 'rows':
-        await onRows(step.cswitch, step.spinlock);
-        answer = undefined;
-        break;
-      case 'progress':
-        onProgress?.(step.phase, step.done, step.total);
-        answer = undefined;
-        break;
-    }
+    if (step.kind === 'read') answer = await source.read(step.position, Math.min(step.length, source.size - step.position));
+    else if (step.kind === 'load') answer = await source.readInto(step.position, step.target);
+    else answer = await deliver(step, onRows, onProgress);
   }
 }

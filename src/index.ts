@@ -1,7 +1,7 @@
 // etw-decode — browser-safe entry (no node: imports). Node users get the same API plus file helpers
 // from the package's node entry (src/node.ts).
 import type { ColumnChunk } from './schema.js';
-import { decodeSteps, runOverBytes, runOverSource, type AsyncSource } from './driver.js';
+import { bytesSource, decodeSteps, runAsync, runSync, type AsyncSource } from './driver.js';
 import {
   clockOf,
   createEngine,
@@ -49,8 +49,8 @@ export function decodeSync(input: Uint8Array | ArrayBuffer, options: DecodeOptio
   const kind = options.engine ?? 'wasm';
   const engine = prepareEngine(createEngine(kind), options);
   const collector = new TableCollector();
-  const result = runOverBytes(
-    bytes,
+  const result = runSync(
+    bytesSource(bytes),
     decodeSteps(bytes.length, engine, options),
     (cswitch, spinlock) => collector.add({ cswitch, spinlock }),
     options.onProgress,
@@ -86,7 +86,7 @@ export async function decodeStream(input: Blob | Uint8Array | AsyncSource, optio
   const kind = options.engine ?? 'wasm';
   const engine = prepareEngine(await createEngineAsync(kind), options);
   const source = toSource(input);
-  const result = await runOverSource(
+  const result = await runAsync(
     source,
     decodeSteps(source.size, engine, options),
     (cs: ColumnChunk, sl: ColumnChunk) => options.onRows({ cswitch: new Table('cswitch', cs), spinlock: new Table('spinlock', sl) }),
@@ -98,22 +98,16 @@ export async function decodeStream(input: Blob | Uint8Array | AsyncSource, optio
 
 function toSource(input: Blob | Uint8Array | AsyncSource): AsyncSource {
   if (input instanceof Uint8Array) {
-    return {
-      size: input.length,
-      read: async (position, length) => input.subarray(position, position + length),
-      readInto: async (position, target) => {
-        const src = input.subarray(position, position + target.length);
-        target.set(src);
-        return src.length;
-      },
-    };
+    const sync = bytesSource(input);
+    return { size: sync.size, read: async (p, n) => sync.read(p, n), readInto: async (p, t) => sync.readInto(p, t) };
   }
   if (typeof Blob !== 'undefined' && input instanceof Blob) {
+    const slice = async (position: number, length: number) => new Uint8Array(await input.slice(position, position + length).arrayBuffer());
     return {
       size: input.size,
-      read: async (position, length) => new Uint8Array(await input.slice(position, position + length).arrayBuffer()),
+      read: slice,
       readInto: async (position, target) => {
-        const b = new Uint8Array(await input.slice(position, position + target.length).arrayBuffer());
+        const b = await slice(position, target.length);
         target.set(b);
         return b.length;
       },
