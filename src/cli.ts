@@ -1,9 +1,9 @@
 // etw-decode command line: `summary` and `dump`, streaming with bounded memory.
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { streamFile, type Table, type TraceSummary, EtlError } from './node.js';
+import { readTraceInfo, streamFile, createClock, type Table, type TraceSummary, EtlError } from './node.js';
 import type { DecodeOptions } from './decode.js';
-import { formatRows, headerLine, type DumpFormat } from './format.js';
+import { formatRows, headerLine, type DumpFormat, type FormatOptions, type TimeColumn } from './format.js';
 import { jsonReplacer, renderSummary } from './summary-text.js';
 
 const VERSION = '0.1.0';
@@ -83,17 +83,33 @@ export async function main(argv: string[]): Promise<number> {
       .argument('<file>', 'ETL file')
       .addOption(new Option('--table <table>', 'table to write').choices(['cswitch', 'spinlock', 'events']).default('cswitch'))
       .addOption(new Option('--format <format>', 'output format').choices(['csv', 'jsonl']).default('csv'))
+      .option('--names', 'add name columns for enum values (wait reason, wait mode, thread state, row source, acquire mode)')
+      .addOption(
+        new Option('--time <unit>', 'add a converted time column: ns = nanoseconds since the trace start, filetime = wall clock (100 ns since 1601)')
+          .choices(['raw', 'ns', 'filetime'])
+          .default('raw'),
+      )
       .option('-o, --output <path>', 'output file (default: standard output)'),
-  ).action(async (file: string, o: CommonOpts & { table: 'cswitch' | 'spinlock' | 'events'; format: DumpFormat; output?: string }) => {
-    const out = o.output ? createWriteStream(o.output) : process.stdout;
+  ).action(async (file: string, o: CommonOpts & { table: 'cswitch' | 'spinlock' | 'events'; format: DumpFormat; output?: string; names?: boolean; time: TimeColumn }) => {
     const table = o.table;
-    if (table !== 'events') await writeChunk(out, headerLine(table, o.format));
+    const fmt: FormatOptions = { format: o.format, names: o.names, time: o.time };
+    if (o.time !== 'raw') {
+      const info = await readTraceInfo(file);
+      if (!info) throw new EtlError('BAD_OPTION', `--time ${o.time}: ${file} has no logfile header to take the clock from; use --time raw`);
+      try {
+        fmt.clock = createClock(info);
+      } catch (e) {
+        throw new EtlError('BAD_OPTION', `--time ${o.time}: ${(e as Error).message}`);
+      }
+    }
+    const out = o.output ? createWriteStream(o.output) : process.stdout;
+    if (table !== 'events') await writeChunk(out, headerLine(table, fmt));
     const res = await streamFile(file, {
       ...decodeOptions(o),
       onRows: async (rows) => {
         if (table === 'events') return;
         const t: Table = rows[table];
-        if (t.length) await writeChunk(out, formatRows(t, o.format));
+        if (t.length) await writeChunk(out, formatRows(t, fmt));
       },
     });
     if (table === 'events') {

@@ -1,39 +1,93 @@
 // CSV / JSON-lines rendering of table chunks: one header row of column names, decimal integers
 // (64-bit values exact), empty cell (CSV) or null (JSON) for null. The internal `valid` mask is not written.
+// Optional extra columns: enum names (--names) and converted times (--time ns|filetime).
+import * as L from './generated/layout.js';
 import { TABLE_COLUMNS, type TableName } from './schema.js';
 import type { Table } from './table.js';
+import type { Clock } from './time.js';
+import { acquireModeName, rowSourceName, threadStateName, waitModeName, waitReasonName } from './enums.js';
 
 export type DumpFormat = 'csv' | 'jsonl';
+export type TimeColumn = 'raw' | 'ns' | 'filetime';
+
+export interface FormatOptions {
+  format: DumpFormat;
+  /** add name columns for enum values */
+  names?: boolean;
+  /** add a converted time column (needs the clock) */
+  time?: TimeColumn;
+  clock?: Clock | null;
+}
+
+interface Extra {
+  name: string;
+  /** text for row i, or null */
+  value(t: Table, i: number): string | null;
+  quoted: boolean;
+}
+
+const NAME_COLUMNS: Record<TableName, [string, number, (v: number) => string | null][]> = {
+  cswitch: [
+    ['oldThreadWaitReasonName', L.CS_OLD_THREAD_WAIT_REASON, waitReasonName],
+    ['oldThreadWaitModeName', L.CS_OLD_THREAD_WAIT_MODE, waitModeName],
+    ['oldThreadStateName', L.CS_OLD_THREAD_STATE, threadStateName],
+    ['sourceName', L.CS_SOURCE, rowSourceName],
+  ],
+  spinlock: [['acquireModeName', L.SL_ACQUIRE_MODE, acquireModeName]],
+};
+
+function extras(table: TableName, o: FormatOptions): Extra[] {
+  const out: Extra[] = [];
+  if (o.time && o.time !== 'raw') {
+    const clock = o.clock;
+    if (!clock) throw new RangeError('--time needs a trace whose clock type can be converted (QPC, system time or CPU cycles)');
+    const convert = o.time === 'ns' ? clock.toNanoseconds : clock.toFileTime;
+    out.push({
+      name: o.time === 'ns' ? 'timeNs' : 'fileTime',
+      value: (t, i) => convert((t.columns[0] as BigInt64Array)[i]!).toString(),
+      quoted: false,
+    });
+  }
+  if (o.names) {
+    for (const [name, id, fn] of NAME_COLUMNS[table]) {
+      out.push({ name, value: (t, i) => (t.isNull(id, i) ? null : fn(t.columns[id]![i] as number)), quoted: true });
+    }
+  }
+  return out;
+}
 
 function visibleColumns(table: TableName) {
   return TABLE_COLUMNS[table].filter((c) => c.name !== 'valid');
 }
 
-export function headerLine(table: TableName, format: DumpFormat): string {
-  return format === 'csv' ? visibleColumns(table).map((c) => c.name).join(',') + '\n' : '';
+export function headerLine(table: TableName, o: FormatOptions): string {
+  if (o.format !== 'csv') return '';
+  return [...visibleColumns(table).map((c) => c.name), ...extras(table, o).map((e) => e.name)].join(',') + '\n';
 }
 
-export function formatRows(t: Table, format: DumpFormat): string {
+export function formatRows(t: Table, o: FormatOptions): string {
   const specs = visibleColumns(t.name);
   const cols = specs.map((s) => t.columns[s.id]!);
+  const more = extras(t.name, o);
+  const csv = o.format === 'csv';
   const parts: string[] = [];
   for (let i = 0; i < t.length; i++) {
-    if (format === 'csv') {
-      let line = '';
-      for (let c = 0; c < specs.length; c++) {
-        if (c) line += ',';
-        if (!t.isNull(specs[c]!.id, i)) line += String(cols[c]![i]);
+    let line = csv ? '' : '{';
+    for (let c = 0; c < specs.length; c++) {
+      if (c) line += ',';
+      const isNull = t.isNull(specs[c]!.id, i);
+      if (csv) {
+        if (!isNull) line += String(cols[c]![i]);
+      } else {
+        line += `"${specs[c]!.name}":${isNull ? 'null' : String(cols[c]![i])}`;
       }
-      parts.push(line);
-    } else {
-      let line = '{';
-      for (let c = 0; c < specs.length; c++) {
-        if (c) line += ',';
-        const v = t.isNull(specs[c]!.id, i) ? 'null' : String(cols[c]![i]);
-        line += `"${specs[c]!.name}":${v}`;
-      }
-      parts.push(line + '}');
     }
+    for (const e of more) {
+      const v = e.value(t, i);
+      if (csv) line += ',' + (v ?? '');
+      else line += `,"${e.name}":${v === null ? 'null' : e.quoted ? JSON.stringify(v) : v}`;
+    }
+    parts.push(csv ? line : line + '}');
   }
   return parts.join('\n') + '\n';
 }

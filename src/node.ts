@@ -4,7 +4,9 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import type { AsyncSource } from './driver.js';
 import { EtlError } from './errors.js';
-import { decodeStream, type StreamOptions, type StreamResult } from './index.js';
+import { decodeStream, decodeSync, type StreamOptions, type StreamResult } from './index.js';
+import type { TraceInfo } from './logfile.js';
+import * as L from './generated/layout.js';
 import { TableCollector, type DecodeOptions, type DecodeResult } from './decode.js';
 
 export * from './index.js';
@@ -64,4 +66,17 @@ export async function decodeFile(path: string, options: DecodeOptions = {}): Pro
   const collector = new TableCollector();
   const out = await withFile(path, (source) => decodeStream(source, { ...options, onRows: collector.add }));
   return { ...out, ...collector.tables() };
+}
+
+/**
+ * Reads only the first (header) buffer of a trace file and returns its trace info — cheap for any file
+ * size. Throws EtlError if the file is not an ETL file.
+ */
+export async function readTraceInfo(path: string): Promise<TraceInfo | null> {
+  return withFile(path, async (source) => {
+    const head = await source.read(0, L.WMI_BUFFER_HEADER_SIZE);
+    const size = head.length >= 4 ? new DataView(head.buffer, head.byteOffset).getUint32(L.BUF_BUFFER_SIZE, true) : 0;
+    const first = await source.read(0, Math.min(source.size, Math.max(size, head.length), L.MAX_BUFFER_SIZE));
+    return decodeSync(first, { engine: 'reference' }).info;
+  });
 }

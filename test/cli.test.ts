@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CORPUS_DIR } from './helpers/corpus.js';
 import { generateMixedTrace } from '../src/writer/index.js';
-import { decodeSync } from '../src/index.js';
+import { decodeSync, rowSourceName, threadStateName } from '../src/index.js';
+import { readTraceInfo } from '../src/node.js';
 
 const BIN = fileURLToPath(new URL('../bin/etw-decode.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'etw-cli-'));
@@ -82,6 +83,25 @@ describe('dump', () => {
     expect(lines.length).toBe(lib.spinlock.length);
     const first = lines[0]!;
     expect(first).toContain(`"spinLockAddress":${lib.spinlock.get(0).spinLockAddress.toString()}`);
+  });
+
+  test('--names and --time ns add exact extra columns', () => {
+    const r = cli(['dump', trace, '--names', '--time', 'ns']);
+    expect(r.status).toBe(0);
+    const lines = r.stdout.trimEnd().split('\n');
+    const header = lines[0]!.split(',');
+    expect(header.slice(-5)).toEqual(['timeNs', 'oldThreadWaitReasonName', 'oldThreadWaitModeName', 'oldThreadStateName', 'sourceName']);
+    const lib = decodeSync(bytes);
+    const rec = lib.cswitch.get(5);
+    const cells = lines[6]!.split(',');
+    expect(cells[header.indexOf('timeNs')]).toBe(lib.clock!.toNanoseconds(rec.timestamp).toString());
+    expect(cells[header.indexOf('oldThreadStateName')]).toBe(rec.oldThreadState === null ? '' : threadStateName(rec.oldThreadState)!);
+    expect(cells[header.indexOf('sourceName')]).toBe(rowSourceName(rec.source));
+  });
+
+  test('readTraceInfo reads only the header buffer', async () => {
+    const info = await readTraceInfo(trace);
+    expect(info).toEqual(decodeSync(bytes).info);
   });
 
   test('events table', () => {
