@@ -36,6 +36,9 @@ export type Step =
   | { kind: 'read'; position: number; length: number } // answer: Uint8Array (shorter at end of input)
   | { kind: 'readMany'; positions: number[]; length: number } // answer: Uint8Array[], one per position
   | { kind: 'load'; position: number; target: Uint8Array } // answer: number of bytes placed in target
+  // start reading into target and answer at once; the 'load' of the same position and target gets the
+  // bytes. Answer: true if the runner reads ahead (async runners), false if it ignores the step.
+  | { kind: 'prefetch'; position: number; target: Uint8Array }
   | { kind: 'rows'; cswitch: ColumnChunk; spinlock: ColumnChunk } // answer: nothing
   | { kind: 'progress'; phase: 'frame' | 'decode'; done: number; total: number }; // answer: nothing
 
@@ -229,15 +232,32 @@ export function* decodeSteps(
   const largest = refs.reduce((m, r) => Math.max(m, r.size), 0);
   const windowBytes = Math.max(options.windowBytes ?? 8 << 20, largest);
   const drainRows = options.drainRows ?? 65536;
-  engine.reserveInput(windowBytes);
+  // The loads, in decode order: a window of windowBytes from the first buffer not in the last window.
+  const plan: { position: number; length: number }[] = [];
+  for (let i = 0, end = 0, start = 0; i < order.length; i++) {
+    const ref = order[i]!;
+    if (ref.fileOffset >= start && ref.fileOffset + ref.size <= end) continue;
+    start = ref.fileOffset;
+    end = start + Math.min(windowBytes, size - start);
+    plan.push({ position: start, length: end - start });
+  }
+  // Read-ahead: with two windows, an async runner reads the next window while this one is decoded
+  // (file reads run off the main thread). Not when a buffer is compressed: decompression may grow the
+  // engine's memory, which must not happen while a read into it is in flight.
+  let readAhead = plan.length > 1 && !refs.some((r) => r.flags & L.BUFFER_FLAG_COMPRESSED);
+  engine.reserveInput(readAhead ? windowBytes + plan.reduce((m, l, i) => (i ? Math.max(m, l.length) : m), 0) : windowBytes);
   let chunkStart = 0;
   let chunkEnd = 0;
+  let chunkBase = 0; // where the current window starts in the engine's input
+  let half = 0; // which of the two windows the next load goes to
+  let loads = 0;
   let done = 0;
   let bytesDone = 0;
   for (const ref of order) {
     if (!(ref.fileOffset >= chunkStart && ref.fileOffset + ref.size <= chunkEnd)) {
       const length = Math.min(windowBytes, size - ref.fileOffset);
-      const target = engine.inputView().subarray(0, length);
+      const base = half * windowBytes;
+      const target = engine.inputView().subarray(base, base + length);
       const got = (yield { kind: 'load', position: ref.fileOffset, target }) as number;
       if (got < ref.size) {
         throw new EtlError(
@@ -250,8 +270,19 @@ export function* decodeSteps(
       }
       chunkStart = ref.fileOffset;
       chunkEnd = ref.fileOffset + got;
+      chunkBase = base;
+      // the plan holds while every load is where and as long as planned
+      if (readAhead && (plan[loads]?.position !== ref.fileOffset || got !== length)) readAhead = false;
+      loads++;
+      const next = plan[loads];
+      if (readAhead && next) {
+        const otherBase = (half ^ 1) * windowBytes;
+        const ahead = engine.inputView().subarray(otherBase, otherBase + next.length);
+        readAhead = (yield { kind: 'prefetch', position: next.position, target: ahead }) === true;
+        if (readAhead) half ^= 1;
+      }
     }
-    let status = engine.decodeBuffer(ref.fileOffset - chunkStart, ref.size, ref.fileOffset);
+    let status = engine.decodeBuffer(chunkBase + ref.fileOffset - chunkStart, ref.size, ref.fileOffset);
     while (status === L.STATUS_NEED_DRAIN) {
       yield { kind: 'rows', ...engine.drain() };
       status = engine.resume();
@@ -326,6 +357,7 @@ export function runSync(
     if (step.kind === 'read') answer = source.read(step.position, step.length);
     else if (step.kind === 'readMany') answer = step.positions.map((p) => source.read(p, step.length));
     else if (step.kind === 'load') answer = source.readInto(step.position, step.target);
+    else if (step.kind === 'prefetch') answer = false;
     else answer = deliver(step, onRows, onProgress);
   }
 }
@@ -337,14 +369,42 @@ export async function runAsync(
   onRows: RowsHandler,
   onProgress?: ProgressHandler,
 ): Promise<DriverResult> {
-  let answer: unknown = undefined;
-  for (;;) {
-    const it = steps.next(answer);
-    if (it.done) return it.value;
-    const step = it.value;
-    if (step.kind === 'read') answer = await source.read(step.position, Math.min(step.length, source.size - step.position));
-    else if (step.kind === 'readMany') answer = await Promise.all(step.positions.map((p) => source.read(p, Math.min(step.length, source.size - p))));
-    else if (step.kind === 'load') answer = await source.readInto(step.position, step.target);
-    else answer = await deliver(step, onRows, onProgress);
+  // one read ahead in flight at most (a 'prefetch' step); its outcome is kept so it never goes unhandled
+  let ahead: { position: number; target: Uint8Array; result: Promise<{ n: number } | { error: unknown }> } | null = null;
+  const settle = async (): Promise<{ n: number } | { error: unknown } | null> => {
+    const a = ahead;
+    ahead = null;
+    return a ? a.result : null;
+  };
+  try {
+    let answer: unknown = undefined;
+    for (;;) {
+      const it = steps.next(answer);
+      if (it.done) return it.value;
+      const step = it.value;
+      if (step.kind === 'read') answer = await source.read(step.position, Math.min(step.length, source.size - step.position));
+      else if (step.kind === 'readMany') answer = await Promise.all(step.positions.map((p) => source.read(p, Math.min(step.length, source.size - p))));
+      else if (step.kind === 'prefetch') {
+        await settle();
+        let result: Promise<{ n: number } | { error: unknown }>;
+        try {
+          result = source.readInto(step.position, step.target).then((n) => ({ n }), (error: unknown) => ({ error }));
+        } catch (error) {
+          result = Promise.resolve({ error });
+        }
+        ahead = { position: step.position, target: step.target, result };
+        answer = true;
+      } else if (step.kind === 'load') {
+        const a = ahead;
+        const same = a !== null && a.position === step.position && a.target.buffer === step.target.buffer &&
+          a.target.byteOffset === step.target.byteOffset && a.target.length === step.target.length;
+        const r = await settle(); // never two reads into the engine's memory at once
+        if (same && r && 'n' in r) answer = r.n;
+        else if (same && r && 'error' in r) throw r.error;
+        else answer = await source.readInto(step.position, step.target);
+      } else answer = await deliver(step, onRows, onProgress);
+    }
+  } finally {
+    await settle(); // no read may still write into the engine once we return
   }
 }
