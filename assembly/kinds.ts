@@ -5,12 +5,14 @@
 //
 // Entries (layout.ts KIND_*, KIND_ENTRY_SIZE bytes) are stored densely in first-seen order — the
 // order of the reference's Map, so even a partial sort downstream gives the same result — and found
-// through an open-addressing hash index of KIND_CAPACITY u16 slots (entry number + 1, 0 = empty).
+// through an open-addressing hash index of KIND_INDEX_SLOTS u32 slots (memory.ts): entry number + 1 in
+// the low half (0 = empty) and a 16-bit tag of the hash in the high half, so a probe reads an entry
+// only when the tag matches, and the index stays sparse (<= 19 % full) even when the table is full.
 // The key is four u64 words compared whole: word 0 = headerType, flags, version, id, task; word 1 =
 // opcode, used (always 1); words 2-3 = GUID. Kernel events repeat, so the last entry is cached.
 import * as L from './layout';
 import { count } from './diag';
-import { kindIndexStart, kindsStart } from './memory';
+import { KIND_INDEX_SLOTS, kindIndexStart, kindsStart } from './memory';
 
 /** Header classes (what the walker knows about a HeaderType, B.2). */
 export const HC_NONE: i32 = 0; // TIMED, WNODE, unknown: not walkable
@@ -73,18 +75,22 @@ export function tally(p: usize, headerType: i32, cls: i32, size: i32): void {
 /** The entry of a key (inserted if new), or 0 when the table already holds KIND_MAX_DISTINCT kinds. */
 function findOrInsert(k0: u64, k1: u64, g0: u64, g1: u64): usize {
   const x = k0 * 0x9e3779b97f4a7c15 + k1 * 0xc2b2ae3d27d4eb4f + g0 * 0x165667b19e3779f9 + g1 * 0xd6e8feb86659fd93;
-  let h = <i32>((x ^ (x >>> 31)) >>> 52) & (L.KIND_CAPACITY - 1);
-  let e: usize;
+  const hx = x ^ (x >>> 31);
+  let h = <i32>(hx >>> 50) & (KIND_INDEX_SLOTS - 1);
+  // slot: entry number + 1 (low 16 bits, 0 = empty) | a 16-bit tag of other hash bits (high 16 bits);
+  // an entry is compared only when its tag matches
+  const tag = <u32>(hx >>> 8) & 0xffff0000;
+  let e: usize = 0;
   for (;;) {
-    const slot = kindIndexStart + (<usize>h << 1);
-    const n = <i32>load<u16>(slot);
-    if (n == 0) {
+    const slot = kindIndexStart + (<usize>h << 2);
+    const s = load<u32>(slot);
+    if (s == 0) {
       if (kindEntries >= L.KIND_MAX_DISTINCT) {
         count(L.D_KIND_TABLE_FULL);
         return 0;
       }
       e = kindsStart + <usize>(kindEntries * L.KIND_ENTRY_SIZE);
-      store<u16>(slot, <u16>(kindEntries + 1));
+      store<u32>(slot, tag | <u32>(kindEntries + 1));
       store<u64>(e, k0, 0);
       store<u64>(e, k1, 8);
       store<u64>(e, g0, L.KIND_GUID);
@@ -92,9 +98,11 @@ function findOrInsert(k0: u64, k1: u64, g0: u64, g1: u64): usize {
       kindEntries++;
       break;
     }
-    e = kindsStart + <usize>((n - 1) * L.KIND_ENTRY_SIZE);
-    if (load<u64>(e, 0) == k0 && load<u64>(e, 8) == k1 && load<u64>(e, L.KIND_GUID) == g0 && load<u64>(e, L.KIND_GUID + 8) == g1) break;
-    h = (h + 1) & (L.KIND_CAPACITY - 1);
+    if ((s & 0xffff0000) == tag) {
+      e = kindsStart + <usize>(((s & 0xffff) - 1) * L.KIND_ENTRY_SIZE);
+      if (load<u64>(e, 0) == k0 && load<u64>(e, 8) == k1 && load<u64>(e, L.KIND_GUID) == g0 && load<u64>(e, L.KIND_GUID + 8) == g1) break;
+    }
+    h = (h + 1) & (KIND_INDEX_SLOTS - 1);
   }
   lastEntry = e;
   lastK0 = k0;

@@ -39,6 +39,9 @@ export let countersStart: usize = 0;
 export let logStart: usize = 0;
 export let kindsStart: usize = 0;
 export let kindIndexStart: usize = 0;
+/** slots of the kind hash index (kinds.ts): u32 each, a power of two, ~5× KIND_MAX_DISTINCT so that
+ *  lookups of kinds not in the table (a full table) stop after one or two probes */
+export const KIND_INDEX_SLOTS: i32 = 16384;
 export let pendingStart: usize = 0;
 export let logfileStart: usize = 0;
 export let headerExtensionStart: usize = 0;
@@ -81,7 +84,7 @@ export function layoutArena(inputBytes: i32, rowCapacity: i32): void {
   countersStart = alloc(<usize>L.D_COUNTER_COUNT << 3);
   logStart = alloc(<usize>(L.LOG_CAPACITY * L.LOG_ENTRY_SIZE));
   kindsStart = alloc(<usize>(L.KIND_CAPACITY * L.KIND_ENTRY_SIZE));
-  kindIndexStart = alloc(<usize>L.KIND_CAPACITY << 1);
+  kindIndexStart = alloc(<usize>KIND_INDEX_SLOTS << 2);
   pendingStart = alloc(<usize>L.MAX_PROCESSORS * PENDING_SLOT_SIZE);
   logfileStart = alloc(<usize>L.LOGFILE_HEADER_COPY_MAX);
   headerExtensionStart = alloc(<usize>L.KHE_SIZE);
