@@ -30,11 +30,13 @@ export function readResults(path: string): ResultFile {
 
 const key = (c: CaseResult) => `${c.name} [${c.engine}]`;
 
-/** Plain file reads measure the machine, not the code: shown, never a regression. */
-const informational = (c: CaseResult) => c.engine === 'read-only' || c.engine === 'read-direct';
+/** Plain file reads and reads from the disk measure the machine, not the code: shown, never a regression. */
+const informational = (c: CaseResult) => c.engine.startsWith('read-only') || c.engine.endsWith(' cold');
 
 export function compareResults(base: ResultFile, current: ResultFile, thresholdPct = DEFAULT_THRESHOLD): Comparison {
   const baseBy = new Map(base.cases.map((c) => [key(c), c]));
+  // per-call fixed costs weigh differently on 4 MiB and 32 MiB fixtures: only like with like gives verdicts
+  const comparable = base.settings.fixtureBytes === current.settings.fixtureBytes;
   const rows: string[][] = [];
   const regressions: string[] = [];
   for (const c of current.cases) {
@@ -46,6 +48,7 @@ export function compareResults(base: ResultFile, current: ResultFile, thresholdP
     const change = (100 * (c.mbPerS - b.mbPerS)) / b.mbPerS;
     let verdict = 'ok';
     if (informational(c)) verdict = 'info';
+    else if (!comparable && c.group !== 'scale') verdict = 'n/c';
     else if (change < -thresholdPct) {
       verdict = `SLOWER (> ${thresholdPct} %)`;
       regressions.push(`${key(c)}: ${b.mbPerS.toFixed(1)} → ${c.mbPerS.toFixed(1)} MB/s (${change.toFixed(1)} %)`);
@@ -63,7 +66,13 @@ export function compareResults(base: ResultFile, current: ResultFile, thresholdP
   if (base.machine.cpuModel !== current.machine.cpuModel || base.machine.cores !== current.machine.cores) {
     lines.push('warning: different CPU model or core count; the comparison says little');
   }
-  if (base.quick !== current.quick) lines.push('note: quick and full runs use different fixture sizes and fewer samples; expect more noise');
+  if (!comparable) {
+    lines.push(
+      `warning: fixtures of ${base.settings.fixtureBytes / 2 ** 20} MiB in the baseline, ${current.settings.fixtureBytes / 2 ** 20} MiB now ` +
+        `(${current.quick ? 'compare a --quick run with bench/baseline.quick.json' : 'compare a full run with bench/baseline.json'}); ` +
+        'in-memory cases are shown but not judged (n/c)',
+    );
+  }
   lines.push('', textTable(['case', 'engine', 'base MB/s', 'now MB/s', 'change', 'verdict'], rows, 2, true));
   if (notRun) lines.push(`(${notRun} baseline entries not run this time)`);
   lines.push(

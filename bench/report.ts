@@ -6,7 +6,7 @@ import type { ScaleEngine, ScaleResult } from './scale.js';
 export interface CaseResult {
   name: string;
   group: CaseGroup;
-  /** scale case only: 'read-only' = plain fs reads (page cache), 'read-direct' = O_DIRECT reads (disk) */
+  /** scale case only: 'read-only' = plain fs reads, '… cold' = after dropping the file from the page cache */
   engine: EngineName | ScaleEngine;
   inputBytes: number;
   outputBytes: number;

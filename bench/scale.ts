@@ -21,10 +21,11 @@ export interface ScaleOptions {
   log: (line: string) => void;
 }
 
-export type ScaleEngine = EngineName | 'read-only' | 'read-direct';
+/** wasm, reference: streamFile, file in the page cache; read-only: plain reads of the cached file;
+ *  `… cold`: the same after the file's pages were dropped from the page cache (read from the disk) */
+export type ScaleEngine = EngineName | 'read-only' | 'wasm cold' | 'read-only cold';
 
 export interface ScaleJob {
-  /** read-only: plain fs reads (page cache warm); read-direct: `dd iflag=direct` (O_DIRECT, from the disk) */
   engine: ScaleEngine;
   bytes: number;
   seconds: number;
@@ -88,15 +89,13 @@ function runWorker(args: string[]): Promise<WorkerReport> {
   });
 }
 
-/** Reads the file with O_DIRECT (`dd iflag=direct`, bypassing the page cache): what a cold read costs
- *  on this disk, without evicting anything from the cache. null where dd or O_DIRECT is not available. */
-function directRead(path: string, bytes: number): ScaleJob | null {
-  if (process.platform !== 'linux') return null;
-  const r = spawnSync('dd', [`if=${path}`, 'of=/dev/null', 'iflag=direct', 'bs=8M'], { encoding: 'utf8' });
-  const m = r.status === 0 ? /copied, ([\d.]+) s/.exec(r.stderr) : null;
-  if (!m) return null;
-  const seconds = Number(m[1]);
-  return { engine: 'read-direct', bytes, seconds, mbPerS: bytes / 1e6 / seconds, peakRssBytes: 0, rssStartBytes: 0 };
+/** Drops the file's pages from the page cache (`dd iflag=nocache count=0`: posix_fadvise DONTNEED on
+ *  this file only, nothing else is evicted), so the next job reads it from the disk. false where that is
+ *  not available (not Linux, no GNU dd). */
+function dropFromCache(path: string): boolean {
+  if (process.platform !== 'linux') return false;
+  const r = spawnSync('dd', [`if=${path}`, 'iflag=nocache', 'count=0'], { encoding: 'utf8' });
+  return r.status === 0;
 }
 
 function job(r: WorkerReport, engine: ScaleJob['engine']): ScaleJob {
@@ -150,8 +149,15 @@ export async function runScale(o: ScaleOptions): Promise<ScaleResult> {
     reads.push(job(await runWorker(['read', path]), 'read-only'));
     // plain reads: the faster of one run before and one after the decodes (page cache warm in both)
     jobs.push(reads.reduce((a, b) => (b.mbPerS > a.mbPerS ? b : a)));
-    const direct = directRead(path, bytes);
-    if (direct) jobs.push(direct);
+    // the same from the disk: a plain read and a wasm decode, each after dropping the file from the cache
+    if (o.engines.includes('wasm') && dropFromCache(path)) {
+      const cold = job(await runWorker(['read', path]), 'read-only cold');
+      if (dropFromCache(path)) {
+        const dec = job(await runWorker(['decode', path, 'wasm']), 'wasm cold');
+        o.log(`scale: from the disk: read ${cold.mbPerS.toFixed(0)} MB/s, wasm decode ${dec.mbPerS.toFixed(0)} MB/s`);
+        jobs.push(dec, cold);
+      }
+    }
     return { file: { bytes, generateSeconds, writeMBPerS: bytes / 1e6 / generateSeconds }, jobs };
   } finally {
     process.off('SIGINT', onSignal);
