@@ -154,7 +154,7 @@ async function main(): Promise<number> {
   }
   const scaleRows = results.filter((r) => r.group === 'scale');
   if (scaleRows.length) out.push('', scaleTable(scaleRows));
-  out.push('', ...targets(results, ratios));
+  out.push('', ...targets(results, ratios, quick));
   if (notes.length) out.push('', 'notes:', ...notes.map((n) => `  ${n}`));
   console.log(out.join('\n'));
 
@@ -238,8 +238,8 @@ async function runCase(c: BenchCase, engines: readonly EngineName[], s: Settings
 }
 
 /** The performance targets (reported, never asserted). */
-function targets(results: readonly CaseResult[], ratios: Record<string, number>): string[] {
-  const out = ['targets:'];
+function targets(results: readonly CaseResult[], ratios: Record<string, number>, quick: boolean): string[] {
+  const out = [quick ? 'targets (quick run, small fixtures: indicative only, judge them on a full run):' : 'targets:'];
   const mark = (ok: boolean) => (ok ? 'met   ' : 'MISSED');
   for (const name of ['decode/compact', 'decode/mixed']) {
     const r = ratios[name];
