@@ -71,7 +71,7 @@ export async function main(argv: string[]): Promise<number> {
       .argument('<file>', 'ETL file')
       .option('--json', 'print one JSON object'),
   ).action(async (file: string, o: CommonOpts & { json?: boolean }) => {
-    const res = await streamFile(file, { ...decodeOptions(o), onRows: () => {} });
+    const res = await streamFile(file, decodeOptions(o));
     if (o.json) process.stdout.write(JSON.stringify(summaryJson(file, res.summary), jsonReplacer, 2) + '\n');
     else process.stdout.write(renderSummary(file, res.summary, res.clock));
   });
@@ -106,11 +106,14 @@ export async function main(argv: string[]): Promise<number> {
     if (table !== 'events') await writeChunk(out, headerLine(table, fmt));
     const res = await streamFile(file, {
       ...decodeOptions(o),
-      onRows: async (rows) => {
-        if (table === 'events') return;
-        const t: Table = rows[table];
-        if (t.length) await writeChunk(out, formatRows(t, fmt));
-      },
+      rows: 'borrow', // each chunk is formatted before onRows returns
+      onRows:
+        table === 'events'
+          ? undefined
+          : async (rows) => {
+              const t: Table = rows[table];
+              if (t.length) await writeChunk(out, formatRows(t, fmt));
+            },
     });
     if (table === 'events') {
       const keys = ['headerType', 'hookId', 'name', 'provider', 'eventId', 'eventType', 'messageNumber', 'opcode', 'task', 'extended', 'version', 'count', 'bytes'] as const;

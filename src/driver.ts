@@ -42,11 +42,18 @@ export type Step =
   | { kind: 'rows'; cswitch: ColumnChunk; spinlock: ColumnChunk } // answer: nothing
   | { kind: 'progress'; phase: 'frame' | 'decode'; done: number; total: number }; // answer: nothing
 
+export type RowMode = 'copy' | 'borrow' | 'discard';
+
 export interface DriverOptions {
   /** bytes of input window per load (default 8 MiB; raised to the largest buffer) */
   windowBytes?: number;
   /** drain rows to the consumer once this many are pending (default 65536) */
   drainRows?: number;
+  /**
+   * How rows reach the consumer: 'copy' (default; chunks the consumer owns), 'borrow' (views into the
+   * engine's output, valid only until the consumer returns — no copy), 'discard' (no rows at all).
+   */
+  rows?: RowMode;
 }
 
 export interface DriverResult {
@@ -219,6 +226,20 @@ export function decodeOrder(refs: readonly BufferRef[]): BufferRef[] {
   );
 }
 
+/** Hands the engine's pending rows to the consumer in the chosen mode and empties the output. */
+function* emitRows(engine: Engine, mode: RowMode): Generator<Step, void, unknown> {
+  if (mode === 'copy') {
+    yield { kind: 'rows', ...engine.drain() };
+    return;
+  }
+  if (mode === 'borrow') yield { kind: 'rows', ...engine.peekRows() }; // the consumer is done when we resume
+  engine.resetRows();
+}
+
+function hasRows(engine: Engine): boolean {
+  return engine.rowCount(L.TABLE_CSWITCH) > 0 || engine.rowCount(L.TABLE_SPINLOCK) > 0;
+}
+
 /** The whole decode as a generator of I/O steps. */
 export function* decodeSteps(
   size: number,
@@ -232,6 +253,7 @@ export function* decodeSteps(
   const largest = refs.reduce((m, r) => Math.max(m, r.size), 0);
   const windowBytes = Math.max(options.windowBytes ?? 8 << 20, largest);
   const drainRows = options.drainRows ?? 65536;
+  const rowMode = options.rows ?? 'copy';
   // The loads, in decode order: a window of windowBytes from the first buffer not in the last window.
   const plan: { position: number; length: number }[] = [];
   for (let i = 0, end = 0, start = 0; i < order.length; i++) {
@@ -284,23 +306,23 @@ export function* decodeSteps(
     }
     let status = engine.decodeBuffer(chunkBase + ref.fileOffset - chunkStart, ref.size, ref.fileOffset);
     while (status === L.STATUS_NEED_DRAIN) {
-      yield { kind: 'rows', ...engine.drain() };
+      yield* emitRows(engine, rowMode);
       status = engine.resume();
     }
     if (engine.rowCount(L.TABLE_CSWITCH) >= drainRows || engine.rowCount(L.TABLE_SPINLOCK) >= drainRows) {
-      yield { kind: 'rows', ...engine.drain() };
+      yield* emitRows(engine, rowMode);
     }
     done++;
     bytesDone += ref.size;
     if ((done & 63) === 0) yield { kind: 'progress', phase: 'decode', done: bytesDone, total: size };
   }
-  if (engine.rowCount(L.TABLE_CSWITCH) > 0 || engine.rowCount(L.TABLE_SPINLOCK) > 0) yield { kind: 'rows', ...engine.drain() };
+  if (hasRows(engine)) yield* emitRows(engine, rowMode);
   let status = engine.finish();
   while (status === L.STATUS_NEED_DRAIN) {
-    yield { kind: 'rows', ...engine.drain() };
+    yield* emitRows(engine, rowMode);
     status = engine.finish();
   }
-  if (engine.rowCount(L.TABLE_CSWITCH) > 0 || engine.rowCount(L.TABLE_SPINLOCK) > 0) yield { kind: 'rows', ...engine.drain() };
+  if (hasRows(engine)) yield* emitRows(engine, rowMode);
   yield { kind: 'progress', phase: 'decode', done: size, total: size };
   return { size, buffers: refs, plannerIssues, plannerCounters, engine: engine.state() };
 }

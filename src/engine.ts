@@ -62,6 +62,10 @@ export interface Engine {
   rowCount(table: number): number;
   /** Moves the rows out (copies) and resets the output. */
   drain(): { cswitch: ColumnChunk; spinlock: ColumnChunk };
+  /** The rows as views into the engine's output (no copy): valid until the next engine call. */
+  peekRows(): { cswitch: ColumnChunk; spinlock: ColumnChunk };
+  /** Empties the output (after peekRows, or to drop the rows). */
+  resetRows(): void;
   /** End of input: emits the held-back last compact switch of every processor (newThreadId null). */
   finish(): number;
   state(): EngineState;

@@ -15,6 +15,7 @@ import {
   type TraceSummary,
 } from './decode.js';
 import { Table } from './table.js';
+import { EtlError } from './errors.js';
 import type { TraceInfo } from './logfile.js';
 import type { Clock } from './time.js';
 import { loadWasmModule } from './wasm/instance.js';
@@ -71,8 +72,17 @@ export async function decode(input: Uint8Array | ArrayBuffer | Blob, options: De
 }
 
 export interface StreamOptions extends DecodeOptions {
-  /** receives the rows in chunks (per-CPU time order within each CPU); chunks are owned by the callee */
-  onRows: (rows: { cswitch: Table<'cswitch'>; spinlock: Table<'spinlock'> }) => void | Promise<void>;
+  /**
+   * Receives the rows in chunks (per-CPU time order within each CPU). Without it no rows are produced
+   * for the caller at all (a summary-only decode).
+   */
+  onRows?: (rows: { cswitch: Table<'cswitch'>; spinlock: Table<'spinlock'> }) => void | Promise<void>;
+  /**
+   * 'copy' (default): each chunk is the callee's to keep. 'borrow': the chunk's columns are views into
+   * the decoder's memory, valid only until onRows returns (or its promise settles) — no copy, for
+   * consumers that aggregate or serialize each chunk at once.
+   */
+  rows?: 'copy' | 'borrow';
 }
 
 export interface StreamResult {
@@ -86,10 +96,15 @@ export async function decodeStream(input: Blob | Uint8Array | AsyncSource, optio
   const kind = options.engine ?? 'wasm';
   const engine = prepareEngine(await createEngineAsync(kind), options);
   const source = toSource(input);
+  const onRows = options.onRows;
+  const rows = onRows ? (options.rows ?? 'copy') : 'discard';
+  if (rows !== 'copy' && rows !== 'borrow' && rows !== 'discard') {
+    throw new EtlError('BAD_OPTION', `rows must be 'copy' or 'borrow', got '${String(options.rows)}'`);
+  }
   const result = await runAsync(
     source,
-    decodeSteps(source.size, engine, options),
-    (cs: ColumnChunk, sl: ColumnChunk) => options.onRows({ cswitch: new Table('cswitch', cs), spinlock: new Table('spinlock', sl) }),
+    decodeSteps(source.size, engine, { ...options, rows }),
+    (cs: ColumnChunk, sl: ColumnChunk) => onRows?.({ cswitch: new Table('cswitch', cs), spinlock: new Table('spinlock', sl) }),
     options.onProgress,
   );
   const info = traceInfo(result);

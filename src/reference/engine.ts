@@ -82,6 +82,15 @@ export class ReferenceEngine implements Engine {
     return { cswitch: this.cswitch.take(), spinlock: this.spinlock.take() };
   }
 
+  peekRows(): { cswitch: ColumnChunk; spinlock: ColumnChunk } {
+    return { cswitch: this.cswitch.peek(), spinlock: this.spinlock.peek() };
+  }
+
+  resetRows(): void {
+    this.cswitch.reset();
+    this.spinlock.reset();
+  }
+
   resume(): number {
     return L.STATUS_OK; // the reference never runs out of row space
   }

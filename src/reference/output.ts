@@ -40,14 +40,24 @@ export class ColumnBuilder {
 
   /** Copies the rows out and starts empty again. */
   take(): ColumnChunk {
+    const chunk: ColumnChunk = { length: this.length, columns: this.cols.map((c) => c.slice(0, this.length)) };
+    this.reset();
+    return chunk;
+  }
+
+  /** The rows as views (no copy), valid until the builder is used again. */
+  peek(): ColumnChunk {
+    return { length: this.length, columns: this.cols.map((c) => c.subarray(0, this.length)) };
+  }
+
+  /** Zeroes the used rows and starts empty again. */
+  reset(): void {
     const length = this.length;
-    const columns = this.cols.map((c) => c.slice(0, length));
     this.cols.forEach((c, i) => {
       const w = this.words[i];
       if (w) w.fill(0, 0, 2 * length);
       else (c as Uint8Array).fill(0, 0, length);
     });
     this.length = 0;
-    return { length, columns };
   }
 }

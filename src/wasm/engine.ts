@@ -98,16 +98,27 @@ export class WasmEngine implements Engine {
   }
 
   drain(): { cswitch: ColumnChunk; spinlock: ColumnChunk } {
-    const out = { cswitch: this.take('cswitch'), spinlock: this.take('spinlock') };
+    const out = { cswitch: this.take('cswitch', true), spinlock: this.take('spinlock', true) };
     this.x.resetRows();
     return out;
   }
 
-  private take(table: TableName): ColumnChunk {
+  peekRows(): { cswitch: ColumnChunk; spinlock: ColumnChunk } {
+    return { cswitch: this.take('cswitch', false), spinlock: this.take('spinlock', false) };
+  }
+
+  resetRows(): void {
+    this.x.resetRows();
+  }
+
+  private take(table: TableName, copy: boolean): ColumnChunk {
     const buffer = this.memory.buffer;
     const t = TABLE_IDS[table];
     const length = this.x.rowCount(t);
-    const columns = TABLE_COLUMNS[table].map((spec, c) => viewColumn(spec.type, buffer, this.x.columnPtr(t, c) >>> 0, length).slice());
+    const columns = TABLE_COLUMNS[table].map((spec, c) => {
+      const view = viewColumn(spec.type, buffer, this.x.columnPtr(t, c) >>> 0, length);
+      return copy ? view.slice() : view;
+    });
     return { length, columns };
   }
 
