@@ -52,7 +52,10 @@ export interface Engine {
   reserveInput(byteLength: number): Uint8Array;
   /** The current input window (a fresh view if memory moved). */
   inputView(): Uint8Array;
-  /** Sets the MaximumWaitReason used for compact packets; undefined = from the trace's build (default). */
+  /**
+   * Sets the MaximumWaitReason used for compact packets; undefined = from the trace's build (default).
+   * Call it before the first buffer: the build's bias is taken when the logfile header is decoded.
+   */
   setBiasOverride(bias: number | undefined): void;
   /** Decodes the buffer at `offset` (window bytes [offset, offset+length)); fileOffset = its place in the file. */
   decodeBuffer(offset: number, length: number, fileOffset: number): number;
