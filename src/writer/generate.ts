@@ -17,7 +17,7 @@ import type {
   TraceOptions,
   WrittenTrace,
 } from './types.js';
-import { assemble, HEADER_EVENTS, TraceWriter } from './writer.js';
+import { finishTrace, TraceWriter } from './writer.js';
 import { xpressCompress } from './xpress-encode.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -524,15 +524,7 @@ export function generateMixedTrace(opts: MixedTraceOptions): WrittenTrace {
     r = it.next();
   }
   const w = r.value;
-  const { bytes, buffers } = assemble(chunks[0], chunks.slice(1));
-  return {
-    bytes,
-    buffers,
-    events: HEADER_EVENTS + w.dataEvents,
-    compactBatches: w.compactBatches,
-    compactPackets: w.compactPackets(),
-    bias: w.bias,
-  };
+  return finishTrace(w, chunks[0]!, chunks.slice(1));
 }
 
 /** Streams the trace of generateMixedTrace buffer by buffer (the file is the concatenation of the chunks). */

@@ -328,6 +328,11 @@ export function writeTrace(desc: TraceDescription, wopts: TraceWriterOptions = {
   w.finish();
   const data = w.takeChunks();
   const header = w.headerBuffer(1 + data.length);
+  return finishTrace(w, header, data);
+}
+
+/** Concatenates the header buffer and the data buffers of a finished writer into the WrittenTrace. */
+export function finishTrace(w: TraceWriter, header: Chunk, data: Chunk[]): WrittenTrace {
   const { bytes, buffers } = assemble(header, data);
   return {
     bytes,
