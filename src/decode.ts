@@ -2,7 +2,7 @@
 // Browser-safe: no node: imports.
 import * as L from './generated/layout.js';
 import type { Engine, EngineKind, KindTally } from './engine.js';
-import type { DriverResult } from './driver.js';
+import type { BufferRef, DriverResult } from './driver.js';
 import { COUNTERS, describeIssue, namedCounters, type DiagnosticCounters, type Issue } from './diagnostics.js';
 import { parseLogfileHeader, type TraceInfo } from './logfile.js';
 import { createClock, type Clock } from './time.js';
@@ -143,6 +143,8 @@ export interface TraceSummary {
 
 export interface DecodeResult {
   summary: TraceSummary;
+  /** every buffer framed in the input, in file order: offset, size, SequenceNumber, processor, flags, type */
+  buffers: readonly BufferRef[];
   info: TraceInfo | null;
   /** tick conversions; null when the trace's clock type has no known conversion */
   clock: Clock | null;
@@ -204,7 +206,12 @@ export function summarize(result: DriverResult, engineKind: EngineKind, biasOver
       certain: biasOverride !== undefined || (info !== null && L.maxWaitReasonCertain(info.build)),
     },
     trace: info,
-    diagnostics: namedCounters(counters),
+    diagnostics: {
+      ...namedCounters(counters),
+      // what the kernel reported lost, from the logfile header (A.8)
+      logfileEventsLost: info?.eventsLost ?? 0,
+      logfileBuffersLost: info?.buffersLost ?? 0,
+    },
     issues,
   };
 }

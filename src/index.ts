@@ -1,7 +1,7 @@
 // etw-decode — browser-safe entry (no node: imports). Node users get the same API plus file helpers
 // from the package's node entry (src/node.ts).
 import type { ColumnChunk } from './schema.js';
-import { bytesSource, decodeSteps, runAsync, runSync, type AsyncSource } from './driver.js';
+import { bytesSource, decodeSteps, runAsync, runSync, type AsyncSource, type BufferRef } from './driver.js';
 import {
   clockOf,
   createEngine,
@@ -27,6 +27,7 @@ export type { CSwitchRow, SpinLockRow, RowOf } from './table.js';
 export type { ColumnChunk, ColumnSpec, TableName, TypedColumn } from './schema.js';
 export type { Issue, Severity, DiagnosticCounters, CounterSpec } from './diagnostics.js';
 export type { EngineKind } from './engine.js';
+export type { BufferRef, AsyncSource } from './driver.js';
 export { Table } from './table.js';
 export { EtlError } from './errors.js';
 export { CSWITCH_COLUMNS, SPINLOCK_COLUMNS, TABLE_COLUMNS } from './schema.js';
@@ -57,7 +58,7 @@ export function decodeSync(input: Uint8Array | ArrayBuffer, options: DecodeOptio
     options.onProgress,
   );
   const info = traceInfo(result);
-  return { summary: summarize(result, kind, options.bias), info, clock: clockOf(info), ...collector.tables() };
+  return { summary: summarize(result, kind, options.bias), buffers: result.buffers, info, clock: clockOf(info), ...collector.tables() };
 }
 
 /** Decodes a whole trace from bytes or a Blob/File. */
@@ -87,6 +88,8 @@ export interface StreamOptions extends DecodeOptions {
 
 export interface StreamResult {
   summary: TraceSummary;
+  /** every buffer framed in the input, in file order */
+  buffers: readonly BufferRef[];
   info: TraceInfo | null;
   clock: Clock | null;
 }
@@ -108,7 +111,7 @@ export async function decodeStream(input: Blob | Uint8Array | AsyncSource, optio
     options.onProgress,
   );
   const info = traceInfo(result);
-  return { summary: summarize(result, kind, options.bias), info, clock: clockOf(info) };
+  return { summary: summarize(result, kind, options.bias), buffers: result.buffers, info, clock: clockOf(info) };
 }
 
 function toSource(input: Blob | Uint8Array | AsyncSource): AsyncSource {

@@ -20,6 +20,8 @@ export interface Expected {
   file: string;
   buffers: number;
   events: number;
+  bufferSizes: Record<string, number>;
+  bufferFlags: Record<string, number>;
   logfile: Record<string, number | string>;
   eventsByKind: ExpectedKind[];
 }
