@@ -164,6 +164,10 @@ export async function createEngineAsync(kind: EngineKind): Promise<Engine> {
 }
 
 export function prepareEngine(engine: Engine, options: DecodeOptions): Engine {
+  const w = options.windowBytes;
+  if (w !== undefined && (!Number.isInteger(w) || w < 0x1000 || w > 1 << 30)) {
+    throw new EtlError('BAD_OPTION', `windowBytes must be an integer from 4096 to 2^30 (1 GiB), got ${w}`);
+  }
   if (options.bias !== undefined) {
     if (!Number.isInteger(options.bias) || options.bias < 1 || options.bias > 63) {
       throw new EtlError('BAD_OPTION', `bias must be an integer MaximumWaitReason in 1..63, got ${options.bias}`);

@@ -143,3 +143,10 @@ describe.each(ENGINES)('%s engine', (engine) => {
     expect(r.summary.issues[0]).toMatchObject({ fileOffset: 5 * BS, detail: 3 });
   });
 });
+
+test('API misuse gets a BAD_OPTION error, not a crash', () => {
+  const bytes = good.bytes;
+  expect(() => decodeSync(bytes, { windowBytes: Number.NaN })).toThrowError(/windowBytes must be an integer/);
+  expect(() => decodeSync(bytes, { bias: 0 })).toThrowError(/bias must be an integer MaximumWaitReason/);
+  expect(() => decodeSync(bytes, { engine: 'gpu' as never })).toThrowError(/unknown engine 'gpu'/);
+});
