@@ -341,6 +341,8 @@ export interface AsyncSource {
   readonly size: number;
   read(position: number, length: number): Promise<Uint8Array>;
   readInto(position: number, target: Uint8Array): Promise<number>;
+  /** optional: many small reads at once (buffer headers); default: `read` for each position */
+  readMany?(positions: readonly number[], length: number): Promise<Uint8Array[]>;
 }
 
 export function bytesSource(bytes: Uint8Array): SyncSource {
@@ -405,7 +407,11 @@ export async function runAsync(
       if (it.done) return it.value;
       const step = it.value;
       if (step.kind === 'read') answer = await source.read(step.position, Math.min(step.length, source.size - step.position));
-      else if (step.kind === 'readMany') answer = await Promise.all(step.positions.map((p) => source.read(p, Math.min(step.length, source.size - p))));
+      else if (step.kind === 'readMany') {
+        answer = source.readMany
+          ? await source.readMany(step.positions, step.length)
+          : await Promise.all(step.positions.map((p) => source.read(p, Math.min(step.length, source.size - p))));
+      }
       else if (step.kind === 'prefetch') {
         await settle();
         let result: Promise<{ n: number } | { error: unknown }>;
