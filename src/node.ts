@@ -23,14 +23,15 @@ class FileSource implements AsyncSource {
     const n = await this.readInto(position, out);
     return out.subarray(0, n);
   }
-  /** false once a synchronous batch was slow (the file is not in the page cache) */
+  /** false once synchronous batches were slow twice in a row (the file is not in the page cache) */
   private syncHeaders = true;
+  private slowBatches = 0;
 
   /**
    * Buffer headers, 72 bytes each. An awaited read costs a round trip through the libuv pool (tens of
    * microseconds here) for 72 bytes, so while the file is in the page cache a batch is read synchronously
    * (64 reads block the event loop about as long as decoding one 64 KiB buffer). When a batch takes over
-   * a millisecond the file is coming from the disk, and the reads go back to the pool, in parallel.
+   * a millisecond twice in a row the file is coming from the disk, and the reads go back to the pool, in parallel.
    */
   async readMany(positions: readonly number[], length: number): Promise<Uint8Array[]> {
     if (!this.syncHeaders) return Promise.all(positions.map((p) => this.read(p, Math.min(length, this.size - p))));
@@ -46,7 +47,8 @@ class FileSource implements AsyncSource {
       }
       return target.subarray(0, n);
     });
-    if (performance.now() - started > 1) this.syncHeaders = false;
+    this.slowBatches = performance.now() - started > 1 ? this.slowBatches + 1 : 0;
+    if (this.slowBatches >= 2) this.syncHeaders = false;
     return out;
   }
   async readInto(position: number, target: Uint8Array): Promise<number> {
