@@ -13,6 +13,10 @@ import { TableCollector, type DecodeOptions, type DecodeResult } from './decode.
 export * from './index.js';
 
 class FileSource implements AsyncSource {
+  /** false once synchronous batches were slow twice in a row (the file is not in the page cache) */
+  private syncHeaders = true;
+  private slowBatches = 0;
+
   constructor(
     private readonly fh: FileHandle,
     readonly size: number,
@@ -23,10 +27,6 @@ class FileSource implements AsyncSource {
     const n = await this.readInto(position, out);
     return out.subarray(0, n);
   }
-  /** false once synchronous batches were slow twice in a row (the file is not in the page cache) */
-  private syncHeaders = true;
-  private slowBatches = 0;
-
   /**
    * Buffer headers, 72 bytes each. An awaited read costs a round trip through the libuv pool (tens of
    * microseconds here) for 72 bytes, so while the file is in the page cache a batch is read synchronously
