@@ -187,6 +187,23 @@ function writeExt(dv: DataView, off: number, pebsIndex: bigint | undefined, pmcC
   return p - off;
 }
 
+/** The first 8 bytes shared by SYSTEM/COMPACT/PERFINFO headers (B.3): marker (with ext flags), Size, HookId. */
+function writeMarkerSizeHook(
+  dv: DataView,
+  off: number,
+  headerType: number,
+  version: number,
+  hookId: number,
+  size: number,
+  pebsIndex?: bigint,
+  pmcCounters?: bigint[],
+): void {
+  const marker = ((MARKER_FLAGS << 24) | (headerType << 16) | extFlags(pebsIndex, pmcCounters) | version) >>> 0;
+  dv.setUint32(off, marker, true);
+  dv.setUint16(off + L.TH_SIZE, size, true);
+  dv.setUint16(off + L.TH_HOOK_ID, hookId, true);
+}
+
 /** PERFINFO_TRACE_HEADER (B.3): marker, Size, HookId, TS; returns the offset after the extended items */
 export function writePerfInfoHeader(
   dv: DataView,
@@ -199,10 +216,7 @@ export function writePerfInfoHeader(
   pebsIndex?: bigint,
   pmcCounters?: bigint[],
 ): number {
-  const marker = ((MARKER_FLAGS << 24) | (headerType << 16) | extFlags(pebsIndex, pmcCounters) | version) >>> 0;
-  dv.setUint32(off, marker, true);
-  dv.setUint16(off + L.TH_SIZE, size, true);
-  dv.setUint16(off + L.TH_HOOK_ID, hookId, true);
+  writeMarkerSizeHook(dv, off, headerType, version, hookId, size, pebsIndex, pmcCounters);
   dv.setBigInt64(off + L.PERFINFO_TIMESTAMP, timestamp, true);
   const p = off + L.PERFINFO_HEADER_SIZE;
   return p + writeExt(dv, p, pebsIndex, pmcCounters);
@@ -225,10 +239,7 @@ export function writeSystemHeader(
   pebsIndex?: bigint,
   pmcCounters?: bigint[],
 ): number {
-  const marker = ((MARKER_FLAGS << 24) | (headerType << 16) | extFlags(pebsIndex, pmcCounters) | version) >>> 0;
-  dv.setUint32(off, marker, true);
-  dv.setUint16(off + L.TH_SIZE, size, true);
-  dv.setUint16(off + L.TH_HOOK_ID, hookId, true);
+  writeMarkerSizeHook(dv, off, headerType, version, hookId, size, pebsIndex, pmcCounters);
   dv.setUint32(off + 0x08, threadId >>> 0, true);
   dv.setUint32(off + 0x0c, processId >>> 0, true);
   dv.setBigInt64(off + L.SYSTEM_TIMESTAMP, timestamp, true);
