@@ -1,4 +1,4 @@
-// PERFINFO_LOG_TYPE_CONTEXTSWAP_BATCH (HookId 0x0525, "CompCS"), format-spec D.
+// PERFINFO_LOG_TYPE_CONTEXTSWAP_BATCH (HookId 0x0525, "CompCS"), docs/format.md §D.
 //
 // PERFINFO_CCSWAP_BUFFER (0x58 bytes): +0x00 i64 FirstTimeStamp, +0x08 u32 TidTable[16],
 // +0x48 i8 ThreadBasePriority[16]; then byte-packed packets to the end of the event (D.4, LSB first):
@@ -16,8 +16,7 @@
 // biased thread state (D.5).
 import * as L from './layout';
 import { countN, issue, count } from './diag';
-import { CS_ALWAYS_VALID } from './cswitch';
-import { col, csRows, pendingStart, PENDING_SLOT_SIZE, setCsRows } from './memory';
+import { col, pendingStart, PENDING_SLOT_SIZE, rows, setRows } from './memory';
 
 // Per-processor held-back switch, PENDING_SLOT_SIZE bytes at pendingStart + cpu * PENDING_SLOT_SIZE.
 const PEND_TIMESTAMP: i32 = 0; // i64 time of the switch
@@ -28,12 +27,30 @@ const PEND_VALID: i32 = 24; // u32 column mask (without CS_NEW_THREAD_ID)
 const PEND_BYTES: i32 = 28; // u32: OldThreadPriority | OldThreadState << 8 | OldThreadWaitReason << 16 | source << 24
 const PEND_HELD: i32 = 32; // u32 1 = a switch is held back
 
-const BIT_NEW_THREAD_ID: u32 = <u32>1 << L.CS_NEW_THREAD_ID;
-const BUSY_VALID: u32 = (<u32>1 << L.CS_OLD_THREAD_PRIORITY) | (<u32>1 << L.CS_OLD_THREAD_STATE);
-const BIT_WAIT_REASON: u32 = <u32>1 << L.CS_OLD_THREAD_WAIT_REASON;
-const BIT_WAIT_TIME: u32 = <u32>1 << L.CS_NEW_THREAD_WAIT_TIME;
-/** packet bytes by DataType, one byte each: 2, 4, 4, 8 */
-const PACKET_BYTES: u32 = 0x08040402;
+const T: i32 = L.TABLE_CSWITCH;
+
+/**
+ * Writes a held-back switch as row `r` of the cswitch table: the one place compact rows are made.
+ * `bytes` = OldThreadPriority | OldThreadState << 8 | OldThreadWaitReason << 16 | source << 24;
+ * `valid` already says whether newThreadId is known.
+ */
+// @ts-ignore: decorator
+@inline
+function emitHeld(r: usize, cpu: i32, ts: i64, fileOffset: f64, newThreadId: u32, oldThreadId: u32, waitTime: u32, valid: u32, bytes: u32): void {
+  store<i64>(col(T, L.CS_TIMESTAMP) + (r << 3), ts);
+  store<u16>(col(T, L.CS_CPU) + (r << 1), <u16>cpu);
+  store<u32>(col(T, L.CS_NEW_THREAD_ID) + (r << 2), newThreadId);
+  store<u32>(col(T, L.CS_OLD_THREAD_ID) + (r << 2), oldThreadId);
+  store<u8>(col(T, L.CS_OLD_THREAD_PRIORITY) + r, <u8>bytes);
+  store<u8>(col(T, L.CS_OLD_THREAD_STATE) + r, <u8>(bytes >>> 8));
+  store<u8>(col(T, L.CS_OLD_THREAD_WAIT_REASON) + r, <u8>(bytes >>> 16));
+  store<u32>(col(T, L.CS_NEW_THREAD_WAIT_TIME) + (r << 2), waitTime);
+  store<u8>(col(T, L.CS_NEW_THREAD_WAIT_TIME_AT_MOST_ONE_TICK) + r, u8((bytes >>> 24) == L.CS_SOURCE_LITE));
+  store<u8>(col(T, L.CS_SOURCE) + r, <u8>(bytes >>> 24));
+  store<u8>(col(T, L.CS_VERSION) + r, <u8>L.CCS_EVENT_VERSION);
+  store<f64>(col(T, L.CS_FILE_OFFSET) + (r << 3), fileOffset);
+  store<u32>(col(T, L.CS_VALID) + (r << 2), valid);
+}
 
 /** Expands one batch event: payload `data` of `n` bytes; the row space was checked by the walker. */
 export function compactBatch(data: usize, n: i32, version: i32, cpu: i32, tsAt: usize, fileOffset: f64, bias: i32): void {
@@ -60,21 +77,7 @@ export function compactBatch(data: usize, n: i32, version: i32, cpu: i32, tsAt: 
 
   let t = load<i64>(data, L.CCS_FIRST_TIMESTAMP);
 
-  const T = L.TABLE_CSWITCH;
-  const cTimestamp = col(T, L.CS_TIMESTAMP);
-  const cCpu = col(T, L.CS_CPU);
-  const cNewThreadId = col(T, L.CS_NEW_THREAD_ID);
-  const cOldThreadId = col(T, L.CS_OLD_THREAD_ID);
-  const cOldThreadPriority = col(T, L.CS_OLD_THREAD_PRIORITY);
-  const cOldThreadState = col(T, L.CS_OLD_THREAD_STATE);
-  const cOldThreadWaitReason = col(T, L.CS_OLD_THREAD_WAIT_REASON);
-  const cNewThreadWaitTime = col(T, L.CS_NEW_THREAD_WAIT_TIME);
-  const cAtMostOneTick = col(T, L.CS_NEW_THREAD_WAIT_TIME_AT_MOST_ONE_TICK);
-  const cSource = col(T, L.CS_SOURCE);
-  const cVersion = col(T, L.CS_VERSION);
-  const cFileOffset = col(T, L.CS_FILE_OFFSET);
-  const cValid = col(T, L.CS_VALID);
-  let r = <usize>csRows;
+  let r = <usize>rows(T);
 
   const tidTable = data + L.CCS_TID_TABLE;
   const basePriority = data + L.CCS_THREAD_BASE_PRIORITY;
@@ -93,7 +96,7 @@ export function compactBatch(data: usize, n: i32, version: i32, cpu: i32, tsAt: 
     else w = <u64>load<u8>(p);
     const lo = <u32>w;
     const type = lo & 3;
-    const need = (PACKET_BYTES >>> (type << 3)) & 0xff;
+    const need = L.packetBytes(type);
     if (<i32>need > rem) {
       issue(L.D_COMPCS_TRUNCATED_PACKET, <u32>(p - data), fileOffset);
       break;
@@ -115,9 +118,9 @@ export function compactBatch(data: usize, n: i32, version: i32, cpu: i32, tsAt: 
     const waitReason = select<u32>(stateWr, 0, (i32(busy) & i32(waiting)) != 0);
     const waitTime = select<u32>(hi >>> 15, 0, full);
     const valid =
-      CS_ALWAYS_VALID |
-      select<u32>(BUSY_VALID | select<u32>(BIT_WAIT_REASON, 0, waiting), 0, busy) |
-      select<u32>(BIT_WAIT_TIME, 0, full);
+      L.CCS_IDLE_VALID |
+      select<u32>(L.CCS_BUSY_VALID | select<u32>(L.CCS_WAITING_VALID, 0, waiting), 0, busy) |
+      select<u32>(L.CCS_FULL_VALID, 0, full);
     // D.8 checks: index jumps past highest+1 or names an empty slot; biased state 5 or >= 10. Computed
     // without branches (idle packets make them random), then one branch that is almost never taken.
     const badIndex = i32(<i32>index > highestIndex + 1) | i32(tid == 0);
@@ -127,21 +130,9 @@ export function compactBatch(data: usize, n: i32, version: i32, cpu: i32, tsAt: 
 
     t += <i64>delta;
     // D.7 self-check: the first switch of a batch must not precede the last switch before it on this CPU
-    if (p == firstPacket && held && t < heldTs) issue(L.D_COMPCS_TIME_MISMATCH, 2, fileOffset);
+    if (p == firstPacket && held && t < heldTs) issue(L.D_COMPCS_TIME_MISMATCH, L.TIME_BEFORE_PREVIOUS, fileOffset);
     if (held) {
-      store<i64>(cTimestamp + (r << 3), heldTs);
-      store<u16>(cCpu + (r << 1), <u16>cpu);
-      store<u32>(cNewThreadId + (r << 2), oldThreadId);
-      store<u32>(cOldThreadId + (r << 2), heldOldThreadId);
-      store<u8>(cOldThreadPriority + r, <u8>heldBytes);
-      store<u8>(cOldThreadState + r, <u8>(heldBytes >>> 8));
-      store<u8>(cOldThreadWaitReason + r, <u8>(heldBytes >>> 16));
-      store<u32>(cNewThreadWaitTime + (r << 2), heldWaitTime);
-      store<u8>(cAtMostOneTick + r, u8((heldBytes >>> 24) == L.CS_SOURCE_LITE));
-      store<u8>(cSource + r, <u8>(heldBytes >>> 24));
-      store<u8>(cVersion + r, <u8>L.CCS_EVENT_VERSION);
-      store<f64>(cFileOffset + (r << 3), heldFileOffset);
-      store<u32>(cValid + (r << 2), heldValid | BIT_NEW_THREAD_ID);
+      emitHeld(r, cpu, heldTs, heldFileOffset, oldThreadId, heldOldThreadId, heldWaitTime, heldValid | L.CCS_NEXT_VALID, heldBytes);
       r++;
     }
     held = true;
@@ -155,7 +146,7 @@ export function compactBatch(data: usize, n: i32, version: i32, cpu: i32, tsAt: 
     p += <usize>need;
   }
 
-  setCsRows(<i32>r);
+  setRows(T, <i32>r);
   store<u32>(slot, u32(held), PEND_HELD);
   store<i64>(slot, heldTs, PEND_TIMESTAMP);
   store<f64>(slot, heldFileOffset, PEND_FILE_OFFSET);
@@ -167,7 +158,7 @@ export function compactBatch(data: usize, n: i32, version: i32, cpu: i32, tsAt: 
   countN(L.D_COMPCS_PACKETS_IDLE, (packets >>> 16) & 0xffff);
   countN(L.D_COMPCS_PACKETS_LITE, (packets >>> 32) & 0xffff);
   countN(L.D_COMPCS_PACKETS_FULL, packets >>> 48);
-  if (t > load<i64>(tsAt)) issue(L.D_COMPCS_TIME_MISMATCH, 1, fileOffset);
+  if (t > load<i64>(tsAt)) issue(L.D_COMPCS_TIME_MISMATCH, L.TIME_AFTER_EVENT, fileOffset);
 }
 
 /** The D.8 issues of one LITE/FULL packet, in the reference's order. */
@@ -179,27 +170,24 @@ function packetIssues(badIndex: bool, index: u32, badState: bool, stateWr: u32, 
 /** End of input: emits every processor's held-back switch with an unknown new thread. The caller
  *  made sure MAX_PROCESSORS rows are free. */
 export function flushHeldSwitches(): void {
-  const T = L.TABLE_CSWITCH;
-  let r = <usize>csRows;
+  let r = <usize>rows(T);
   for (let cpu: i32 = 0; cpu < L.MAX_PROCESSORS; cpu++) {
     const slot = pendingStart + <usize>cpu * PENDING_SLOT_SIZE;
     if (load<u32>(slot, PEND_HELD) == 0) continue;
-    const bytes = load<u32>(slot, PEND_BYTES);
-    store<i64>(col(T, L.CS_TIMESTAMP) + (r << 3), load<i64>(slot, PEND_TIMESTAMP));
-    store<u16>(col(T, L.CS_CPU) + (r << 1), <u16>cpu);
-    store<u32>(col(T, L.CS_OLD_THREAD_ID) + (r << 2), load<u32>(slot, PEND_OLD_THREAD_ID));
-    store<u8>(col(T, L.CS_OLD_THREAD_PRIORITY) + r, <u8>bytes);
-    store<u8>(col(T, L.CS_OLD_THREAD_STATE) + r, <u8>(bytes >>> 8));
-    store<u8>(col(T, L.CS_OLD_THREAD_WAIT_REASON) + r, <u8>(bytes >>> 16));
-    store<u32>(col(T, L.CS_NEW_THREAD_WAIT_TIME) + (r << 2), load<u32>(slot, PEND_NEW_THREAD_WAIT_TIME));
-    store<u8>(col(T, L.CS_NEW_THREAD_WAIT_TIME_AT_MOST_ONE_TICK) + r, u8((bytes >>> 24) == L.CS_SOURCE_LITE));
-    store<u8>(col(T, L.CS_SOURCE) + r, <u8>(bytes >>> 24));
-    store<u8>(col(T, L.CS_VERSION) + r, <u8>L.CCS_EVENT_VERSION);
-    store<f64>(col(T, L.CS_FILE_OFFSET) + (r << 3), load<f64>(slot, PEND_FILE_OFFSET));
-    store<u32>(col(T, L.CS_VALID) + (r << 2), load<u32>(slot, PEND_VALID));
+    emitHeld(
+      r,
+      cpu,
+      load<i64>(slot, PEND_TIMESTAMP),
+      load<f64>(slot, PEND_FILE_OFFSET),
+      0,
+      load<u32>(slot, PEND_OLD_THREAD_ID),
+      load<u32>(slot, PEND_NEW_THREAD_WAIT_TIME),
+      load<u32>(slot, PEND_VALID),
+      load<u32>(slot, PEND_BYTES),
+    );
     store<u32>(slot, 0, PEND_HELD);
     r++;
     count(L.D_COMPCS_NEW_THREAD_UNKNOWN);
   }
-  setCsRows(<i32>r);
+  setRows(T, <i32>r);
 }

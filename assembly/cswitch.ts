@@ -1,6 +1,6 @@
-// WMI_CONTEXTSWAP (HookId 0x0524, "CSwitch"), format-spec C: one cswitch row per event.
+// WMI_CONTEXTSWAP (HookId 0x0524, "CSwitch"), docs/format.md §C: one cswitch row per event.
 //
-//  +0x00 u32 NewThreadId            +0x0A u8 PreviousCState (v1: i8 NewThreadQuantum)
+//  +0x00 u32 NewThreadId            +0x0A u8 PreviousCState | OldThreadRank (v1: i8 NewThreadQuantum)
 //  +0x04 u32 OldThreadId            +0x0B i8 NewThreadPriorityDecrement (v1: i8 OldThreadQuantum)
 //  +0x08 i8  NewThreadPriority      +0x0C u8 OldThreadWaitReason
 //  +0x09 i8  OldThreadPriority      +0x0D u8 OldThreadWaitMode (v3/v4: flags byte, C.3)
@@ -10,35 +10,13 @@
 // Columns not written stay zero: resetRows() zeroes every used row.
 import * as L from './layout';
 import { count, issue } from './diag';
-import { col, csRows, setCsRows } from './memory';
+import { addRow, col } from './memory';
 
 // @ts-ignore: decorator
 @inline
 function bit(c: i32): u32 {
   return <u32>1 << <u32>c;
 }
-
-/** columns every cswitch row carries (compact rows too) */
-export const CS_ALWAYS_VALID: u32 =
-  (<u32>1 << L.CS_TIMESTAMP) |
-  (<u32>1 << L.CS_CPU) |
-  (<u32>1 << L.CS_OLD_THREAD_ID) |
-  (<u32>1 << L.CS_NEW_THREAD_WAIT_TIME_AT_MOST_ONE_TICK) |
-  (<u32>1 << L.CS_SOURCE) |
-  (<u32>1 << L.CS_VERSION) |
-  (<u32>1 << L.CS_FILE_OFFSET) |
-  (<u32>1 << L.CS_VALID);
-
-/** columns of every decoded CSwitch event (version 1..4, >= 0x10 bytes) */
-const CSWITCH_VALID: u32 =
-  CS_ALWAYS_VALID |
-  (<u32>1 << L.CS_NEW_THREAD_ID) |
-  (<u32>1 << L.CS_NEW_THREAD_PRIORITY) |
-  (<u32>1 << L.CS_OLD_THREAD_PRIORITY) |
-  (<u32>1 << L.CS_OLD_THREAD_WAIT_REASON) |
-  (<u32>1 << L.CS_OLD_THREAD_WAIT_MODE) |
-  (<u32>1 << L.CS_OLD_THREAD_STATE) |
-  (<u32>1 << L.CS_OLD_THREAD_IDEAL_PROCESSOR);
 
 /** Decodes one CSwitch event: payload `data` of `n` bytes; the row space was checked by the walker. */
 export function cswitchEvent(data: usize, n: i32, version: i32, cpu: i32, tsAt: usize, fileOffset: f64): void {
@@ -51,9 +29,8 @@ export function cswitchEvent(data: usize, n: i32, version: i32, cpu: i32, tsAt: 
     return;
   }
   count(L.D_CSWITCH_DECODED);
-  const r = <usize>csRows;
-  setCsRows(csRows + 1);
   const T = L.TABLE_CSWITCH;
+  const r = addRow(T);
   const ids = load<u64>(data, L.CSW_NEW_THREAD_ID); // NewThreadId, OldThreadId
   const b = load<u64>(data, L.CSW_NEW_THREAD_PRIORITY); // bytes 0x08..0x0F
   store<i64>(col(T, L.CS_TIMESTAMP) + (r << 3), load<i64>(tsAt));
@@ -68,7 +45,7 @@ export function cswitchEvent(data: usize, n: i32, version: i32, cpu: i32, tsAt: 
   const byte0a = <u8>(b >>> 16);
   const byte0b = <u8>(b >>> 24);
   const byte0d = <u32>(b >>> 40) & 0xff;
-  let mask = CSWITCH_VALID;
+  let mask = L.CSW_EVENT_VALID;
   if (version == 1) {
     store<u8>(col(T, L.CS_NEW_THREAD_QUANTUM) + r, byte0a);
     store<u8>(col(T, L.CS_OLD_THREAD_QUANTUM) + r, byte0b);

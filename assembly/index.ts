@@ -1,6 +1,6 @@
 // etw-decode WebAssembly engine: the exports the JS side (src/wasm/engine.ts) calls. All pointers are
-// byte offsets in the exported memory. Spec: format-spec.md A (buffers), B (trace headers),
-// C (CSwitch), D (compact batches), E (SpinLock); the semantics are those of src/reference/engine.ts.
+// byte offsets in the exported memory. Format: docs/format.md §A (buffers), §B (trace headers),
+// §C (CSwitch), §D (compact batches), §E (SpinLock); src/reference/ is the file-for-file twin.
 export { init, setBiasOverride, decodeBuffer, resume, finish } from './walk';
 export { logfileCopied, logfilePayloadLength, logfilePointerSize, logfileTimestamp } from './walk';
 export { headerExtensionSeen, bias } from './walk';

@@ -1,4 +1,4 @@
-// Per-kind tally (format-spec B.2): every walked event is counted under its header kind and id —
+// Per-kind tally (docs/format.md §B.2): every walked event is counted under its header kind and id —
 // HookId for SYSTEM/COMPACT/PERFINFO, Class.Type + Class.Version + GUID for FULL/INSTANCE
 // (EVENT_TRACE_HEADER), EventId/Version/Opcode/Task + provider GUID + extended-info flag for
 // EVENT_HEADER, MessageNumber for MESSAGE_TRACE_HEADER.
@@ -13,14 +13,6 @@
 import * as L from './layout';
 import { count } from './diag';
 import { KIND_INDEX_SLOTS, kindIndexStart, kindsStart } from './memory';
-
-/** Header classes (what the walker knows about a HeaderType, B.2). */
-export const HC_NONE: i32 = 0; // TIMED, WNODE, unknown: not walkable
-export const HC_PERFINFO: i32 = 1; // SYSTEM32/64, COMPACT32/64, PERFINFO32/64: Size at +4, HookId at +6
-export const HC_TRACE: i32 = 2; // FULL_HEADER32/64, INSTANCE32/64 (EVENT_TRACE_HEADER)
-export const HC_EVENT: i32 = 3; // EVENT_HEADER32/64
-export const HC_ERROR: i32 = 4; // ERROR: walked by Size only
-export const HC_MESSAGE: i32 = 5; // MESSAGE_TRACE_HEADER
 
 /** key word 1 of every entry: opcode 0, used 1 */
 const USED_WORD: u64 = <u64>1 << 8;
@@ -41,10 +33,10 @@ export function tally(p: usize, headerType: i32, cls: i32, size: i32): void {
   let k1: u64 = USED_WORD;
   let g0: u64 = 0;
   let g1: u64 = 0;
-  if (cls == HC_PERFINFO) {
+  if (cls == L.HC_PERFINFO) {
     const w = load<u64>(p); // marker (version = low byte), Size, HookId
     k0 = <u64>headerType | ((w & 0xff) << 16) | ((w >>> 48) << 32);
-  } else if (cls == HC_EVENT) {
+  } else if (cls == L.HC_EVENT) {
     k0 =
       <u64>headerType |
       (<u64>(load<u16>(p, L.EH_FLAGS) & L.EH_FLAG_EXTENDED_INFO) << 8) |
@@ -54,11 +46,11 @@ export function tally(p: usize, headerType: i32, cls: i32, size: i32): void {
     k1 |= <u64>load<u8>(p, L.EH_OPCODE);
     g0 = load<u64>(p, L.EH_PROVIDER_ID);
     g1 = load<u64>(p, L.EH_PROVIDER_ID + 8);
-  } else if (cls == HC_TRACE) {
+  } else if (cls == L.HC_TRACE) {
     k0 = <u64>headerType | (<u64>load<u16>(p, L.ETH_VERSION) << 16) | (<u64>load<u8>(p, L.ETH_TYPE) << 32);
     g0 = load<u64>(p, L.ETH_GUID);
     g1 = load<u64>(p, L.ETH_GUID + 8);
-  } else if (cls == HC_MESSAGE) {
+  } else if (cls == L.HC_MESSAGE) {
     k0 = <u64>headerType | (<u64>load<u16>(p, L.MTH_MESSAGE_NUMBER) << 32);
   } else {
     k0 = <u64>headerType;

@@ -1,12 +1,15 @@
-// Layout: every offset, size, enum value and counter index of the format, defined once.
-//
-// Spec: ../shared/spec/format-spec.md parts A (WMI_BUFFER_HEADER, TRACE_LOGFILE_HEADER),
-// B (trace headers), C (WMI_CONTEXTSWAP), D (PERFINFO_CCSWAP_BUFFER and packets), E (WMI_SPINLOCK).
+// Layout: every offset, size, enum value and shared rule of the format, defined once.
+// Format: docs/format.md parts A (WMI_BUFFER_HEADER, TRACE_LOGFILE_HEADER), B (trace headers),
+// C (WMI_CONTEXTSWAP), D (PERFINFO_CCSWAP_BUFFER and packets), E (WMI_SPINLOCK).
 //
 // This file is the single source of truth for both decoders. The AssemblyScript engine imports it
-// directly; `scripts/gen-layout.mjs` copies it to `src/generated/layout.ts` (prefixing TypeScript
-// aliases for i32/u32/…) so the pure-TS reference decoder uses the very same numbers. Keep it to
-// `export const NAME: type = literal;` lines and small pure functions that are valid in both languages.
+// directly; `scripts/gen.mjs` copies it to `src/generated/layout.ts` (prefixing TypeScript aliases for
+// i32/u32/…) so the pure-TS reference decoder uses the very same numbers and functions. Keep it to
+// `export const NAME: type = literal;` lines and small pure functions valid in both languages.
+// The tables (column ids, widths) and the diagnostic counters are declared in schema/ and generated
+// into ./generated/registry.ts, re-exported here.
+export * from './generated/registry';
+import * as R from './generated/registry';
 
 // ---------------------------------------------------------------------------------------------
 // A.2 WMI_BUFFER_HEADER (0x48 bytes)
@@ -71,6 +74,15 @@ export const HT_EVENT_HEADER64: i32 = 0x13;
 export const HT_FULL_HEADER64: i32 = 0x14;
 export const HT_INSTANCE64: i32 = 0x15;
 
+// B.2 header classes: what the walker needs to know about a HeaderType
+export const HC_NONE: i32 = 0; // TIMED, WNODE, unknown: not walkable
+export const HC_PERFINFO: i32 = 1; // SYSTEM32/64, COMPACT32/64, PERFINFO32/64: Size at +4, HookId at +6
+export const HC_TRACE: i32 = 2; // FULL_HEADER32/64, INSTANCE32/64 (EVENT_TRACE_HEADER)
+export const HC_EVENT: i32 = 3; // EVENT_HEADER32/64
+export const HC_ERROR: i32 = 4; // ERROR: walked by Size only
+export const HC_MESSAGE: i32 = 5; // MESSAGE_TRACE_HEADER (recognised by the marker's top byte, B.1)
+export const HEADER_TYPE_COUNT: i32 = 0x16; // HeaderType values below this are known
+
 // B.3 fixed header sizes
 export const SYSTEM_HEADER_SIZE: i32 = 0x20;
 export const COMPACT_HEADER_SIZE: i32 = 0x18;
@@ -86,6 +98,49 @@ export const TH_SIZE: i32 = 0x04; // u16 Size (SYSTEM/COMPACT/PERFINFO)
 export const TH_HOOK_ID: i32 = 0x06; // u16 HookId
 export const SYSTEM_TIMESTAMP: i32 = 0x10; // i64 SystemTime (SYSTEM/COMPACT)
 export const PERFINFO_TIMESTAMP: i32 = 0x08; // i64 TS (PERFINFO)
+/** B.2/B.3: class << 4 | (fixed header bytes >> 3) of a HeaderType; 0 = not walkable by HeaderType
+ *  (MESSAGE is recognised by the marker instead). PERFINFO-class sizes exclude extended items (B.1). */
+export function headerInfo(headerType: i32): i32 {
+  switch (headerType) {
+    case HT_SYSTEM32:
+    case HT_SYSTEM64:
+      return (HC_PERFINFO << 4) | (SYSTEM_HEADER_SIZE >> 3);
+    case HT_COMPACT32:
+    case HT_COMPACT64:
+      return (HC_PERFINFO << 4) | (COMPACT_HEADER_SIZE >> 3);
+    case HT_PERFINFO32:
+    case HT_PERFINFO64:
+      return (HC_PERFINFO << 4) | (PERFINFO_HEADER_SIZE >> 3);
+    case HT_FULL_HEADER32:
+    case HT_FULL_HEADER64:
+      return (HC_TRACE << 4) | (FULL_HEADER_SIZE >> 3);
+    case HT_INSTANCE32:
+    case HT_INSTANCE64:
+      return (HC_TRACE << 4) | (INSTANCE_HEADER_SIZE >> 3);
+    case HT_EVENT_HEADER32:
+    case HT_EVENT_HEADER64:
+      return (HC_EVENT << 4) | (EVENT_HEADER_SIZE >> 3);
+    case HT_ERROR:
+      return (HC_ERROR << 4) | (ERROR_HEADER_SIZE >> 3);
+    default:
+      return 0;
+  }
+}
+
+/** B.1: bytes of extended items (PEBS index, PMC counters) after a SYSTEM/COMPACT/PERFINFO header, counted in Size. */
+export function extendedItemBytes(marker: u32): i32 {
+  return (marker & EXT_PEBS_INDEX_FLAG ? 8 : 0) + 8 * <i32>((marker & EXT_PMC_COUNTERS_MASK) >>> EXT_PMC_COUNTERS_SHIFT);
+}
+
+/** B.2: pointer size of the payload of a SYSTEM/COMPACT/PERFINFO event: 4 for the 32-bit header types. */
+export function pointerSizeOf(headerType: i32): i32 {
+  return headerType == HT_SYSTEM32 || headerType == HT_COMPACT32 || headerType == HT_PERFINFO32 ? 4 : 8;
+}
+
+/** B.3: offset of the timestamp in a SYSTEM/COMPACT/PERFINFO header. */
+export function timestampOffset(headerType: i32): i32 {
+  return headerType == HT_PERFINFO32 || headerType == HT_PERFINFO64 ? PERFINFO_TIMESTAMP : SYSTEM_TIMESTAMP;
+}
 // FULL/INSTANCE (EVENT_TRACE_HEADER) field offsets
 export const ETH_SIZE: i32 = 0x00; // u16 Size
 export const ETH_TYPE: i32 = 0x04; // u8 Class.Type
@@ -151,7 +206,7 @@ export const KHE_SIZE: i32 = 0x24;
 export const LOGFILE_HEADER_COPY_MAX: i32 = 0x1000; // bytes of the header event payload kept for the facade
 
 // ---------------------------------------------------------------------------------------------
-// C.2 WMI_CONTEXTSWAP
+// C.2 WMI_CONTEXTSWAP (byte 0x0A of v2+ is a union of PreviousCState and OldThreadRank, ntwmi.h)
 export const CSW_NEW_THREAD_ID: i32 = 0x00;
 export const CSW_OLD_THREAD_ID: i32 = 0x04;
 export const CSW_NEW_THREAD_PRIORITY: i32 = 0x08;
@@ -166,6 +221,16 @@ export const CSW_NEW_THREAD_WAIT_TIME: i32 = 0x10;
 export const CSW_OLD_THREAD_REMAINING_QUANTUM: i32 = 0x14;
 export const CSW_SIZE_V1: i32 = 0x10;
 export const CSW_SIZE_V2: i32 = 0x18;
+/** columns every decoded CSwitch event fills, whatever its version (C.2) */
+export const CSW_EVENT_VALID: u32 =
+  R.CS_ALWAYS_VALID |
+  (<u32>1 << R.CS_NEW_THREAD_ID) |
+  (<u32>1 << R.CS_NEW_THREAD_PRIORITY) |
+  (<u32>1 << R.CS_OLD_THREAD_PRIORITY) |
+  (<u32>1 << R.CS_OLD_THREAD_WAIT_REASON) |
+  (<u32>1 << R.CS_OLD_THREAD_WAIT_MODE) |
+  (<u32>1 << R.CS_OLD_THREAD_STATE) |
+  (<u32>1 << R.CS_OLD_THREAD_IDEAL_PROCESSOR);
 
 // ---------------------------------------------------------------------------------------------
 // D.2 PERFINFO_CCSWAP_BUFFER and D.3/D.4 packets
@@ -179,6 +244,7 @@ export const CCS_TYPE_IDLE_SHORT: i32 = 0;
 export const CCS_TYPE_IDLE: i32 = 1;
 export const CCS_TYPE_LITE: i32 = 2;
 export const CCS_TYPE_FULL: i32 = 3;
+export const CCS_PACKET_BYTES: u32 = 0x08040402; // bytes of a packet by DataType, one byte each: 2, 4, 4, 8
 export const CCS_EVENT_VERSION: i32 = 2;
 export const CCS_SHORT_DELTA_BITS: i32 = 14;
 export const CCS_SMALL_DELTA_BITS: i32 = 17;
@@ -186,6 +252,20 @@ export const CCS_FULL_DELTA_BITS: i32 = 30;
 export const CCS_WAIT_TIME_BITS: i32 = 17;
 export const CCS_PRI_INC_MAX: i32 = 7;
 export const CCS_BATCH_TICK_LIMIT: i32 = 500; // D.6 condition 2, in clock-interrupt ticks
+
+/** D.4/D.5: columns of compact rows. Every packet: the always-valid ones; LITE/FULL (a TidTable thread):
+ *  + priority and state, + wait reason when the state is Waiting; FULL: + wait time; every row but the
+ *  last of its processor: + newThreadId (D.8). */
+export const CCS_IDLE_VALID: u32 = R.CS_ALWAYS_VALID;
+export const CCS_BUSY_VALID: u32 = (<u32>1 << R.CS_OLD_THREAD_PRIORITY) | (<u32>1 << R.CS_OLD_THREAD_STATE);
+export const CCS_WAITING_VALID: u32 = <u32>1 << R.CS_OLD_THREAD_WAIT_REASON;
+export const CCS_FULL_VALID: u32 = <u32>1 << R.CS_NEW_THREAD_WAIT_TIME;
+export const CCS_NEXT_VALID: u32 = <u32>1 << R.CS_NEW_THREAD_ID;
+
+/** D.4: bytes of a packet of DataType `type` (0..3). */
+export function packetBytes(type: u32): u32 {
+  return (CCS_PACKET_BYTES >>> (type << 3)) & 0xff;
+}
 
 // ---------------------------------------------------------------------------------------------
 // E.2 WMI_SPINLOCK (x86 / x64)
@@ -223,139 +303,28 @@ export function maxWaitReasonForBuild(build: u32): i32 {
   if (build < 6000) return 27; // XP / 2003
   if (build < 9200) return 37; // Vista, 7
   if (build < 10240) return 39; // 8, 8.1 (38 or 39 uncertain)
-  if (build < 19041) return 39; // 10 1507..1909 (1703+ possibly 40)
-  if (build < 22000) return 40; // 10 2004..22H2, Server 2022
+  if (build < 16299) return 39; // 10 1507..1703 (wdm.h 10240/14393, 1703 kernel symbols)
+  if (build < 22000) return 40; // 10 1709..22H2 (wdm.h 16299 adds WrPhysicalFault), Server 2022
   if (build < 26100) return 42; // 11 21H2..23H2
   return 43; // 11 24H2+
 }
 export function maxWaitReasonCertain(build: u32): bool {
-  if (build >= 10240 && build <= 14393) return true;
-  if (build == 19041 || build == 19042) return true;
+  // 10240..15063 = 39 and 16299..19045 = 40 are confirmed (wait reasons are only ever appended, so every
+  // build between two confirmed builds with the same value has it too)
+  if (build >= 10240 && build <= 19045) return true;
   if (build == 22621 || build == 22631) return true;
   return false;
 }
 
 // ---------------------------------------------------------------------------------------------
-// Output tables. Column ids are indices into the WASM column directory and into src/schema.ts.
-export const TABLE_CSWITCH: i32 = 0;
-export const TABLE_SPINLOCK: i32 = 1;
-export const TABLE_COUNT: i32 = 2;
-
-// cswitch columns
-export const CS_TIMESTAMP: i32 = 0; // i64 raw session-clock ticks
-export const CS_CPU: i32 = 1; // u16
-export const CS_NEW_THREAD_ID: i32 = 2; // u32
-export const CS_OLD_THREAD_ID: i32 = 3; // u32
-export const CS_NEW_THREAD_PRIORITY: i32 = 4; // i8
-export const CS_OLD_THREAD_PRIORITY: i32 = 5; // i8
-export const CS_PREVIOUS_CSTATE: i32 = 6; // u8
-export const CS_NEW_THREAD_PRIORITY_DECREMENT: i32 = 7; // i8
-export const CS_OLD_THREAD_WAIT_REASON: i32 = 8; // u8
-export const CS_OLD_THREAD_WAIT_MODE: i32 = 9; // u8
-export const CS_OLD_THREAD_STATE: i32 = 10; // u8
-export const CS_OLD_THREAD_IDEAL_PROCESSOR: i32 = 11; // u8
-export const CS_NEW_THREAD_WAIT_TIME: i32 = 12; // u32
-export const CS_OLD_THREAD_REMAINING_QUANTUM: i32 = 13; // i32
-export const CS_NEW_THREAD_QUANTUM: i32 = 14; // i8 (v1)
-export const CS_OLD_THREAD_QUANTUM: i32 = 15; // i8 (v1)
-export const CS_THREAD_FLAGS: i32 = 16; // u8 raw byte 0x0D (v3/v4)
-export const CS_OLD_THREAD_BAM_EPP_IMPORTANT: i32 = 17; // u8 (v3)
-export const CS_NEW_THREAD_BAM_EPP_IMPORTANT: i32 = 18; // u8 (v3)
-export const CS_OLD_THREAD_BAM_QOS_LEVEL: i32 = 19; // u8 (v4)
-export const CS_NEW_THREAD_BAM_QOS_LEVEL: i32 = 20; // u8 (v4)
-export const CS_NEW_THREAD_WAIT_TIME_AT_MOST_ONE_TICK: i32 = 21; // u8 (compact LITE)
-export const CS_SOURCE: i32 = 22; // u8: CS_SOURCE_* below
-export const CS_VERSION: i32 = 23; // u8 event version
-export const CS_FILE_OFFSET: i32 = 24; // f64 offset of the event (buffer file offset + offset in buffer)
-export const CS_VALID: i32 = 25; // u32 bit mask: bit c set = column c is present (not null)
-export const CS_COLUMN_COUNT: i32 = 26;
-
+// Row sources of the cswitch table (column `source`)
 export const CS_SOURCE_CSWITCH: i32 = 0; // a 0x0524 event
 export const CS_SOURCE_IDLE_SHORT: i32 = 1; // compact packets: 1 + DataType
 export const CS_SOURCE_IDLE: i32 = 2;
 export const CS_SOURCE_LITE: i32 = 3;
 export const CS_SOURCE_FULL: i32 = 4;
 
-// spinlock columns
-export const SL_TIMESTAMP: i32 = 0; // i64
-export const SL_CPU: i32 = 1; // u16
-export const SL_SPIN_LOCK_ADDRESS: i32 = 2; // u64
-export const SL_CALLER_ADDRESS: i32 = 3; // u64
-export const SL_ACQUIRE_TIME: i32 = 4; // u64 rdtsc
-export const SL_RELEASE_TIME: i32 = 5; // u64 rdtsc
-export const SL_WAIT_TIME_IN_CYCLES: i32 = 6; // u32
-export const SL_SPIN_COUNT: i32 = 7; // u32
-export const SL_THREAD_ID: i32 = 8; // u32
-export const SL_INTERRUPT_COUNT: i32 = 9; // u32
-export const SL_IRQL: i32 = 10; // u8
-export const SL_ACQUIRE_DEPTH: i32 = 11; // u8
-export const SL_ACQUIRE_MODE: i32 = 12; // u8
-export const SL_EXECUTE_DPC: i32 = 13; // u8
-export const SL_EXECUTE_ISR: i32 = 14; // u8
-export const SL_POINTER_SIZE: i32 = 15; // u8 4 or 8
-export const SL_VERSION: i32 = 16; // u8
-export const SL_FILE_OFFSET: i32 = 17; // f64
-export const SL_COLUMN_COUNT: i32 = 18;
-
-// Byte width of each column (1, 2, 4 or 8); 8-byte columns are i64/u64 except the f64 file offsets.
-export function columnWidth(table: i32, column: i32): i32 {
-  if (table == TABLE_CSWITCH) {
-    if (column == CS_TIMESTAMP || column == CS_FILE_OFFSET) return 8;
-    if (column == CS_CPU) return 2;
-    if (column == CS_NEW_THREAD_ID || column == CS_OLD_THREAD_ID || column == CS_NEW_THREAD_WAIT_TIME) return 4;
-    if (column == CS_OLD_THREAD_REMAINING_QUANTUM || column == CS_VALID) return 4;
-    return 1;
-  }
-  if (column == SL_TIMESTAMP || column == SL_SPIN_LOCK_ADDRESS || column == SL_CALLER_ADDRESS) return 8;
-  if (column == SL_ACQUIRE_TIME || column == SL_RELEASE_TIME || column == SL_FILE_OFFSET) return 8;
-  if (column == SL_CPU) return 2;
-  if (column >= SL_WAIT_TIME_IN_CYCLES && column <= SL_INTERRUPT_COUNT) return 4;
-  return 1;
-}
-export function columnCount(table: i32): i32 {
-  return table == TABLE_CSWITCH ? CS_COLUMN_COUNT : SL_COLUMN_COUNT;
-}
-
 // ---------------------------------------------------------------------------------------------
-// Diagnostic counters (u64 slots). Names and descriptions live in src/diagnostics.ts.
-export const D_BUFFERS: i32 = 0; // buffers whose header was valid and whose events were walked
-export const D_BUFFERS_CORRUPT: i32 = 1; // buffers skipped: header or data extent invalid (logged)
-export const D_BUFFERS_COMPRESSED: i32 = 2; // buffers with BufferFlag 0x40
-export const D_BUFFERS_COMPRESSED_UNDECODED: i32 = 3; // compressed buffers not decompressed (logged)
-export const D_BUFFERS_NOT_WALKED: i32 = 4; // BufferType EMPTY_MARKER/DBG_INFO/unknown: counted, not walked
-export const D_BUFFERS_EVENTS_LOST_FLAG: i32 = 5; // BufferFlag EVENTS_LOST
-export const D_BUFFERS_BUFFER_LOST_FLAG: i32 = 6; // BufferFlag BUFFER_LOST
-export const D_BUFFERS_TRUNCATED_WALK: i32 = 7; // buffers whose event walk hit a bad event (logged)
-export const D_BYTES_ABANDONED: i32 = 8; // bytes of those buffers after the bad event
-export const D_EVENTS: i32 = 9; // events walked (every header kind)
-export const D_EVENTS_BAD_MARKER: i32 = 10; // event marker not a known trace header
-export const D_EVENTS_BAD_SIZE: i32 = 11; // event Size below its header or past the data end
-export const D_CSWITCH_DECODED: i32 = 12;
-export const D_CSWITCH_SKIPPED_VERSION: i32 = 13; // unknown version (not 1..4)
-export const D_CSWITCH_SKIPPED_SHORT: i32 = 14; // payload shorter than its version's layout
-export const D_SPINLOCK_DECODED: i32 = 15;
-export const D_SPINLOCK_SKIPPED_VERSION: i32 = 16;
-export const D_SPINLOCK_SKIPPED_SHORT: i32 = 17;
-export const D_COMPCS_BATCHES: i32 = 18; // batch events expanded
-export const D_COMPCS_SKIPPED_VERSION: i32 = 19;
-export const D_COMPCS_SKIPPED_SHORT: i32 = 20; // payload shorter than PERFINFO_CCSWAP_BUFFER
-export const D_COMPCS_PACKETS_IDLE_SHORT: i32 = 21;
-export const D_COMPCS_PACKETS_IDLE: i32 = 22;
-export const D_COMPCS_PACKETS_LITE: i32 = 23;
-export const D_COMPCS_PACKETS_FULL: i32 = 24;
-export const D_COMPCS_OVERSIZE: i32 = 25; // batch payload larger than 0x400 bytes (logged)
-export const D_COMPCS_TRUNCATED_PACKET: i32 = 26; // a packet runs past the event (logged)
-export const D_COMPCS_BAD_TID_INDEX: i32 = 27; // index jumps past highest+1 or names a zero slot (logged)
-export const D_COMPCS_TIME_MISMATCH: i32 = 28; // FirstTimeStamp+deltas after event time, or before previous switch (logged)
-export const D_COMPCS_STATE_OUT_OF_RANGE: i32 = 29; // biased OldThreadStateWr decodes to state 5 or >= 10 (logged)
-export const D_COMPCS_NEW_THREAD_UNKNOWN: i32 = 30; // last switch of a processor: newThreadId null
-export const D_PROCESSOR_OUT_OF_RANGE: i32 = 31; // buffer processor >= NumberOfProcessors (logged)
-export const D_LOGFILE_HEADERS: i32 = 32; // WMI_LOG_TYPE_HEADER events seen
-export const D_KIND_TABLE_FULL: i32 = 33; // events not tallied by kind because the kind table is full
-export const D_RESYNC_BYTES: i32 = 34; // bytes scanned to find the next buffer after a corrupt one
-export const D_TRUNCATED_TAIL_BYTES: i32 = 35; // bytes at the end of the input too short for a buffer
-export const D_COUNTER_COUNT: i32 = 36;
-
 // Issue log (first LOG_CAPACITY entries kept; the counters stay exact): {u32 code, u32 detail, f64 fileOffset}
 export const LOG_ENTRY_SIZE: i32 = 16;
 export const LOG_CAPACITY: i32 = 1024;

@@ -1,17 +1,14 @@
 // Arena: every region the decoder writes, laid out once by init() with a bump allocator over linear
 // memory (memory.grow when the top passes the end). Decode paths never allocate, except that the
-// decompression scratch (format-spec A.6) and the input window may be replaced by larger regions.
+// decompression scratch (docs/format.md §A.6) and the input window may be replaced by larger regions.
 //
-// Regions: input window (+16 bytes slack), the output columns of both tables (format-spec C/D/E rows;
-// `rowCap` rows each, 16-byte aligned so JS can view them as typed arrays), diagnostic counters (u64),
-// issue log, per-kind tally table and its hash index (format-spec B.2), per-CPU held-back compact switch (D.8), a copy of
-// the TRACE_LOGFILE_HEADER payload (A.8), the ETW_KERNEL_HEADER_EXTENSION (A.9) and the scratch.
-// The column directory (pointer of every column) is a small static block.
+// Regions: input window (+16 bytes slack), the output columns of every table of the registry
+// (schema/tables.mjs; `rowCap` rows each, 16-byte aligned so JS can view them as typed arrays),
+// diagnostic counters (u64, schema/stats.mjs), issue log, per-kind tally table and its hash index
+// (§B.2), per-CPU held-back compact switch (§D.8), a copy of the TRACE_LOGFILE_HEADER payload (§A.8),
+// the ETW_KERNEL_HEADER_EXTENSION (§A.9) and the scratch. The column directory (pointer of every
+// column), the row counts and the row limits of the tables are small static blocks.
 import * as L from './layout';
-
-/** rows that must be free in the cswitch table before an event is walked: one compact batch of a
- *  0xFFFF-byte event yields at most ~32 700 rows (2-byte packets), one CSwitch event 1 row */
-export const ROW_RESERVE: i32 = 32770;
 /** first size of the decompression scratch */
 const SCRATCH_INITIAL: i32 = 1 << 20;
 /** bytes after the input window and the scratch that are allocated but never part of a buffer */
@@ -19,10 +16,14 @@ const SLACK: i32 = 16;
 /** bytes of one per-processor held-back switch (layout in compcs.ts) */
 export const PENDING_SLOT_SIZE: usize = 40;
 /** column directory slots per table */
-const DIR_SLOTS: i32 = 32;
+const DIR_SLOTS: i32 = L.MAX_COLUMNS;
 
 /** column directory: u32 pointer of column c of table t at COLUMN_DIR + 4 * (t * DIR_SLOTS + c) */
 const COLUMN_DIR: usize = memory.data(L.TABLE_COUNT * DIR_SLOTS * 4, 16);
+/** i32 rows written to table t since the last drain, at ROW_COUNTS + 4 * t */
+const ROW_COUNTS: usize = memory.data(L.TABLE_COUNT * 4, 16);
+/** i32 most rows table t may hold before a drain is wanted: rowCap - rowReserve(t) */
+const ROW_LIMITS: usize = memory.data(L.TABLE_COUNT * 4, 16);
 
 let heapTop: usize = 0;
 let initialized: bool = false;
@@ -33,8 +34,8 @@ export let inputCapacity: i32 = 0;
 export let scratchStart: usize = 0;
 export let scratchCapacity: i32 = 0;
 export let rowCap: i32 = 0;
-export let csRows: i32 = 0;
-export let slRows: i32 = 0;
+/** some table passed its row limit: the walker drains before the next event */
+export let drainWanted: bool = false;
 export let countersStart: usize = 0;
 export let logStart: usize = 0;
 export let kindsStart: usize = 0;
@@ -69,13 +70,14 @@ export function layoutArena(inputBytes: i32, rowCapacity: i32): void {
   initialized = true;
   allocFailed = false;
   if (inputBytes < 0) inputBytes = 0;
-  if (rowCapacity < ROW_RESERVE) rowCapacity = ROW_RESERVE;
+  for (let t: i32 = 0; t < L.TABLE_COUNT; t++) rowCapacity = max<i32>(rowCapacity, L.rowReserve(t));
   inputStart = alloc(<usize>inputBytes + SLACK);
   inputCapacity = inputBytes;
   rowCap = rowCapacity;
-  csRows = 0;
-  slRows = 0;
+  drainWanted = false;
   for (let t: i32 = 0; t < L.TABLE_COUNT; t++) {
+    store<i32>(ROW_COUNTS + (<usize>t << 2), 0);
+    store<i32>(ROW_LIMITS + (<usize>t << 2), rowCapacity - L.rowReserve(t));
     const n = L.columnCount(t);
     for (let c: i32 = 0; c < n; c++) {
       store<u32>(COLUMN_DIR + <usize>((t * DIR_SLOTS + c) << 2), <u32>alloc(<usize>rowCapacity * <usize>L.columnWidth(t, c)));
@@ -131,27 +133,39 @@ export function col(t: i32, c: i32): usize {
   return <usize>load<u32>(COLUMN_DIR + <usize>((t * DIR_SLOTS + c) << 2));
 }
 
+/** Rows written to table `t` since the last drain. */
 // @ts-ignore: decorator
 @inline
-export function setCsRows(n: i32): void {
-  csRows = n;
+export function rows(t: i32): i32 {
+  return load<i32>(ROW_COUNTS + (<usize>t << 2));
 }
 
+/** Sets the row count of table `t`; past its limit the walker drains before the next event. */
 // @ts-ignore: decorator
 @inline
-export function setSlRows(n: i32): void {
-  slRows = n;
+export function setRows(t: i32, n: i32): void {
+  store<i32>(ROW_COUNTS + (<usize>t << 2), n);
+  if (n > load<i32>(ROW_LIMITS + (<usize>t << 2))) drainWanted = true;
 }
 
-/** Zeroes the rows handed out so far (every column) and empties both tables. */
+/** Index of a new row of table `t` (its cells are zero). */
+// @ts-ignore: decorator
+@inline
+export function addRow(t: i32): usize {
+  const r = rows(t);
+  setRows(t, r + 1);
+  return <usize>r;
+}
+
+/** Zeroes the rows handed out so far (every column of every table) and empties the tables. */
 export function resetRows(): void {
   for (let t: i32 = 0; t < L.TABLE_COUNT; t++) {
-    const rows = <usize>(t == L.TABLE_CSWITCH ? csRows : slRows);
+    const used = <usize>rows(t);
     const n = L.columnCount(t);
-    for (let c: i32 = 0; c < n; c++) memory.fill(col(t, c), 0, rows * <usize>L.columnWidth(t, c));
+    for (let c: i32 = 0; c < n; c++) memory.fill(col(t, c), 0, used * <usize>L.columnWidth(t, c));
+    store<i32>(ROW_COUNTS + (<usize>t << 2), 0);
   }
-  csRows = 0;
-  slRows = 0;
+  drainWanted = false;
 }
 
 // ---- accessors exported through index.ts
@@ -159,7 +173,7 @@ export function inputPtr(): usize {
   return inputStart;
 }
 export function rowCount(table: i32): i32 {
-  return table == L.TABLE_CSWITCH ? csRows : table == L.TABLE_SPINLOCK ? slRows : 0;
+  return table >= 0 && table < L.TABLE_COUNT ? rows(table) : 0;
 }
 export function rowCapacity(): i32 {
   return rowCap;

@@ -1,4 +1,4 @@
-// WMI_SPINLOCK (HookId 0x0529, "SpinLock"), format-spec E: one spinlock row per version-2 event.
+// WMI_SPINLOCK (HookId 0x0529, "SpinLock"), docs/format.md §E: one spinlock row per version-2 event.
 //
 //  x86  x64
 //  0x00 0x00 ptr SpinLockAddress      then, at tail = 0x08 (x86) / 0x10 (x64):
@@ -10,7 +10,7 @@
 // The pointer width comes from the header type (x86 layout for SYSTEM32/COMPACT32/PERFINFO32).
 import * as L from './layout';
 import { count, issue } from './diag';
-import { col, setSlRows, slRows } from './memory';
+import { addRow, col } from './memory';
 
 /** Decodes one SpinLock event: payload `data` of `n` bytes; the row space was checked by the walker. */
 export function spinlockEvent(data: usize, n: i32, version: i32, pointerSize: i32, cpu: i32, tsAt: usize, fileOffset: f64): void {
@@ -23,9 +23,8 @@ export function spinlockEvent(data: usize, n: i32, version: i32, pointerSize: i3
     return;
   }
   count(L.D_SPINLOCK_DECODED);
-  const r = <usize>slRows;
-  setSlRows(slRows + 1);
   const T = L.TABLE_SPINLOCK;
+  const r = addRow(T);
   let tail: usize;
   let spinLockAddress: u64;
   let callerAddress: u64;

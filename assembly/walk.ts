@@ -1,62 +1,38 @@
-// Buffer walk, format-spec A.2-A.6 (WMI_BUFFER_HEADER, data extent, XPRESS-compressed payloads) and
-// B.4 (events back to back, 8-byte aligned, each framed by its trace header's Size); every event is
-// tallied by kind (B.2) and SYSTEM/COMPACT/PERFINFO events are routed by HookId (B.5) to the decoders
-// of the logfile header (A.8), the header extension (A.9), CSwitch (C), CompCS (D) and SpinLock (E).
+// Buffer walk, docs/format.md §A.2-A.6 (WMI_BUFFER_HEADER, data extent, XPRESS-compressed payloads)
+// and §B.4 (events back to back, 8-byte aligned, each framed by its trace header's Size); every event
+// is tallied by kind (§B.2) and SYSTEM/COMPACT/PERFINFO events are routed by HookId (§B.5) to the
+// decoders of the logfile header (§A.8), the header extension (§A.9), CSwitch (§C), CompCS (§D) and
+// SpinLock (§E). src/reference/walk.ts is its twin.
 //
-// Output rows are bounded by the arena: before each event the walker checks that a worst-case event
-// still fits (ROW_RESERVE cswitch rows, 1 spinlock row); if not it saves its position and returns
-// STATUS_NEED_DRAIN, and resume() continues at that very event once the rows were drained.
+// Output rows are bounded by the arena: a table that passes its row limit (the arena's rows minus the
+// worst case of one event, schema/tables.mjs `reserve`) asks for a drain; the walker then saves its
+// position before the next event and returns STATUS_NEED_DRAIN, and resume() continues at that very
+// event once the rows were drained.
 import * as L from './layout';
 import { compactBatch, flushHeldSwitches } from './compcs';
 import { cswitchEvent } from './cswitch';
 import { count, countN, issue, resetDiag } from './diag';
-import { HC_ERROR, HC_EVENT, HC_MESSAGE, HC_NONE, HC_PERFINFO, HC_TRACE, resetKinds, tally } from './kinds';
+import { resetKinds, tally } from './kinds';
 import {
-  csRows,
+  drainWanted,
   headerExtensionStart,
   inputCapacity,
   inputStart,
   layoutArena,
   logfileStart,
   reserveScratch,
-  ROW_RESERVE,
   rowCap,
+  rows,
   scratchStart,
-  slRows,
 } from './memory';
 import { spinlockEvent } from './spinlock';
 import { xpressDecompress } from './xpress';
 
 /** decodeBuffer with an offset/length outside the input window (API misuse; nothing is counted) */
 const STATUS_BAD_ARGS: i32 = -1;
-/** detail of D_BUFFERS_COMPRESSED_UNDECODED when no scratch memory could be had for the output */
-const UNDECODED_NO_MEMORY: i32 = -100;
 
-/**
- * HeaderType (B.2) → class << 4 | fixed header bytes >> 3 (0 = not walkable). MESSAGE is recognised by
- * the marker's top byte instead, so 0x0F is 0 here.
- */
-const HEADER_INFO: usize = memory.data<u8>([
-  0, // 0x00
-  <u8>((HC_PERFINFO << 4) | (L.SYSTEM_HEADER_SIZE >> 3)), // 0x01 SYSTEM32
-  <u8>((HC_PERFINFO << 4) | (L.SYSTEM_HEADER_SIZE >> 3)), // 0x02 SYSTEM64
-  <u8>((HC_PERFINFO << 4) | (L.COMPACT_HEADER_SIZE >> 3)), // 0x03 COMPACT32
-  <u8>((HC_PERFINFO << 4) | (L.COMPACT_HEADER_SIZE >> 3)), // 0x04 COMPACT64
-  0, 0, 0, 0, 0, // 0x05-0x09
-  <u8>((HC_TRACE << 4) | (L.FULL_HEADER_SIZE >> 3)), // 0x0A FULL_HEADER32
-  <u8>((HC_TRACE << 4) | (L.INSTANCE_HEADER_SIZE >> 3)), // 0x0B INSTANCE32
-  0, // 0x0C TIMED
-  <u8>((HC_ERROR << 4) | (L.ERROR_HEADER_SIZE >> 3)), // 0x0D ERROR
-  0, // 0x0E WNODE_HEADER
-  0, // 0x0F MESSAGE (by marker)
-  <u8>((HC_PERFINFO << 4) | (L.PERFINFO_HEADER_SIZE >> 3)), // 0x10 PERFINFO32
-  <u8>((HC_PERFINFO << 4) | (L.PERFINFO_HEADER_SIZE >> 3)), // 0x11 PERFINFO64
-  <u8>((HC_EVENT << 4) | (L.EVENT_HEADER_SIZE >> 3)), // 0x12 EVENT_HEADER32
-  <u8>((HC_EVENT << 4) | (L.EVENT_HEADER_SIZE >> 3)), // 0x13 EVENT_HEADER64
-  <u8>((HC_TRACE << 4) | (L.FULL_HEADER_SIZE >> 3)), // 0x14 FULL_HEADER64
-  <u8>((HC_TRACE << 4) | (L.INSTANCE_HEADER_SIZE >> 3)), // 0x15 INSTANCE64
-]);
-const HEADER_INFO_COUNT: u32 = 0x16;
+/** L.headerInfo() of every HeaderType, one byte each (filled by init: one load per event) */
+const HEADER_INFO: usize = memory.data(L.HEADER_TYPE_COUNT);
 
 // ---- trace-wide state (A.8, A.9, D.5)
 let numberOfProcessors: u32 = 0;
@@ -79,6 +55,7 @@ let walkCpu: i32 = 0;
 /** Lays out the arena (memory.ts) and starts with empty state. */
 export function init(inputBytes: i32, rowCapacity: i32): void {
   layoutArena(inputBytes, rowCapacity);
+  for (let t: i32 = 0; t < L.HEADER_TYPE_COUNT; t++) store<u8>(HEADER_INFO + <usize>t, <u8>L.headerInfo(t));
   resetDiag();
   resetKinds();
   numberOfProcessors = 0;
@@ -106,7 +83,7 @@ export function decodeBuffer(offset: i32, length: i32, fileOffset: f64): i32 {
   walkPending = false;
   if (offset < 0 || length < 0 || <i64>offset + <i64>length > <i64>inputCapacity) return STATUS_BAD_ARGS;
   if (length < L.WMI_BUFFER_HEADER_SIZE) {
-    issue(L.D_BUFFERS_CORRUPT, 1, fileOffset);
+    issue(L.D_BUFFERS_CORRUPT, L.CORRUPT_HEADER_SHORT, fileOffset);
     return L.STATUS_OK;
   }
   const buf = inputStart + <usize>offset;
@@ -114,7 +91,7 @@ export function decodeBuffer(offset: i32, length: i32, fileOffset: f64): i32 {
   const flags = <i32>load<u16>(buf, L.BUF_BUFFER_FLAG);
   const type = <i32>load<u16>(buf, L.BUF_BUFFER_TYPE);
   if (bufferSize < <u32>L.WMI_BUFFER_HEADER_SIZE || bufferSize > <u32>length) {
-    issue(L.D_BUFFERS_CORRUPT, 2, fileOffset);
+    issue(L.D_BUFFERS_CORRUPT, L.CORRUPT_BUFFER_SIZE, fileOffset);
     return L.STATUS_OK;
   }
   if (flags & L.BUFFER_FLAG_EVENTS_LOST) count(L.D_BUFFERS_EVENTS_LOST_FLAG);
@@ -136,12 +113,12 @@ export function decodeBuffer(offset: i32, length: i32, fileOffset: f64): i32 {
   if (flags & L.BUFFER_FLAG_COMPRESSED) {
     // A.6: XPRESS input [0x48, BufferSize), output exactly SavedOffset - 0x48 bytes
     if (savedOffset < <u32>L.WMI_BUFFER_HEADER_SIZE || savedOffset > <u32>L.MAX_BUFFER_SIZE) {
-      issue(L.D_BUFFERS_CORRUPT, 3, fileOffset);
+      issue(L.D_BUFFERS_CORRUPT, L.CORRUPT_COMPRESSED_EXTENT, fileOffset);
       return L.STATUS_OK;
     }
     const outLength = <i32>savedOffset - L.WMI_BUFFER_HEADER_SIZE;
     if (!reserveScratch(outLength)) {
-      issue(L.D_BUFFERS_COMPRESSED_UNDECODED, <u32>UNDECODED_NO_MEMORY, fileOffset);
+      issue(L.D_BUFFERS_COMPRESSED_UNDECODED, <u32>L.UNDECODED_NO_MEMORY, fileOffset);
       return L.STATUS_OK;
     }
     const written = xpressDecompress(
@@ -165,7 +142,7 @@ export function decodeBuffer(offset: i32, length: i32, fileOffset: f64): i32 {
     if (filledOffset >= <u32>L.WMI_BUFFER_HEADER_SIZE && filledOffset <= bufferSize) filled = filledOffset;
     else if (savedOffset >= <u32>L.WMI_BUFFER_HEADER_SIZE && savedOffset <= bufferSize) filled = savedOffset;
     else {
-      issue(L.D_BUFFERS_CORRUPT, 3, fileOffset);
+      issue(L.D_BUFFERS_CORRUPT, L.CORRUPT_DATA_END, fileOffset);
       return L.STATUS_OK;
     }
     start = buf + L.WMI_BUFFER_HEADER_SIZE;
@@ -187,17 +164,16 @@ export function resume(): i32 {
 
 /** End of input: emits the held-back compact switch of every processor (D.8). */
 export function finish(): i32 {
-  if (rowCap - csRows < L.MAX_PROCESSORS) return L.STATUS_NEED_DRAIN;
+  if (rowCap - rows(L.TABLE_CSWITCH) < L.MAX_PROCESSORS) return L.STATUS_NEED_DRAIN;
   flushHeldSwitches();
   return L.STATUS_OK;
 }
 
 /** B.4: the events in [p, end); an event's file offset is fileBase + (its pointer - base). */
 function walkEvents(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32): i32 {
-  const csLimit = rowCap - ROW_RESERVE; // more cswitch rows than this: drain first
   let events: u64 = 0;
   while (p + 4 <= end) {
-    if (csRows > csLimit || slRows >= rowCap) {
+    if (drainWanted) {
       walkPending = true;
       walkP = p;
       walkEnd = end;
@@ -211,7 +187,7 @@ function walkEvents(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32):
     if (m == L.END_OF_BUFFER_MARKER) break;
     // B.1/B.2: header kind, fixed header bytes and Size
     let headerType: i32 = 0;
-    let cls: i32 = HC_NONE;
+    let cls: i32 = L.HC_NONE;
     let headerSize: i32 = 0;
     let size: i32 = 0;
     let abandon: i32 = 0; // 0 ok, else the counter to charge
@@ -219,23 +195,19 @@ function walkEvents(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32):
       abandon = L.D_EVENTS_BAD_MARKER;
     } else if (((m >>> 24) & 0xd0) == 0x90) {
       headerType = L.HT_MESSAGE;
-      cls = HC_MESSAGE;
+      cls = L.HC_MESSAGE;
       size = <i32>(m & 0xffff);
       headerSize = L.MESSAGE_HEADER_SIZE;
     } else if (m >>> 30 == 3) {
       headerType = <i32>((m >>> 16) & 0xff);
-      const info = <u32>headerType < HEADER_INFO_COUNT ? <i32>load<u8>(HEADER_INFO + <usize>headerType) : 0;
+      const info = headerType < L.HEADER_TYPE_COUNT ? <i32>load<u8>(HEADER_INFO + <usize>headerType) : 0;
       cls = info >> 4;
       if (info == 0) {
         abandon = L.D_EVENTS_BAD_MARKER;
       } else if (p + 8 > end) {
         abandon = L.D_EVENTS_BAD_SIZE;
-      } else if (cls == HC_PERFINFO) {
-        // B.1 extended items: PEBS index and PMC counters, counted in Size
-        headerSize =
-          ((info & 0xf) << 3) +
-          (m & L.EXT_PEBS_INDEX_FLAG ? 8 : 0) +
-          8 * <i32>((m & L.EXT_PMC_COUNTERS_MASK) >>> L.EXT_PMC_COUNTERS_SHIFT);
+      } else if (cls == L.HC_PERFINFO) {
+        headerSize = ((info & 0xf) << 3) + L.extendedItemBytes(m);
         size = <i32>load<u16>(p, L.TH_SIZE);
       } else {
         headerSize = (info & 0xf) << 3;
@@ -248,13 +220,13 @@ function walkEvents(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32):
     if (abandon != 0) {
       // the rest of this buffer cannot be framed
       count(abandon);
-      issue(L.D_BUFFERS_TRUNCATED_WALK, <u32>abandon, fileBase + <f64>(p - base));
+      issue(L.D_BUFFERS_TRUNCATED_WALK, <u32>(abandon == L.D_EVENTS_BAD_MARKER ? L.WALK_BAD_MARKER : L.WALK_BAD_SIZE), fileBase + <f64>(p - base));
       countN(L.D_BYTES_ABANDONED, <u64>(end - p));
       break;
     }
     events++;
     tally(p, headerType, cls, size);
-    if (cls == HC_PERFINFO) dispatch(p, m, headerType, headerSize, size, cpu, fileBase + <f64>(p - base));
+    if (cls == L.HC_PERFINFO) dispatch(p, m, headerType, headerSize, size, cpu, fileBase + <f64>(p - base));
     p += <usize>((size + 7) & ~7);
   }
   countN(L.D_EVENTS, events);
@@ -266,8 +238,8 @@ function walkEvents(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32):
 @inline
 function dispatch(p: usize, m: u32, headerType: i32, headerSize: i32, size: i32, cpu: i32, fileOffset: f64): void {
   const version = <i32>(m & 0xff);
-  const tsAt = p + <usize>(headerType >= L.HT_PERFINFO32 ? L.PERFINFO_TIMESTAMP : L.SYSTEM_TIMESTAMP);
-  const pointerSize = headerType == L.HT_SYSTEM32 || headerType == L.HT_COMPACT32 || headerType == L.HT_PERFINFO32 ? 4 : 8;
+  const tsAt = p + <usize>L.timestampOffset(headerType);
+  const pointerSize = L.pointerSizeOf(headerType);
   const data = p + <usize>headerSize;
   const n = size - headerSize;
   switch (<i32>load<u16>(p, L.TH_HOOK_ID)) {

@@ -1,5 +1,5 @@
 // XPRESS (MS-XCA Plain LZ77) decompression: the payload of a compressed ETL buffer
-// (BufferFlag 0x40, format-spec A.6), algorithm per MS-XCA 2.3/2.4 "Plain LZ77".
+// (BufferFlag 0x40, docs/format.md §A.6), algorithm per MS-XCA 2.3/2.4 "Plain LZ77".
 //
 // Stream: a little-endian u32 flag word, read MSB first, gives one bit per symbol for the next 32
 // symbols (0 = one literal byte, 1 = a match). A match is a u16 `m`: offset = (m >> 3) + 1
@@ -15,16 +15,7 @@
 // [src, src+srcLen) and [dst, dst+dstLen). src/reference/xpress.ts mirrors it (same results, same
 // error codes, same bytes written before an error).
 
-/** Input ended (mid-symbol, or cleanly) before dstLen output bytes were produced. */
-export const XPRESS_E_INPUT_TRUNCATED: i32 = -1;
-/** A match offset points before the start of the output. */
-export const XPRESS_E_BAD_OFFSET: i32 = -2;
-/** A match is longer than the output space left (dstLen - written). */
-export const XPRESS_E_OUTPUT_OVERFLOW: i32 = -3;
-/** An explicit u16/u32 match length below 22 (forbidden by MS-XCA 2.4). */
-export const XPRESS_E_BAD_LENGTH: i32 = -4;
-/** srcLen or dstLen negative. */
-export const XPRESS_E_BAD_ARGS: i32 = -5;
+import * as L from './layout';
 
 // Copies exactly n bytes (n >= 1) between non-overlapping ranges (src and dst of xpressDecompress
 // must not overlap either). Short copies use two possibly
@@ -60,11 +51,11 @@ function copyDisjoint(d: usize, s: usize, n: i32): void {
 
 /**
  * Decompresses `srcLen` bytes at `src` into exactly `dstLen` bytes at `dst`.
- * Returns dstLen on success, otherwise a negative XPRESS_E_* code (bytes decoded before the error
+ * Returns dstLen on success, otherwise a negative L.XPRESS_E_* code (bytes decoded before the error
  * stay in dst). The two ranges must not overlap.
  */
 export function xpressDecompress(src: usize, srcLen: i32, dst: usize, dstLen: i32): i32 {
-  if (srcLen < 0 || dstLen < 0) return XPRESS_E_BAD_ARGS;
+  if (srcLen < 0 || dstLen < 0) return L.XPRESS_E_BAD_ARGS;
   let ip: i32 = 0; // input position (relative to src)
   let op: i32 = 0; // output position (relative to dst)
   let flags: u32 = 0; // remaining flag bits, next one in bit 31
@@ -73,7 +64,7 @@ export function xpressDecompress(src: usize, srcLen: i32, dst: usize, dstLen: i3
 
   while (op < dstLen) {
     if (flagCount == 0) {
-      if (srcLen - ip < 4) return XPRESS_E_INPUT_TRUNCATED;
+      if (srcLen - ip < 4) return L.XPRESS_E_INPUT_TRUNCATED;
       flags = load<u32>(src + <usize>ip);
       ip += 4;
       flagCount = 32;
@@ -89,7 +80,7 @@ export function xpressDecompress(src: usize, srcLen: i32, dst: usize, dstLen: i3
       if (n > inLeft) {
         // The input ends inside this literal run: keep what there is, as the byte-wise TS does.
         if (inLeft > 0) copyDisjoint(dst + <usize>op, src + <usize>ip, inLeft);
-        return XPRESS_E_INPUT_TRUNCATED;
+        return L.XPRESS_E_INPUT_TRUNCATED;
       }
       copyDisjoint(dst + <usize>op, src + <usize>ip, n);
       op += n;
@@ -102,7 +93,7 @@ export function xpressDecompress(src: usize, srcLen: i32, dst: usize, dstLen: i3
     // Match (top flag bit is 1).
     flags <<= 1;
     flagCount -= 1;
-    if (srcLen - ip < 2) return XPRESS_E_INPUT_TRUNCATED;
+    if (srcLen - ip < 2) return L.XPRESS_E_INPUT_TRUNCATED;
     const m: u32 = <u32>load<u16>(src + <usize>ip);
     ip += 2;
     const offset: i32 = <i32>(m >> 3) + 1;
@@ -110,7 +101,7 @@ export function xpressDecompress(src: usize, srcLen: i32, dst: usize, dstLen: i3
     if (length == 7) {
       let nib: i32;
       if (nibblePos < 0) {
-        if (srcLen - ip < 1) return XPRESS_E_INPUT_TRUNCATED;
+        if (srcLen - ip < 1) return L.XPRESS_E_INPUT_TRUNCATED;
         nib = <i32>(load<u8>(src + <usize>ip) & 15);
         nibblePos = ip;
         ip += 1;
@@ -119,19 +110,19 @@ export function xpressDecompress(src: usize, srcLen: i32, dst: usize, dstLen: i3
         nibblePos = -1;
       }
       if (nib == 15) {
-        if (srcLen - ip < 1) return XPRESS_E_INPUT_TRUNCATED;
+        if (srcLen - ip < 1) return L.XPRESS_E_INPUT_TRUNCATED;
         const b: i32 = <i32>load<u8>(src + <usize>ip);
         ip += 1;
         if (b == 255) {
-          if (srcLen - ip < 2) return XPRESS_E_INPUT_TRUNCATED;
+          if (srcLen - ip < 2) return L.XPRESS_E_INPUT_TRUNCATED;
           let v: u32 = <u32>load<u16>(src + <usize>ip);
           ip += 2;
           if (v == 0) {
-            if (srcLen - ip < 4) return XPRESS_E_INPUT_TRUNCATED;
+            if (srcLen - ip < 4) return L.XPRESS_E_INPUT_TRUNCATED;
             v = load<u32>(src + <usize>ip);
             ip += 4;
           }
-          if (v < 22) return XPRESS_E_BAD_LENGTH;
+          if (v < 22) return L.XPRESS_E_BAD_LENGTH;
           length = <i64>v + 3;
         } else {
           length = <i64>(b + 25);
@@ -143,8 +134,8 @@ export function xpressDecompress(src: usize, srcLen: i32, dst: usize, dstLen: i3
       length += 3;
     }
 
-    if (offset > op) return XPRESS_E_BAD_OFFSET;
-    if (length > <i64>(dstLen - op)) return XPRESS_E_OUTPUT_OVERFLOW;
+    if (offset > op) return L.XPRESS_E_BAD_OFFSET;
+    if (length > <i64>(dstLen - op)) return L.XPRESS_E_OUTPUT_OVERFLOW;
     const len: i32 = <i32>length;
     const out: usize = dst + <usize>op;
     if (offset >= len) {

@@ -25,7 +25,7 @@ export function traceFixture(name: string, options: MixedTraceOptions): TraceFix
   return f;
 }
 
-// WMI_BUFFER_HEADER fields (format-spec A.2); kept local so this file does not depend on generated code
+// WMI_BUFFER_HEADER fields (docs/format.md §A.2); kept local so this file does not depend on generated code
 const HEADER_SIZE = 0x48;
 const BUFFER_SIZE = 0x00; // u32 stride to the next buffer
 const SAVED_OFFSET = 0x04; // u32: compressed buffers: decompressed payload end (header included)
@@ -33,7 +33,7 @@ const BUFFER_FLAG = 0x34; // u16
 const FLAG_COMPRESSED = 0x40;
 const MAX_BUFFER_SIZE = 64 << 20;
 
-/** The compressed payloads of a trace file and the size each decompresses to (format-spec A.6). */
+/** The compressed payloads of a trace file and the size each decompresses to (docs/format.md §A.6). */
 export interface XpressSet {
   name: string;
   /** compressed payloads, views into one contiguous copy (`packed`) */

@@ -1,8 +1,9 @@
 // etw-decode command line: `summary` and `dump`, streaming with bounded memory.
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { readTraceInfo, streamFile, createClock, type Table, type TraceSummary, EtlError } from './node.js';
-import type { DecodeOptions } from './decode.js';
+import { readTraceInfo, streamFile, createClock, type TraceSummary, EtlError } from './node.js';
+import type { DecodeOptions } from './options.js';
+import { TABLE_NAMES, type TableName } from './schema.js';
 import { formatRows, headerLine, type DumpFormat, type FormatOptions, type TimeColumn } from './format.js';
 import { jsonReplacer, renderSummary } from './summary-text.js';
 
@@ -81,7 +82,7 @@ export async function main(argv: string[]): Promise<number> {
       .command('dump')
       .description('write a table as CSV or JSON lines (64-bit values exact, empty cell for null)')
       .argument('<file>', 'ETL file')
-      .addOption(new Option('--table <table>', 'table to write').choices(['cswitch', 'spinlock', 'events']).default('cswitch'))
+      .addOption(new Option('--table <table>', 'table to write (events = counts by event kind)').choices([...TABLE_NAMES, 'events']).default('cswitch'))
       .addOption(new Option('--format <format>', 'output format').choices(['csv', 'jsonl']).default('csv'))
       .option('--names', 'add name columns for enum values (wait reason, wait mode, thread state, row source, acquire mode)')
       .addOption(
@@ -90,17 +91,13 @@ export async function main(argv: string[]): Promise<number> {
           .default('raw'),
       )
       .option('-o, --output <path>', 'output file (default: standard output)'),
-  ).action(async (file: string, o: CommonOpts & { table: 'cswitch' | 'spinlock' | 'events'; format: DumpFormat; output?: string; names?: boolean; time: TimeColumn }) => {
+  ).action(async (file: string, o: CommonOpts & { table: TableName | 'events'; format: DumpFormat; output?: string; names?: boolean; time: TimeColumn }) => {
     const table = o.table;
     const fmt: FormatOptions = { format: o.format, names: o.names, time: o.time };
     if (o.time !== 'raw') {
       const info = await readTraceInfo(file);
-      if (!info) throw new EtlError('BAD_OPTION', `--time ${o.time}: ${file} has no logfile header to take the clock from; use --time raw`);
-      try {
-        fmt.clock = createClock(info);
-      } catch (e) {
-        throw new EtlError('BAD_OPTION', `--time ${o.time}: ${(e as Error).message}`);
-      }
+      if (!info) throw new EtlError('NO_CLOCK', `--time ${o.time}: ${file} has no logfile header to take the clock from; use --time raw`);
+      fmt.clock = createClock(info);
     }
     const out = o.output ? createWriteStream(o.output) : process.stdout;
     if (table !== 'events') await writeChunk(out, headerLine(table, fmt));
@@ -111,7 +108,7 @@ export async function main(argv: string[]): Promise<number> {
         table === 'events'
           ? undefined
           : async (rows) => {
-              const t: Table = rows[table];
+              const t = rows[table];
               if (t.length) await writeChunk(out, formatRows(t, fmt));
             },
     });
@@ -133,12 +130,13 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     const err = e as { code?: string; exitCode?: number; message?: string };
     if (typeof err.code === 'string' && err.code.startsWith('commander.')) {
-      // commander already printed help/version/usage errors
-      return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help' ? 0 : (err.exitCode ?? 2);
+      // commander already printed help/version/usage errors; usage errors exit 2 (commander would say 1)
+      return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help' ? 0 : 2;
     }
     if (e instanceof EtlError) {
       process.stderr.write(`etw-decode: ${e.message}\n`);
-      return e.code === 'BAD_OPTION' ? 2 : 1;
+      // an option that does not apply (a bad value, --time on a trace whose clock cannot be converted): 2
+      return e.code === 'BAD_OPTION' || e.code === 'NO_CLOCK' ? 2 : 1;
     }
     process.stderr.write(`etw-decode: internal error: ${(e as Error).stack ?? String(e)}\n`);
     return 70;

@@ -1,11 +1,11 @@
 // The contract both decoders implement: the WebAssembly engine (src/wasm/engine.ts over assembly/) and the
-// pure-TypeScript reference (src/reference/engine.ts). The driver (src/driver.ts) frames the input into
-// buffers, orders them (spec A.7) and feeds them one at a time; engines walk and decode each buffer.
-import type { ColumnChunk } from './schema.js';
+// pure-TypeScript reference (src/reference/). The decode steps (src/decode-steps.ts) frame the input into
+// buffers, order them (docs/format.md §A.7) and feed them one at a time; engines walk and decode each buffer.
+import type { Chunks } from './schema.js';
 
 export type EngineKind = 'wasm' | 'reference';
 
-/** One entry of the per-kind tally (spec B.2): events grouped by header kind and id. */
+/** One entry of the per-kind tally (docs/format.md §B.2): events grouped by header kind and id. */
 export interface KindTally {
   headerType: number;
   /** bit 0: EVENT_HEADER with extended items */
@@ -22,7 +22,7 @@ export interface KindTally {
 }
 
 export interface IssueLogEntry {
-  /** a D_* counter index from layout.ts */
+  /** a D_* counter index (schema/stats.mjs) */
   code: number;
   /** code-specific detail (reason, packet index, decompressor error, …) */
   detail: number;
@@ -38,11 +38,11 @@ export interface EngineState {
   /** full length of that payload (may exceed the copy) */
   logfilePayloadLength: number;
   logfilePointerSize: number;
-  /** raw timestamp of that event (T0, spec A.10) */
+  /** raw timestamp of that event (T0, docs/format.md §A.10) */
   logfileTimestamp: bigint;
   /** last ETW_KERNEL_HEADER_EXTENSION (8 group masks + version), or null */
   headerExtension: Uint32Array | null;
-  /** MaximumWaitReason used to unbias compact OldThreadStateWr (spec D.5) */
+  /** MaximumWaitReason used to unbias compact OldThreadStateWr (docs/format.md §D.5) */
   bias: number;
 }
 
@@ -61,12 +61,12 @@ export interface Engine {
   decodeBuffer(offset: number, length: number, fileOffset: number): number;
   /** Continues a buffer after STATUS_NEED_DRAIN. */
   resume(): number;
-  /** Rows produced since the last drain, per table. */
+  /** Rows produced since the last drain, per table (registry id). */
   rowCount(table: number): number;
   /** Moves the rows out (copies) and resets the output. */
-  drain(): { cswitch: ColumnChunk; spinlock: ColumnChunk };
+  drain(): Chunks;
   /** The rows as views into the engine's output (no copy): valid until the next engine call. */
-  peekRows(): { cswitch: ColumnChunk; spinlock: ColumnChunk };
+  peekRows(): Chunks;
   /** Empties the output (after peekRows, or to drop the rows). */
   resetRows(): void;
   /** End of input: emits the held-back last compact switch of every processor (newThreadId null). */

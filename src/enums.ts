@@ -1,4 +1,4 @@
-// Names of the enumerations found in the tables (format-spec C.5 KTHREAD_STATE, C.6 KWAIT_REASON,
+// Names of the enumerations found in the tables (docs/format.md §C.5 KTHREAD_STATE, C.6 KWAIT_REASON,
 // C.8 KPROCESSOR_MODE, E.3 spin-lock AcquireMode) and of the row sources.
 
 export const THREAD_STATES = [
@@ -25,7 +25,16 @@ export const ACQUIRE_MODES = [
 
 export const ROW_SOURCES = ['CSwitch', 'IdleShort', 'Idle', 'Lite', 'Full'] as const;
 
-function nameOf(table: readonly string[], value: number | null | undefined): string | null {
+/** Every enumeration a table column can name (schema/tables.mjs, 4th field of a column). */
+export const ENUMS: Record<string, readonly string[]> = {
+  threadState: THREAD_STATES,
+  waitReason: WAIT_REASONS,
+  waitMode: WAIT_MODES,
+  acquireMode: ACQUIRE_MODES,
+  rowSource: ROW_SOURCES,
+};
+
+export function nameOf(table: readonly string[], value: number | null | undefined): string | null {
   if (value === null || value === undefined) return null;
   return table[value] ?? `Unknown(${value})`;
 }

@@ -5,6 +5,7 @@ export type EtlErrorCode =
   | 'NOT_ETL' // the first buffer is not an ETL header buffer
   | 'EMPTY' // zero-length input
   | 'READ_FAILED' // the file could not be read (I/O error, or it changed while reading)
+  | 'NO_CLOCK' // the trace's timestamps cannot be converted (no logfile header, unknown clock type, zero frequency)
   | 'BAD_OPTION'; // API misuse
 
 export class EtlError extends Error {

@@ -1,11 +1,11 @@
 // CSV / JSON-lines rendering of table chunks: one header row of column names, decimal integers
 // (64-bit values exact), empty cell (CSV) or null (JSON) for null. The internal `valid` mask is not written.
 // Optional extra columns: enum names (--names) and converted times (--time ns|filetime).
-import * as L from './generated/layout.js';
+import { TABLES } from './generated/registry.js';
 import { TABLE_COLUMNS, type TableName } from './schema.js';
 import type { Table } from './table.js';
 import type { Clock } from './time.js';
-import { acquireModeName, rowSourceName, threadStateName, waitModeName, waitReasonName } from './enums.js';
+import { ENUMS, nameOf } from './enums.js';
 
 export type DumpFormat = 'csv' | 'jsonl';
 export type TimeColumn = 'raw' | 'ns' | 'filetime';
@@ -26,16 +26,6 @@ interface Extra {
   quoted: boolean;
 }
 
-const NAME_COLUMNS: Record<TableName, [string, number, (v: number) => string | null][]> = {
-  cswitch: [
-    ['oldThreadWaitReasonName', L.CS_OLD_THREAD_WAIT_REASON, waitReasonName],
-    ['oldThreadWaitModeName', L.CS_OLD_THREAD_WAIT_MODE, waitModeName],
-    ['oldThreadStateName', L.CS_OLD_THREAD_STATE, threadStateName],
-    ['sourceName', L.CS_SOURCE, rowSourceName],
-  ],
-  spinlock: [['acquireModeName', L.SL_ACQUIRE_MODE, acquireModeName]],
-};
-
 function extras(table: TableName, o: FormatOptions): Extra[] {
   const out: Extra[] = [];
   if (o.time && o.time !== 'raw') {
@@ -49,8 +39,11 @@ function extras(table: TableName, o: FormatOptions): Extra[] {
     });
   }
   if (o.names) {
-    for (const [name, id, fn] of NAME_COLUMNS[table]) {
-      out.push({ name, value: (t, i) => (t.isNull(id, i) ? null : fn(t.columns[id]![i] as number)), quoted: true });
+    // a name column after the others for every column that holds an enumeration (registry `enum`)
+    for (const c of TABLES[table].columns) {
+      if (c.enum === null) continue;
+      const names = ENUMS[c.enum]!;
+      out.push({ name: c.name + 'Name', value: (t, i) => (t.isNull(c.id, i) ? null : nameOf(names, t.columns[c.id]![i] as number)), quoted: true });
     }
   }
   return out;

@@ -1,4 +1,4 @@
-// TRACE_LOGFILE_HEADER (format-spec A.8) and ETW_KERNEL_HEADER_EXTENSION (A.9) → TraceInfo.
+// TRACE_LOGFILE_HEADER (docs/format.md §A.8) and ETW_KERNEL_HEADER_EXTENSION (A.9) → TraceInfo.
 import * as L from './generated/layout.js';
 
 export interface GroupMasks {
@@ -38,7 +38,7 @@ export interface TraceInfo {
   startTime: bigint;
   endTime: bigint;
   bootTime: bigint;
-  /** raw timestamp of the WMI_LOG_TYPE_HEADER event: the anchor T0 of spec A.10 */
+  /** raw timestamp of the WMI_LOG_TYPE_HEADER event: the anchor T0 of docs/format.md §A.10 */
   headerTimestamp: bigint;
   timeZoneBias: number;
   loggerName: string;

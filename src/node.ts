@@ -3,14 +3,21 @@
 // with the file size (files over 4 GiB included; positions are exact up to 2^53).
 import { open, type FileHandle } from 'node:fs/promises';
 import { readSync } from 'node:fs';
-import type { AsyncSource } from './driver.js';
+import { TableCollector } from './collector.js';
+import { registerReferenceEngine } from './engines.js';
 import { EtlError } from './errors.js';
+import * as L from './generated/layout.js';
 import { decodeStream, decodeSync, type StreamOptions, type StreamResult } from './index.js';
 import type { TraceInfo } from './logfile.js';
-import * as L from './generated/layout.js';
-import { TableCollector, type DecodeOptions, type DecodeResult } from './decode.js';
+import type { DecodeOptions } from './options.js';
+import { ReferenceEngine } from './reference/walk.js';
+import type { AsyncSource } from './runners.js';
+import type { DecodeResult } from './summary.js';
 
 export * from './index.js';
+
+// Node has no bundle size to keep small: the reference engine is always available, decodeSync included.
+registerReferenceEngine(() => new ReferenceEngine());
 
 class FileSource implements AsyncSource {
   /** false once synchronous batches were slow twice in a row (the file is not in the page cache) */

@@ -1,6 +1,7 @@
-// Table schemas: the public column contract of `cswitch` and `spinlock`.
-// Column order and ids come from assembly/layout.ts (CS_* / SL_*); this file adds names and array types.
-import * as L from './generated/layout.js';
+// Table schemas: the public column contract of every decoded table, derived from the registry
+// (schema/tables.mjs → src/generated/registry.ts). Nothing here names a table: adding one to the
+// registry adds it to every layer (engines, driver steps, row types, CLI, formats).
+import { columnCount, columnWidth, TABLES } from './generated/registry.js';
 
 export type ColumnType = 'i64' | 'u64' | 'f64' | 'u32' | 'i32' | 'u16' | 'u8' | 'i8';
 export type TypedColumn =
@@ -13,91 +14,41 @@ export type TypedColumn =
   | Uint8Array
   | Int8Array;
 
+/** Name of a decoded table: 'cswitch' | 'spinlock' | … (one per registry entry). */
+export type TableName = keyof typeof TABLES;
+
 export interface ColumnSpec {
   readonly id: number;
   readonly name: string;
   readonly type: ColumnType;
-  /** true when the column can be null; presence is bit `id` of the `valid` column (cswitch only). */
+  /** true when the column can be null; presence is bit `id` of the table's `valid` column. */
   readonly nullable: boolean;
   readonly description: string;
 }
 
-export type TableName = 'cswitch' | 'spinlock';
+type ColumnsOf<T extends TableName> = (typeof TABLES)[T]['columns'][number];
+type ValueOf<C extends { type: string }> = C['type'] extends 'i64' | 'u64' ? bigint : number;
 
-function col(id: number, name: string, type: ColumnType, nullable: boolean, description: string): ColumnSpec {
-  return { id, name, type, nullable, description };
-}
+/** The record of one row of table T: one property per column, null where a nullable cell is absent. */
+export type RowOf<T extends TableName> = T extends TableName
+  ? { -readonly [C in ColumnsOf<T> as C['name']]: C['nullable'] extends true ? ValueOf<C> | null : ValueOf<C> }
+  : never;
 
-export const CSWITCH_COLUMNS: readonly ColumnSpec[] = [
-  col(L.CS_TIMESTAMP, 'timestamp', 'i64', false, 'raw session-clock ticks of the switch'),
-  col(L.CS_CPU, 'cpu', 'u16', false, 'processor of the buffer holding the event'),
-  col(L.CS_NEW_THREAD_ID, 'newThreadId', 'u32', true, 'thread switched in (compact rows: next old thread on this CPU)'),
-  col(L.CS_OLD_THREAD_ID, 'oldThreadId', 'u32', false, 'thread switched out (0 = idle)'),
-  col(L.CS_NEW_THREAD_PRIORITY, 'newThreadPriority', 'i8', true, 'NewThreadPriority'),
-  col(L.CS_OLD_THREAD_PRIORITY, 'oldThreadPriority', 'i8', true, 'OldThreadPriority'),
-  col(L.CS_PREVIOUS_CSTATE, 'previousCState', 'u8', true, 'PreviousCState (v2+)'),
-  col(L.CS_NEW_THREAD_PRIORITY_DECREMENT, 'newThreadPriorityDecrement', 'i8', true, 'NewThreadPriorityDecrement (v2+)'),
-  col(L.CS_OLD_THREAD_WAIT_REASON, 'oldThreadWaitReason', 'u8', true, 'KWAIT_REASON'),
-  col(L.CS_OLD_THREAD_WAIT_MODE, 'oldThreadWaitMode', 'u8', true, 'KPROCESSOR_MODE (bit 0 of byte 0x0D from v3)'),
-  col(L.CS_OLD_THREAD_STATE, 'oldThreadState', 'u8', true, 'KTHREAD_STATE'),
-  col(L.CS_OLD_THREAD_IDEAL_PROCESSOR, 'oldThreadIdealProcessor', 'u8', true, 'OldThreadIdealProcessor'),
-  col(L.CS_NEW_THREAD_WAIT_TIME, 'newThreadWaitTime', 'u32', true, 'NewThreadWaitTime (clock-interrupt ticks)'),
-  col(L.CS_OLD_THREAD_REMAINING_QUANTUM, 'oldThreadRemainingQuantum', 'i32', true, 'OldThreadRemainingQuantum'),
-  col(L.CS_NEW_THREAD_QUANTUM, 'newThreadQuantum', 'i8', true, 'NewThreadQuantum (v1 only)'),
-  col(L.CS_OLD_THREAD_QUANTUM, 'oldThreadQuantum', 'i8', true, 'OldThreadQuantum (v1 only)'),
-  col(L.CS_THREAD_FLAGS, 'threadFlags', 'u8', true, 'raw byte 0x0D of v3/v4 events'),
-  col(L.CS_OLD_THREAD_BAM_EPP_IMPORTANT, 'oldThreadBamEppImportant', 'u8', true, 'v3 flag bit 1'),
-  col(L.CS_NEW_THREAD_BAM_EPP_IMPORTANT, 'newThreadBamEppImportant', 'u8', true, 'v3 flag bit 2'),
-  col(L.CS_OLD_THREAD_BAM_QOS_LEVEL, 'oldThreadBamQosLevel', 'u8', true, 'v4 flag bits 1-3'),
-  col(L.CS_NEW_THREAD_BAM_QOS_LEVEL, 'newThreadBamQosLevel', 'u8', true, 'v4 flag bits 4-6'),
-  col(
-    L.CS_NEW_THREAD_WAIT_TIME_AT_MOST_ONE_TICK,
-    'newThreadWaitTimeAtMostOneTick',
-    'u8',
-    false,
-    '1 for compact LITE packets: the new thread waited at most one tick (wait time itself not recorded)',
-  ),
-  col(L.CS_SOURCE, 'source', 'u8', false, '0 CSwitch event, 1 IDLE_SHORT, 2 IDLE, 3 LITE, 4 FULL compact packet'),
-  col(L.CS_VERSION, 'version', 'u8', false, 'event version'),
-  col(L.CS_FILE_OFFSET, 'fileOffset', 'f64', false, 'file offset of the event (compressed buffers: buffer offset + 0x48 + offset in the decompressed payload)'),
-  col(L.CS_VALID, 'valid', 'u32', false, 'bit mask of present columns (bit = column id)'),
-];
+/** Every table name, in registry (id) order. */
+export const TABLE_NAMES = Object.keys(TABLES) as TableName[];
 
-export const SPINLOCK_COLUMNS: readonly ColumnSpec[] = [
-  col(L.SL_TIMESTAMP, 'timestamp', 'i64', false, 'raw session-clock ticks of the event'),
-  col(L.SL_CPU, 'cpu', 'u16', false, 'processor of the buffer'),
-  col(L.SL_SPIN_LOCK_ADDRESS, 'spinLockAddress', 'u64', false, 'SpinLockAddress'),
-  col(L.SL_CALLER_ADDRESS, 'callerAddress', 'u64', false, 'CallerAddress'),
-  col(L.SL_ACQUIRE_TIME, 'acquireTime', 'u64', false, 'AcquireTime (rdtsc cycles)'),
-  col(L.SL_RELEASE_TIME, 'releaseTime', 'u64', false, 'ReleaseTime (rdtsc cycles)'),
-  col(L.SL_WAIT_TIME_IN_CYCLES, 'waitTimeInCycles', 'u32', false, 'WaitTimeInCycles'),
-  col(L.SL_SPIN_COUNT, 'spinCount', 'u32', false, 'SpinCount'),
-  col(L.SL_THREAD_ID, 'threadId', 'u32', false, 'ThreadId'),
-  col(L.SL_INTERRUPT_COUNT, 'interruptCount', 'u32', false, 'InterruptCount'),
-  col(L.SL_IRQL, 'irql', 'u8', false, 'Irql'),
-  col(L.SL_ACQUIRE_DEPTH, 'acquireDepth', 'u8', false, 'AcquireDepth'),
-  col(L.SL_ACQUIRE_MODE, 'acquireMode', 'u8', false, 'AcquireMode (flags bits 0-5)'),
-  col(L.SL_EXECUTE_DPC, 'executeDpc', 'u8', false, 'ExecuteDpc (flags bit 6)'),
-  col(L.SL_EXECUTE_ISR, 'executeIsr', 'u8', false, 'ExecuteIsr (flags bit 7)'),
-  col(L.SL_POINTER_SIZE, 'pointerSize', 'u8', false, '4 (x86 layout) or 8 (x64 layout)'),
-  col(L.SL_VERSION, 'version', 'u8', false, 'event version'),
-  col(L.SL_FILE_OFFSET, 'fileOffset', 'f64', false, 'file offset of the event'),
-];
+/** Columns of every table, in id order. */
+export const TABLE_COLUMNS = Object.fromEntries(TABLE_NAMES.map((t) => [t, TABLES[t].columns as readonly ColumnSpec[]])) as Record<
+  TableName,
+  readonly ColumnSpec[]
+>;
 
-export const TABLE_COLUMNS: Record<TableName, readonly ColumnSpec[]> = {
-  cswitch: CSWITCH_COLUMNS,
-  spinlock: SPINLOCK_COLUMNS,
-};
-export const TABLE_IDS: Record<TableName, number> = { cswitch: L.TABLE_CSWITCH, spinlock: L.TABLE_SPINLOCK };
+/** Registry id of every table (the engines' table index). */
+export const TABLE_IDS = Object.fromEntries(TABLE_NAMES.map((t) => [t, TABLES[t].id])) as Record<TableName, number>;
 
-// Sanity: the layout and this schema agree on count and widths.
-for (const name of ['cswitch', 'spinlock'] as const) {
-  const cols = TABLE_COLUMNS[name];
-  if (cols.length !== L.columnCount(TABLE_IDS[name])) throw new Error(`schema ${name}: column count mismatch`);
-  cols.forEach((c, i) => {
-    if (c.id !== i) throw new Error(`schema ${name}: column ${c.name} id ${c.id} at position ${i}`);
-    if (bytesOf(c.type) !== L.columnWidth(TABLE_IDS[name], i)) throw new Error(`schema ${name}: width of ${c.name}`);
-  });
+/** Index of the `valid` column of a table, or -1 when no column is nullable. */
+export function validColumnOf(table: TableName): number {
+  return TABLE_COLUMNS[table].findIndex((c) => c.name === 'valid');
 }
 
 export function bytesOf(type: ColumnType): number {
@@ -116,47 +67,24 @@ export function bytesOf(type: ColumnType): number {
   }
 }
 
+const ARRAY_TYPES = {
+  i64: BigInt64Array,
+  u64: BigUint64Array,
+  f64: Float64Array,
+  u32: Uint32Array,
+  i32: Int32Array,
+  u16: Uint16Array,
+  u8: Uint8Array,
+  i8: Int8Array,
+} as const;
+
 export function allocColumn(type: ColumnType, length: number): TypedColumn {
-  switch (type) {
-    case 'i64':
-      return new BigInt64Array(length);
-    case 'u64':
-      return new BigUint64Array(length);
-    case 'f64':
-      return new Float64Array(length);
-    case 'u32':
-      return new Uint32Array(length);
-    case 'i32':
-      return new Int32Array(length);
-    case 'u16':
-      return new Uint16Array(length);
-    case 'u8':
-      return new Uint8Array(length);
-    case 'i8':
-      return new Int8Array(length);
-  }
+  return new ARRAY_TYPES[type](length);
 }
 
 /** A view of `length` elements of `type` over `buffer` at byte `offset` (no copy). */
 export function viewColumn(type: ColumnType, buffer: ArrayBufferLike, offset: number, length: number): TypedColumn {
-  switch (type) {
-    case 'i64':
-      return new BigInt64Array(buffer, offset, length);
-    case 'u64':
-      return new BigUint64Array(buffer, offset, length);
-    case 'f64':
-      return new Float64Array(buffer, offset, length);
-    case 'u32':
-      return new Uint32Array(buffer, offset, length);
-    case 'i32':
-      return new Int32Array(buffer, offset, length);
-    case 'u16':
-      return new Uint16Array(buffer, offset, length);
-    case 'u8':
-      return new Uint8Array(buffer, offset, length);
-    case 'i8':
-      return new Int8Array(buffer, offset, length);
-  }
+  return new ARRAY_TYPES[type](buffer as ArrayBuffer, offset, length);
 }
 
 /** Rows of one table produced by one engine call: columns in schema order. */
@@ -165,13 +93,22 @@ export interface ColumnChunk {
   readonly columns: readonly TypedColumn[];
 }
 
+/** Rows of every table produced by one engine call. */
+export type Chunks = Record<TableName, ColumnChunk>;
+
 export function emptyChunk(table: TableName): ColumnChunk {
   return { length: 0, columns: TABLE_COLUMNS[table].map((c) => allocColumn(c.type, 0)) };
+}
+
+/** A record with one value per table, in registry order. */
+export function perTable<V>(make: (table: TableName) => V): Record<TableName, V> {
+  return Object.fromEntries(TABLE_NAMES.map((t) => [t, make(t)])) as Record<TableName, V>;
 }
 
 /** Concatenates chunks of one table into one chunk (one copy per column). */
 export function concatChunks(table: TableName, chunks: readonly ColumnChunk[]): ColumnChunk {
   const specs = TABLE_COLUMNS[table];
+  if (chunks.length === 0) return emptyChunk(table);
   if (chunks.length === 1) return chunks[0]!;
   const length = chunks.reduce((n, c) => n + c.length, 0);
   const columns = specs.map((spec, i) => {
@@ -184,4 +121,13 @@ export function concatChunks(table: TableName, chunks: readonly ColumnChunk[]): 
     return out;
   });
   return { length, columns };
+}
+
+// The layout's widths and the schema's types agree (both come from the registry; this guards the generator).
+for (const name of TABLE_NAMES) {
+  const cols = TABLE_COLUMNS[name];
+  if (cols.length !== columnCount(TABLE_IDS[name])) throw new Error(`schema ${name}: column count mismatch`);
+  cols.forEach((c, i) => {
+    if (c.id !== i || bytesOf(c.type) !== columnWidth(TABLE_IDS[name], i)) throw new Error(`schema ${name}: column ${c.name}`);
+  });
 }

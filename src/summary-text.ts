@@ -1,5 +1,6 @@
 // Human-readable rendering of a TraceSummary (the CLI's `summary` without --json).
-import type { TraceSummary } from './decode.js';
+import type { TraceSummary } from './summary.js';
+import { TABLE_NAMES } from './schema.js';
 import type { Clock } from './time.js';
 import { COUNTERS } from './diagnostics.js';
 import { hex } from './errors.js';
@@ -36,11 +37,11 @@ export function renderSummary(file: string, s: TraceSummary, clock: Clock | null
     lines.push('trace: no logfile header event found');
   }
   if (clock === null && t) lines.push('note: timestamps stay raw ticks (no conversion for this clock type)');
+  for (const t of TABLE_NAMES) lines.push(`${t} rows: ${s[t]}`);
   lines.push(
-    `cswitch rows: ${s.cswitch} (${s.diagnostics['cswitchDecoded']} CSwitch events, ${s.compact.batches} compact batches: ` +
-      `${s.compact.packets.idleShort} IDLE_SHORT, ${s.compact.packets.idle} IDLE, ${s.compact.packets.lite} LITE, ${s.compact.packets.full} FULL packets)`,
+    `  cswitch rows from ${s.diagnostics['cswitchDecoded']} CSwitch events and ${s.compact.batches} compact batches: ` +
+      `${s.compact.packets.idleShort} IDLE_SHORT, ${s.compact.packets.idle} IDLE, ${s.compact.packets.lite} LITE, ${s.compact.packets.full} FULL packets`,
     `compact bias (MaximumWaitReason): ${s.bias.value} from ${s.bias.source}${s.bias.certain ? '' : ' (uncertain for this build: check compactStateOutOfRange)'}`,
-    `spinlock rows: ${s.spinlock}`,
     '',
     'events by kind:',
   );

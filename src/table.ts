@@ -1,58 +1,9 @@
 // Decoded tables: columns as typed arrays (zero-copy access) and rows as typed records with nulls.
-import * as L from './generated/layout.js';
-import { TABLE_COLUMNS, type ColumnChunk, type ColumnSpec, type TableName, type TypedColumn } from './schema.js';
+// One class for every table of the registry; row types are derived from it (schema.ts RowOf).
+import { TABLE_COLUMNS, validColumnOf, type ColumnChunk, type ColumnSpec, type RowOf, type TableName, type TypedColumn } from './schema.js';
 
-export interface CSwitchRow {
-  timestamp: bigint;
-  cpu: number;
-  newThreadId: number | null;
-  oldThreadId: number;
-  newThreadPriority: number | null;
-  oldThreadPriority: number | null;
-  previousCState: number | null;
-  newThreadPriorityDecrement: number | null;
-  oldThreadWaitReason: number | null;
-  oldThreadWaitMode: number | null;
-  oldThreadState: number | null;
-  oldThreadIdealProcessor: number | null;
-  newThreadWaitTime: number | null;
-  oldThreadRemainingQuantum: number | null;
-  newThreadQuantum: number | null;
-  oldThreadQuantum: number | null;
-  threadFlags: number | null;
-  oldThreadBamEppImportant: number | null;
-  newThreadBamEppImportant: number | null;
-  oldThreadBamQosLevel: number | null;
-  newThreadBamQosLevel: number | null;
-  newThreadWaitTimeAtMostOneTick: number;
-  source: number;
-  version: number;
-  fileOffset: number;
-  valid: number;
-}
-
-export interface SpinLockRow {
-  timestamp: bigint;
-  cpu: number;
-  spinLockAddress: bigint;
-  callerAddress: bigint;
-  acquireTime: bigint;
-  releaseTime: bigint;
-  waitTimeInCycles: number;
-  spinCount: number;
-  threadId: number;
-  interruptCount: number;
-  irql: number;
-  acquireDepth: number;
-  acquireMode: number;
-  executeDpc: number;
-  executeIsr: number;
-  pointerSize: number;
-  version: number;
-  fileOffset: number;
-}
-
-export type RowOf<T extends TableName> = T extends 'cswitch' ? CSwitchRow : SpinLockRow;
+export type CSwitchRow = RowOf<'cswitch'>;
+export type SpinLockRow = RowOf<'spinlock'>;
 
 export class Table<T extends TableName = TableName> {
   readonly specs: readonly ColumnSpec[];
@@ -67,7 +18,8 @@ export class Table<T extends TableName = TableName> {
     this.specs = TABLE_COLUMNS[name];
     this.length = chunk.length;
     this.cols = chunk.columns;
-    this.validColumn = name === 'cswitch' ? (chunk.columns[L.CS_VALID] as Uint32Array) : null;
+    const v = validColumnOf(name);
+    this.validColumn = v >= 0 ? (chunk.columns[v] as Uint32Array) : null;
   }
 
   get columnNames(): string[] {
@@ -100,7 +52,7 @@ export class Table<T extends TableName = TableName> {
       const spec = this.specs[c]!;
       row[spec.name] = spec.nullable && ((valid >>> c) & 1) === 0 ? null : this.cols[c]![i];
     }
-    return row as unknown as RowOf<T>;
+    return row as RowOf<T>;
   }
 
   *rows(): IterableIterator<RowOf<T>> {
@@ -115,3 +67,6 @@ export class Table<T extends TableName = TableName> {
     return [...this.rows()];
   }
 }
+
+/** One Table per registry entry. */
+export type Tables = { [T in TableName]: Table<T> };

@@ -1,4 +1,4 @@
-// Raw session-clock ticks → nanoseconds since the trace anchor and → wall-clock FILETIME (format-spec A.10).
+// Raw session-clock ticks → nanoseconds since the trace anchor and → wall-clock FILETIME (docs/format.md §A.10).
 // All integer: (t − T0) · 10^9 / f is computed as q·10^9 + (r·10^9)/f with floor division, never in floating point.
 import { EtlError } from './errors.js';
 import type { TraceInfo } from './logfile.js';
@@ -27,21 +27,39 @@ function floorDiv(a: bigint, b: bigint): bigint {
   return a % b !== 0n && (a < 0n) !== (b < 0n) ? q - 1n : q;
 }
 
-/** a·m/d exactly (floor), without overflow concerns (BigInt), split as in spec A.10 */
+/** a·m/d exactly (floor), without overflow concerns (BigInt), split as in docs/format.md §A.10 */
 function scale(a: bigint, m: bigint, d: bigint): bigint {
   const q = floorDiv(a, d);
   const r = a - q * d;
   return q * m + floorDiv(r * m, d);
 }
 
-export function createClock(info: Pick<TraceInfo, 'clockType' | 'perfFreq' | 'cpuSpeedInMHz' | 'headerTimestamp' | 'startTime'>): Clock {
+type ClockInfo = Pick<TraceInfo, 'clockType' | 'perfFreq' | 'cpuSpeedInMHz' | 'headerTimestamp' | 'startTime'>;
+
+/** Why the trace's timestamps cannot be converted, or null when they can. */
+export function clockUnavailable(info: ClockInfo): string | null {
+  switch (info.clockType) {
+    case 1:
+      return info.perfFreq > 0n ? null : `QPC clock with PerfFreq ${info.perfFreq}: cannot convert timestamps`;
+    case 2:
+      return null;
+    case 3:
+      return info.cpuSpeedInMHz > 0 ? null : 'CPU-cycle clock with CpuSpeedInMHz 0: cannot convert timestamps';
+    default:
+      return `clock type ${info.clockType} (ReservedFlags) has no known conversion; use raw ticks`;
+  }
+}
+
+/** The conversions of a trace's clock; EtlError('NO_CLOCK') when clockUnavailable() says why not. */
+export function createClock(info: ClockInfo): Clock {
+  const problem = clockUnavailable(info);
+  if (problem !== null) throw new EtlError('NO_CLOCK', problem);
   const t0 = info.headerTimestamp;
   const w0 = info.startTime;
   let ticksPerSecond: bigint;
   let toFileTime: (t: bigint) => bigint;
   switch (info.clockType) {
     case 1:
-      if (info.perfFreq <= 0n) throw new EtlError('BAD_OPTION', `QPC clock with PerfFreq ${info.perfFreq}: cannot convert timestamps`);
       ticksPerSecond = info.perfFreq;
       toFileTime = (t) => w0 + scale(t - t0, 10_000_000n, ticksPerSecond);
       break;
@@ -50,14 +68,13 @@ export function createClock(info: Pick<TraceInfo, 'clockType' | 'perfFreq' | 'cp
       toFileTime = (t) => t; // already a FILETIME (MS-WNODE)
       break;
     case 3: {
-      if (info.cpuSpeedInMHz <= 0) throw new EtlError('BAD_OPTION', 'CPU-cycle clock with CpuSpeedInMHz 0: cannot convert timestamps');
       const mhz = BigInt(info.cpuSpeedInMHz);
       ticksPerSecond = mhz * 1_000_000n;
       toFileTime = (t) => w0 + scale(t - t0, 10n, mhz);
       break;
     }
     default:
-      throw new EtlError('BAD_OPTION', `clock type ${info.clockType} (ReservedFlags) has no known conversion; use raw ticks`);
+      throw new EtlError('NO_CLOCK', `clock type ${info.clockType}`); // excluded by clockUnavailable
   }
   const toNanoseconds = (t: bigint): bigint => scale(t - t0, 1_000_000_000n, ticksPerSecond);
   return {

@@ -1,7 +1,7 @@
 // Bad input never wins: clear errors for non-ETL input, counted diagnostics (with file offsets) for
 // corruption inside a readable file, and decoding goes on with the next buffer.
 import { describe, expect, test } from 'vitest';
-import { decodeSync, EtlError } from '../src/index.js';
+import { decodeSync, EtlError } from '../src/node.js';
 import { writeTrace, Rng, type CSwitchSpec } from '../src/writer/index.js';
 
 const ENGINES = ['wasm', 'reference'] as const;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CORPUS_DIR } from './helpers/corpus.js';
 import { generateMixedTrace } from '../src/writer/index.js';
-import { decodeSync, rowSourceName, threadStateName } from '../src/index.js';
+import { decodeSync, rowSourceName, threadStateName } from '../src/node.js';
 import { readTraceInfo } from '../src/node.js';
 
 const BIN = fileURLToPath(new URL('../bin/etw-decode.js', import.meta.url));

@@ -2,7 +2,7 @@
 // on corrupted and truncated traces, and on the real corpus. Bad input never crashes either engine.
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
-import { decodeSync, EtlError, type DecodeResult } from '../src/index.js';
+import { decodeSync, EtlError, type DecodeResult } from '../src/node.js';
 import { writeTrace, Rng, randomNoiseEvents, generateMixedTrace } from '../src/writer/index.js';
 import { corpusFiles, readCorpus } from './helpers/corpus.js';
 

@@ -41,6 +41,27 @@ test('the browser entry bundles for the browser platform with no node: imports',
   expect(text.length).toBeGreaterThan(10_000);
 });
 
+test('the browser entry does not carry the reference engine: it is a separate chunk loaded on demand', async () => {
+  const out = await build({
+    entryPoints: [join(root, 'src/index.ts')],
+    bundle: true,
+    splitting: true,
+    platform: 'browser',
+    format: 'esm',
+    outdir: join(mkdtempSync(join(tmpdir(), 'etw-split-')), 'out'),
+    write: false,
+    logLevel: 'silent',
+  });
+  const entry = out.outputFiles.find((f) => f.path.endsWith('index.js'))!;
+  const chunks = out.outputFiles.filter((f) => f !== entry && f.path.endsWith('.js'));
+  // the reference walk, its compact decoder and its XPRESS decoder live only in the lazy chunk
+  for (const marker of ['function compactBatch(', 'function flushHeldSwitches(', 'function spinlockEvent(', 'function tally(']) {
+    expect(entry.text).not.toContain(marker);
+    expect(chunks.some((c) => c.text.includes(marker))).toBe(true);
+  }
+  expect(entry.text).toContain('import("./');
+});
+
 test('the built browser entry decodes with Buffer and process removed', () => {
   const dir = mkdtempSync(join(tmpdir(), 'etw-browser-'));
   const bytes = generateMixedTrace({ seed: 11, targetBytes: 100_000, cpus: 2, bufferSize: 0x4000 }).bytes;
@@ -56,10 +77,17 @@ delete globalThis.Buffer;
 Object.defineProperty(globalThis, 'process', { value: undefined, configurable: true });
 const m = await import(${JSON.stringify(pathToFileURL(join(root, 'dist/index.js')).href)});
 const r = await m.decode(new Blob([bytes]));
-out.write(JSON.stringify({ cs: r.cswitch.length, sl: r.spinlock.length, events: r.summary.events, buffer: typeof Buffer, process: typeof process }));
+let before = '';
+try { m.decodeSync(bytes, { engine: 'reference' }); } catch (e) { before = e.code + ': ' + e.message; }
+await m.init({ engine: 'reference' });
+const ref = m.decodeSync(bytes, { engine: 'reference' });
+out.write(JSON.stringify({ cs: r.cswitch.length, sl: r.spinlock.length, events: r.summary.events, buffer: typeof Buffer, process: typeof process, before, ref: ref.cswitch.length }));
 `,
   );
   const res = JSON.parse(execFileSync(process.execPath, [script], { encoding: 'utf8' }));
   const lib = decodeSync(bytes);
-  expect(res).toEqual({ cs: lib.cswitch.length, sl: lib.spinlock.length, events: lib.summary.events, buffer: 'undefined', process: 'undefined' });
+  expect(res).toMatchObject({ cs: lib.cswitch.length, sl: lib.spinlock.length, events: lib.summary.events, buffer: 'undefined', process: 'undefined' });
+  // the reference engine is loaded on demand in the browser entry: decodeSync says how until init() loaded it
+  expect(res.before).toMatch(/^BAD_OPTION: the reference engine is not loaded: call `await init\(\{ engine: 'reference' \}\)` first/);
+  expect(res.ref).toBe(lib.cswitch.length);
 });

@@ -1,7 +1,7 @@
 // Writer → decoder round trips: every CSwitch version, both SpinLock layouts, both pointer sizes,
 // compact batches for several builds and processor counts, compressed buffers — both engines.
 import { describe, expect, test } from 'vitest';
-import { decodeSync, type CSwitchRow, type DecodeResult } from '../src/index.js';
+import { decodeSync, type CSwitchRow, type DecodeResult } from '../src/node.js';
 import { writeTrace, Rng, randomNoiseEvents, type CSwitchSpec, type SpinLockSpec, type CompactSwitchSpec } from '../src/writer/index.js';
 import * as L from '../src/generated/layout.js';
 

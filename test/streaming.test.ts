@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeStream, decodeSync, streamFile, type DecodeResult } from '../src/node.js';
 import { concatChunks, type ColumnChunk } from '../src/schema.js';
-import type { AsyncSource } from '../src/driver.js';
+import type { AsyncSource } from '../src/runners.js';
 import { generateMixedTrace } from '../src/writer/index.js';
 
 const ENGINES = ['wasm', 'reference'] as const;

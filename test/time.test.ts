@@ -1,7 +1,7 @@
 // Timestamp conversion (spec A.10): integer-exact nanoseconds since the anchor and FILETIMEs, every clock type.
 import { expect, test } from 'vitest';
 import fc from 'fast-check';
-import { createClock, EtlError } from '../src/index.js';
+import { createClock, EtlError } from '../src/node.js';
 
 const base = { headerTimestamp: 1_000_000n, startTime: 132_000_000_000_000_000n, cpuSpeedInMHz: 3000 };
 

@@ -8,7 +8,7 @@ import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import * as L from '../src/generated/layout.js';
 import type { Engine, EngineState } from '../src/engine.js';
-import { ReferenceEngine } from '../src/reference/engine.js';
+import { ReferenceEngine } from '../src/reference/walk.js';
 import { WasmEngine } from '../src/wasm/engine.js';
 import { decodeBase64, loadWasmModule, loadWasmModuleSync } from '../src/wasm/instance.js';
 import { WASM_BASE64 } from '../src/generated/wasm-binary.js';

@@ -891,7 +891,11 @@ describe('compact context switches (0x0525)', () => {
   });
 
   test('OldThreadStateWr bias per build (D.5, C.7) and the RangeError for a wait reason >= bias', () => {
-    const table: [number, number][] = [[2600, 27], [7601, 37], [9600, 39], [14393, 39], [18362, 39], [19041, 40], [19045, 40], [22000, 42], [22631, 42], [26100, 43]];
+    // 1507-1703 (10240-15063) 39, 1709 (16299) onward 40 through 22H2: wdm.h 10240/14393/16299, 1703 kernel symbols
+    const table: [number, number][] = [
+      [2600, 27], [7601, 37], [9600, 39], [10240, 39], [14393, 39], [15063, 39], [16299, 40], [17134, 40], [17763, 40],
+      [18362, 40], [18363, 40], [19041, 40], [19045, 40], [22000, 42], [22631, 42], [26100, 43],
+    ];
     for (const [build, bias] of table) {
       const { t, p } = one([sw(0, T, 0x20, { oldThreadState: 1 }), sw(0, T + 1n, 0x20, { oldThreadState: 5, oldThreadWaitReason: bias - 1 })], { build });
       expect(t.bias).toBe(bias);

@@ -19,8 +19,8 @@ import {
   XPRESS_E_BAD_OFFSET,
   XPRESS_E_INPUT_TRUNCATED,
   XPRESS_E_OUTPUT_OVERFLOW,
-  xpressDecompress,
-} from '../src/reference/xpress.js';
+} from '../src/generated/layout.js';
+import { xpressDecompress } from '../src/reference/xpress.js';
 import { xpressCompress, xpressCompressBound } from '../src/writer/xpress-encode.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');

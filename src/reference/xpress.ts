@@ -1,5 +1,5 @@
 // XPRESS (MS-XCA Plain LZ77) decompression, pure TypeScript reference: the payload of a compressed
-// ETL buffer (BufferFlag 0x40, format-spec A.6), algorithm per MS-XCA 2.4 "Plain LZ77 Decompression".
+// ETL buffer (BufferFlag 0x40, docs/format.md §A.6), algorithm per MS-XCA 2.4 "Plain LZ77 Decompression".
 //
 // Mirrors assembly/xpress.ts: same results, same error codes, and the same bytes written before an
 // error. Written one flag bit at a time for clarity. Browser-safe (no node imports).
@@ -15,38 +15,11 @@
 // Decoding stops as soon as dst.length bytes were produced (trailing input is ignored); running out
 // of input before that is an error.
 
-/** Input ended (mid-symbol, or cleanly) before dst.length output bytes were produced. */
-export const XPRESS_E_INPUT_TRUNCATED = -1;
-/** A match offset points before the start of the output. */
-export const XPRESS_E_BAD_OFFSET = -2;
-/** A match is longer than the output space left. */
-export const XPRESS_E_OUTPUT_OVERFLOW = -3;
-/** An explicit u16/u32 match length below 22 (forbidden by MS-XCA 2.4). */
-export const XPRESS_E_BAD_LENGTH = -4;
-/** Invalid arguments (kept for parity with the WASM export: negative lengths). */
-export const XPRESS_E_BAD_ARGS = -5;
-
-/** Human-readable name of an XPRESS_E_* code (for diagnostics). */
-export function xpressErrorName(code: number): string {
-  switch (code) {
-    case XPRESS_E_INPUT_TRUNCATED:
-      return 'input truncated';
-    case XPRESS_E_BAD_OFFSET:
-      return 'match offset before output start';
-    case XPRESS_E_OUTPUT_OVERFLOW:
-      return 'match overflows output';
-    case XPRESS_E_BAD_LENGTH:
-      return 'invalid explicit match length';
-    case XPRESS_E_BAD_ARGS:
-      return 'invalid arguments';
-    default:
-      return code >= 0 ? 'ok' : `unknown error ${code}`;
-  }
-}
+import * as L from '../generated/layout.js';
 
 /**
  * Decompresses `src` into exactly `dst.length` bytes of `dst`.
- * Returns dst.length on success, otherwise a negative XPRESS_E_* code.
+ * Returns dst.length on success, otherwise a negative L.XPRESS_E_* code.
  */
 export function xpressDecompress(src: Uint8Array, dst: Uint8Array): number {
   const srcLen = src.length;
@@ -59,7 +32,7 @@ export function xpressDecompress(src: Uint8Array, dst: Uint8Array): number {
 
   while (op < dstLen) {
     if (flagCount === 0) {
-      if (srcLen - ip < 4) return XPRESS_E_INPUT_TRUNCATED;
+      if (srcLen - ip < 4) return L.XPRESS_E_INPUT_TRUNCATED;
       flags = (src[ip] | (src[ip + 1] << 8) | (src[ip + 2] << 16) | (src[ip + 3] << 24)) >>> 0;
       ip += 4;
       flagCount = 32;
@@ -68,12 +41,12 @@ export function xpressDecompress(src: Uint8Array, dst: Uint8Array): number {
     const isMatch = ((flags >>> flagCount) & 1) === 1;
 
     if (!isMatch) {
-      if (ip >= srcLen) return XPRESS_E_INPUT_TRUNCATED;
+      if (ip >= srcLen) return L.XPRESS_E_INPUT_TRUNCATED;
       dst[op++] = src[ip++];
       continue;
     }
 
-    if (srcLen - ip < 2) return XPRESS_E_INPUT_TRUNCATED;
+    if (srcLen - ip < 2) return L.XPRESS_E_INPUT_TRUNCATED;
     const m = src[ip] | (src[ip + 1] << 8);
     ip += 2;
     const offset = (m >>> 3) + 1;
@@ -83,7 +56,7 @@ export function xpressDecompress(src: Uint8Array, dst: Uint8Array): number {
     } else {
       let nibble: number;
       if (nibblePos < 0) {
-        if (ip >= srcLen) return XPRESS_E_INPUT_TRUNCATED;
+        if (ip >= srcLen) return L.XPRESS_E_INPUT_TRUNCATED;
         nibble = src[ip] & 15;
         nibblePos = ip;
         ip += 1;
@@ -94,28 +67,28 @@ export function xpressDecompress(src: Uint8Array, dst: Uint8Array): number {
       if (nibble < 15) {
         length = nibble + 10;
       } else {
-        if (ip >= srcLen) return XPRESS_E_INPUT_TRUNCATED;
+        if (ip >= srcLen) return L.XPRESS_E_INPUT_TRUNCATED;
         const b = src[ip];
         ip += 1;
         if (b < 255) {
           length = b + 25;
         } else {
-          if (srcLen - ip < 2) return XPRESS_E_INPUT_TRUNCATED;
+          if (srcLen - ip < 2) return L.XPRESS_E_INPUT_TRUNCATED;
           let v = src[ip] | (src[ip + 1] << 8);
           ip += 2;
           if (v === 0) {
-            if (srcLen - ip < 4) return XPRESS_E_INPUT_TRUNCATED;
+            if (srcLen - ip < 4) return L.XPRESS_E_INPUT_TRUNCATED;
             v = (src[ip] | (src[ip + 1] << 8) | (src[ip + 2] << 16) | (src[ip + 3] << 24)) >>> 0;
             ip += 4;
           }
-          if (v < 22) return XPRESS_E_BAD_LENGTH;
+          if (v < 22) return L.XPRESS_E_BAD_LENGTH;
           length = v + 3;
         }
       }
     }
 
-    if (offset > op) return XPRESS_E_BAD_OFFSET;
-    if (length > dstLen - op) return XPRESS_E_OUTPUT_OVERFLOW;
+    if (offset > op) return L.XPRESS_E_BAD_OFFSET;
+    if (length > dstLen - op) return L.XPRESS_E_OUTPUT_OVERFLOW;
     // Byte by byte, so overlapping matches (offset < length) repeat the pattern.
     for (let i = 0; i < length; i++) {
       dst[op] = dst[op - offset];

@@ -1,9 +1,9 @@
 // The WebAssembly engine: a thin wrapper over one instance of the decoder module (assembly/). It owns
 // no decoding logic; it moves bytes in (the input window lives in wasm memory), rows out (slice()d
-// copies of the column regions) and reads the state blocks. Same results as src/reference/engine.ts.
+// copies of the column regions) and reads the state blocks. Same results as src/reference/ (its twin).
 import * as L from '../generated/layout.js';
 import type { Engine, EngineState, IssueLogEntry, KindTally } from '../engine.js';
-import { TABLE_COLUMNS, TABLE_IDS, viewColumn, type ColumnChunk, type TableName } from '../schema.js';
+import { perTable, TABLE_COLUMNS, TABLE_IDS, viewColumn, type Chunks, type ColumnChunk, type TableName } from '../schema.js';
 import type { WasmExports } from './instance.js';
 
 export interface WasmEngineOptions {
@@ -97,14 +97,14 @@ export class WasmEngine implements Engine {
     return this.x.rowCapacity();
   }
 
-  drain(): { cswitch: ColumnChunk; spinlock: ColumnChunk } {
-    const out = { cswitch: this.take('cswitch', true), spinlock: this.take('spinlock', true) };
+  drain(): Chunks {
+    const out = perTable((t) => this.take(t, true));
     this.x.resetRows();
     return out;
   }
 
-  peekRows(): { cswitch: ColumnChunk; spinlock: ColumnChunk } {
-    return { cswitch: this.take('cswitch', false), spinlock: this.take('spinlock', false) };
+  peekRows(): Chunks {
+    return perTable((t) => this.take(t, false));
   }
 
   resetRows(): void {

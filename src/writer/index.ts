@@ -1,4 +1,4 @@
-// ETL writer: synthesizes valid NT-Kernel-Logger trace files (format-spec.md parts A–E) from a description.
+// ETL writer: synthesizes valid NT-Kernel-Logger trace files (docs/format.md parts A–E) from a description.
 // Used to test the decoders by round trips and to generate benchmark traces. Browser-safe: no node imports.
 //
 // Decisions where the spec is uncertain:

@@ -1,4 +1,4 @@
-// Public types of the ETL writer (src/writer). Spec: /work/shared/spec/format-spec.md parts A–E.
+// Public types of the ETL writer (src/writer). Spec: docs/format.md parts A–E.
 // Browser-safe: no node imports.
 
 export type HeaderKind =

@@ -1,5 +1,5 @@
 // XPRESS (MS-XCA Plain LZ77) compression: produces the payload of a compressed ETL buffer
-// (BufferFlag 0x40, format-spec A.6) in the format of MS-XCA 2.3 "Plain LZ77 Compression".
+// (BufferFlag 0x40, docs/format.md §A.6) in the format of MS-XCA 2.3 "Plain LZ77 Compression".
 //
 // A simple, deterministic greedy encoder: a hash of the next 3 bytes indexes a head table, a
 // ring-buffer chain (one link per position of the 8 KiB window) gives older candidates, the longest

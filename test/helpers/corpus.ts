@@ -2,7 +2,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join, dirname } from 'node:path';
-import type { KindRow } from '../../src/decode.js';
+import type { KindRow } from '../../src/event-kinds.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const CORPUS_DIR = [join(here, '../../../shared/corpus/real'), '/work/shared/corpus/real'].find((d) => existsSync(d))!;

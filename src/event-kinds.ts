@@ -1,0 +1,117 @@
+// Names of event kinds (docs/format.md §B.2 header types, §B.5 HookIds) and the rows of
+// `summary.eventsByKind`: one per header kind and id, in a total order.
+import * as L from './generated/layout.js';
+import type { KindTally } from './engine.js';
+import { hex } from './errors.js';
+
+export const HEADER_TYPE_NAMES: Record<number, string> = {
+  [L.HT_SYSTEM32]: 'SYSTEM32',
+  [L.HT_SYSTEM64]: 'SYSTEM64',
+  [L.HT_COMPACT32]: 'COMPACT32',
+  [L.HT_COMPACT64]: 'COMPACT64',
+  [L.HT_FULL_HEADER32]: 'FULL_HEADER32',
+  [L.HT_INSTANCE32]: 'INSTANCE32',
+  [L.HT_TIMED]: 'TIMED',
+  [L.HT_ERROR]: 'ERROR',
+  [L.HT_WNODE_HEADER]: 'WNODE_HEADER',
+  [L.HT_MESSAGE]: 'MESSAGE',
+  [L.HT_PERFINFO32]: 'PERFINFO32',
+  [L.HT_PERFINFO64]: 'PERFINFO64',
+  [L.HT_EVENT_HEADER32]: 'EVENT_HEADER32',
+  [L.HT_EVENT_HEADER64]: 'EVENT_HEADER64',
+  [L.HT_FULL_HEADER64]: 'FULL_HEADER64',
+  [L.HT_INSTANCE64]: 'INSTANCE64',
+};
+
+const HOOK_NAMES: Record<number, string> = {
+  [L.HOOK_HEADER]: 'WMI_LOG_TYPE_HEADER',
+  [L.HOOK_HEADER_EXTENSION]: 'WMI_LOG_TYPE_HEADER_EXTENSION',
+  [L.HOOK_GROUP_MASKS_END]: 'WMI_LOG_TYPE_GROUP_MASKS_END',
+  [L.HOOK_CSWITCH]: 'PERFINFO_LOG_TYPE_CONTEXTSWAP',
+  [L.HOOK_COMPCS]: 'PERFINFO_LOG_TYPE_CONTEXTSWAP_BATCH',
+  [L.HOOK_SPINLOCK]: 'PERFINFO_LOG_TYPE_SPINLOCK',
+};
+
+/** One row of eventsByKind. Fields depend on the header kind (see README). */
+export interface KindRow {
+  headerType: string;
+  hookId?: number;
+  name?: string;
+  provider?: string;
+  eventId?: number;
+  eventType?: number;
+  messageNumber?: number;
+  opcode?: number;
+  task?: number;
+  extended?: boolean;
+  version: number;
+  count: number;
+  bytes: number;
+}
+
+export function guidText(b: Uint8Array): string {
+  const h = (i: number) => b[i]!.toString(16).padStart(2, '0');
+  return (
+    h(3) + h(2) + h(1) + h(0) + '-' + h(5) + h(4) + '-' + h(7) + h(6) + '-' + h(8) + h(9) + '-' +
+    h(10) + h(11) + h(12) + h(13) + h(14) + h(15)
+  );
+}
+
+export function kindRow(k: KindTally): KindRow {
+  const headerType = HEADER_TYPE_NAMES[k.headerType] ?? `TYPE_${hex(k.headerType, 2)}`;
+  switch (k.headerType) {
+    case L.HT_SYSTEM32:
+    case L.HT_SYSTEM64:
+    case L.HT_COMPACT32:
+    case L.HT_COMPACT64:
+    case L.HT_PERFINFO32:
+    case L.HT_PERFINFO64: {
+      const row: KindRow = { headerType, hookId: k.id, version: k.version, count: k.count, bytes: k.bytes };
+      const name = HOOK_NAMES[k.id];
+      if (name) row.name = name;
+      return row;
+    }
+    case L.HT_EVENT_HEADER32:
+    case L.HT_EVENT_HEADER64:
+      return {
+        headerType,
+        provider: guidText(k.guid),
+        eventId: k.id,
+        version: k.version,
+        opcode: k.opcode,
+        task: k.task,
+        extended: (k.flags & 1) !== 0,
+        count: k.count,
+        bytes: k.bytes,
+      };
+    case L.HT_FULL_HEADER32:
+    case L.HT_FULL_HEADER64:
+    case L.HT_INSTANCE32:
+    case L.HT_INSTANCE64:
+      return { headerType, provider: guidText(k.guid), eventType: k.id, version: k.version, count: k.count, bytes: k.bytes };
+    case L.HT_MESSAGE:
+      return { headerType, messageNumber: k.id, version: k.version, count: k.count, bytes: k.bytes };
+    default:
+      return { headerType, version: k.version, count: k.count, bytes: k.bytes };
+  }
+}
+
+/** A total order of kind rows: by count (descending), then every key field. */
+export function compareKinds(a: KindRow, b: KindRow): number {
+  const text = (x: string | undefined, y: string | undefined) => (x ?? '').localeCompare(y ?? '');
+  const num = (x: number | undefined, y: number | undefined) => (x ?? -1) - (y ?? -1);
+  return (
+    b.count - a.count ||
+    text(a.headerType, b.headerType) ||
+    num(a.hookId, b.hookId) ||
+    text(a.provider, b.provider) ||
+    num(a.eventId, b.eventId) ||
+    num(a.eventType, b.eventType) ||
+    num(a.messageNumber, b.messageNumber) ||
+    num(a.version, b.version) ||
+    num(a.opcode, b.opcode) ||
+    num(a.task, b.task) ||
+    Number(a.extended ?? false) - Number(b.extended ?? false)
+  );
+}
+

@@ -1,0 +1,33 @@
+// Options of every decode entry point, checked once: a bad value is one EtlError('BAD_OPTION') that says
+// what is allowed.
+import type { Engine, EngineKind } from './engine.js';
+import { EtlError } from './errors.js';
+
+export interface DecodeOptions {
+  /** 'wasm' (default) or the pure-TS 'reference' decoder */
+  engine?: EngineKind;
+  /** MaximumWaitReason for compact OldThreadStateWr (docs/format.md §D.5); default: from the trace's build number */
+  bias?: number;
+  /** input window per load in bytes (default 8 MiB) */
+  windowBytes?: number;
+  /** called now and then with bytes done / total, per phase */
+  onProgress?: (phase: string, done: number, total: number) => void;
+}
+
+/** Throws EtlError('BAD_OPTION') for an option value outside its range. */
+export function checkOptions(options: DecodeOptions): void {
+  const w = options.windowBytes;
+  if (w !== undefined && (!Number.isInteger(w) || w < 0x1000 || w > 1 << 30)) {
+    throw new EtlError('BAD_OPTION', `windowBytes must be an integer from 4096 to 2^30 (1 GiB), got ${w}`);
+  }
+  const b = options.bias;
+  if (b !== undefined && (!Number.isInteger(b) || b < 1 || b > 63)) {
+    throw new EtlError('BAD_OPTION', `bias must be an integer MaximumWaitReason in 1..63, got ${b}`);
+  }
+}
+
+/** Applies the options that configure an engine (after checkOptions). */
+export function configureEngine(engine: Engine, options: DecodeOptions): Engine {
+  if (options.bias !== undefined) engine.setBiasOverride(options.bias);
+  return engine;
+}

@@ -1,0 +1,108 @@
+// The public result of a decode: the summary (counts, trace info, bias, diagnostics, issues), the trace
+// info and its clock, built from a finished drive (decode-steps.ts).
+import * as L from './generated/layout.js';
+import type { EngineKind } from './engine.js';
+import type { DriverResult } from './decode-steps.js';
+import type { BufferRef } from './framing.js';
+import { describeIssue, namedCounters, type DiagnosticCounters, type Issue } from './diagnostics.js';
+import { compareKinds, kindRow, type KindRow } from './event-kinds.js';
+import { parseLogfileHeader, type TraceInfo } from './logfile.js';
+import { TABLE_NAMES, type TableName } from './schema.js';
+import type { Tables } from './table.js';
+import { clockUnavailable, createClock, type Clock } from './time.js';
+
+export interface BiasInfo {
+  value: number;
+  source: 'build' | 'override' | 'default';
+  /** false when the build falls in an uncertain row of docs/format.md §C.7 */
+  certain: boolean;
+}
+
+export type TraceSummary = {
+  engine: EngineKind;
+  fileSize: number;
+  /** buffers framed in the input */
+  buffers: number;
+  /** events walked, every header kind */
+  events: number;
+  eventsByKind: KindRow[];
+  compact: { batches: number; packets: { idleShort: number; idle: number; lite: number; full: number } };
+  bias: BiasInfo;
+  trace: TraceInfo | null;
+  diagnostics: DiagnosticCounters;
+  /** the first 1024 problems with their file offsets (the counters stay exact) */
+  issues: Issue[];
+} & {
+  /** rows decoded into each table (`cswitch`, `spinlock`, …) */
+  [T in TableName]: number;
+};
+
+/** What every decode returns besides the rows. */
+export interface StreamResult {
+  summary: TraceSummary;
+  /** every buffer framed in the input, in file order: offset, size, SequenceNumber, processor, flags, type */
+  buffers: readonly BufferRef[];
+  info: TraceInfo | null;
+  /** tick conversions; null when the trace has no logfile header or its clock type has no known conversion */
+  clock: Clock | null;
+}
+
+/** A whole decode: the result and one Table per registry entry (`cswitch`, `spinlock`, …). */
+export type DecodeResult = StreamResult & Tables;
+
+/** The result of a finished drive (without the rows). */
+export function buildResult(result: DriverResult, engineKind: EngineKind, biasOverride: number | undefined): StreamResult {
+  const info = traceInfo(result);
+  return { summary: summarize(result, info, engineKind, biasOverride), buffers: result.buffers, info, clock: clockOf(info) };
+}
+
+function summarize(result: DriverResult, info: TraceInfo | null, engineKind: EngineKind, biasOverride: number | undefined): TraceSummary {
+  const s = result.engine;
+  const counters = s.counters.map((v, i) => v + (result.framingCounters[i] ?? 0));
+  const issues = [...result.framingIssues, ...s.log]
+    .sort((a, b) => a.fileOffset - b.fileOffset)
+    .slice(0, L.LOG_CAPACITY)
+    .map(describeIssue);
+  const rows = Object.fromEntries(TABLE_NAMES.map((t) => [t, result.rows[t]])) as Record<TableName, number>;
+  return {
+    engine: engineKind,
+    fileSize: result.size,
+    buffers: result.buffers.length,
+    events: counters[L.D_EVENTS]!,
+    eventsByKind: s.kinds.map(kindRow).sort(compareKinds),
+    ...rows,
+    compact: {
+      batches: counters[L.D_COMPCS_BATCHES]!,
+      packets: {
+        idleShort: counters[L.D_COMPCS_PACKETS_IDLE_SHORT]!,
+        idle: counters[L.D_COMPCS_PACKETS_IDLE]!,
+        lite: counters[L.D_COMPCS_PACKETS_LITE]!,
+        full: counters[L.D_COMPCS_PACKETS_FULL]!,
+      },
+    },
+    bias: {
+      value: s.bias,
+      source: biasOverride !== undefined ? 'override' : info ? 'build' : 'default',
+      certain: biasOverride !== undefined || (info !== null && L.maxWaitReasonCertain(info.build)),
+    },
+    trace: info,
+    diagnostics: {
+      ...namedCounters(counters),
+      // what the kernel reported lost, from the logfile header (§A.8)
+      logfileEventsLost: info?.eventsLost ?? 0,
+      logfileBuffersLost: info?.buffersLost ?? 0,
+    },
+    issues,
+  };
+}
+
+export function traceInfo(result: DriverResult): TraceInfo | null {
+  const s = result.engine;
+  if (!s.logfilePayload) return null;
+  return parseLogfileHeader(s.logfilePayload, s.logfilePayloadLength, s.logfilePointerSize, s.logfileTimestamp, s.headerExtension);
+}
+
+/** The trace's clock, or null when it has none or its clock type cannot be converted. */
+export function clockOf(info: TraceInfo | null): Clock | null {
+  return info && clockUnavailable(info) === null ? createClock(info) : null;
+}
