@@ -110,13 +110,6 @@ export function timestampToFiletime(o: NormalizedOptions, t: bigint): bigint {
   return o.startTime + (d * 10_000_000n) / o.perfFreq;
 }
 
-/** raw session-clock ticks per 100 ns × 10^7 … i.e. the number of raw ticks in `hundredNs` 100-ns units */
-export function hundredNsToTicks(o: NormalizedOptions, hundredNs: bigint): bigint {
-  if (o.clockType === 2) return hundredNs;
-  if (o.clockType === 3) return (hundredNs * BigInt(o.cpuSpeedInMHz)) / 10n;
-  return (hundredNs * o.perfFreq) / 10_000_000n;
-}
-
 function utf16z(s: string): Uint8Array {
   const out = new Uint8Array(2 * s.length + 2);
   for (let i = 0; i < s.length; i++) {
