@@ -5,7 +5,7 @@ export { init, setBiasOverride, decodeBuffer, resume, finish } from './walk';
 export { logfileCopied, logfilePayloadLength, logfilePointerSize, logfileTimestamp } from './walk';
 export { headerExtensionSeen, bias } from './walk';
 export { reserveInput, inputPtr, rowCount, rowCapacity, columnPtr, resetRows } from './memory';
-export { countersPtr, logPtr, kindsPtr, logfilePtr, headerExtensionPtr } from './memory';
+export { countersPtr, logPtr, kindsPtr, logfilePtr, headerExtensionPtr, heapPtr, heapSize } from './memory';
 export { logCount } from './diag';
 export { kindCount } from './kinds';
 export { xpressDecompress } from './xpress';

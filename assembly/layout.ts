@@ -167,6 +167,25 @@ export const HOOK_GROUP_MASKS_END: i32 = 0x0020;
 export const HOOK_CSWITCH: i32 = 0x0524; // PERFINFO_LOG_TYPE_CONTEXTSWAP
 export const HOOK_COMPCS: i32 = 0x0525; // PERFINFO_LOG_TYPE_CONTEXTSWAP_BATCH
 export const HOOK_SPINLOCK: i32 = 0x0529; // PERFINFO_LOG_TYPE_SPINLOCK
+export const HOOK_READY_THREAD: i32 = 0x0532; // PERFINFO_LOG_TYPE_READY_THREAD (F.4)
+// F.1 Process and Thread events: HookId = group << 8 | opcode
+export const HOOK_PROCESS_START: i32 = 0x0301;
+export const HOOK_PROCESS_END: i32 = 0x0302;
+export const HOOK_PROCESS_DC_START: i32 = 0x0303;
+export const HOOK_PROCESS_DC_END: i32 = 0x0304;
+export const HOOK_PROCESS_DEFUNCT: i32 = 0x0327;
+export const HOOK_THREAD_START: i32 = 0x0501;
+export const HOOK_THREAD_END: i32 = 0x0502;
+export const HOOK_THREAD_DC_START: i32 = 0x0503;
+export const HOOK_THREAD_DC_END: i32 = 0x0504;
+export const HOOK_THREAD_SET_NAME: i32 = 0x0548;
+// opcodes (the low byte of those HookIds): the `opcode` column of threadEvents / processEvents
+export const OPCODE_START: i32 = 1;
+export const OPCODE_END: i32 = 2;
+export const OPCODE_DC_START: i32 = 3;
+export const OPCODE_DC_END: i32 = 4;
+export const OPCODE_PROCESS_DEFUNCT: i32 = 39;
+export const OPCODE_THREAD_SET_NAME: i32 = 72;
 
 // ---------------------------------------------------------------------------------------------
 // A.8 TRACE_LOGFILE_HEADER (offsets common to both forms, then the 32/64-bit split)
@@ -315,6 +334,61 @@ export function maxWaitReasonCertain(build: u32): bool {
   if (build == 22621 || build == 22631) return true;
   return false;
 }
+
+// ---------------------------------------------------------------------------------------------
+// F.2 Thread_TypeGroup1 (versions 2-4). P = pointer size; pointer fields from 0x08, one every P bytes.
+export const THR_PROCESS_ID: i32 = 0x00; // u32
+export const THR_THREAD_ID: i32 = 0x04; // u32 TThreadId
+export const THR_POINTERS: i32 = 0x08; // StackBase, StackLimit, UserStackBase, UserStackLimit, StartAddr, Win32StartAddr, TebBase
+export const THR_WIN32_START_ADDR_INDEX: i32 = 5; // pointer number of Win32StartAddr
+export const THR_POINTER_COUNT: i32 = 7; // then at THR_POINTERS + 7P the tail:
+export const THR_TAIL_SUB_PROCESS_TAG: i32 = 0x00; // u32
+export const THR_TAIL_BASE_PRIORITY: i32 = 0x04; // u8 (v3+), then PagePriority, IoPriority, ThreadFlags
+export const THR_TAIL_NAME: i32 = 0x08; // UTF-16Z ThreadName (v4; v3 only if bytes remain)
+export const THR_TAIL_SIZE_V2: i32 = 0x04;
+export const THR_TAIL_SIZE_V3: i32 = 0x08;
+/** F.2: offset of the tail (SubProcessTag) of a Thread event for pointer size `p` */
+export function threadTail(p: i32): i32 {
+  return THR_POINTERS + THR_POINTER_COUNT * p;
+}
+// F.5 Thread SetName
+export const SETNAME_PROCESS_ID: i32 = 0x00;
+export const SETNAME_THREAD_ID: i32 = 0x04;
+export const SETNAME_NAME: i32 = 0x08; // UTF-16Z
+
+// F.3 Process_TypeGroup1 (versions 2-5). P = pointer size.
+export const PROC_UNIQUE_PROCESS_KEY: i32 = 0x00; // ptr
+// then, from P:
+export const PROC_P_PROCESS_ID: i32 = 0x00; // u32
+export const PROC_P_PARENT_ID: i32 = 0x04; // u32
+export const PROC_P_SESSION_ID: i32 = 0x08; // u32
+export const PROC_P_EXIT_STATUS: i32 = 0x0c; // i32
+export const PROC_P_DIRECTORY_TABLE_BASE: i32 = 0x10; // ptr (v3+)
+export const PROC_FLAGS_AFTER_DTB: i32 = 0x10; // u32 Flags at 2P + 0x10 (v4+)
+/** F.3: offset of the UserSID of a Process event of `version` for pointer size `p` */
+export function processSidOffset(version: i32, p: i32): i32 {
+  if (version <= 2) return p + PROC_P_DIRECTORY_TABLE_BASE;
+  if (version == 3) return 2 * p + PROC_FLAGS_AFTER_DTB;
+  return 2 * p + PROC_FLAGS_AFTER_DTB + 4;
+}
+/** F.3 UserSID: a zero u32 alone, or two pointers (TOKEN_USER) then a SID of 8 + 4 × SubAuthorityCount bytes */
+export const SID_NULL_SIZE: i32 = 4;
+export const SID_HEADER_SIZE: i32 = 8;
+export const SID_SUB_AUTHORITY_COUNT: i32 = 1; // byte offset in the SID
+export const PROC_EXIT_TIME_SIZE: i32 = 8; // v5: u64 FILETIME after ApplicationId
+
+// F.4 ReadyThread
+export const RDY_THREAD_ID: i32 = 0x00; // u32 TThreadId
+export const RDY_ADJUST_REASON: i32 = 0x04; // u8
+export const RDY_ADJUST_INCREMENT: i32 = 0x05; // i8
+export const RDY_FLAGS: i32 = 0x06; // u8
+export const RDY_SIZE: i32 = 0x08;
+
+// String heap entries (WebAssembly engine): u32 byteLength | unit << 16, then the bytes (no terminator);
+// unit 1 = ANSI (windows-1252), 2 = UTF-16LE. `str` columns hold the entry's offset in the heap.
+export const STR_ENTRY_HEADER: i32 = 4;
+export const STR_UNIT_ANSI: i32 = 1;
+export const STR_UNIT_UTF16: i32 = 2;
 
 // ---------------------------------------------------------------------------------------------
 // Row sources of the cswitch table (column `source`)

@@ -44,6 +44,12 @@ export let kindIndexStart: usize = 0;
  *  lookups of kinds not in the table (a full table) stop after one or two probes */
 export const KIND_INDEX_SLOTS: i32 = 16384;
 export let pendingStart: usize = 0;
+/** string heap of the `str` columns (layout.ts STR_*): HEAP_CAPACITY bytes, emptied with the rows */
+export const HEAP_CAPACITY: i32 = 1 << 20;
+/** a drain is wanted once fewer bytes than this are free: the strings of one event (<= 0xFFFF bytes) fit */
+const HEAP_RESERVE: i32 = 0x10000 + 64;
+export let heapStart: usize = 0;
+export let heapUsed: i32 = 0;
 export let logfileStart: usize = 0;
 export let headerExtensionStart: usize = 0;
 
@@ -88,6 +94,8 @@ export function layoutArena(inputBytes: i32, rowCapacity: i32): void {
   kindsStart = alloc(<usize>(L.KIND_CAPACITY * L.KIND_ENTRY_SIZE));
   kindIndexStart = alloc(<usize>KIND_INDEX_SLOTS << 2);
   pendingStart = alloc(<usize>L.MAX_PROCESSORS * PENDING_SLOT_SIZE);
+  heapStart = alloc(<usize>HEAP_CAPACITY);
+  heapUsed = 0;
   logfileStart = alloc(<usize>L.LOGFILE_HEADER_COPY_MAX);
   headerExtensionStart = alloc(<usize>L.KHE_SIZE);
   scratchStart = alloc(<usize>SCRATCH_INITIAL + SLACK);
@@ -157,6 +165,16 @@ export function addRow(t: i32): usize {
   return <usize>r;
 }
 
+/** Takes `bytes` of the string heap (the walker made sure one event's strings fit) and returns their offset. */
+// @ts-ignore: decorator
+@inline
+export function heapTake(bytes: i32): i32 {
+  const at = heapUsed;
+  heapUsed = at + bytes;
+  if (heapUsed > HEAP_CAPACITY - HEAP_RESERVE) drainWanted = true;
+  return at;
+}
+
 /** Zeroes the rows handed out so far (every column of every table) and empties the tables. */
 export function resetRows(): void {
   for (let t: i32 = 0; t < L.TABLE_COUNT; t++) {
@@ -165,6 +183,7 @@ export function resetRows(): void {
     for (let c: i32 = 0; c < n; c++) memory.fill(col(t, c), 0, used * <usize>L.columnWidth(t, c));
     store<i32>(ROW_COUNTS + (<usize>t << 2), 0);
   }
+  heapUsed = 0;
   drainWanted = false;
 }
 
@@ -196,4 +215,10 @@ export function logfilePtr(): usize {
 }
 export function headerExtensionPtr(): usize {
   return headerExtensionStart;
+}
+export function heapPtr(): usize {
+  return heapStart;
+}
+export function heapSize(): i32 {
+  return heapUsed;
 }

@@ -1,8 +1,9 @@
 // Buffer walk, docs/format.md §A.2-A.6 (WMI_BUFFER_HEADER, data extent, XPRESS-compressed payloads)
 // and §B.4 (events back to back, 8-byte aligned, each framed by its trace header's Size); every event
 // is tallied by kind (§B.2) and SYSTEM/COMPACT/PERFINFO events are routed by HookId (§B.5) to the
-// decoders of the logfile header (§A.8), the header extension (§A.9), CSwitch (§C), CompCS (§D) and
-// SpinLock (§E). src/reference/walk.ts is its twin.
+// decoders of the logfile header (§A.8), the header extension (§A.9), CSwitch (§C), CompCS (§D),
+// SpinLock (§E), ReadyThread (§F.4), Thread (§F.2, §F.5) and Process (§F.3) events.
+// src/reference/walk.ts is its twin.
 //
 // Output rows are bounded by the arena: a table that passes its row limit (the arena's rows minus the
 // worst case of one event, schema/tables.mjs `reserve`) asks for a drain; the walker then saves its
@@ -11,6 +12,9 @@
 import * as L from './layout';
 import { compactBatch, flushHeldSwitches } from './compcs';
 import { cswitchEvent } from './cswitch';
+import { processEvent } from './process';
+import { readyThreadEvent } from './readythread';
+import { threadEvent } from './thread';
 import { count, countN, issue, resetDiag } from './diag';
 import { resetKinds, tally } from './kinds';
 import {
@@ -242,7 +246,8 @@ function dispatch(p: usize, m: u32, headerType: i32, headerSize: i32, size: i32,
   const pointerSize = L.pointerSizeOf(headerType);
   const data = p + <usize>headerSize;
   const n = size - headerSize;
-  switch (<i32>load<u16>(p, L.TH_HOOK_ID)) {
+  const hookId = <i32>load<u16>(p, L.TH_HOOK_ID);
+  switch (hookId) {
     case L.HOOK_COMPCS:
       compactBatch(data, n, version, cpu, tsAt, fileOffset, biasValue);
       break;
@@ -251,6 +256,23 @@ function dispatch(p: usize, m: u32, headerType: i32, headerSize: i32, size: i32,
       break;
     case L.HOOK_SPINLOCK:
       spinlockEvent(data, n, version, pointerSize, cpu, tsAt, fileOffset);
+      break;
+    case L.HOOK_READY_THREAD:
+      readyThreadEvent(data, n, version, cpu, tsAt, fileOffset);
+      break;
+    case L.HOOK_THREAD_START:
+    case L.HOOK_THREAD_END:
+    case L.HOOK_THREAD_DC_START:
+    case L.HOOK_THREAD_DC_END:
+    case L.HOOK_THREAD_SET_NAME:
+      threadEvent(data, n, version, pointerSize, hookId & 0xff, cpu, tsAt, fileOffset);
+      break;
+    case L.HOOK_PROCESS_START:
+    case L.HOOK_PROCESS_END:
+    case L.HOOK_PROCESS_DC_START:
+    case L.HOOK_PROCESS_DC_END:
+    case L.HOOK_PROCESS_DEFUNCT:
+      processEvent(data, n, version, pointerSize, hookId & 0xff, cpu, tsAt, fileOffset);
       break;
     case L.HOOK_HEADER:
       logfileHeader(data, n, pointerSize, tsAt);

@@ -5,8 +5,10 @@
 //   - src/generated/registry.ts: the same constants for TypeScript plus `TABLES`, an `as const` schema
 //     from which the row types, the CLI's --table choices and every output format are derived.
 //
-// Column type: i64 u64 f64 u32 i32 u16 u8 i8; a trailing '?' marks a nullable column. A table with
-// nullable columns ends with `valid` (u32): bit c set = column c is present. Adding a decoded table
+// Column type: i64 u64 f64 u32 i32 u16 u8 i8, or str (text: in the WebAssembly engine a u32 reference
+// into its string heap, in TypeScript a string); a trailing '?' marks a nullable column. A table with
+// nullable columns ends with `valid` (u32): bit c set = column c is present. Decoded tables come first
+// (their ids index the engines' arenas); derived tables are computed in TypeScript from them. Adding a decoded table
 // means: an entry here, one assembly/ decoder file, its src/reference/ twin, its dispatch line in
 // walk.ts (both twins), tests and docs.
 
@@ -17,7 +19,9 @@
  * @typedef {object} TableDecl
  * @property {string} name      table name (public, lower camelCase)
  * @property {string} prefix    prefix of the generated column constants
- * @property {number} reserve   rows that must be free before one event is walked (worst case of one event)
+ * @property {number} [reserve] rows that must be free before one event is walked (worst case of one event);
+ *                              absent for derived tables
+ * @property {boolean} [derived] computed in TypeScript from decoded tables (no engine columns)
  * @property {string} description
  * @property {Column[]} columns
  */
@@ -83,6 +87,97 @@ export const TABLES = [
       ['pointerSize', 'u8', '4 (x86 layout) or 8 (x64 layout)'],
       ['version', 'u8', 'event version'],
       ['fileOffset', 'f64', 'file offset of the event'],
+    ],
+  },
+  {
+    name: 'readythread',
+    prefix: 'RT',
+    reserve: 1,
+    description: 'one row per ReadyThread event (0x0532): a thread made ready to run',
+    columns: [
+      ['timestamp', 'i64', 'raw session-clock ticks of the event'],
+      ['cpu', 'u16', 'processor of the buffer (where the readying thread runs)'],
+      ['threadId', 'u32', 'TThreadId: the thread made ready'],
+      ['adjustReason', 'u8', 'AdjustReason: 0 None, 1 Unwait, 2 Boost', 'adjustReason'],
+      ['adjustIncrement', 'i8', 'AdjustIncrement (priority boost)'],
+      ['flags', 'u8', 'bit 0 ExecutingDpc, 1 KernelStackNotResident, 2 ProcessOutOfMemory, 3 DirectSwitchAttempt'],
+      ['version', 'u8', 'event version'],
+      ['fileOffset', 'f64', 'file offset of the event'],
+    ],
+  },
+  {
+    name: 'threadEvents',
+    prefix: 'TE',
+    reserve: 1,
+    description: 'one row per Thread event: Start (0x0501), End (0x0502), DCStart (0x0503), DCEnd (0x0504) and SetName (0x0548)',
+    columns: [
+      ['timestamp', 'i64', 'raw session-clock ticks of the event'],
+      ['cpu', 'u16', 'processor of the buffer'],
+      ['opcode', 'u8', '1 Start, 2 End, 3 DCStart, 4 DCEnd, 72 SetName (the low byte of the HookId)', 'threadEvent'],
+      ['threadId', 'u32', 'TThreadId (from the payload, never the header)'],
+      ['processId', 'u32', 'ProcessId'],
+      ['win32StartAddr', 'u64?', 'Win32StartAddr (Start/End/DCStart/DCEnd)'],
+      ['basePriority', 'u8?', 'BasePriority (v3+)'],
+      ['name', 'str?', 'ThreadName (v4; v3 when present) or the SetName name'],
+      ['version', 'u8', 'event version'],
+      ['fileOffset', 'f64', 'file offset of the event'],
+      ['valid', 'u32', 'bit mask of present columns (bit = column id)'],
+    ],
+  },
+  {
+    name: 'processEvents',
+    prefix: 'PE',
+    reserve: 1,
+    description: 'one row per Process event: Start (0x0301), End (0x0302), DCStart (0x0303), DCEnd (0x0304) and Defunct (0x0327)',
+    columns: [
+      ['timestamp', 'i64', 'raw session-clock ticks of the event'],
+      ['cpu', 'u16', 'processor of the buffer'],
+      ['opcode', 'u8', '1 Start, 2 End, 3 DCStart, 4 DCEnd, 39 Defunct (the low byte of the HookId)', 'processEvent'],
+      ['processId', 'u32', 'ProcessId'],
+      ['parentId', 'u32', 'ParentId'],
+      ['sessionId', 'u32', 'SessionId (4294967295 for Idle and System)'],
+      ['exitStatus', 'i32', 'ExitStatus (259 STILL_ACTIVE in rundowns)'],
+      ['uniqueProcessKey', 'u64', 'UniqueProcessKey'],
+      ['imageFileName', 'str', 'ImageFileName (ANSI)'],
+      ['commandLine', 'str?', 'CommandLine (v2+)'],
+      ['packageFullName', 'str?', 'PackageFullName (v4+)'],
+      ['exitTime', 'i64?', 'exit FILETIME (v5)'],
+      ['version', 'u8', 'event version'],
+      ['fileOffset', 'f64', 'file offset of the event'],
+      ['valid', 'u32', 'bit mask of present columns (bit = column id)'],
+    ],
+  },
+  {
+    name: 'threads',
+    prefix: 'TH',
+    derived: true,
+    description: 'one row per thread lifetime, from threadEvents applied in timestamp order',
+    columns: [
+      ['threadId', 'u32', 'thread id (0 = the idle thread)'],
+      ['processId', 'u32', 'process id (first non-null value of the lifetime)'],
+      ['startTime', 'i64?', 'timestamp of its Start event; null when first seen in a rundown or its End'],
+      ['endTime', 'i64?', 'timestamp of its End event; null when it has none (DCEnd does not end a thread)'],
+      ['name', 'str?', 'the last non-empty name (ThreadName of v4/v3 events, SetName)'],
+      ['win32StartAddr', 'u64?', 'Win32StartAddr (first non-null value)'],
+      ['basePriority', 'u8?', 'BasePriority (first non-null value)'],
+      ['valid', 'u32', 'bit mask of present columns (bit = column id)'],
+    ],
+  },
+  {
+    name: 'processes',
+    prefix: 'PR',
+    derived: true,
+    description: 'one row per process lifetime, from processEvents applied in timestamp order',
+    columns: [
+      ['processId', 'u32', 'process id (0 Idle, 4 System)'],
+      ['parentId', 'u32', 'ParentId (first value of the lifetime)'],
+      ['sessionId', 'u32', 'SessionId (first value of the lifetime)'],
+      ['imageFileName', 'str?', 'ImageFileName'],
+      ['commandLine', 'str?', 'CommandLine (null for versions without it)'],
+      ['startTime', 'i64?', 'timestamp of its Start event; null when first seen in a rundown, its End or Defunct'],
+      ['endTime', 'i64?', 'timestamp of its End event; null when it has none'],
+      ['exitStatus', 'i32?', 'ExitStatus of its End event (rundowns carry 259, STILL_ACTIVE, and are not used)'],
+      ['valid', 'u32', 'bit mask of present columns (bit = column id)'],
     ],
   },
 ];

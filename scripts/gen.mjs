@@ -10,7 +10,9 @@ import { TABLES } from '../schema/tables.mjs';
 import { STATS } from '../schema/stats.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const WIDTH = { i64: 8, u64: 8, f64: 8, u32: 4, i32: 4, u16: 2, u8: 1, i8: 1 };
+const WIDTH = { i64: 8, u64: 8, f64: 8, u32: 4, i32: 4, u16: 2, u8: 1, i8: 1, str: 4 };
+/** tables the engines decode (their ids index the arenas), then the derived ones */
+const DECODED = TABLES.filter((t) => !t.derived);
 
 /** camelCase → CAMEL_CASE */
 const snake = (name) => name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
@@ -25,6 +27,8 @@ function checkDeclarations() {
     for (const [name, type] of t.columns) {
       if (!(type.replace('?', '') in WIDTH)) throw new Error(`${t.name}.${name}: unknown type ${type}`);
     }
+    if (!t.derived && !(t.reserve >= 1)) throw new Error(`${t.name}: a decoded table needs a row reserve`);
+    if (!t.derived && TABLES.indexOf(t) !== DECODED.indexOf(t)) throw new Error(`${t.name}: decoded tables come before derived ones`);
     const nullable = t.columns.some(([, type]) => type.endsWith('?'));
     const last = t.columns[t.columns.length - 1];
     if (nullable && (last[0] !== 'valid' || last[1] !== 'u32')) throw new Error(`${t.name}: a table with nullable columns ends with valid (u32)`);
@@ -42,8 +46,9 @@ function registryConstants() {
   const out = [];
   out.push('// ---- tables (schema/tables.mjs)');
   TABLES.forEach((t, i) => out.push(`export const TABLE_${snake(t.name)}: i32 = ${i};`));
-  out.push(`export const TABLE_COUNT: i32 = ${TABLES.length};`);
-  out.push(`export const MAX_COLUMNS: i32 = ${Math.max(...TABLES.map((t) => t.columns.length))};`);
+  out.push(`/** decoded tables (the engines' arenas hold these); derived tables follow them */`);
+  out.push(`export const TABLE_COUNT: i32 = ${DECODED.length};`);
+  out.push(`export const MAX_COLUMNS: i32 = ${Math.max(...DECODED.map((t) => t.columns.length))};`);
   for (const t of TABLES) {
     out.push('', `// ${t.name}: ${t.description}`);
     let always = 0;
@@ -54,16 +59,16 @@ function registryConstants() {
     out.push(`export const ${t.prefix}_COLUMN_COUNT: i32 = ${t.columns.length};`);
     out.push(`/** columns every ${t.name} row carries (the non-nullable ones) */`);
     out.push(`export const ${t.prefix}_ALWAYS_VALID: u32 = ${hex(always)};`);
-    out.push(`export const ${t.prefix}_ROW_RESERVE: i32 = ${t.reserve};`);
+    if (!t.derived) out.push(`export const ${t.prefix}_ROW_RESERVE: i32 = ${t.reserve};`);
   }
   out.push('', '/** Columns of a table. */', 'export function columnCount(table: i32): i32 {');
-  TABLES.forEach((t, i) => out.push(`  if (table == ${i}) return ${t.columns.length};`));
+  DECODED.forEach((t, i) => out.push(`  if (table == ${i}) return ${t.columns.length};`));
   out.push('  return 0;', '}');
   out.push('', '/** Rows that must be free in a table before one event is walked. */', 'export function rowReserve(table: i32): i32 {');
-  TABLES.forEach((t, i) => out.push(`  if (table == ${i}) return ${t.reserve};`));
+  DECODED.forEach((t, i) => out.push(`  if (table == ${i}) return ${t.reserve};`));
   out.push('  return 0;', '}');
-  out.push('', '/** Byte width of a column: 1, 2, 4 or 8 (0 for no such column). */', 'export function columnWidth(table: i32, column: i32): i32 {');
-  TABLES.forEach((t, i) => {
+  out.push('', '/** Byte width of a column of a decoded table in engine memory: 1, 2, 4 or 8 (0 for no such column). */', 'export function columnWidth(table: i32, column: i32): i32 {');
+  DECODED.forEach((t, i) => {
     out.push(`  if (table == ${i}) {`, `    if (column < 0 || column >= ${t.columns.length}) return 0;`);
     for (const w of [8, 4, 2]) {
       const cols = t.columns.flatMap(([, type], c) => (WIDTH[type.replace('?', '')] === w ? [c] : []));
@@ -99,7 +104,7 @@ function tsRegistry() {
         return `      { id: ${c}, name: ${JSON.stringify(name)}, type: ${JSON.stringify(type.replace('?', ''))}, nullable: ${nullable}, enum: ${JSON.stringify(enumName ?? null)}, description: ${JSON.stringify(description)} },`;
       })
       .join('\n');
-    return `  ${t.name}: {\n    id: ${i},\n    name: ${JSON.stringify(t.name)},\n    description: ${JSON.stringify(t.description)},\n    columns: [\n${cols}\n    ],\n  },`;
+    return `  ${t.name}: {\n    id: ${i},\n    name: ${JSON.stringify(t.name)},\n    derived: ${Boolean(t.derived)},\n    description: ${JSON.stringify(t.description)},\n    columns: [\n${cols}\n    ],\n  },`;
   });
   const stats = STATS.map((s, i) => {
     const details = (s.details ?? []).map(([, value, text]) => `[${detailValue(value)}, ${JSON.stringify(text)}]`).join(', ');

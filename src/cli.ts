@@ -3,7 +3,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { readTraceInfo, streamFile, createClock, type TraceSummary, EtlError } from './node.js';
 import type { DecodeOptions } from './options.js';
-import { TABLE_NAMES, type TableName } from './schema.js';
+import { DECODED_TABLE_NAMES, TABLE_NAMES, type DecodedTableName, type TableName } from './schema.js';
 import { formatRows, headerLine, type DumpFormat, type FormatOptions, type TimeColumn } from './format.js';
 import { jsonReplacer, renderSummary } from './summary-text.js';
 
@@ -101,17 +101,21 @@ export async function main(argv: string[]): Promise<number> {
     }
     const out = o.output ? createWriteStream(o.output) : process.stdout;
     if (table !== 'events') await writeChunk(out, headerLine(table, fmt));
+    const decoded = isDecodedTable(table) ? table : null;
     const res = await streamFile(file, {
       ...decodeOptions(o),
       rows: 'borrow', // each chunk is formatted before onRows returns
-      onRows:
-        table === 'events'
-          ? undefined
-          : async (rows) => {
-              const t = rows[table];
-              if (t.length) await writeChunk(out, formatRows(t, fmt));
-            },
+      onRows: decoded
+        ? async (rows) => {
+            const t = rows[decoded];
+            if (t.length) await writeChunk(out, formatRows(t, fmt));
+          }
+        : undefined,
     });
+    // derived tables are complete only at the end of the decode
+    if (table === 'threads' || table === 'processes') {
+      if (res[table].length) await writeChunk(out, formatRows(res[table], fmt));
+    }
     if (table === 'events') {
       const keys = ['headerType', 'hookId', 'name', 'provider', 'eventId', 'eventType', 'messageNumber', 'opcode', 'task', 'extended', 'version', 'count', 'bytes'] as const;
       if (o.format === 'csv') {
@@ -142,6 +146,10 @@ export async function main(argv: string[]): Promise<number> {
     return 70;
   }
   return exitCode;
+}
+
+function isDecodedTable(t: string): t is DecodedTableName {
+  return (DECODED_TABLE_NAMES as readonly string[]).includes(t);
 }
 
 function csvCell(v: unknown): string {

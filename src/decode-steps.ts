@@ -8,7 +8,7 @@ import type { Engine, EngineState } from './engine.js';
 import { EtlError, hex } from './errors.js';
 import { frameBuffers, type BufferRef, type FramingIssue } from './framing.js';
 import { decodeOrder, planWindows } from './ordering.js';
-import { perTable, TABLE_IDS, TABLE_NAMES, type TableName } from './schema.js';
+import { DECODED_TABLE_NAMES, perTable, TABLE_IDS, type DecodedTableName } from './schema.js';
 import { load, prefetch, type Steps } from './steps.js';
 
 export type RowMode = 'copy' | 'borrow' | 'discard';
@@ -28,18 +28,18 @@ export interface DriverOptions {
 export interface DriverResult {
   size: number;
   /** rows each table produced (whatever the row mode) */
-  rows: Record<TableName, number>;
+  rows: Record<DecodedTableName, number>;
   buffers: BufferRef[];
   framingIssues: FramingIssue[];
   framingCounters: number[];
   engine: EngineState;
 }
 
-const TABLE_ID_LIST = TABLE_NAMES.map((t) => TABLE_IDS[t]);
+const TABLE_ID_LIST = DECODED_TABLE_NAMES.map((t) => TABLE_IDS[t]);
 
 /** Hands the engine's pending rows to the consumer in the chosen mode, counts them and empties the output. */
-function* emitRows(engine: Engine, mode: RowMode, counts: Record<TableName, number>): Steps<void> {
-  for (const t of TABLE_NAMES) counts[t] += engine.rowCount(TABLE_IDS[t]);
+function* emitRows(engine: Engine, mode: RowMode, counts: Record<DecodedTableName, number>): Steps<void> {
+  for (const t of DECODED_TABLE_NAMES) counts[t] += engine.rowCount(TABLE_IDS[t]);
   if (mode === 'copy') {
     yield { kind: 'rows', chunks: engine.drain() };
     return;

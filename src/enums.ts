@@ -25,6 +25,19 @@ export const ACQUIRE_MODES = [
 
 export const ROW_SOURCES = ['CSwitch', 'IdleShort', 'Idle', 'Lite', 'Full'] as const;
 
+/** ReadyThread AdjustReason (docs/format.md §F.4) */
+export const ADJUST_REASONS = ['None', 'Unwait', 'Boost'] as const;
+
+function sparse(names: Record<number, string>): readonly string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(names)) out[Number(k)] = v;
+  return out;
+}
+/** Thread event opcodes (the low byte of the HookId, docs/format.md §F.1) */
+export const THREAD_EVENT_OPCODES = sparse({ 1: 'Start', 2: 'End', 3: 'DCStart', 4: 'DCEnd', 72: 'SetName' });
+/** Process event opcodes */
+export const PROCESS_EVENT_OPCODES = sparse({ 1: 'Start', 2: 'End', 3: 'DCStart', 4: 'DCEnd', 39: 'Defunct' });
+
 /** Every enumeration a table column can name (schema/tables.mjs, 4th field of a column). */
 export const ENUMS: Record<string, readonly string[]> = {
   threadState: THREAD_STATES,
@@ -32,6 +45,9 @@ export const ENUMS: Record<string, readonly string[]> = {
   waitMode: WAIT_MODES,
   acquireMode: ACQUIRE_MODES,
   rowSource: ROW_SOURCES,
+  adjustReason: ADJUST_REASONS,
+  threadEvent: THREAD_EVENT_OPCODES,
+  processEvent: PROCESS_EVENT_OPCODES,
 };
 
 export function nameOf(table: readonly string[], value: number | null | undefined): string | null {

@@ -58,9 +58,15 @@ export function headerLine(table: TableName, o: FormatOptions): string {
   return [...visibleColumns(table).map((c) => c.name), ...extras(table, o).map((e) => e.name)].join(',') + '\n';
 }
 
+/** A CSV cell: quoted when it holds a comma, a quote or a line break. */
+export function csvText(s: string): string {
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
 export function formatRows(t: Table, o: FormatOptions): string {
   const specs = visibleColumns(t.name);
   const cols = specs.map((s) => t.columns[s.id]!);
+  const text = specs.map((s) => s.type === 'str');
   const more = extras(t.name, o);
   const csv = o.format === 'csv';
   const parts: string[] = [];
@@ -69,10 +75,11 @@ export function formatRows(t: Table, o: FormatOptions): string {
     for (let c = 0; c < specs.length; c++) {
       if (c) line += ',';
       const isNull = t.isNull(specs[c]!.id, i);
+      const v = cols[c]![i];
       if (csv) {
-        if (!isNull) line += String(cols[c]![i]);
+        if (!isNull) line += text[c] ? csvText(v as string) : String(v);
       } else {
-        line += `"${specs[c]!.name}":${isNull ? 'null' : String(cols[c]![i])}`;
+        line += `"${specs[c]!.name}":${isNull ? 'null' : text[c] ? JSON.stringify(v) : String(v)}`;
       }
     }
     for (const e of more) {

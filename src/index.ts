@@ -9,22 +9,23 @@ import { checkOptions, configureEngine, type DecodeOptions } from './options.js'
 import { bytesSource, runAsync, runSync, type AsyncSource } from './runners.js';
 import { perTable, type Chunks } from './schema.js';
 import { buildResult, type DecodeResult, type StreamResult } from './summary.js';
-import { Table, type Tables } from './table.js';
+import { LifetimeCollector } from './lifetimes.js';
+import { Table, type DecodedTables } from './table.js';
 
 export type { DecodeOptions } from './options.js';
 export type { DecodeResult, StreamResult, TraceSummary, BiasInfo } from './summary.js';
 export type { KindRow } from './event-kinds.js';
 export type { TraceInfo, GroupMasks } from './logfile.js';
 export type { Clock } from './time.js';
-export type { CSwitchRow, SpinLockRow, Tables } from './table.js';
-export type { ColumnChunk, ColumnSpec, TableName, TypedColumn, RowOf } from './schema.js';
+export type { CSwitchRow, SpinLockRow, ReadyThreadRow, ThreadEventRow, ProcessEventRow, ThreadRow, ProcessRow, Tables, DecodedTables } from './table.js';
+export type { ColumnChunk, ColumnSpec, TableName, DecodedTableName, TypedColumn, RowOf } from './schema.js';
 export type { Issue, Severity, DiagnosticCounters, CounterSpec } from './diagnostics.js';
 export type { EngineKind } from './engine.js';
 export type { BufferRef } from './framing.js';
 export type { AsyncSource } from './runners.js';
 export { Table } from './table.js';
 export { EtlError } from './errors.js';
-export { TABLE_COLUMNS, TABLE_NAMES } from './schema.js';
+export { TABLE_COLUMNS, TABLE_NAMES, DECODED_TABLE_NAMES } from './schema.js';
 export { COUNTERS } from './diagnostics.js';
 export { createClock } from './time.js';
 export { guidText, HEADER_TYPE_NAMES } from './event-kinds.js';
@@ -49,8 +50,13 @@ export function decodeSync(input: Uint8Array | ArrayBuffer, options: DecodeOptio
   const kind = options.engine ?? 'wasm';
   const engine = configureEngine(createEngine(kind), options);
   const collector = new TableCollector();
-  const result = runSync(bytesSource(bytes), decodeSteps(bytes.length, engine, options), collector.add, options.onProgress);
-  return { ...buildResult(result, kind, options.bias), ...collector.tables() };
+  const lifetimes = new LifetimeCollector();
+  const onChunks = (chunks: Chunks) => {
+    collector.add(chunks);
+    lifetimes.add(chunks, false);
+  };
+  const result = runSync(bytesSource(bytes), decodeSteps(bytes.length, engine, options), onChunks, options.onProgress);
+  return { ...buildResult(result, lifetimes, kind, options.bias), ...collector.tables() };
 }
 
 /** Decodes a whole trace from bytes or a Blob/File. */
@@ -69,7 +75,7 @@ export interface StreamOptions extends DecodeOptions {
    * Receives the rows in chunks, one Table per registry entry (rows in decode order: see the README's
    * "Row order"). Without it no rows are produced for the caller at all (a summary-only decode).
    */
-  onRows?: (rows: Tables) => void | Promise<void>;
+  onRows?: (rows: DecodedTables) => void | Promise<void>;
   /**
    * 'copy' (default): each chunk is the callee's to keep. 'borrow': the chunk's columns are views into
    * the decoder's memory, valid only until onRows returns (or its promise settles) — no copy, for
@@ -81,26 +87,32 @@ export interface StreamOptions extends DecodeOptions {
 /** Decodes a trace with bounded memory, handing rows to `onRows` chunk by chunk. */
 export async function decodeStream(input: Blob | Uint8Array | AsyncSource, options: StreamOptions): Promise<StreamResult> {
   const onRows = options.onRows;
-  const rows = onRows ? (options.rows ?? 'copy') : 'discard';
-  if (rows !== 'copy' && rows !== 'borrow' && rows !== 'discard') {
+  const rows = options.rows ?? 'copy';
+  if (rows !== 'copy' && rows !== 'borrow') {
     throw new EtlError('BAD_OPTION', `rows must be 'copy' or 'borrow', got '${String(options.rows)}'`);
   }
-  return decodeChunks(input, options, rows, (chunks) => onRows?.(perTable((t) => new Table(t, chunks[t])) as Tables));
+  // without a consumer, rows are only borrowed for the lifetimes (no copy of the big tables)
+  return decodeChunks(input, options, onRows ? rows : 'borrow', onRows ? (chunks) => onRows(perTable((t) => new Table(t, chunks[t])) as DecodedTables) : undefined);
 }
 
-/** The streaming decode shared by decode() and decodeStream(): chunks of every table to `onChunks`. */
+/** The streaming decode shared by decode() and decodeStream(): chunks of every decoded table to `onChunks`. */
 async function decodeChunks(
   input: Blob | Uint8Array | AsyncSource,
   options: DecodeOptions,
-  rows: 'copy' | 'borrow' | 'discard',
-  onChunks: (chunks: Chunks) => void | Promise<void>,
+  rows: 'copy' | 'borrow',
+  onChunks: ((chunks: Chunks) => void | Promise<void>) | undefined,
 ): Promise<StreamResult> {
   checkOptions(options);
   const kind = options.engine ?? 'wasm';
   const engine = configureEngine(await createEngineAsync(kind), options);
   const source = toSource(input);
-  const result = await runAsync(source, decodeSteps(source.size, engine, { ...options, rows }), onChunks, options.onProgress);
-  return buildResult(result, kind, options.bias);
+  const lifetimes = new LifetimeCollector();
+  const consume = (chunks: Chunks) => {
+    lifetimes.add(chunks, rows === 'borrow');
+    return onChunks?.(chunks);
+  };
+  const result = await runAsync(source, decodeSteps(source.size, engine, { ...options, rows }), consume, options.onProgress);
+  return buildResult(result, lifetimes, kind, options.bias);
 }
 
 function toSource(input: Blob | Uint8Array | AsyncSource): AsyncSource {

@@ -8,7 +8,8 @@ import { describeIssue, namedCounters, type DiagnosticCounters, type Issue } fro
 import { compareKinds, kindRow, type KindRow } from './event-kinds.js';
 import { parseLogfileHeader, type TraceInfo } from './logfile.js';
 import { TABLE_NAMES, type TableName } from './schema.js';
-import type { Tables } from './table.js';
+import type { DecodedTables, Table } from './table.js';
+import type { LifetimeCollector } from './lifetimes.js';
 import { clockUnavailable, createClock, type Clock } from './time.js';
 
 export interface BiasInfo {
@@ -33,12 +34,16 @@ export type TraceSummary = {
   /** the first 1024 problems with their file offsets (the counters stay exact) */
   issues: Issue[];
 } & {
-  /** rows decoded into each table (`cswitch`, `spinlock`, …) */
+  /** rows of each table (`cswitch`, `spinlock`, …, `threads`, `processes`) */
   [T in TableName]: number;
 };
 
-/** What every decode returns besides the rows. */
+/** What every decode returns besides the rows of the decoded tables. */
 export interface StreamResult {
+  /** thread lifetimes (derived from the Thread events; memory grows with the number of threads) */
+  threads: Table<'threads'>;
+  /** process lifetimes (derived from the Process events) */
+  processes: Table<'processes'>;
   summary: TraceSummary;
   /** every buffer framed in the input, in file order: offset, size, SequenceNumber, processor, flags, type */
   buffers: readonly BufferRef[];
@@ -47,30 +52,43 @@ export interface StreamResult {
   clock: Clock | null;
 }
 
-/** A whole decode: the result and one Table per registry entry (`cswitch`, `spinlock`, …). */
-export type DecodeResult = StreamResult & Tables;
+/** A whole decode: the result and one Table per decoded table (`cswitch`, `spinlock`, …). */
+export type DecodeResult = StreamResult & DecodedTables;
 
-/** The result of a finished drive (without the rows). */
-export function buildResult(result: DriverResult, engineKind: EngineKind, biasOverride: number | undefined): StreamResult {
+/** The result of a finished drive and its lifetimes (without the rows). */
+export function buildResult(
+  result: DriverResult,
+  lifetimes: LifetimeCollector,
+  engineKind: EngineKind,
+  biasOverride: number | undefined,
+): StreamResult {
   const info = traceInfo(result);
-  return { summary: summarize(result, info, engineKind, biasOverride), buffers: result.buffers, info, clock: clockOf(info) };
+  const threads = lifetimes.threads();
+  const processes = lifetimes.processes();
+  const rows = { ...result.rows, threads: threads.length, processes: processes.length };
+  return { summary: summarize(result, rows, info, engineKind, biasOverride), buffers: result.buffers, info, clock: clockOf(info), threads, processes };
 }
 
-function summarize(result: DriverResult, info: TraceInfo | null, engineKind: EngineKind, biasOverride: number | undefined): TraceSummary {
+function summarize(
+  result: DriverResult,
+  rows: Record<TableName, number>,
+  info: TraceInfo | null,
+  engineKind: EngineKind,
+  biasOverride: number | undefined,
+): TraceSummary {
   const s = result.engine;
   const counters = s.counters.map((v, i) => v + (result.framingCounters[i] ?? 0));
   const issues = [...result.framingIssues, ...s.log]
     .sort((a, b) => a.fileOffset - b.fileOffset)
     .slice(0, L.LOG_CAPACITY)
     .map(describeIssue);
-  const rows = Object.fromEntries(TABLE_NAMES.map((t) => [t, result.rows[t]])) as Record<TableName, number>;
   return {
     engine: engineKind,
     fileSize: result.size,
     buffers: result.buffers.length,
     events: counters[L.D_EVENTS]!,
     eventsByKind: s.kinds.map(kindRow).sort(compareKinds),
-    ...rows,
+    ...(Object.fromEntries(TABLE_NAMES.map((t) => [t, rows[t]])) as Record<TableName, number>),
     compact: {
       batches: counters[L.D_COMPCS_BATCHES]!,
       packets: {

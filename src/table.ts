@@ -1,6 +1,6 @@
 // Decoded tables: columns as typed arrays (zero-copy access) and rows as typed records with nulls.
 // One class for every table of the registry; row types are derived from it (schema.ts RowOf).
-import { TABLE_COLUMNS, validColumnOf, type ColumnChunk, type ColumnSpec, type RowOf, type TableName, type TypedColumn } from './schema.js';
+import { TABLE_COLUMNS, validColumnOf, type ColumnChunk, type ColumnSpec, type DecodedTableName, type RowOf, type TableName, type TypedColumn } from './schema.js';
 
 export type CSwitchRow = RowOf<'cswitch'>;
 export type SpinLockRow = RowOf<'spinlock'>;
@@ -68,5 +68,13 @@ export class Table<T extends TableName = TableName> {
   }
 }
 
+export type ReadyThreadRow = RowOf<'readythread'>;
+export type ThreadEventRow = RowOf<'threadEvents'>;
+export type ProcessEventRow = RowOf<'processEvents'>;
+export type ThreadRow = RowOf<'threads'>;
+export type ProcessRow = RowOf<'processes'>;
+
 /** One Table per registry entry. */
 export type Tables = { [T in TableName]: Table<T> };
+/** One Table per decoded table. */
+export type DecodedTables = { [T in DecodedTableName]: Table<T> };

@@ -6,7 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import * as L from '../src/generated/layout.js';
 import { TABLES } from '../src/generated/registry.js';
-import { COUNTERS, decodeSync, TABLE_COLUMNS, TABLE_NAMES } from '../src/node.js';
+import { COUNTERS, DECODED_TABLE_NAMES, decodeSync, TABLE_COLUMNS, TABLE_NAMES } from '../src/node.js';
+
+const c0 = <T>(cols: readonly T[]): T => cols[0]!;
 import { generateMixedTrace } from '../src/writer/index.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -32,7 +34,17 @@ describe('table registry', () => {
       const cols = TABLE_COLUMNS[name];
       cols.forEach((c, i) => expect(c.id).toBe(i));
       if (cols.some((c) => c.nullable)) expect(cols[cols.length - 1]).toMatchObject({ name: 'valid', type: 'u32', nullable: false });
-      for (const c of cols) expect(L.columnWidth(TABLES[name].id, c.id)).toBe({ i64: 8, u64: 8, f64: 8, u32: 4, i32: 4, u16: 2, u8: 1, i8: 1 }[c.type]);
+      const width = { i64: 8, u64: 8, f64: 8, u32: 4, i32: 4, u16: 2, u8: 1, i8: 1, str: 4 }[c0(cols).type];
+      expect(width).toBeGreaterThan(0);
+    }
+    // decoded tables first, with engine widths; derived tables have no engine columns
+    expect(DECODED_TABLE_NAMES).toEqual(TABLE_NAMES.filter((t) => !TABLES[t].derived));
+    expect(TABLE_NAMES.slice(0, DECODED_TABLE_NAMES.length)).toEqual(DECODED_TABLE_NAMES);
+    expect(L.TABLE_COUNT).toBe(DECODED_TABLE_NAMES.length);
+    for (const name of DECODED_TABLE_NAMES) {
+      for (const c of TABLE_COLUMNS[name]) {
+        expect(L.columnWidth(TABLES[name].id, c.id)).toBe({ i64: 8, u64: 8, f64: 8, u32: 4, i32: 4, u16: 2, u8: 1, i8: 1, str: 4 }[c.type]);
+      }
     }
   });
   test('always-valid masks are the non-nullable columns', () => {
@@ -45,8 +57,9 @@ describe('table registry', () => {
       expect(r[name].name).toBe(name);
       expect(r[name].columnNames).toEqual(TABLE_COLUMNS[name].map((c) => c.name));
       expect(r.summary[name]).toBe(r[name].length);
-      expect(r[name].length).toBeGreaterThan(0);
     }
+    expect(r.cswitch.length).toBeGreaterThan(0);
+    expect(r.spinlock.length).toBeGreaterThan(0);
     // the row count of cswitch is what the counters say it is
     const d = r.summary.diagnostics;
     expect(r.summary.cswitch).toBe(

@@ -12,7 +12,7 @@ import { ReferenceEngine } from '../src/reference/walk.js';
 import { WasmEngine } from '../src/wasm/engine.js';
 import { decodeBase64, loadWasmModule, loadWasmModuleSync } from '../src/wasm/instance.js';
 import { WASM_BASE64 } from '../src/generated/wasm-binary.js';
-import { concatChunks, TABLE_COLUMNS, type ColumnChunk, type TableName } from '../src/schema.js';
+import { concatChunks, DECODED_TABLE_NAMES, perTable, TABLE_COLUMNS, type Chunks, type ColumnChunk, type TableName, type TypedColumn } from '../src/schema.js';
 import { xpressCompress } from '../src/writer/xpress-encode.js';
 import { corpusFiles, readCorpus } from './helpers/corpus.js';
 
@@ -27,8 +27,7 @@ interface Buf {
 }
 
 interface Outcome {
-  cswitch: ColumnChunk;
-  spinlock: ColumnChunk;
+  tables: Chunks;
   state: EngineState;
   drains: number;
 }
@@ -48,14 +47,12 @@ function splitFile(file: Uint8Array): Buf[] {
 }
 
 class Collector {
-  cswitch: ColumnChunk[] = [];
-  spinlock: ColumnChunk[] = [];
+  chunks = perTable((): ColumnChunk[] => []);
   drains = 0;
   constructor(readonly engine: Engine) {}
   drain(): void {
     const d = this.engine.drain();
-    this.cswitch.push(d.cswitch);
-    this.spinlock.push(d.spinlock);
+    for (const t of DECODED_TABLE_NAMES) this.chunks[t].push(d[t]);
     this.drains++;
   }
   decode(offset: number, length: number, fileOffset: number): void {
@@ -74,8 +71,7 @@ class Collector {
     }
     this.drain();
     return {
-      cswitch: concatChunks('cswitch', this.cswitch),
-      spinlock: concatChunks('spinlock', this.spinlock),
+      tables: perTable((t) => concatChunks(t, this.chunks[t])),
       state: this.engine.state(),
       drains: this.drains - 1,
     };
@@ -119,8 +115,12 @@ function runWindowed(engine: Engine, file: Uint8Array, windowBytes: number): Out
 function expectSameChunk(table: TableName, w: ColumnChunk, r: ColumnChunk): void {
   expect(w.length, `${table} rows`).toBe(r.length);
   TABLE_COLUMNS[table].forEach((spec, i) => {
-    const a = w.columns[i]!;
-    const b = r.columns[i]!;
+    if (spec.type === 'str') {
+      expect(w.columns[i], `${table}.${spec.name}`).toEqual(r.columns[i]);
+      return;
+    }
+    const a = w.columns[i] as Exclude<TypedColumn, string[]>;
+    const b = r.columns[i] as Exclude<TypedColumn, string[]>;
     const ab = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
     const bb = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
     if (ab.length === bb.length && ab.every((x, k) => x === bb[k])) return;
@@ -131,8 +131,7 @@ function expectSameChunk(table: TableName, w: ColumnChunk, r: ColumnChunk): void
 }
 
 function expectSame(w: Outcome, r: Outcome): void {
-  expectSameChunk('cswitch', w.cswitch, r.cswitch);
-  expectSameChunk('spinlock', w.spinlock, r.spinlock);
+  for (const t of DECODED_TABLE_NAMES) expectSameChunk(t, w.tables[t], r.tables[t]);
   // kinds too are in the same (first-seen) order, though only the set is part of the contract
   const ws = w.state;
   const rs = r.state;
@@ -583,15 +582,15 @@ describe('row space: NEED_DRAIN and resume', () => {
     const buffers = asBufs(busyTrace(24, 1));
     const w = compareBuffers(buffers, { rowCapacity: 40000 });
     expect(w.drains).toBeGreaterThan(10);
-    expect(w.cswitch.length).toBeGreaterThan(100_000);
-    expect(w.spinlock.length).toBeGreaterThan(1000);
+    expect(w.tables.cswitch.length).toBeGreaterThan(100_000);
+    expect(w.tables.spinlock.length).toBeGreaterThan(1000);
   });
 
   test('spinlock rows alone fill the table', () => {
     const events = Array.from({ length: 850 }, (_, i) => kernelEvent(L.HT_PERFINFO64, 2, L.HOOK_SPINLOCK, BigInt(i), new Uint8Array(0x38).fill(i)));
     const buffers = Array.from({ length: 50 }, (_, b) => buildBuffer({ cpu: b & 1, procIndex: false, type: 0, events, compress: false, tail: 0 }));
     const w = compareBuffers(asBufs(buffers), { rowCapacity: 32770 });
-    expect(w.spinlock.length).toBe(42500);
+    expect(w.tables.spinlock.length).toBe(42500);
     expect(w.drains).toBe(1);
   });
 
@@ -603,7 +602,7 @@ describe('row space: NEED_DRAIN and resume', () => {
     expect(batch.length).toBe(0xffff);
     const buffers = [batch, batch].map((e, cpu) => buildBuffer({ cpu, procIndex: false, type: 0, events: [e], compress: false, tail: 0 }));
     const w = compareBuffers(asBufs(buffers), { rowCapacity: 32770 });
-    expect(w.cswitch.length).toBe(2 * 32715);
+    expect(w.tables.cswitch.length).toBe(2 * 32715);
     // one drain before the second batch, one because finish() needs MAX_PROCESSORS free rows
     expect(w.drains).toBe(2);
   });
@@ -643,7 +642,7 @@ describe('synthetic buffers', () => {
     const events = Array.from({ length: 20000 }, (_, i) => kernelEvent(L.HT_PERFINFO64, 2, L.HOOK_SPINLOCK, BigInt(i), new Uint8Array(0x38).fill(i & 0xf0)));
     const big = buildBuffer({ cpu: 0, procIndex: false, type: 0, events, compress: true, tail: 0 });
     const w = compareBuffers(asBufs([big, big]));
-    expect(w.spinlock.length).toBe(40000);
+    expect(w.tables.spinlock.length).toBe(40000);
     expect(w.state.counters[L.D_BUFFERS_COMPRESSED]).toBe(2);
   });
 

@@ -5,7 +5,7 @@
 // made per row.
 import * as L from '../generated/layout.js';
 import type { IssueLogEntry, KindTally } from '../engine.js';
-import { allocColumn, perTable, TABLE_COLUMNS, TABLE_IDS, TABLE_NAMES, type Chunks, type ColumnChunk, type TableName, type TypedColumn } from '../schema.js';
+import { allocColumn, DECODED_TABLE_NAMES, perTable, TABLE_COLUMNS, TABLE_IDS, type Chunks, type ColumnChunk, type DecodedTableName, type TypedColumn } from '../schema.js';
 import { PendingSwitches } from './compcs.js';
 
 export class ColumnBuilder {
@@ -16,7 +16,7 @@ export class ColumnBuilder {
   words: (Uint32Array | undefined)[];
 
   constructor(
-    readonly table: TableName,
+    readonly table: DecodedTableName,
     initialCapacity = 1024,
   ) {
     this.capacity = initialCapacity;
@@ -30,9 +30,14 @@ export class ColumnBuilder {
     const old = this.cols;
     this.cols = specs.map((s) => allocColumn(s.type, capacity));
     this.words = this.cols.map((c) =>
-      c.BYTES_PER_ELEMENT === 8 && !(c instanceof Float64Array) ? new Uint32Array(c.buffer) : undefined,
+      c instanceof BigInt64Array || c instanceof BigUint64Array ? new Uint32Array(c.buffer) : undefined,
     );
-    for (let i = 0; i < old.length; i++) (this.cols[i] as Uint8Array).set(old[i]!.subarray(0, this.length) as Uint8Array);
+    for (let i = 0; i < old.length; i++) {
+      const from = old[i]!;
+      const to = this.cols[i]!;
+      if (Array.isArray(to)) for (let r = 0; r < this.length; r++) to[r] = (from as string[])[r]!;
+      else (to as Uint8Array).set((from as Uint8Array).subarray(0, this.length));
+    }
     this.capacity = capacity;
   }
 
@@ -51,7 +56,7 @@ export class ColumnBuilder {
 
   /** The rows as views (no copy), valid until the builder is used again. */
   peek(): ColumnChunk {
-    return { length: this.length, columns: this.cols.map((c) => c.subarray(0, this.length)) };
+    return { length: this.length, columns: this.cols.map((c) => (Array.isArray(c) ? c.slice(0, this.length) : c.subarray(0, this.length))) };
   }
 
   /** Zeroes the used rows and starts empty again. */
@@ -60,6 +65,7 @@ export class ColumnBuilder {
     this.cols.forEach((c, i) => {
       const w = this.words[i];
       if (w) w.fill(0, 0, 2 * length);
+      else if (Array.isArray(c)) c.fill('', 0, length);
       else (c as Uint8Array).fill(0, 0, length);
     });
     this.length = 0;
@@ -69,7 +75,7 @@ export class ColumnBuilder {
 /** Everything the reference decoder writes (see the file comment). */
 export class Arena {
   /** output builders by registry table id */
-  readonly tables: ColumnBuilder[] = TABLE_NAMES.map((t) => new ColumnBuilder(t));
+  readonly tables: ColumnBuilder[] = DECODED_TABLE_NAMES.map((t) => new ColumnBuilder(t));
   readonly counters = new Array<number>(L.D_COUNTER_COUNT).fill(0);
   readonly log: IssueLogEntry[] = [];
   readonly kinds = new Map<string, KindTally>();

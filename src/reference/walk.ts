@@ -2,7 +2,8 @@
 // (WMI_BUFFER_HEADER, data extent, XPRESS-compressed payloads) and §B.4 (events back to back, 8-byte
 // aligned, each framed by its trace header's Size); every event is tallied by kind (§B.2) and
 // SYSTEM/COMPACT/PERFINFO events are routed by HookId (§B.5) to the decoders of the logfile header
-// (§A.8), the header extension (§A.9), CSwitch (§C), CompCS (§D) and SpinLock (§E).
+// (§A.8), the header extension (§A.9), CSwitch (§C), CompCS (§D), SpinLock (§E), ReadyThread (§F.4),
+// Thread (§F.2, §F.5) and Process (§F.3) events.
 //
 // Pure TypeScript, written for clarity: the test oracle and the benchmark baseline. Its output never
 // runs out of room, so it never asks for a drain.
@@ -11,6 +12,9 @@ import type { Engine, EngineState } from '../engine.js';
 import type { Chunks } from '../schema.js';
 import { compactBatch, flushHeldSwitches } from './compcs.js';
 import { cswitchEvent } from './cswitch.js';
+import { processEvent } from './process.js';
+import { readyThreadEvent } from './readythread.js';
+import { threadEvent } from './thread.js';
 import { count, issue } from './diag.js';
 import { tally } from './kinds.js';
 import { Arena } from './memory.js';
@@ -213,7 +217,8 @@ export class ReferenceEngine implements Engine {
     const pointerSize = L.pointerSizeOf(headerType);
     const data = p + headerSize;
     const n = size - headerSize;
-    switch (d.getUint16(p + L.TH_HOOK_ID, true)) {
+    const hookId = d.getUint16(p + L.TH_HOOK_ID, true);
+    switch (hookId) {
       case L.HOOK_COMPCS:
         compactBatch(a, d, data, n, version, cpu, tsAt, fileOffset, this.bias);
         break;
@@ -222,6 +227,23 @@ export class ReferenceEngine implements Engine {
         break;
       case L.HOOK_SPINLOCK:
         spinlockEvent(a, d, data, n, version, pointerSize, cpu, tsAt, fileOffset);
+        break;
+      case L.HOOK_READY_THREAD:
+        readyThreadEvent(a, d, data, n, version, cpu, tsAt, fileOffset);
+        break;
+      case L.HOOK_THREAD_START:
+      case L.HOOK_THREAD_END:
+      case L.HOOK_THREAD_DC_START:
+      case L.HOOK_THREAD_DC_END:
+      case L.HOOK_THREAD_SET_NAME:
+        threadEvent(a, d, data, n, version, pointerSize, hookId & 0xff, cpu, tsAt, fileOffset);
+        break;
+      case L.HOOK_PROCESS_START:
+      case L.HOOK_PROCESS_END:
+      case L.HOOK_PROCESS_DC_START:
+      case L.HOOK_PROCESS_DC_END:
+      case L.HOOK_PROCESS_DEFUNCT:
+        processEvent(a, d, data, n, version, pointerSize, hookId & 0xff, cpu, tsAt, fileOffset);
         break;
       case L.HOOK_HEADER:
         this.logfileHeader(d, data, n, pointerSize, tsAt);

@@ -3,7 +3,17 @@
 // copies of the column regions) and reads the state blocks. Same results as src/reference/ (its twin).
 import * as L from '../generated/layout.js';
 import type { Engine, EngineState, IssueLogEntry, KindTally } from '../engine.js';
-import { perTable, TABLE_COLUMNS, TABLE_IDS, viewColumn, type Chunks, type ColumnChunk, type TableName } from '../schema.js';
+import {
+  perTable,
+  TABLE_COLUMNS,
+  TABLE_IDS,
+  validColumnOf,
+  viewColumn,
+  type Chunks,
+  type ColumnChunk,
+  type DecodedTableName,
+  type TypedColumn,
+} from '../schema.js';
 import type { WasmExports } from './instance.js';
 
 export interface WasmEngineOptions {
@@ -111,11 +121,17 @@ export class WasmEngine implements Engine {
     this.x.resetRows();
   }
 
-  private take(table: TableName, copy: boolean): ColumnChunk {
+  private take(table: DecodedTableName, copy: boolean): ColumnChunk {
     const buffer = this.memory.buffer;
     const t = TABLE_IDS[table];
     const length = this.x.rowCount(t);
-    const columns = TABLE_COLUMNS[table].map((spec, c) => {
+    const v = validColumnOf(table);
+    const valid = v >= 0 ? (viewColumn('u32', buffer, this.x.columnPtr(t, v) >>> 0, length) as Uint32Array) : null;
+    const columns = TABLE_COLUMNS[table].map((spec, c): TypedColumn => {
+      if (spec.type === 'str') {
+        const refs = viewColumn('u32', buffer, this.x.columnPtr(t, c) >>> 0, length) as Uint32Array;
+        return readStrings(buffer, this.x.heapPtr() >>> 0, refs, valid, c);
+      }
       const view = viewColumn(spec.type, buffer, this.x.columnPtr(t, c) >>> 0, length);
       return copy ? view.slice() : view;
     });
@@ -175,4 +191,24 @@ export class WasmEngine implements Engine {
       bias: x.bias(),
     };
   }
+}
+
+const utf16 = new TextDecoder('utf-16le');
+const ansi = new TextDecoder('windows-1252');
+
+/** The strings of a `str` column: heap entries (layout.ts STR_*) by reference; '' where the cell is null. */
+function readStrings(buffer: ArrayBufferLike, heap: number, refs: Uint32Array, valid: Uint32Array | null, column: number): string[] {
+  const out = new Array<string>(refs.length);
+  const dv = new DataView(buffer);
+  for (let i = 0; i < refs.length; i++) {
+    if (valid !== null && ((valid[i]! >>> column) & 1) === 0) {
+      out[i] = '';
+      continue;
+    }
+    const at = heap + refs[i]!;
+    const head = dv.getUint32(at, true);
+    const bytes = new Uint8Array(buffer, at + L.STR_ENTRY_HEADER, head & 0xffff);
+    out[i] = (head >>> 16 === L.STR_UNIT_ANSI ? ansi : utf16).decode(bytes);
+  }
+  return out;
 }

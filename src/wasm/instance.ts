@@ -28,6 +28,8 @@ export interface WasmExports {
   logfilePointerSize(): number;
   logfileTimestamp(): bigint;
   headerExtensionPtr(): number;
+  heapPtr(): number;
+  heapSize(): number;
   headerExtensionSeen(): number;
   bias(): number;
   xpressDecompress(src: number, srcLen: number, dst: number, dstLen: number): number;
