@@ -1,5 +1,6 @@
 // The command line: summary (text and --json), dump (csv / jsonl, exact 64-bit, empty cells for null),
-// --help, and one-line errors with a non-zero exit code.
+// --help, and errors: exit code 2 for usage errors (bad option values, unknown command or option, missing
+// argument), 1 for runtime errors (file missing, not an ETL file), as the README promises.
 import { describe, expect, test, beforeAll } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { CORPUS_DIR } from './helpers/corpus.js';
 import { generateMixedTrace } from '../src/writer/index.js';
 import { decodeSync, rowSourceName, threadStateName } from '../src/node.js';
 import { readTraceInfo } from '../src/node.js';
+import { minimalTrace } from './helpers/bytes.js';
 
 const BIN = fileURLToPath(new URL('../bin/etw-decode.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'etw-cli-'));
@@ -139,5 +141,53 @@ describe('help and errors', () => {
     const r = cli(['summary', trace, '--bias', 'x']);
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/MaximumWaitReason/);
+  });
+});
+
+describe('exit codes', () => {
+  // README: "exit code 1 (2 for bad options)"
+  test.each([
+    ['--table nope', ['dump', trace, '--table', 'nope'], /nope/],
+    ['--format xml', ['dump', trace, '--format', 'xml'], /xml/],
+    ['--time ms', ['dump', trace, '--time', 'ms'], /--time/],
+    ['--engine gpu', ['summary', trace, '--engine', 'gpu'], /gpu/],
+    ['--bias 99', ['summary', trace, '--bias', '99'], /MaximumWaitReason/],
+    ['--bias 0', ['dump', trace, '--bias', '0'], /MaximumWaitReason/],
+    ['--bias x', ['summary', trace, '--bias', 'x'], /MaximumWaitReason/],
+    ['unknown option', ['summary', trace, '--wat'], /--wat/],
+    ['unknown command', ['nope', trace], /nope/],
+    ['summary without a file argument', ['summary'], /file/],
+    ['dump without a file argument', ['dump', '--table', 'spinlock'], /file/],
+    ['two file arguments', ['summary', trace, trace], /argument/],
+  ])('usage error, %s: exit code 2', (_label, args, message) => {
+    const r = cli(args);
+    expect(r.stderr).toMatch(message);
+    expect(r.status).toBe(2);
+  });
+
+  test('a bad option found after reading the file (--time ns on a clock without conversion): exit code 2', () => {
+    const f = join(dir, 'raw-clock.etl');
+    writeFileSync(f, minimalTrace({ clockType: 0, buffers: [] }).bytes); // ReservedFlags 0: "raw" clock (A.8)
+    const r = cli(['dump', f, '--time', 'ns']);
+    expect(r.stderr).toMatch(/clock type 0/);
+    expect(r.status).toBe(2);
+  });
+
+  test.each([
+    ['summary of a missing file', () => ['summary', join(dir, 'missing.etl')], /no such file/],
+    ['dump of a missing file', () => ['dump', join(dir, 'missing.etl')], /no such file/],
+    ['a directory', () => ['summary', dir], /not a regular file/],
+    ['an empty file', () => (writeFileSync(join(dir, 'empty.etl'), ''), ['summary', join(dir, 'empty.etl')]), /input is empty/],
+    ['not an ETL file', () => (writeFileSync(join(dir, 'junk.etl'), 'x'.repeat(500)), ['dump', join(dir, 'junk.etl')]), /not an ETL file/],
+  ] as const)('runtime error, %s: one line, exit code 1', (_label, args, message) => {
+    const r = cli([...args()]);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.status).toBe(1);
+  });
+
+  test('success: exit code 0', () => {
+    expect(cli(['summary', trace, '--no-progress']).status).toBe(0);
+    expect(cli(['dump', trace, '--table', 'spinlock', '-o', join(dir, 'sl.csv')]).status).toBe(0);
   });
 });

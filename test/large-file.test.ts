@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { streamFile } from '../src/node.js';
 import { writeTrace, type CSwitchSpec } from '../src/writer/index.js';
+import { BUFFER_FLAG, BUFFER_TYPE, bufferHeader } from './helpers/bytes.js';
 
 test('a 4.1 GiB sparse trace: rows past 4 GiB keep exact file offsets', { timeout: 300_000 }, async () => {
   const events: CSwitchSpec[] = Array.from({ length: 300 }, (_, i) => ({
@@ -24,14 +25,13 @@ test('a 4.1 GiB sparse trace: rows past 4 GiB keep exact file offsets', { timeou
     writeSync(fd, t.bytes, 0, header.size, 0);
     let pos = header.size;
     for (let i = 0; i < fillers; i++) {
-      const h = new Uint8Array(0x48);
-      const v = new DataView(h.buffer);
-      v.setUint32(0x00, FILLER, true); // BufferSize
-      v.setUint32(0x04, 0x48, true); // SavedOffset
-      v.setUint32(0x30, 0x48, true); // Offset
-      v.setBigInt64(0x18, 1_000_000n + BigInt(i), true); // SequenceNumber after the data buffers
-      v.setUint16(0x34, 0x20, true);
-      v.setUint16(0x36, 6, true); // EMPTY_MARKER: counted, not walked
+      const h = bufferHeader({
+        bufferSize: FILLER,
+        savedOffset: 0x48, // and Offset: no events
+        sequenceNumber: 1_000_000n + BigInt(i), // after the data buffers
+        flags: BUFFER_FLAG.PROC_INDEX,
+        type: BUFFER_TYPE.EMPTY_MARKER, // counted, not walked
+      });
       writeSync(fd, h, 0, h.length, pos);
       pos += FILLER;
     }

@@ -15,6 +15,23 @@ import { WASM_BASE64 } from '../src/generated/wasm-binary.js';
 import { concatChunks, DECODED_TABLE_NAMES, perTable, TABLE_COLUMNS, type Chunks, type ColumnChunk, type TableName, type TypedColumn } from '../src/schema.js';
 import { xpressCompress } from '../src/writer/xpress-encode.js';
 import { corpusFiles, readCorpus } from './helpers/corpus.js';
+import {
+  BUFFER_FLAG,
+  ByteWriter,
+  HOOK,
+  HT,
+  buildBuffer as buildBufferBytes,
+  compactPayload,
+  eventHeaderEvent,
+  fullEvent,
+  instanceEvent,
+  kernelEvent as kernelEventBytes,
+  logfileHeaderPayload,
+  messageEvent,
+  packetBytes,
+  type PacketSpec,
+} from './helpers/bytes.js';
+import { splitBuffers } from './helpers/reader.js';
 
 const wasmModule = loadWasmModuleSync();
 
@@ -32,18 +49,9 @@ interface Outcome {
   drains: number;
 }
 
-/** Buffers of an ETL file: start at 0, next at start + BufferSize. */
+/** Buffers of an ETL file: start at 0, next at start + BufferSize (the shared independent splitter). */
 function splitFile(file: Uint8Array): Buf[] {
-  const v = new DataView(file.buffer, file.byteOffset, file.byteLength);
-  const out: Buf[] = [];
-  let start = 0;
-  while (start + L.WMI_BUFFER_HEADER_SIZE <= file.length) {
-    const size = v.getUint32(start, true);
-    if (size < L.WMI_BUFFER_HEADER_SIZE || start + size > file.length) break;
-    out.push({ bytes: file.subarray(start, start + size), fileOffset: start });
-    start += size;
-  }
-  return out;
+  return splitBuffers(file).buffers.map((b) => ({ bytes: b.raw, fileOffset: b.fileOffset }));
 }
 
 class Collector {
@@ -156,131 +164,43 @@ function compareBuffers(buffers: readonly Buf[], options?: { rowCapacity?: numbe
 // ---------------------------------------------------------------------------------------------
 // Synthetic buffers (format-spec A.2, B.3, C.2, D.2-D.4, E.2)
 
-class Writer {
-  bytes = new Uint8Array(256);
-  view = new DataView(this.bytes.buffer);
-  length = 0;
-  /** Reserves n bytes and returns their offset (call it before touching bytes/view: they may be replaced). */
-  private room(n: number): number {
-    if (this.length + n > this.bytes.length) {
-      const next = new Uint8Array(Math.max(this.bytes.length * 2, this.length + n));
-      next.set(this.bytes);
-      this.bytes = next;
-      this.view = new DataView(next.buffer);
-    }
-    const at = this.length;
-    this.length += n;
-    return at;
-  }
-  u8(v: number): this {
-    const at = this.room(1);
-    this.view.setUint8(at, v & 0xff);
-    return this;
-  }
-  u16(v: number): this {
-    const at = this.room(2);
-    this.view.setUint16(at, v & 0xffff, true);
-    return this;
-  }
-  u32(v: number): this {
-    const at = this.room(4);
-    this.view.setUint32(at, v >>> 0, true);
-    return this;
-  }
-  u64(v: bigint): this {
-    const at = this.room(8);
-    this.view.setBigUint64(at, BigInt.asUintN(64, v), true);
-    return this;
-  }
-  raw(b: Uint8Array): this {
-    const at = this.room(b.length);
-    this.bytes.set(b, at);
-    return this;
-  }
-  fill(n: number, v: number): this {
-    const at = this.room(n);
-    this.bytes.fill(v, at, this.length);
-    return this;
-  }
-  done(): Uint8Array {
-    return this.bytes.slice(0, this.length);
-  }
-}
+// The bytes come from the shared hand-written builder (test/helpers/bytes.ts); these adapters only map the
+// arbitraries' parameters onto it.
 
-interface PacketSpec {
-  type: number;
-  delta: number;
-  index: number;
-  inc: number;
-  stateWr: number;
-  priority: number;
-  wait: number;
-}
-
-function packetBytes(packets: readonly PacketSpec[]): Uint8Array {
-  const w = new Writer();
-  for (const k of packets) {
-    if (k.type === 0) w.u16((k.delta & 0x3fff) << 2);
-    else if (k.type === 1) w.u32(((k.delta & 0x3fffffff) << 2) | 1);
-    else if (k.type === 2) w.u32(2 | (k.index << 2) | (k.inc << 6) | (k.stateWr << 9) | ((k.delta & 0x1ffff) << 15));
-    else w.u32(((k.delta & 0x3fffffff) << 2) | 3).u32(k.index | (k.stateWr << 4) | (k.priority << 10) | (k.wait << 15));
-  }
-  return w.done();
-}
-
-/** PERFINFO_CCSWAP_BUFFER + packets */
-function compactPayload(firstTimestamp: bigint, tids: readonly number[], basePriority: readonly number[], packets: Uint8Array): Uint8Array {
-  const w = new Writer().u64(firstTimestamp);
-  for (let i = 0; i < 16; i++) w.u32(tids[i] ?? 0);
-  for (let i = 0; i < 16; i++) w.u8(basePriority[i] ?? 0);
-  return w.raw(packets).done();
-}
-
-/** Events with a SYSTEM/COMPACT/PERFINFO header (B.3): headerType picks the form. */
+/** Events with a SYSTEM/COMPACT/PERFINFO header (B.3): headerType picks the form; extended items hold 0xEE bytes. */
 function kernelEvent(headerType: number, version: number, hookId: number, timestamp: bigint, payload: Uint8Array, extItems = 0, pebs = false): Uint8Array {
-  const fixed =
-    headerType <= L.HT_SYSTEM64 ? L.SYSTEM_HEADER_SIZE : headerType <= L.HT_COMPACT64 ? L.COMPACT_HEADER_SIZE : L.PERFINFO_HEADER_SIZE;
-  const ext = (pebs ? 8 : 0) + 8 * extItems;
-  const size = fixed + ext + payload.length;
-  const w = new Writer()
-    .u32(0xc0000000 | (headerType << 16) | (pebs ? L.EXT_PEBS_INDEX_FLAG : 0) | (extItems << L.EXT_PMC_COUNTERS_SHIFT) | (version & 0xff))
-    .u16(size)
-    .u16(hookId);
-  if (headerType >= L.HT_PERFINFO32) w.u64(timestamp);
-  else {
-    w.u32(0x1234).u32(0x5678).u64(timestamp);
-    if (headerType <= L.HT_SYSTEM64) w.u32(1).u32(2);
-  }
-  return w.fill(ext, 0xee).raw(payload).done();
+  const ee = 0xeeeeeeeeeeeeeeeen;
+  return kernelEventBytes(
+    headerType,
+    { version, hookId, timestamp, threadId: 0x1234, processId: 0x5678, kernelTime: 1, userTime: 2, pebs: pebs ? ee : undefined, pmc: new Array<bigint>(extItems).fill(ee) },
+    payload,
+  );
 }
 
-/** EVENT_HEADER / FULL / INSTANCE / MESSAGE / ERROR events, walked and tallied only. */
+/** EVENT_HEADER / FULL / INSTANCE / MESSAGE / ERROR events, walked and tallied only. `flags` goes into the
+ *  EVENT_HEADER Flags raw (bit 0 may claim extended items that are not there). */
 function otherEvent(kind: number, id: number, version: number, guidByte: number, payloadLength: number, flags: number): Uint8Array {
-  const w = new Writer();
-  if (kind === L.HT_MESSAGE) {
-    const size = L.MESSAGE_HEADER_SIZE + payloadLength;
-    return w.u32(0x90000000 | (flags & 0x0f000000) | size).u16(id).u16(0).fill(payloadLength, 0x11).done();
+  const guid = new Uint8Array(16).fill(guidByte);
+  if (kind === HT.MESSAGE) return messageEvent({ messageNumber: id }, new Uint8Array(payloadLength).fill(0x11));
+  if (kind === HT.EVENT_HEADER32 || kind === HT.EVENT_HEADER64) {
+    const o = { flags, threadId: 1, processId: 2, timestamp: 99n, provider: guid, id, version, level: 4, opcode: flags >> 8, task: id >> 3 };
+    return eventHeaderEvent(kind, o, new Uint8Array(payloadLength).fill(0x22));
   }
-  if (kind === L.HT_EVENT_HEADER32 || kind === L.HT_EVENT_HEADER64) {
-    const size = L.EVENT_HEADER_SIZE + payloadLength;
-    w.u16(size).u16(0xc000 | kind).u16(flags).u16(0).u32(1).u32(2).u64(99n).fill(16, guidByte);
-    w.u16(id).u8(version).u8(0).u8(4).u8(flags >> 8).u16(id >> 3).u64(0n).u64(0n).fill(16, 0);
-    return w.fill(payloadLength, 0x22).done();
+  if (kind === HT.ERROR) {
+    // layout unclear (spec B.2 [U]): u16 Size, u8 HeaderType, u8 0xC0, u32 0, then data
+    return new ByteWriter().u16(8 + payloadLength).u8(kind).u8(0xc0).u32(0).fill(payloadLength, 0x33).done();
   }
-  const fixed = kind === L.HT_ERROR ? L.ERROR_HEADER_SIZE : kind === L.HT_INSTANCE32 || kind === L.HT_INSTANCE64 ? L.INSTANCE_HEADER_SIZE : L.FULL_HEADER_SIZE;
-  const size = fixed + payloadLength;
-  w.u16(size).u8(kind).u8(0xc0);
-  if (kind === L.HT_ERROR) return w.u32(0).fill(payloadLength, 0x33).done();
-  w.u8(id).u8(4).u16(version).u32(1).u32(2).u64(5n).fill(16, guidByte).fill(fixed - 0x28, 0);
-  return w.fill(payloadLength, 0x44).done();
+  const o = { type: id, level: 4, version, threadId: 1, processId: 2, timestamp: 5n, guid };
+  const payload = new Uint8Array(payloadLength).fill(0x44);
+  return kind === HT.INSTANCE32 || kind === HT.INSTANCE64 ? instanceEvent(kind, o, payload) : fullEvent(kind, o, payload);
 }
 
-/** TRACE_LOGFILE_HEADER payload (A.8), 64-bit form, with the build and processor count; `extra`
- *  bytes more (or fewer, when negative) than the structure. */
+/** TRACE_LOGFILE_HEADER payload (A.8), 64-bit form (0x118 bytes), with the build and processor count; `extra`
+ *  bytes (0x07) more, or fewer when negative, than the structure. */
 function logfilePayload(build: number, processors: number, extra: number): Uint8Array {
-  const w = new Writer().u32(0x10000).u32(0x0105000a).u32(build).u32(processors);
-  const full = w.fill(L.LFH64_SIZE - 16 + Math.max(0, extra), 0x07).done();
-  return full.subarray(0, L.LFH64_SIZE + Math.max(extra, -L.LFH64_SIZE));
+  const lfh = logfileHeaderPayload({ pointerSize: 8, build, numberOfProcessors: processors }).subarray(0, 0x118);
+  if (extra <= 0) return lfh.subarray(0, Math.max(0, 0x118 + extra));
+  return new ByteWriter().raw(lfh).fill(extra, 0x07).done();
 }
 
 interface BufferSpec {
@@ -296,19 +216,18 @@ interface BufferSpec {
 
 /** A WMI_BUFFER_HEADER + 8-byte-aligned events (+ optional 0xFF tail); compressed if asked (A.6). */
 function buildBuffer(spec: BufferSpec): Uint8Array {
-  const data = new Writer();
-  for (const e of spec.events) {
-    data.raw(e);
-    data.fill((8 - (e.length & 7)) & 7, 0);
-  }
-  const payload = data.done();
-  const filled = L.WMI_BUFFER_HEADER_SIZE + payload.length;
-  const body = spec.compress ? xpressCompress(payload) : payload;
-  const size = L.WMI_BUFFER_HEADER_SIZE + body.length + (spec.compress ? 0 : spec.tail);
-  const flags = (spec.flags ?? 0) | (spec.procIndex ? L.BUFFER_FLAG_PROC_INDEX : 0) | (spec.compress ? L.BUFFER_FLAG_COMPRESSED : 0);
-  const h = new Writer().u32(size).u32(filled).u32(size + 0x40).u32(0).u64(1000n).u64(7n).u64(0n);
-  h.u16(spec.cpu).u16(0x14).u32(3).u32(filled).u16(flags).u16(spec.type).fill(16, 0);
-  return h.raw(body).fill(size - L.WMI_BUFFER_HEADER_SIZE - body.length, 0xff).done();
+  return buildBufferBytes({
+    events: spec.events,
+    cpu: spec.cpu,
+    procIndex: spec.procIndex,
+    flags: spec.flags,
+    type: spec.type,
+    tail: spec.tail,
+    compressor: spec.compress ? xpressCompress : undefined,
+    timestamp: 1000n,
+    sequenceNumber: 7,
+    loggerId: 0x14,
+  });
 }
 
 function asBufs(buffers: readonly Uint8Array[]): Buf[] {
@@ -321,7 +240,7 @@ function asBufs(buffers: readonly Uint8Array[]): Buf[] {
 }
 
 // fast-check arbitraries
-const perfinfoType = fc.constantFrom(L.HT_PERFINFO64, L.HT_PERFINFO32, L.HT_PERFINFO64, L.HT_SYSTEM64, L.HT_SYSTEM32, L.HT_COMPACT64, L.HT_COMPACT32);
+const perfinfoType = fc.constantFrom(HT.PERFINFO64, HT.PERFINFO32, HT.PERFINFO64, HT.SYSTEM64, HT.SYSTEM32, HT.COMPACT64, HT.COMPACT32);
 const timestamp = fc.bigInt({ min: 0n, max: 1n << 40n });
 
 const packetArb: fc.Arbitrary<PacketSpec> = fc.record({
@@ -336,14 +255,14 @@ const packetArb: fc.Arbitrary<PacketSpec> = fc.record({
 
 const compactEventArb = fc
   .record({
-    headerType: fc.constantFrom(L.HT_PERFINFO64, L.HT_PERFINFO64, L.HT_PERFINFO32, L.HT_SYSTEM64),
+    headerType: fc.constantFrom(HT.PERFINFO64, HT.PERFINFO64, HT.PERFINFO32, HT.SYSTEM64),
     version: fc.constantFrom(2, 2, 2, 2, 1),
     first: timestamp,
     tids: fc.array(fc.oneof(fc.integer({ min: 1, max: 0xffff }), fc.constant(0)), { minLength: 16, maxLength: 16 }),
     basePriority: fc.array(fc.integer({ min: -128, max: 127 }), { minLength: 16, maxLength: 16 }),
     packets: fc.oneof({ arbitrary: fc.array(packetArb, { maxLength: 60 }), weight: 4 }, fc.array(packetArb, { minLength: 200, maxLength: 300 })),
     cut: fc.integer({ min: 0, max: 7 }),
-    short: fc.oneof({ arbitrary: fc.constant(-1), weight: 9 }, fc.integer({ min: 0, max: L.CCS_HEADER_SIZE - 1 })),
+    short: fc.oneof({ arbitrary: fc.constant(-1), weight: 9 }, fc.integer({ min: 0, max: 0x58 - 1 })),
     eventTs: fc.oneof(timestamp, fc.constant(1n << 62n)),
     pebs: fc.boolean(),
   })
@@ -352,7 +271,7 @@ const compactEventArb = fc
     const cut = c.cut > 4 ? c.cut - 4 : 0; // sometimes chop the last packet
     const payload = compactPayload(c.first, c.tids, c.basePriority, packets.subarray(0, Math.max(0, packets.length - cut)));
     // sometimes too short for PERFINFO_CCSWAP_BUFFER
-    return kernelEvent(c.headerType, c.version, L.HOOK_COMPCS, c.eventTs, c.short < 0 ? payload : payload.subarray(0, c.short), 0, c.pebs && c.cut === 0);
+    return kernelEvent(c.headerType, c.version, HOOK.COMPCS, c.eventTs, c.short < 0 ? payload : payload.subarray(0, c.short), 0, c.pebs && c.cut === 0);
   });
 
 const cswitchEventArb = fc
@@ -365,7 +284,7 @@ const cswitchEventArb = fc
     ext: fc.integer({ min: 0, max: 2 }),
     pebs: fc.boolean(),
   })
-  .map((c) => kernelEvent(c.headerType, c.version, L.HOOK_CSWITCH, c.ts, c.bytes.subarray(0, c.n), c.ext, c.pebs));
+  .map((c) => kernelEvent(c.headerType, c.version, HOOK.CSWITCH, c.ts, c.bytes.subarray(0, c.n), c.ext, c.pebs));
 
 const spinlockEventArb = fc
   .record({
@@ -376,8 +295,8 @@ const spinlockEventArb = fc
     bytes: fc.uint8Array({ minLength: 0x40, maxLength: 0x40 }),
   })
   .map((c) => {
-    const n = (c.headerType === L.HT_SYSTEM32 || c.headerType === L.HT_COMPACT32 || c.headerType === L.HT_PERFINFO32 ? L.SPL32_SIZE : L.SPL64_SIZE) + Math.min(c.extra, 8);
-    return kernelEvent(c.headerType, c.version, L.HOOK_SPINLOCK, c.ts, c.bytes.subarray(0, n));
+    const n = (c.headerType === HT.SYSTEM32 || c.headerType === HT.COMPACT32 || c.headerType === HT.PERFINFO32 ? 0x30 : 0x38) + Math.min(c.extra, 8);
+    return kernelEvent(c.headerType, c.version, HOOK.SPINLOCK, c.ts, c.bytes.subarray(0, n));
   });
 
 const headerEventArb = fc
@@ -386,30 +305,30 @@ const headerEventArb = fc
     processors: fc.integer({ min: 0, max: 6 }),
     extra: fc.oneof(fc.integer({ min: -0x118, max: -0x100 }), fc.integer({ min: -8, max: 0x1000 })),
     ts: timestamp,
-    headerType: fc.constantFrom(L.HT_SYSTEM64, L.HT_SYSTEM32, L.HT_PERFINFO64),
+    headerType: fc.constantFrom(HT.SYSTEM64, HT.SYSTEM32, HT.PERFINFO64),
   })
   .map((h) => {
     const p = logfilePayload(h.build, h.processors, h.extra);
-    return kernelEvent(h.headerType, 2, L.HOOK_HEADER, h.ts, p);
+    return kernelEvent(h.headerType, 2, HOOK.HEADER, h.ts, p);
   });
 
 const extensionEventArb = fc
   .record({ masks: fc.uint8Array({ minLength: 0x28, maxLength: 0x28 }), n: fc.constantFrom(0x24, 0x24, 0x20, 0x28), ts: timestamp })
-  .map((e) => kernelEvent(L.HT_PERFINFO64, 2, L.HOOK_HEADER_EXTENSION, e.ts, e.masks.subarray(0, e.n)));
+  .map((e) => kernelEvent(HT.PERFINFO64, 2, HOOK.HEADER_EXTENSION, e.ts, e.masks.subarray(0, e.n)));
 
 const noiseEventArb = fc
   .record({
     kind: fc.constantFrom(
-      L.HT_EVENT_HEADER64,
-      L.HT_EVENT_HEADER32,
-      L.HT_FULL_HEADER64,
-      L.HT_FULL_HEADER32,
-      L.HT_INSTANCE64,
-      L.HT_INSTANCE32,
-      L.HT_MESSAGE,
-      L.HT_ERROR,
-      L.HT_SYSTEM64,
-      L.HT_PERFINFO64,
+      HT.EVENT_HEADER64,
+      HT.EVENT_HEADER32,
+      HT.FULL_HEADER64,
+      HT.FULL_HEADER32,
+      HT.INSTANCE64,
+      HT.INSTANCE32,
+      HT.MESSAGE,
+      HT.ERROR,
+      HT.SYSTEM64,
+      HT.PERFINFO64,
     ),
     id: fc.integer({ min: 0, max: 40 }),
     version: fc.integer({ min: 0, max: 3 }),
@@ -418,7 +337,7 @@ const noiseEventArb = fc
     flags: fc.integer({ min: 0, max: 0xffff }),
   })
   .map((e) =>
-    e.kind === L.HT_SYSTEM64 || e.kind === L.HT_PERFINFO64
+    e.kind === HT.SYSTEM64 || e.kind === HT.PERFINFO64
       ? kernelEvent(e.kind, e.version, 0x0500 + e.id, 1n, new Uint8Array(e.payloadLength))
       : otherEvent(e.kind, e.id, e.version, e.guidByte, e.payloadLength, e.flags),
   );
@@ -439,7 +358,7 @@ const bufferArb = fc
   .record({
     cpu: fc.oneof(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 0xffff })),
     procIndex: fc.boolean(),
-    flags: fc.constantFrom(0, 0, 0, L.BUFFER_FLAG_EVENTS_LOST, L.BUFFER_FLAG_BUFFER_LOST, L.BUFFER_FLAG_FLUSH_MARKER),
+    flags: fc.constantFrom(0, 0, 0, BUFFER_FLAG.EVENTS_LOST, BUFFER_FLAG.BUFFER_LOST, BUFFER_FLAG.FLUSH_MARKER),
     type: fc.constantFrom(0, 0, 0, 0, 4, 1, 6, 7),
     events: fc.array(eventArb, { maxLength: 12 }),
     compress: fc.oneof({ arbitrary: fc.constant(false), weight: 4 }, { arbitrary: fc.constant(true), weight: 1 }),
@@ -550,7 +469,7 @@ describe('row space: NEED_DRAIN and resume', () => {
       s = (Math.imul(s, 1103515245) + 12345) >>> 0;
       return (s >>> 8) % n;
     };
-    const out = [buildBuffer({ cpu: 0, procIndex: true, type: 4, events: [kernelEvent(L.HT_SYSTEM64, 2, 0, 1n, logfilePayload(19041, 3, 0x40))], compress: false, tail: 0 })];
+    const out = [buildBuffer({ cpu: 0, procIndex: true, type: 4, events: [kernelEvent(HT.SYSTEM64, 2, 0, 1n, logfilePayload(19041, 3, 0x40))], compress: false, tail: 0 })];
     let t = 1000n;
     for (let b = 0; b < buffers; b++) {
       const events: Uint8Array[] = [];
@@ -563,12 +482,12 @@ describe('row space: NEED_DRAIN and resume', () => {
           for (let k = 0, n = 20 + rnd(150); k < n; k++) {
             packets.push({ type: rnd(4), delta: rnd(5000), index: rnd(4), inc: rnd(8), stateWr: rnd(64), priority: rnd(32), wait: rnd(0x20000) });
           }
-          e = kernelEvent(L.HT_PERFINFO64, 2, L.HOOK_COMPCS, t + 10_000_000n, compactPayload(t, [11, 12, 13, 14], [8, 9, 10, 11], packetBytes(packets)));
+          e = kernelEvent(HT.PERFINFO64, 2, HOOK.COMPCS, t + 10_000_000n, compactPayload(t, [11, 12, 13, 14], [8, 9, 10, 11], packetBytes(packets)));
           t += 1_000_000n;
         } else if (kind < 7) {
-          e = kernelEvent(L.HT_PERFINFO64, 4, L.HOOK_CSWITCH, t, new Uint8Array(0x18).fill(kind));
+          e = kernelEvent(HT.PERFINFO64, 4, HOOK.CSWITCH, t, new Uint8Array(0x18).fill(kind));
         } else {
-          e = kernelEvent(L.HT_PERFINFO64, 2, L.HOOK_SPINLOCK, t, new Uint8Array(0x38).fill(kind + b));
+          e = kernelEvent(HT.PERFINFO64, 2, HOOK.SPINLOCK, t, new Uint8Array(0x38).fill(kind + b));
         }
         events.push(e);
         bytes += (e.length + 7) & ~7;
@@ -587,7 +506,7 @@ describe('row space: NEED_DRAIN and resume', () => {
   });
 
   test('spinlock rows alone fill the table', () => {
-    const events = Array.from({ length: 850 }, (_, i) => kernelEvent(L.HT_PERFINFO64, 2, L.HOOK_SPINLOCK, BigInt(i), new Uint8Array(0x38).fill(i)));
+    const events = Array.from({ length: 850 }, (_, i) => kernelEvent(HT.PERFINFO64, 2, HOOK.SPINLOCK, BigInt(i), new Uint8Array(0x38).fill(i)));
     const buffers = Array.from({ length: 50 }, (_, b) => buildBuffer({ cpu: b & 1, procIndex: false, type: 0, events, compress: false, tail: 0 }));
     const w = compareBuffers(asBufs(buffers), { rowCapacity: 32770 });
     expect(w.tables.spinlock.length).toBe(42500);
@@ -598,7 +517,7 @@ describe('row space: NEED_DRAIN and resume', () => {
     const packets: PacketSpec[] = Array.from({ length: 32715 }, (_, i) => ({ type: 0, delta: i & 7, index: 0, inc: 0, stateWr: 0, priority: 0, wait: 0 }));
     // 32715 two-byte packets and one stray byte (a truncated packet) fill the largest event
     const area = new Uint8Array([...packetBytes(packets), 0]);
-    const batch = kernelEvent(L.HT_PERFINFO64, 2, L.HOOK_COMPCS, 1n << 40n, compactPayload(5n, [], [], area));
+    const batch = kernelEvent(HT.PERFINFO64, 2, HOOK.COMPCS, 1n << 40n, compactPayload(5n, [], [], area));
     expect(batch.length).toBe(0xffff);
     const buffers = [batch, batch].map((e, cpu) => buildBuffer({ cpu, procIndex: false, type: 0, events: [e], compress: false, tail: 0 }));
     const w = compareBuffers(asBufs(buffers), { rowCapacity: 32770 });
@@ -611,8 +530,8 @@ describe('row space: NEED_DRAIN and resume', () => {
 describe('synthetic buffers', () => {
   test('more kinds than the tally keeps, more issues than the log keeps', () => {
     // 3300 distinct HookIds (PERFINFO64, 0x10 bytes each), then 1100 CSwitch events too short to decode
-    const kindsEvents = Array.from({ length: 3300 }, (_, i) => kernelEvent(L.HT_PERFINFO64, 2, 0x1000 + i, 1n, new Uint8Array(0)));
-    const shortEvents = Array.from({ length: 1100 }, () => kernelEvent(L.HT_PERFINFO64, 2, L.HOOK_CSWITCH, 1n, new Uint8Array(8)));
+    const kindsEvents = Array.from({ length: 3300 }, (_, i) => kernelEvent(HT.PERFINFO64, 2, 0x1000 + i, 1n, new Uint8Array(0)));
+    const shortEvents = Array.from({ length: 1100 }, () => kernelEvent(HT.PERFINFO64, 2, HOOK.CSWITCH, 1n, new Uint8Array(8)));
     const buffers = [kindsEvents, shortEvents].map((events, cpu) => buildBuffer({ cpu, procIndex: false, type: 0, events, compress: false, tail: 0 }));
     const w = compareBuffers(asBufs(buffers));
     // the CSwitch kind comes after the table filled up: its 1100 events are not tallied either
@@ -628,7 +547,7 @@ describe('synthetic buffers', () => {
     // switch (106) precedes the previous switch (107)
     const idle = (delta: number): PacketSpec => ({ type: 1, delta, index: 0, inc: 0, stateWr: 0, priority: 0, wait: 0 });
     const batch = (first: bigint, eventTs: bigint, deltas: number[]): Uint8Array =>
-      kernelEvent(L.HT_PERFINFO64, 2, L.HOOK_COMPCS, eventTs, compactPayload(first, [], [], packetBytes(deltas.map(idle))));
+      kernelEvent(HT.PERFINFO64, 2, HOOK.COMPCS, eventTs, compactPayload(first, [], [], packetBytes(deltas.map(idle))));
     const events = [batch(100n, 100n, [0]), batch(95n, 105n, [5]), batch(104n, 106n, [0, 3]), batch(106n, 200n, [0])];
     const buffers = [buildBuffer({ cpu: 0, procIndex: false, type: 0, events, compress: false, tail: 0 })];
     const w = compareBuffers(asBufs(buffers));
@@ -639,7 +558,7 @@ describe('synthetic buffers', () => {
   });
 
   test('a compressed buffer larger than the initial decompression scratch', () => {
-    const events = Array.from({ length: 20000 }, (_, i) => kernelEvent(L.HT_PERFINFO64, 2, L.HOOK_SPINLOCK, BigInt(i), new Uint8Array(0x38).fill(i & 0xf0)));
+    const events = Array.from({ length: 20000 }, (_, i) => kernelEvent(HT.PERFINFO64, 2, HOOK.SPINLOCK, BigInt(i), new Uint8Array(0x38).fill(i & 0xf0)));
     const big = buildBuffer({ cpu: 0, procIndex: false, type: 0, events, compress: true, tail: 0 });
     const w = compareBuffers(asBufs([big, big]));
     expect(w.tables.spinlock.length).toBe(40000);

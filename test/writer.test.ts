@@ -1,6 +1,6 @@
-// Structural tests of the ETL writer (src/writer). No decoder is used: the file is re-read with small
-// independent helpers that use the literal offsets and bit layouts of format-spec.md (parts A–E), not the
-// constants of layout.ts, so a wrong constant there would show up here.
+// Structural tests of the ETL writer (src/writer). No decoder is used: the file is re-read with the independent
+// reader of test/helpers/reader.ts, which uses the literal offsets and bit layouts of format-spec.md (parts A–E),
+// not the constants of layout.ts, so a wrong constant there would show up here.
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import {
@@ -22,72 +22,22 @@ import type {
   TraceDescription,
   WrittenTrace,
 } from '../src/writer/index.js';
+import {
+  bufferData,
+  i8,
+  i32,
+  parseCompactBatch,
+  splitBuffers,
+  u16,
+  u32,
+  u64,
+  walkEvents as walk,
+  type CompactPacket,
+  type EventInfo,
+} from './helpers/reader.js';
 
 // ---------------------------------------------------------------------------------------------
-// independent readers
-
-const u16 = (b: Uint8Array, o: number): number => b[o] | (b[o + 1] << 8);
-const u32 = (b: Uint8Array, o: number): number => (b[o] | (b[o + 1] << 8) | (b[o + 2] << 16) | (b[o + 3] << 24)) >>> 0;
-const i32 = (b: Uint8Array, o: number): number => u32(b, o) | 0;
-const u64 = (b: Uint8Array, o: number): bigint => BigInt(u32(b, o)) | (BigInt(u32(b, o + 4)) << 32n);
-const i8 = (b: Uint8Array, o: number): number => (b[o] << 24) >> 24;
-
-/** MS-XCA Plain LZ77 decompression (size-aware), written from the MS-XCA 2.4 pseudocode. */
-function lz77Decompress(src: Uint8Array, outSize: number): Uint8Array {
-  const out = new Uint8Array(outSize);
-  let ip = 0;
-  let op = 0;
-  let flags = 0;
-  let flagCount = 0;
-  let halfByte = -1;
-  while (op < outSize) {
-    if (flagCount === 0) {
-      flags = u32(src, ip);
-      ip += 4;
-      flagCount = 32;
-    }
-    flagCount--;
-    if ((flags & (1 << flagCount)) === 0) {
-      if (ip >= src.length) throw new Error('lz77: literal past input');
-      out[op++] = src[ip++];
-      continue;
-    }
-    if (ip + 2 > src.length) throw new Error('lz77: match past input');
-    const mb = u16(src, ip);
-    ip += 2;
-    let len = mb & 7;
-    const dist = (mb >>> 3) + 1;
-    if (len === 7) {
-      if (halfByte < 0) {
-        len = src[ip] & 15;
-        halfByte = ip++;
-      } else {
-        len = src[halfByte] >>> 4;
-        halfByte = -1;
-      }
-      if (len === 15) {
-        len = src[ip++];
-        if (len === 255) {
-          len = u16(src, ip);
-          ip += 2;
-          if (len === 0) {
-            len = u32(src, ip);
-            ip += 4;
-          }
-          if (len < 22) throw new Error('lz77: bad length');
-          len -= 22;
-        }
-        len += 15;
-      }
-      len += 7;
-    }
-    len += 3;
-    if (dist > op) throw new Error('lz77: offset before start');
-    if (op + len > outSize) throw new Error('lz77: output overflow');
-    for (let k = 0; k < len; k++, op++) out[op] = out[op - dist];
-  }
-  return out;
-}
+// the independent reader, with the writer's structural guarantees asserted on the way
 
 interface Buf {
   fileOffset: number;
@@ -107,134 +57,49 @@ interface Buf {
   data: Uint8Array;
 }
 
+/** Every byte of the file belongs to a buffer (A.1). */
 function readBuffers(bytes: Uint8Array): Buf[] {
-  const out: Buf[] = [];
-  let off = 0;
-  while (off < bytes.length) {
-    expect(off + 0x48).toBeLessThanOrEqual(bytes.length);
-    const h = bytes.subarray(off, off + 0x48);
-    const bufferSize = u32(h, 0x00);
-    expect(bufferSize).toBeGreaterThanOrEqual(0x48);
-    const raw = bytes.subarray(off, off + bufferSize);
-    expect(raw.length).toBe(bufferSize);
-    const flag = u16(h, 0x34);
-    const saved = u32(h, 0x04);
-    let data = raw;
-    if (flag & 0x40) {
-      data = new Uint8Array(saved);
-      data.set(h);
-      data.set(lz77Decompress(raw.subarray(0x48), saved - 0x48), 0x48);
-    }
-    out.push({
-      fileOffset: off,
-      bufferSize,
-      saved,
-      current: u32(h, 0x08),
-      timestamp: u64(h, 0x10),
-      seq: Number(u64(h, 0x18)),
-      cpu: u16(h, 0x28) & 0x7ff,
-      cpuU8: h[0x28],
-      loggerId: u16(h, 0x2a),
-      state: u32(h, 0x2c),
-      filled: u32(h, 0x30),
-      flag,
-      type: u16(h, 0x36),
-      data,
-    });
-    off += bufferSize;
-  }
-  return out;
+  const { buffers, end } = splitBuffers(bytes);
+  expect(end).toBe(bytes.length);
+  return buffers.map((b) => {
+    expect(b.bufferSize).toBeGreaterThanOrEqual(0x48);
+    expect(b.raw.length).toBe(b.bufferSize);
+    return {
+      fileOffset: b.fileOffset,
+      bufferSize: b.bufferSize,
+      saved: b.savedOffset,
+      current: b.currentOffset,
+      timestamp: b.timestamp,
+      seq: Number(b.sequenceNumber),
+      cpu: b.processor,
+      cpuU8: b.processorU8,
+      loggerId: b.loggerId,
+      state: b.state,
+      filled: b.offset,
+      flag: b.flags,
+      type: b.type,
+      data: bufferData(b),
+    };
+  });
 }
 
-interface Ev {
-  /** offset in the buffer */
-  off: number;
-  headerType: number;
-  size: number;
-  /** fixed header + extended items */
-  hdr: number;
-  hookId: number;
-  timestamp: bigint | null;
-  bytes: Uint8Array;
-}
+type Ev = EventInfo;
 
-/** Walks [0x48, filled) per spec B.4 (literal header sizes). */
+/** Walks [0x48, filled) per spec B.4: the walk ends exactly at `filled`, events 8-aligned, zero padding. */
 function walkEvents(data: Uint8Array, filled: number): Ev[] {
-  const evs: Ev[] = [];
-  let off = 0x48;
-  while (off + 4 <= filled) {
-    const m = u32(data, off);
-    expect(m).not.toBe(0xffffffff);
-    expect(off % 8).toBe(0);
-    let size: number;
-    let hdr: number;
-    let ht: number;
-    let hookId = -1;
-    let ts: bigint | null = null;
-    if (((m >>> 24) & 0xd0) === 0x90) {
-      ht = 0x0f;
-      size = m & 0xffff;
-      hdr = 8;
-    } else {
-      expect(m >>> 30).toBe(3);
-      ht = (m >>> 16) & 0xff;
-      const ext = (m & 0x8000 ? 8 : 0) + 8 * ((m >>> 8) & 7);
-      if (ht === 1 || ht === 2 || ht === 3 || ht === 4) {
-        size = u16(data, off + 4);
-        hdr = (ht <= 2 ? 0x20 + ext : 0x18);
-        hookId = u16(data, off + 6);
-        ts = u64(data, off + 0x10);
-      } else if (ht === 0x10 || ht === 0x11) {
-        size = u16(data, off + 4);
-        hdr = 0x10 + ext;
-        hookId = u16(data, off + 6);
-        ts = u64(data, off + 8);
-      } else if (ht === 0x0a || ht === 0x14) {
-        size = u16(data, off);
-        hdr = 0x30;
-        ts = u64(data, off + 0x10);
-      } else if (ht === 0x0b || ht === 0x15) {
-        size = u16(data, off);
-        hdr = 0x48;
-        ts = u64(data, off + 0x10);
-      } else if (ht === 0x12 || ht === 0x13) {
-        size = u16(data, off);
-        hdr = 0x50;
-        if (u16(data, off + 4) & 1) {
-          for (;;) {
-            const isz = u16(data, off + hdr);
-            const link = u16(data, off + hdr + 4);
-            expect(isz % 8).toBe(0);
-            hdr += isz;
-            if (!(link & 1)) break;
-          }
-        }
-        ts = u64(data, off + 0x10);
-      } else {
-        throw new Error(`unknown header type ${ht}`);
-      }
-    }
-    expect(size).toBeGreaterThanOrEqual(hdr);
-    expect(off + size).toBeLessThanOrEqual(filled);
+  const w = walk(data, filled);
+  expect(w.stop, `walk stopped at ${w.at}`).toBe('end');
+  expect(w.at).toBe(filled);
+  for (const e of w.events) {
+    expect(e.off % 8).toBe(0);
+    for (const item of e.items) expect(item.size % 8).toBe(0);
     // padding is zero
-    for (let p = off + size; p < ((off + size + 7) & ~7); p++) expect(data[p]).toBe(0);
-    evs.push({ off, headerType: ht, size, hdr, hookId, timestamp: ts, bytes: data.subarray(off, off + size) });
-    off += (size + 7) & ~7;
+    for (let p = e.off + e.size; p < ((e.off + e.size + 7) & ~7); p++) expect(data[p]).toBe(0);
   }
-  expect(off).toBe(filled);
-  return evs;
+  return w.events;
 }
 
-interface Packet {
-  type: number;
-  bytes: number;
-  delta: number;
-  idx: number;
-  inc: number;
-  wr: number;
-  pri: number;
-  wait: number;
-}
+type Packet = CompactPacket;
 interface Batch {
   cpu: number;
   eventTs: bigint;
@@ -247,51 +112,20 @@ interface Batch {
   dataSize: number;
 }
 
-/** PERFINFO_CCSWAP_BUFFER + packets per D.2/D.4, LSB-first bit fields. */
+/** PERFINFO_CCSWAP_BUFFER + packets per D.2/D.4; the packets fill the event exactly. */
 function parseBatch(ev: Ev, cpu: number): Batch {
-  const d = ev.bytes.subarray(ev.hdr);
-  const tids: number[] = [];
-  const base: number[] = [];
-  for (let i = 0; i < 16; i++) tids.push(u32(d, 8 + 4 * i));
-  for (let i = 0; i < 16; i++) base.push(i8(d, 0x48 + i));
-  const packets: Packet[] = [];
-  let p = 0x58;
-  while (p < d.length) {
-    const type = d[p] & 3;
-    const pk: Packet = { type, bytes: [2, 4, 4, 8][type], delta: 0, idx: -1, inc: -1, wr: -1, pri: -1, wait: -1 };
-    expect(p + pk.bytes).toBeLessThanOrEqual(d.length);
-    if (type === 0) {
-      pk.delta = u16(d, p) >>> 2;
-    } else if (type === 1) {
-      pk.delta = u32(d, p) >>> 2;
-    } else if (type === 2) {
-      const w = u32(d, p);
-      pk.idx = (w >>> 2) & 0xf;
-      pk.inc = (w >>> 6) & 0x7;
-      pk.wr = (w >>> 9) & 0x3f;
-      pk.delta = w >>> 15;
-    } else {
-      const w0 = u32(d, p);
-      const w1 = u32(d, p + 4);
-      pk.delta = w0 >>> 2;
-      pk.idx = w1 & 0xf;
-      pk.wr = (w1 >>> 4) & 0x3f;
-      pk.pri = (w1 >>> 10) & 0x1f;
-      pk.wait = w1 >>> 15;
-    }
-    packets.push(pk);
-    p += pk.bytes;
-  }
-  expect(p).toBe(d.length);
+  const d = ev.data;
+  const c = parseCompactBatch(d);
+  expect(c.truncated).toBe(false);
   return {
     cpu,
     eventTs: ev.timestamp!,
     headerType: ev.headerType,
     marker: u32(ev.bytes, 0),
-    first: u64(d, 0),
-    tids,
-    base,
-    packets,
+    first: c.first,
+    tids: c.tids,
+    base: c.base,
+    packets: c.packets,
     dataSize: d.length,
   };
 }

@@ -22,9 +22,10 @@ import {
 } from '../src/generated/layout.js';
 import { xpressDecompress } from '../src/reference/xpress.js';
 import { xpressCompress, xpressCompressBound } from '../src/writer/xpress-encode.js';
+import { readCorpus } from './helpers/corpus.js';
+import { lz77DecodeToEndMarker, splitBuffers } from './helpers/reader.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const CORPUS = '/work/shared/corpus/real';
 const ERROR_CODES = [
   XPRESS_E_INPUT_TRUNCATED,
   XPRESS_E_BAD_OFFSET,
@@ -50,28 +51,19 @@ interface CorpusFile {
   compressedHeaderBuffers: number;
 }
 
-function readCorpus(name: string): CorpusFile {
-  const b = readFileSync(join(CORPUS, name));
-  const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
+function compressedBuffersOf(name: string): CorpusFile {
+  const file = readCorpus(name);
+  const { buffers, end } = splitBuffers(file);
+  expect(end, `${name}: bad BufferSize at ${end}`).toBe(file.length);
   const compressed: CompressedBuffer[] = [];
-  let buffers = 0;
   let compressedHeaderBuffers = 0;
-  let p = 0;
-  while (p + 0x48 <= b.length) {
-    const size = dv.getUint32(p, true);
-    const saved = dv.getUint32(p + 0x04, true);
-    const flag = dv.getUint16(p + 0x34, true);
-    const type = dv.getUint16(p + 0x36, true);
-    if (size < 0x48 || p + size > b.length) throw new Error(`${name}: bad BufferSize at ${p}`);
-    if (flag & 0x40) {
-      if (type === 4) compressedHeaderBuffers++;
-      compressed.push({ fileOffset: p, src: b.subarray(p + 0x48, p + size), outLen: saved - 0x48 });
+  for (const b of buffers) {
+    if (b.flags & 0x40) {
+      if (b.type === 4) compressedHeaderBuffers++;
+      compressed.push({ fileOffset: b.fileOffset, src: b.raw.subarray(0x48), outLen: b.savedOffset - 0x48 });
     }
-    buffers++;
-    p += size;
   }
-  expect(p).toBe(b.length);
-  return { buffers, compressed, compressedHeaderBuffers };
+  return { buffers: buffers.length, compressed, compressedHeaderBuffers };
 }
 
 const FILES: { name: string; buffers: number; compressed: number }[] = [
@@ -79,7 +71,7 @@ const FILES: { name: string; buffers: number; compressed: number }[] = [
   { name: 'perfview-SelfDescribingSingleEvent.etl', buffers: 3, compressed: 2 },
   { name: 'perfview-smallEtlFile.etl', buffers: 2, compressed: 1 },
 ];
-const corpus = new Map(FILES.map((f) => [f.name, readCorpus(f.name)]));
+const corpus = new Map(FILES.map((f) => [f.name, compressedBuffersOf(f.name)]));
 const allCompressed = [...corpus.values()].flatMap((c) => c.compressed);
 
 function tsDecompress(src: Uint8Array, dstLen: number): { r: number; out: Uint8Array } {
@@ -196,63 +188,6 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-/**
- * Size-unaware decoder following MS-XCA 2.4 to the letter: stops at a match flag with no input
- * left (the end marker). Used to check that the encoder terminates its streams properly.
- */
-function decodeUntilEndMarker(src: Uint8Array): number[] | null {
-  const out: number[] = [];
-  let ip = 0;
-  let flags = 0;
-  let count = 0;
-  let half = -1;
-  const u16 = (i: number) => src[i] | (src[i + 1] << 8);
-  for (;;) {
-    if (count === 0) {
-      if (ip + 4 > src.length) return null;
-      flags = (u16(ip) | (u16(ip + 2) << 16)) >>> 0;
-      ip += 4;
-      count = 32;
-    }
-    count--;
-    if (((flags >>> count) & 1) === 0) {
-      if (ip >= src.length) return null;
-      out.push(src[ip++]);
-      continue;
-    }
-    if (ip === src.length) return out;
-    const m = u16(ip);
-    ip += 2;
-    let len = m & 7;
-    if (len === 7) {
-      if (half < 0) {
-        len = src[ip] & 15;
-        half = ip++;
-      } else {
-        len = src[half] >> 4;
-        half = -1;
-      }
-      if (len === 15) {
-        len = src[ip++];
-        if (len === 255) {
-          len = u16(ip);
-          ip += 2;
-          if (len === 0) {
-            len = (u16(ip) | (u16(ip + 2) << 16)) >>> 0;
-            ip += 4;
-          }
-          len -= 22;
-        }
-        len += 15;
-      }
-      len += 7;
-    }
-    len += 3;
-    const off = (m >> 3) + 1;
-    for (let i = 0; i < len; i++) out.push(out[out.length - off]);
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 
 describe('real compressed ETL buffers', () => {
@@ -285,10 +220,10 @@ describe('real compressed ETL buffers', () => {
     // Decoding the whole input with the size-unaware MS-XCA decoder yields the same bytes.
     for (const buf of allCompressed) {
       const ref = tsDecompress(buf.src, buf.outLen).out;
-      const all = decodeUntilEndMarker(buf.src);
+      const all = lz77DecodeToEndMarker(buf.src);
       expect(all).not.toBeNull();
       expect(all!.length).toBe(buf.outLen);
-      expect(equalBytes(Uint8Array.from(all!), ref)).toBe(true);
+      expect(equalBytes(all!, ref)).toBe(true);
     }
   });
 
@@ -477,7 +412,7 @@ describe('round trips through xpressCompress', () => {
       const { r, out } = checkBoth(z, input.length);
       expect(r).toBe(input.length);
       expect(equalBytes(out, input)).toBe(true);
-      expect(decodeUntilEndMarker(z)?.length).toBe(input.length);
+      expect(lz77DecodeToEndMarker(z)?.length).toBe(input.length);
     }
     expect(xpressCompress(new Uint8Array(0))).toEqual(Uint8Array.from(u32le(0xffffffff)));
     expect(xpressCompress(zeros).length).toBeLessThan(32);
@@ -495,7 +430,7 @@ describe('round trips through xpressCompress', () => {
         expect(r).toBe(input.length);
         expect(equalBytes(out, input)).toBe(true);
         // Also terminated with the MS-XCA end marker.
-        const all = decodeUntilEndMarker(z);
+        const all = lz77DecodeToEndMarker(z);
         expect(all?.length).toBe(input.length);
       }),
       { numRuns: 150, seed: 0x5eed },

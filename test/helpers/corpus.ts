@@ -1,11 +1,18 @@
-// Helpers to read the real-file corpus and its independent expectations (../shared/corpus/real).
+// The one loader of the real-file corpus and its independent expectations: ../shared/corpus/real, next to
+// the repository root (for a checkout at /work/<repo> that is /work/shared/corpus/real).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join, dirname } from 'node:path';
 import type { KindRow } from '../../src/event-kinds.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-export const CORPUS_DIR = [join(here, '../../../shared/corpus/real'), '/work/shared/corpus/real'].find((d) => existsSync(d))!;
+/** test/helpers → repository root → its parent → shared/corpus/real */
+export const CORPUS_DIR = join(here, '..', '..', '..', 'shared', 'corpus', 'real');
+
+function corpusDir(): string {
+  if (!existsSync(CORPUS_DIR)) throw new Error(`real-file corpus not found at ${CORPUS_DIR} (expected ../shared/corpus/real next to the repository)`);
+  return CORPUS_DIR;
+}
 
 export interface ExpectedKind {
   headerType: string;
@@ -26,19 +33,23 @@ export interface Expected {
   eventsByKind: ExpectedKind[];
 }
 
+/** Path of a corpus file. */
+export function corpusPath(name: string): string {
+  return join(corpusDir(), name);
+}
 export function corpusFiles(): string[] {
-  return readdirSync(CORPUS_DIR).filter((f) => f.endsWith('.etl')).sort();
+  return readdirSync(corpusDir()).filter((f) => f.endsWith('.etl')).sort();
 }
 export function readCorpus(name: string): Uint8Array {
-  return new Uint8Array(readFileSync(join(CORPUS_DIR, name)));
+  return new Uint8Array(readFileSync(corpusPath(name)));
 }
 export function readExpected(name: string): Expected {
-  return JSON.parse(readFileSync(join(CORPUS_DIR, 'expected', name.replace(/\.etl$/, '.json')), 'utf8')) as Expected;
+  return JSON.parse(readFileSync(join(corpusDir(), 'expected', name.replace(/\.etl$/, '.json')), 'utf8')) as Expected;
 }
 
 /** A 64-bit integer field of the expected logfile header, exact (JSON.parse would round it to a double). */
 export function expectedBigInt(name: string, key: string): bigint {
-  const text = readFileSync(join(CORPUS_DIR, 'expected', name.replace(/\.etl$/, '.json')), 'utf8');
+  const text = readFileSync(join(corpusDir(), 'expected', name.replace(/\.etl$/, '.json')), 'utf8');
   const m = new RegExp(`"${key.replace(/[()]/g, '\\$&')}":\\s*(-?\\d+)`).exec(text);
   if (!m) throw new Error(`${name}: no ${key}`);
   return BigInt(m[1]!);
