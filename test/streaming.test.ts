@@ -58,7 +58,8 @@ describe.each(ENGINES)('%s engine', (engine) => {
       rows: 'borrow',
       onRows: ({ cswitch, spinlock }) => {
         // a view into the engine's output, not a chunk of its own
-        if (cswitch.length && cswitch.columns[0]!.buffer.byteLength > cswitch.columns[0]!.byteLength) views++;
+        const ts = cswitch.columns[0] as BigInt64Array;
+        if (cswitch.length && ts.buffer.byteLength > ts.byteLength) views++;
         c.cs.push({ length: cswitch.length, columns: cswitch.columns.map((x) => x.slice()) });
         c.sl.push({ length: spinlock.length, columns: spinlock.columns.map((x) => x.slice()) });
       },
