@@ -6,8 +6,9 @@
 //     from which the row types, the CLI's --table choices and every output format are derived.
 //
 // Column type: i64 u64 f64 u32 i32 u16 u8 i8; a trailing '?' marks a nullable column. A table with
-// nullable columns ends with `valid` (u32): bit c set = column c is present. Adding a decoded table
-// means: an entry here, one assembly/ decoder file, its src/reference/ twin, its dispatch line in
+// nullable columns ends with `valid` (u32): bit c set = column c is present. `kernelFlags` names the
+// kernel flag(s) that record the table's events (the CLI names them when a table comes out empty).
+// Adding a decoded table means: an entry here, one assembly/ decoder file, its src/reference/ twin, its dispatch line in
 // walk.ts (both twins), tests and docs.
 
 /** @typedef {[name: string, type: string, description: string, enumName?: string]} Column
@@ -19,6 +20,11 @@
  * @property {string} prefix    prefix of the generated column constants
  * @property {number} reserve   rows that must be free before one event is walked (worst case of one event)
  * @property {string} description
+ * @property {[name: string, groupMask: number][]} kernelFlags
+ *   the kernel flags that record this table's events: the xperf/WPR name (shown when a trace has no rows
+ *   for the table) and its PERF_* group-mask constant (top 3 bits = index into the header extension's
+ *   Masks[], low 29 bits = the bits; docs/format.md §A.9), by which a trace shows whether it was on.
+ *   Any one listed flag records them.
  * @property {Column[]} columns
  */
 
@@ -30,6 +36,8 @@ export const TABLES = [
     // one compact batch of a 0xFFFF-byte event yields at most ~32 700 rows (2-byte packets)
     reserve: 32770,
     description: 'one row per context switch: CSwitch events (0x0524) and compact context-switch packets (0x0525)',
+    // PERF_CONTEXT_SWITCH; COMPACT_CSWITCH (0x20000100) only changes their encoding, together with it
+    kernelFlags: [['CSWITCH', 0x20000004]],
     columns: [
       ['timestamp', 'i64', 'raw session-clock ticks of the switch (compact: FirstTimeStamp + running sum of TimeDelta)'],
       ['cpu', 'u16', 'processor of the buffer holding the event'],
@@ -64,6 +72,7 @@ export const TABLES = [
     prefix: 'SL',
     reserve: 1,
     description: 'one row per released spin lock: SpinLock events (0x0529), 32- and 64-bit layouts',
+    kernelFlags: [['SPINLOCK', 0x20010000]], // PERF_SPINLOCK
     columns: [
       ['timestamp', 'i64', 'raw session-clock ticks of the event'],
       ['cpu', 'u16', 'processor of the buffer'],
