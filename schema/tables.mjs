@@ -8,8 +8,10 @@
 // Column type: i64 u64 f64 u32 i32 u16 u8 i8, or str (text: in the WebAssembly engine a u32 reference
 // into its string heap, in TypeScript a string); a trailing '?' marks a nullable column. A table with
 // nullable columns ends with `valid` (u32): bit c set = column c is present. Decoded tables come first
-// (their ids index the engines' arenas); derived tables are computed in TypeScript from them. Adding a decoded table
-// means: an entry here, one assembly/ decoder file, its src/reference/ twin, its dispatch line in
+// (their ids index the engines' arenas); derived tables are computed in TypeScript from them.
+// `kernelFlags` names the kernel flag(s) that record the table's events (the CLI names them when a
+// table comes out empty). Adding a decoded table means: an entry here, one assembly/ decoder file, its
+// src/reference/ twin, its dispatch line in
 // walk.ts (both twins), tests and docs.
 
 /** @typedef {[name: string, type: string, description: string, enumName?: string]} Column
@@ -23,6 +25,11 @@
  *                              absent for derived tables
  * @property {boolean} [derived] computed in TypeScript from decoded tables (no engine columns)
  * @property {string} description
+ * @property {[name: string, groupMask: number][]} kernelFlags
+ *   the kernel flags that record this table's events: the xperf/WPR name (shown when a trace has no rows
+ *   for the table) and its PERF_* group-mask constant (top 3 bits = index into the header extension's
+ *   Masks[], low 29 bits = the bits; docs/format.md §A.9), by which a trace shows whether it was on.
+ *   Any one listed flag records them.
  * @property {Column[]} columns
  */
 
@@ -34,6 +41,8 @@ export const TABLES = [
     // one compact batch of a 0xFFFF-byte event yields at most ~32 700 rows (2-byte packets)
     reserve: 32770,
     description: 'one row per context switch: CSwitch events (0x0524) and compact context-switch packets (0x0525)',
+    // PERF_CONTEXT_SWITCH; COMPACT_CSWITCH (0x20000100) only changes their encoding, together with it
+    kernelFlags: [['CSWITCH', 0x20000004]],
     columns: [
       ['timestamp', 'i64', 'raw session-clock ticks of the switch (compact: FirstTimeStamp + running sum of TimeDelta)'],
       ['cpu', 'u16', 'processor of the buffer holding the event'],
@@ -68,6 +77,7 @@ export const TABLES = [
     prefix: 'SL',
     reserve: 1,
     description: 'one row per released spin lock: SpinLock events (0x0529), 32- and 64-bit layouts',
+    kernelFlags: [['SPINLOCK', 0x20010000]], // PERF_SPINLOCK
     columns: [
       ['timestamp', 'i64', 'raw session-clock ticks of the event'],
       ['cpu', 'u16', 'processor of the buffer'],
@@ -93,6 +103,7 @@ export const TABLES = [
     name: 'readythread',
     prefix: 'RT',
     reserve: 1,
+    kernelFlags: [['DISPATCHER', 0x20000200]], // PERF_DISPATCHER
     description: 'one row per ReadyThread event (0x0532): a thread made ready to run',
     columns: [
       ['timestamp', 'i64', 'raw session-clock ticks of the event'],
@@ -109,6 +120,7 @@ export const TABLES = [
     name: 'threadEvents',
     prefix: 'TE',
     reserve: 1,
+    kernelFlags: [['PROC_THREAD', 0x00000002]], // PERF_THREAD (Masks[0])
     description: 'one row per Thread event: Start (0x0501), End (0x0502), DCStart (0x0503), DCEnd (0x0504) and SetName (0x0548)',
     columns: [
       ['timestamp', 'i64', 'raw session-clock ticks of the event'],
@@ -128,6 +140,7 @@ export const TABLES = [
     name: 'processEvents',
     prefix: 'PE',
     reserve: 1,
+    kernelFlags: [['PROC_THREAD', 0x00000001]], // PERF_PROCESS (Masks[0])
     description: 'one row per Process event: Start (0x0301), End (0x0302), DCStart (0x0303), DCEnd (0x0304) and Defunct (0x0327)',
     columns: [
       ['timestamp', 'i64', 'raw session-clock ticks of the event'],
@@ -151,6 +164,7 @@ export const TABLES = [
     name: 'threads',
     prefix: 'TH',
     derived: true,
+    kernelFlags: [['PROC_THREAD', 0x00000002]],
     description: 'one row per thread lifetime, from threadEvents applied in timestamp order',
     columns: [
       ['threadId', 'u32', 'thread id (0 = the idle thread)'],
@@ -167,6 +181,7 @@ export const TABLES = [
     name: 'processes',
     prefix: 'PR',
     derived: true,
+    kernelFlags: [['PROC_THREAD', 0x00000001]],
     description: 'one row per process lifetime, from processEvents applied in timestamp order',
     columns: [
       ['processId', 'u32', 'process id (0 Idle, 4 System)'],

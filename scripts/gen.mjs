@@ -32,6 +32,11 @@ function checkDeclarations() {
     const nullable = t.columns.some(([, type]) => type.endsWith('?'));
     const last = t.columns[t.columns.length - 1];
     if (nullable && (last[0] !== 'valid' || last[1] !== 'u32')) throw new Error(`${t.name}: a table with nullable columns ends with valid (u32)`);
+    if (!Array.isArray(t.kernelFlags) || t.kernelFlags.length === 0) throw new Error(`${t.name}: kernelFlags must name the kernel flag(s) that record its events`);
+    for (const [flag, mask] of t.kernelFlags) {
+      if (!/^[A-Z][A-Z0-9_]*$/.test(flag)) throw new Error(`${t.name}: kernel flag ${flag}: expected an xperf flag name (CSWITCH, SPINLOCK, …)`);
+      if (!Number.isInteger(mask) || mask < 0 || mask > 0xffffffff || (mask & 0x1fffffff) === 0) throw new Error(`${t.name}: kernel flag ${flag}: expected a PERF_* group-mask constant`);
+    }
   }
   const ids = new Set();
   for (const s of STATS) {
@@ -104,7 +109,8 @@ function tsRegistry() {
         return `      { id: ${c}, name: ${JSON.stringify(name)}, type: ${JSON.stringify(type.replace('?', ''))}, nullable: ${nullable}, enum: ${JSON.stringify(enumName ?? null)}, description: ${JSON.stringify(description)} },`;
       })
       .join('\n');
-    return `  ${t.name}: {\n    id: ${i},\n    name: ${JSON.stringify(t.name)},\n    derived: ${Boolean(t.derived)},\n    description: ${JSON.stringify(t.description)},\n    columns: [\n${cols}\n    ],\n  },`;
+    const flags = t.kernelFlags.map(([flag, mask]) => `{ name: ${JSON.stringify(flag)}, groupMask: ${hex(mask)} }`).join(', ');
+    return `  ${t.name}: {\n    id: ${i},\n    name: ${JSON.stringify(t.name)},\n    derived: ${Boolean(t.derived)},\n    description: ${JSON.stringify(t.description)},\n    kernelFlags: [${flags}],\n    columns: [\n${cols}\n    ],\n  },`;
   });
   const stats = STATS.map((s, i) => {
     const details = (s.details ?? []).map(([, value, text]) => `[${detailValue(value)}, ${JSON.stringify(text)}]`).join(', ');

@@ -1,11 +1,12 @@
-// etw-decode command line: `summary` and `dump`, streaming with bounded memory.
-import { createWriteStream, type WriteStream } from 'node:fs';
+// etw-decode command line: `summary` and `dump`, streaming with bounded memory. Every expected failure
+// is one line on stderr and an exit code (README § Command line); only a bug prints a stack trace.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { readTraceInfo, streamFile, createClock, type TraceSummary, EtlError } from './node.js';
 import type { DecodeOptions } from './options.js';
 import { DECODED_TABLE_NAMES, TABLE_NAMES, type DecodedTableName, type TableName } from './schema.js';
 import { formatRows, headerLine, type DumpFormat, type FormatOptions, type TimeColumn } from './format.js';
-import { jsonReplacer, renderSummary } from './summary-text.js';
+import { dataLossText, emptyTableText, jsonReplacer, renderSummary } from './summary-text.js';
+import { CliError, EXIT, fileOutput, openInput, OutputClosed, stdoutOutput, type Input, type Output } from './cli-io.js';
 
 const VERSION = '0.1.0';
 
@@ -50,38 +51,59 @@ function addCommon(cmd: Command): Command {
     .option('--no-progress', 'never show progress');
 }
 
-async function writeChunk(out: WriteStream | NodeJS.WriteStream, text: string): Promise<void> {
-  if (!out.write(text)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+/** A line on stderr; stderr's own failures (closed by its reader) are ignored: there is nowhere to report them. */
+function note(text: string): void {
+  process.stderr.write(`etw-decode: ${text}\n`);
+}
+
+let streamsGuarded = false;
+/** An 'error' event nobody listens to crashes Node with a stack trace: listen (each Output checks its own). */
+function guardStdStreams(): void {
+  if (streamsGuarded) return;
+  streamsGuarded = true;
+  process.stdout.on('error', () => {});
+  process.stderr.on('error', () => {});
 }
 
 export async function main(argv: string[]): Promise<number> {
+  guardStdStreams();
   const program = new Command();
   program
     .name('etw-decode')
     .description('Decode Windows kernel scheduling traces (ETL): CSwitch, compact context switches and SpinLock events.')
     .version(VERSION)
+    // commander's usage errors ("error: unknown command 'x'") in the form of every other error
+    .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'etw-decode: ')) })
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
 
-  let exitCode = 0;
+  const inputs: Input[] = [];
+  const input = async (arg: string): Promise<Input> => {
+    const i = await openInput(arg);
+    inputs.push(i);
+    return i;
+  };
 
   addCommon(
     program
       .command('summary')
       .description('print trace info, event counts by kind, table sizes and diagnostics')
-      .argument('<file>', 'ETL file')
+      .argument('<file>', 'ETL file; - (or a FIFO) reads the trace from a pipe')
       .option('--json', 'print one JSON object'),
   ).action(async (file: string, o: CommonOpts & { json?: boolean }) => {
-    const res = await streamFile(file, decodeOptions(o));
-    if (o.json) process.stdout.write(JSON.stringify(summaryJson(file, res.summary), jsonReplacer, 2) + '\n');
-    else process.stdout.write(renderSummary(file, res.summary, res.clock));
+    const inp = await input(file);
+    const res = await streamFile(inp.path, decodeOptions(o));
+    const out = stdoutOutput();
+    if (o.json) await out.write(JSON.stringify(summaryJson(file, res.summary), jsonReplacer, 2) + '\n');
+    else await out.write(renderSummary(inp.name, res.summary, res.clock));
+    await out.commit();
   });
 
   addCommon(
     program
       .command('dump')
       .description('write a table as CSV or JSON lines (64-bit values exact, empty cell for null)')
-      .argument('<file>', 'ETL file')
+      .argument('<file>', 'ETL file; - (or a FIFO) reads the trace from a pipe')
       .addOption(new Option('--table <table>', 'table to write (events = counts by event kind)').choices([...TABLE_NAMES, 'events']).default('cswitch'))
       .addOption(new Option('--format <format>', 'output format').choices(['csv', 'jsonl']).default('csv'))
       .option('--names', 'add name columns for enum values (wait reason, wait mode, thread state, row source, acquire mode)')
@@ -94,39 +116,52 @@ export async function main(argv: string[]): Promise<number> {
   ).action(async (file: string, o: CommonOpts & { table: TableName | 'events'; format: DumpFormat; output?: string; names?: boolean; time: TimeColumn }) => {
     const table = o.table;
     const fmt: FormatOptions = { format: o.format, names: o.names, time: o.time };
+    const inp = await input(file);
+    // nothing is written before the input is known to be readable and to start like an ETL file
+    const info = await readTraceInfo(inp.path);
     if (o.time !== 'raw') {
-      const info = await readTraceInfo(file);
-      if (!info) throw new EtlError('NO_CLOCK', `--time ${o.time}: ${file} has no logfile header to take the clock from; use --time raw`);
+      if (!info) throw new EtlError('NO_CLOCK', `--time ${o.time}: ${inp.name} has no logfile header to take the clock from; use --time raw`);
       fmt.clock = createClock(info);
     }
-    const out = o.output ? createWriteStream(o.output) : process.stdout;
-    if (table !== 'events') await writeChunk(out, headerLine(table, fmt));
-    const decoded = isDecodedTable(table) ? table : null;
-    const res = await streamFile(file, {
-      ...decodeOptions(o),
-      rows: 'borrow', // each chunk is formatted before onRows returns
-      onRows: decoded
-        ? async (rows) => {
-            const t = rows[decoded];
-            if (t.length) await writeChunk(out, formatRows(t, fmt));
-          }
-        : undefined,
-    });
-    // derived tables are complete only at the end of the decode
-    if (table === 'threads' || table === 'processes') {
-      if (res[table].length) await writeChunk(out, formatRows(res[table], fmt));
-    }
-    if (table === 'events') {
-      const keys = ['headerType', 'hookId', 'name', 'provider', 'eventId', 'eventType', 'messageNumber', 'opcode', 'task', 'extended', 'version', 'count', 'bytes'] as const;
-      if (o.format === 'csv') {
-        let text = keys.join(',') + '\n';
-        for (const k of res.summary.eventsByKind) text += keys.map((key) => csvCell(k[key])).join(',') + '\n';
-        await writeChunk(out, text);
-      } else {
-        for (const k of res.summary.eventsByKind) await writeChunk(out, JSON.stringify(k) + '\n');
+    const out: Output = o.output ? await fileOutput(o.output) : stdoutOutput();
+    let summary: TraceSummary;
+    try {
+      if (table !== 'events') await out.write(headerLine(table, fmt));
+      const decoded = isDecodedTable(table) ? table : null;
+      const res = await streamFile(inp.path, {
+        ...decodeOptions(o),
+        rows: 'borrow', // each chunk is formatted before onRows returns
+        onRows: decoded
+          ? async (rows) => {
+              const t = rows[decoded];
+              if (t.length) await out.write(formatRows(t, fmt));
+            }
+          : undefined,
+      });
+      summary = res.summary;
+      // derived tables are complete only at the end of the decode
+      if (table === 'threads' || table === 'processes') {
+        if (res[table].length) await out.write(formatRows(res[table], fmt));
       }
+      if (table === 'events') {
+        const keys = ['headerType', 'hookId', 'name', 'provider', 'eventId', 'eventType', 'messageNumber', 'opcode', 'task', 'extended', 'version', 'count', 'bytes'] as const;
+        if (o.format === 'csv') {
+          let text = keys.join(',') + '\n';
+          for (const k of summary.eventsByKind) text += keys.map((key) => csvCell(k[key])).join(',') + '\n';
+          await out.write(text);
+        } else {
+          for (const k of summary.eventsByKind) await out.write(JSON.stringify(k) + '\n');
+        }
+      }
+      await out.commit();
+    } catch (e) {
+      await out.abort();
+      throw e;
     }
-    if (o.output) await new Promise<void>((resolve, reject) => (out as WriteStream).end((e?: Error | null) => (e ? reject(e) : resolve())));
+    // exit 0 all the same: the output holds everything that could be decoded
+    const lost = dataLossText(summary.diagnostics);
+    if (lost) note(`${lost} — see \`etw-decode summary\``);
+    if (table !== 'events' && summary[table] === 0) note(emptyTableText(table, summary));
   });
 
   try {
@@ -135,17 +170,24 @@ export async function main(argv: string[]): Promise<number> {
     const err = e as { code?: string; exitCode?: number; message?: string };
     if (typeof err.code === 'string' && err.code.startsWith('commander.')) {
       // commander already printed help/version/usage errors; usage errors exit 2 (commander would say 1)
-      return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help' ? 0 : 2;
+      return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help' ? EXIT.ok : EXIT.usage;
+    }
+    if (e instanceof OutputClosed) return EXIT.outputClosed; // quietly, as `cat file | head` does
+    if (e instanceof CliError) {
+      note(e.message);
+      return e.exitCode;
     }
     if (e instanceof EtlError) {
-      process.stderr.write(`etw-decode: ${e.message}\n`);
+      note(inputs.reduce((m, i) => i.describe(m), e.message));
       // an option that does not apply (a bad value, --time on a trace whose clock cannot be converted): 2
-      return e.code === 'BAD_OPTION' || e.code === 'NO_CLOCK' ? 2 : 1;
+      return e.code === 'BAD_OPTION' || e.code === 'NO_CLOCK' ? EXIT.usage : EXIT.error;
     }
-    process.stderr.write(`etw-decode: internal error: ${(e as Error).stack ?? String(e)}\n`);
-    return 70;
+    note(`internal error: ${(e as Error).stack ?? String(e)}`);
+    return EXIT.internal;
+  } finally {
+    for (const i of inputs) await i.dispose();
   }
-  return exitCode;
+  return EXIT.ok;
 }
 
 function isDecodedTable(t: string): t is DecodedTableName {

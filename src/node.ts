@@ -1,7 +1,7 @@
 // etw-decode — Node entry: everything of the browser entry plus decoding files with bounded memory.
 // Files are read in fixed windows straight into the decoder's input window, so memory does not grow
 // with the file size (files over 4 GiB included; positions are exact up to 2^53).
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { readSync } from 'node:fs';
 import { TableCollector } from './collector.js';
 import { registerReferenceEngine } from './engines.js';
@@ -74,18 +74,30 @@ class FileSource implements AsyncSource {
   }
 }
 
+const NOT_RANDOM_ACCESS = 'not a regular file (decoding needs random access: read a pipe or device into a file or a Uint8Array first)';
+
+function openError(path: string, e: unknown): EtlError {
+  const err = e as NodeJS.ErrnoException;
+  const why = err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'it is a directory' : err.code === 'EACCES' ? 'permission denied' : err.message;
+  return new EtlError('READ_FAILED', `cannot open ${path}: ${why}`);
+}
+
 async function withFile<T>(path: string, fn: (source: AsyncSource) => Promise<T>): Promise<T> {
+  // the kind of file is checked before open(): opening a FIFO would block until a writer comes
+  const kind = await stat(path).catch((e: unknown) => {
+    throw openError(path, e);
+  });
+  if (kind.isDirectory()) throw new EtlError('READ_FAILED', `cannot open ${path}: it is a directory`);
+  if (!kind.isFile()) throw new EtlError('READ_FAILED', `cannot read ${path}: ${NOT_RANDOM_ACCESS}`);
   let fh: FileHandle;
   try {
     fh = await open(path, 'r');
   } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    const why = err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'it is a directory' : err.message;
-    throw new EtlError('READ_FAILED', `cannot open ${path}: ${why}`);
+    throw openError(path, e);
   }
   try {
     const st = await fh.stat();
-    if (!st.isFile()) throw new EtlError('READ_FAILED', `cannot read ${path}: not a regular file`);
+    if (!st.isFile()) throw new EtlError('READ_FAILED', `cannot read ${path}: ${NOT_RANDOM_ACCESS}`);
     return await fn(new FileSource(fh, st.size, path));
   } finally {
     await fh.close();
