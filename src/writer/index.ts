@@ -1,4 +1,4 @@
-// ETL writer: synthesizes valid NT-Kernel-Logger trace files (docs/format.md parts A–E) from a description.
+// ETL writer: synthesizes valid NT-Kernel-Logger trace files (docs/format.md parts A–F) from a description.
 // Used to test the decoders by round trips and to generate benchmark traces. Browser-safe: no node imports.
 //
 // Decisions where the spec is uncertain:
@@ -20,15 +20,25 @@ export type {
   CSwitchSpec,
   EventSpec,
   HeaderKind,
+  IdentityEventBase,
+  IdentityHeaderKind,
   PerfInfoKind,
+  ProcessOpcode,
+  ProcessSpec,
   RawEventSpec,
+  ReadyThreadSpec,
+  SetThreadNameSpec,
   SpinLockSpec,
+  ThreadOpcode,
+  ThreadSpec,
   TraceDescription,
   TraceOptions,
   WrittenBuffer,
   WrittenTrace,
 } from './types.js';
 export { Rng } from './random.js';
+export * as schedLayout from './sched-layout.js';
+export { PROCESS_HOOK_IDS, THREAD_HOOK_IDS, sidToBytes, DEFAULT_USER_SID } from './sched-events.js';
 export { guidToBytes, bytesToGuid, HEADER_KINDS, HEADER_SIZE, HEADER_TYPE } from './events.js';
 export {
   CCS_MAX_PACKET_BYTES,
