@@ -2,14 +2,21 @@
 // simulation. The written bytes are re-read with an independent reader written here from docs/format.md
 // (literal offsets and the formulas of parts A, B and F), not through the writer's constants.
 import { describe, expect, test } from 'vitest';
-import { writeTrace } from '../src/writer/index.js';
+import { decodeSync } from '../src/node.js';
+import { generateSampleTrace, simulateSchedule, writeTrace } from '../src/writer/index.js';
 import type {
   EventSpec,
   IdentityHeaderKind,
   ProcessSpec,
+  ProcessTruth,
   ReadyThreadSpec,
+  ReadyTruth,
+  ScheduleOptions,
   SetThreadNameSpec,
+  SimulatedSchedule,
+  SwitchTruth,
   ThreadSpec,
+  ThreadTruth,
   TraceDescription,
 } from '../src/writer/index.js';
 
@@ -23,11 +30,16 @@ const u64 = (b: Uint8Array, o: number): bigint => BigInt(u32(b, o)) | (BigInt(u3
 const i8 = (b: Uint8Array, o: number): number => (b[o]! << 24) >> 24;
 const ptr = (b: Uint8Array, o: number, P: number): bigint => (P === 8 ? u64(b, o) : BigInt(u32(b, o)));
 
+/** a cheap assertion for hot loops (expect() costs too much per event) */
+function check(cond: boolean, msg: string): void {
+  if (!cond) throw new Error(msg);
+}
+
 /** UTF-16LE up to the 2-byte terminator; returns [string, offset after the terminator] */
 function utf16z(b: Uint8Array, o: number): [string, number] {
   let s = '';
   for (;;) {
-    expect(o + 2).toBeLessThanOrEqual(b.length);
+    check(o + 2 <= b.length, 'UTF-16 string runs past the payload');
     const c = u16(b, o);
     o += 2;
     if (c === 0) return [s, o];
@@ -39,7 +51,7 @@ function utf16z(b: Uint8Array, o: number): [string, number] {
 function ansiz(b: Uint8Array, o: number): [string, number] {
   let s = '';
   for (;;) {
-    expect(o).toBeLessThan(b.length);
+    check(o < b.length, 'ANSI string runs past the payload');
     const c = b[o++]!;
     if (c === 0) return [s, o];
     s += String.fromCharCode(c);
@@ -83,7 +95,7 @@ function readEvents(bytes: Uint8Array): RawEv[] {
       if (((m >>> 24) & 0xd0) === 0x90) {
         size = m & 0xffff; // MESSAGE (B.2)
       } else {
-        expect(m >>> 30).toBe(3);
+        check(m >>> 30 === 3, `bad marker ${m.toString(16)}`);
         const ht = (m >>> 16) & 0xff;
         const ext = (m & 0x8000 ? 8 : 0) + 8 * ((m >>> 8) & 7);
         if (ht <= 0x04 || ht === 0x10 || ht === 0x11) {
@@ -101,7 +113,7 @@ function readEvents(bytes: Uint8Array): RawEv[] {
             pid = u32(bytes, p + 0xc);
             ts = u64(bytes, p + 0x10);
           }
-          expect(size).toBeGreaterThanOrEqual(hdr);
+          check(size >= hdr, 'Size below the header size');
           out.push({
             cpu: b.cpu, seq: b.seq, headerType: ht, version: m & 0xff, hookId: u16(bytes, p + 6), timestamp: ts,
             headerThreadId: tid, headerProcessId: pid, P: ht === 0x01 || ht === 0x03 || ht === 0x10 ? 4 : 8,
@@ -111,8 +123,7 @@ function readEvents(bytes: Uint8Array): RawEv[] {
           size = u16(bytes, p); // FULL / INSTANCE / EVENT_HEADER: u16 Size at +0
         }
       }
-      expect(size).toBeGreaterThanOrEqual(8);
-      expect(p + size).toBeLessThanOrEqual(end);
+      check(size >= 8 && p + size <= end, `bad Size ${size}`);
       p += (size + 7) & ~7;
     }
   }
@@ -482,5 +493,406 @@ describe('SetName (F.5) and ReadyThread (F.4)', () => {
     expect(() => writeOne({ kind: 'readyThread', cpu: 0, timestamp: 2_000_000n, threadId: 8, adjustIncrement: 128 })).toThrow(/adjustIncrement/);
     expect(() => writeOne({ kind: 'readyThread', cpu: 0, timestamp: 2_000_000n, threadId: 8, flags: 256 })).toThrow(/flags/);
     expect(() => writeOne({ kind: 'setThreadName', cpu: 0, timestamp: 2_000_000n, threadId: 8, processId: 4, name: 'a\u0000' })).toThrow(/name/);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// the scheduler simulation: everything re-derived from the bytes
+
+/** C.7 bias table (MaximumWaitReason by build) */
+function biasOf(build: number): number {
+  if (build < 6000) return 27;
+  if (build < 9200) return 37;
+  if (build < 16299) return 39;
+  if (build < 22000) return 40;
+  if (build < 26100) return 42;
+  return 43;
+}
+
+interface DerivedSwitch {
+  cpu: number;
+  timestamp: bigint;
+  oldThreadId: number;
+  newThreadId: number | null;
+  oldThreadPriority: number | null;
+  oldThreadState: number | null;
+  oldThreadWaitReason: number | null;
+  newThreadPriority: number | null;
+  encoding: 'cswitch' | 'compact';
+}
+
+/** CSwitch (C.2) and compact (D.2–D.8) switches of each CPU, in SequenceNumber/packet order. */
+function switchesFromBytes(evs: RawEv[], bias: number): DerivedSwitch[] {
+  const out: DerivedSwitch[] = [];
+  const held = new Map<number, DerivedSwitch>();
+  for (const e of evs) {
+    if ((e.headerType !== 0x10 && e.headerType !== 0x11) || (e.hookId !== 0x0524 && e.hookId !== 0x0525)) continue;
+    const d = e.payload;
+    if (e.hookId === 0x0524) {
+      out.push({
+        cpu: e.cpu, timestamp: e.timestamp, newThreadId: u32(d, 0), oldThreadId: u32(d, 4), newThreadPriority: i8(d, 8),
+        oldThreadPriority: i8(d, 9), oldThreadWaitReason: d[0xc]!, oldThreadState: d[0xe]!, encoding: 'cswitch',
+      });
+      continue;
+    }
+    let t = u64(d, 0);
+    for (let p = 0x58; p < d.length; ) {
+      const type = d[p]! & 3;
+      let sw: DerivedSwitch;
+      const base = { cpu: e.cpu, newThreadId: null, newThreadPriority: null, encoding: 'compact' as const };
+      if (type < 2) {
+        t += BigInt(type === 0 ? u16(d, p) >>> 2 : u32(d, p) >>> 2);
+        sw = { ...base, timestamp: t, oldThreadId: 0, oldThreadPriority: null, oldThreadState: null, oldThreadWaitReason: null };
+        p += type === 0 ? 2 : 4;
+      } else {
+        let idx: number;
+        let pri: number;
+        let wr: number;
+        if (type === 2) {
+          const w = u32(d, p);
+          idx = (w >>> 2) & 0xf;
+          pri = i8(d, 0x48 + idx) + ((w >>> 6) & 7);
+          wr = (w >>> 9) & 0x3f;
+          t += BigInt(w >>> 15);
+          p += 4;
+        } else {
+          const w1 = u32(d, p + 4);
+          t += BigInt(u32(d, p) >>> 2);
+          idx = w1 & 0xf;
+          wr = (w1 >>> 4) & 0x3f;
+          pri = (w1 >>> 10) & 0x1f;
+          p += 8;
+        }
+        sw = {
+          ...base, timestamp: t, oldThreadId: u32(d, 8 + 4 * idx), oldThreadPriority: pri,
+          oldThreadState: wr < bias ? 5 : wr - bias, oldThreadWaitReason: wr < bias ? wr : null,
+        };
+      }
+      const prev = held.get(e.cpu);
+      if (prev) prev.newThreadId = sw.oldThreadId;
+      held.set(e.cpu, sw);
+      out.push(sw);
+    }
+  }
+  return out.sort((a, b) => a.cpu - b.cpu || (a.timestamp < b.timestamp ? -1 : 1));
+}
+
+interface Lifetimes {
+  threads: ThreadTruth[];
+  processes: ProcessTruth[];
+}
+
+/** Issue 9's lifetime rules, applied to the identity events in timestamp order. */
+function lifetimesFromBytes(evs: RawEv[]): Lifetimes {
+  const ids = evs.filter((e) => [0x0301, 0x0302, 0x0303, 0x0304, 0x0327, 0x0501, 0x0502, 0x0503, 0x0504, 0x0548].includes(e.hookId));
+  ids.sort((a, b) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0));
+  const threads: ThreadTruth[] = [];
+  const processes: ProcessTruth[] = [];
+  const openT = new Map<number, ThreadTruth>();
+  const openP = new Map<number, ProcessTruth>();
+  for (const e of ids) {
+    const op = e.hookId & 0xff;
+    if (e.hookId === 0x0548) {
+      const n = parseSetName(e.payload);
+      const row = openT.get(n.threadId);
+      expect(row, `SetName of a thread without an open lifetime (${n.threadId})`).toBeDefined();
+      if (n.name !== '') row!.name = n.name;
+    } else if (e.hookId >> 8 === 0x05) {
+      const t = parseThread(e.payload, e.version, e.P);
+      let row = openT.get(t.threadId);
+      if (op === 1 || !row) {
+        expect(op === 1 ? row : undefined, `Start of tid ${t.threadId} whose lifetime is open`).toBeUndefined();
+        row = { threadId: t.threadId, processId: t.processId, startTime: op === 1 ? e.timestamp : null, endTime: null, name: null };
+        threads.push(row);
+        openT.set(t.threadId, row);
+      }
+      if (t.name) row.name = t.name;
+      if (op === 2) {
+        row.endTime = e.timestamp;
+        openT.delete(t.threadId);
+      }
+    } else {
+      const r = parseProcess(e.payload, e.version, e.P);
+      let row = openP.get(r.processId);
+      if (op === 0x27) {
+        expect(row, 'Defunct of an open process in this simulation').toBeUndefined();
+        continue;
+      }
+      if (op === 1 || !row) {
+        expect(op === 1 ? row : undefined).toBeUndefined();
+        row = {
+          processId: r.processId, parentId: r.parentId, sessionId: r.sessionId, imageFileName: r.imageFileName, commandLine: r.commandLine,
+          startTime: op === 1 ? e.timestamp : null, endTime: null, exitStatus: null,
+        };
+        processes.push(row);
+        openP.set(r.processId, row);
+      }
+      if (op === 2) {
+        row.endTime = e.timestamp;
+        row.exitStatus = r.exitStatus;
+        openP.delete(r.processId);
+      }
+    }
+  }
+  return { threads, processes };
+}
+
+/** the running thread of a CPU at time t per the switches (undefined before the CPU's first switch) */
+function runningAtFn(sw: { cpu: number; timestamp: bigint; newThreadId: number | null }[]): (cpu: number, t: bigint) => number | null | undefined {
+  const byCpu = new Map<number, { timestamp: bigint; newThreadId: number | null }[]>();
+  for (const s of sw) (byCpu.get(s.cpu) ?? byCpu.set(s.cpu, []).get(s.cpu)!).push(s);
+  return (cpu, t) => {
+    const list = byCpu.get(cpu) ?? [];
+    let lo = 0;
+    let hi = list.length; // first index with timestamp > t
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid]!.timestamp <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo === 0 ? undefined : list[lo - 1]!.newThreadId;
+  };
+}
+
+const jsonish = (v: unknown): string => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? `${x}n` : x));
+
+/** a canonical text of a row: keys sorted, bigints marked */
+const canon = (v: object): string =>
+  JSON.stringify(Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))), (_k, x) => (typeof x === 'bigint' ? `${x}n` : x));
+
+/** row-by-row equality; expect() (with its diff) only at the first difference */
+function expectSameRows<T extends object>(got: T[], want: T[], what: string): void {
+  const n = Math.min(got.length, want.length);
+  for (let i = 0; i < n; i++) if (canon(got[i]!) !== canon(want[i]!)) expect(got[i], `${what} row ${i}`).toEqual(want[i]);
+  expect(got.length, `${what}: row count`).toBe(want.length);
+}
+
+function checkSchedule(opts: ScheduleOptions, sim: SimulatedSchedule, bytes: Uint8Array): void {
+  const cpus = opts.cpus ?? 4;
+  const evs = readEvents(bytes);
+  const bias = biasOf(opts.build ?? 19041);
+
+  // ---- timestamps: distinct across the trace, strictly increasing per CPU
+  const all = sim.description.events;
+  expect(new Set(all.map((e) => e.timestamp)).size).toBe(all.length);
+  for (let c = 0; c < cpus; c++) {
+    const ts = all.filter((e) => e.cpu === c).map((e) => e.timestamp);
+    for (let i = 1; i < ts.length; i++) check(ts[i]! > ts[i - 1]!, `cpu ${c}: timestamps not strictly increasing at ${ts[i]}`);
+  }
+
+  // ---- the bytes give back the truth
+  const sw = switchesFromBytes(evs, bias);
+  const lastCompact = new Map<number, number>();
+  sim.switches.forEach((s, i) => s.encoding === 'compact' && lastCompact.set(s.cpu, i));
+  const expectedSw = sim.switches.map((s, i) => ({ ...s, newThreadId: lastCompact.get(s.cpu) === i ? null : s.newThreadId }));
+  expectSameRows<object>(sw, expectedSw, 'switches');
+  for (let c = 0; c < cpus; c++) expect(sim.switches.filter((s) => s.cpu === c).every((s) => s.encoding === sim.cpuEncodings[c])).toBe(true);
+  const life = lifetimesFromBytes(evs);
+  expectSameRows(life.threads, sim.threads, 'threads');
+  expectSameRows(life.processes, sim.processes, 'processes');
+  const runningAt = runningAtFn(sw);
+  const readies: ReadyTruth[] = evs
+    .filter((e) => e.hookId === 0x0532)
+    .map((e) => {
+      const r = parseReady(e.payload);
+      return {
+        timestamp: e.timestamp, cpu: e.cpu, threadId: r.threadId, readyingThreadId: runningAt(e.cpu, e.timestamp) as number,
+        adjustReason: r.adjustReason, adjustIncrement: r.adjustIncrement, flags: r.flags,
+      };
+    })
+    .sort((a, b) => (a.timestamp < b.timestamp ? -1 : 1));
+  expectSameRows(readies, sim.readies, 'readies');
+  // the readying thread is known from the switches (never null / before the first switch)
+  for (const r of readies) check(typeof r.readyingThreadId === 'number', `ready at ${r.timestamp}: no switch on cpu ${r.cpu} before it`);
+
+  // ---- rundowns
+  const thr = evs.filter((e) => e.hookId >> 8 === 0x05 && (e.hookId & 0xff) <= 4).map((e) => ({ e, t: parseThread(e.payload, e.version, e.P) }));
+  expect(thr.filter((x) => x.e.hookId === 0x0503 && x.t.threadId === 0).length).toBe(cpus);
+  expect(thr.filter((x) => x.e.hookId === 0x0504 && x.t.threadId === 0).length).toBe(cpus);
+  const prc = evs.filter((e) => e.hookId >> 8 === 0x03).map((e) => ({ e, r: parseProcess(e.payload, e.version, e.P) }));
+  for (const pid of [0, 4]) {
+    const dc = prc.filter((x) => x.e.hookId === 0x0303 && x.r.processId === pid);
+    expect(dc.length).toBe(1);
+    expect(dc[0]!.r.sessionId).toBe(0xffffffff);
+    expect(dc[0]!.r.imageFileName).toBe(pid === 0 ? 'Idle' : 'System');
+  }
+  expect(prc.filter((x) => x.e.hookId === 0x0303 && x.r.processId !== 0).every((x) => x.r.exitStatus === 259)).toBe(true);
+  expect(prc.filter((x) => x.e.hookId === 0x0304 && x.r.processId !== 0).every((x) => x.r.exitStatus === 259)).toBe(true);
+  expect(prc.some((x) => x.r.commandLine.startsWith('"'))).toBe(true);
+  expect(prc.every((x) => x.r.sid !== null)).toBe(true);
+  // SYSTEM header ids of Start events: the creating thread, not the payload's
+  for (const x of thr.filter((x) => x.e.hookId === 0x0501)) expect(x.e.headerThreadId).not.toBe(x.t.threadId);
+  expect(thr.filter((x) => x.e.hookId === 0x0503 && x.t.threadId !== 0 && x.e.headerThreadId !== x.t.threadId).length).toBeGreaterThan(0);
+
+  // ---- lifetimes: tid reuse, End before the last switch-out, a process end, pid reuse, defunct
+  const tidRows = new Map<number, ThreadTruth[]>();
+  for (const t of sim.threads) (tidRows.get(t.threadId) ?? tidRows.set(t.threadId, []).get(t.threadId)!).push(t);
+  const reused = [...tidRows.values()].filter((r) => r.length > 1);
+  expect(reused.length).toBeGreaterThan(0);
+  expect(reused.map((r) => r[0]!.threadId)).toEqual(sim.reusedThreadIds);
+  for (const [a, b] of reused) {
+    expect(a!.processId).not.toBe(b!.processId);
+    expect(a!.endTime).not.toBeNull();
+    expect(b!.startTime! > a!.endTime!).toBe(true);
+  }
+  expect(sim.threads.filter((t) => t.threadId === 0).length).toBe(1);
+  const ended = sim.processes.filter((p) => p.endTime !== null);
+  expect(ended.length).toBeGreaterThan(0);
+  for (const p of ended) {
+    expect(p.exitStatus).not.toBeNull();
+    expect(p.exitStatus).not.toBe(259);
+    const defunct = prc.filter((x) => x.e.hookId === 0x0327 && x.r.processId === p.processId);
+    expect(defunct.length).toBe(1);
+    expect(defunct[0]!.e.timestamp > p.endTime!).toBe(true);
+  }
+  const pidRows = sim.processes.filter((p) => sim.reusedProcessIds.includes(p.processId));
+  expect(pidRows.length).toBe(2);
+  expect(pidRows[1]!.startTime! > pidRows[0]!.endTime!).toBe(true);
+  expect(sim.processes.filter((p) => p.startTime !== null).length).toBeGreaterThanOrEqual(2);
+  expect(sim.threads.filter((t) => t.startTime !== null).length).toBeGreaterThanOrEqual(4);
+  expect(sim.threads.filter((t) => t.endTime !== null).length).toBeGreaterThanOrEqual(2);
+  expect(sim.threads.some((t) => t.name !== null)).toBe(true);
+
+  // ---- per lifetime: switches inside the lifetime, one CPU at a time, readies before switch-ins of waiting
+  //      threads only, End before the final switch-out (state Terminated)
+  const readyTs = new Map<number, bigint[]>();
+  for (const r of sim.readies) (readyTs.get(r.threadId) ?? readyTs.set(r.threadId, []).get(r.threadId)!).push(r.timestamp);
+  const byTid = new Map<number, SwitchTruth[]>();
+  for (const x of sim.switches) {
+    for (const id of new Set([x.oldThreadId, x.newThreadId])) (byTid.get(id) ?? byTid.set(id, []).get(id)!).push(x);
+  }
+  let waitedIns = 0;
+  let preemptedIns = 0;
+  let endBeforeLastOut = 0;
+  for (const [tid, rows] of tidRows) {
+    if (tid === 0) continue;
+    rows.forEach((row, k) => {
+      const from = row.startTime ?? -1n;
+      const to = k + 1 < rows.length ? rows[k + 1]!.startTime! : 1n << 62n;
+      type Ev = { ts: bigint; cpu: number; dir: 'in' | 'out'; s: SwitchTruth };
+      const mine: Ev[] = [];
+      for (const s of byTid.get(tid) ?? []) {
+        if (s.timestamp <= from || s.timestamp >= to) continue;
+        if (s.newThreadId === tid) mine.push({ ts: s.timestamp, cpu: s.cpu, dir: 'in', s });
+        if (s.oldThreadId === tid) mine.push({ ts: s.timestamp, cpu: s.cpu, dir: 'out', s });
+      }
+      mine.sort((a, b) => (a.ts < b.ts ? -1 : 1));
+      let lastOut: Ev | null = null;
+      let onCpu = -1;
+      for (let i = 0; i < mine.length; i++) {
+        const ev = mine[i]!;
+        if (ev.dir === 'in') {
+          check(onCpu === -1, `tid ${tid} switched in on cpu ${ev.cpu} while running on ${onCpu}`);
+          onCpu = ev.cpu;
+          if (row.endTime !== null) check(ev.ts < row.endTime, `tid ${tid} switched in after its End`);
+          const lo = lastOut ? lastOut.ts : row.startTime;
+          const between = (readyTs.get(tid) ?? []).filter((r) => (lo === null || r > lo) && r < ev.ts);
+          if (lastOut && lastOut.s.oldThreadState !== 5) {
+            check(between.length === 0, `preempted tid ${tid} got a ReadyThread`);
+            preemptedIns++;
+          } else if (lastOut || row.startTime !== null) {
+            check(between.length > 0, `tid ${tid} switched in at ${ev.ts} without a ReadyThread`);
+            if (lastOut) waitedIns++;
+          }
+        } else {
+          if (i > 0) check(ev.cpu === onCpu, `tid ${tid} switched out on cpu ${ev.cpu}, ran on ${onCpu}`); // the first may be an initial thread's
+          onCpu = -1;
+          lastOut = ev;
+          if (row.endTime !== null && ev.ts > row.endTime) {
+            check(i === mine.length - 1, `tid ${tid}: a switch after its final switch-out`);
+            check(ev.s.oldThreadState === 4, `tid ${tid}: final switch-out not Terminated`);
+            endBeforeLastOut++;
+          } else {
+            check(ev.s.oldThreadState !== 4, `tid ${tid}: Terminated before its End`);
+          }
+        }
+      }
+      if (row.endTime !== null) expect(mine[mine.length - 1]!.ts > row.endTime).toBe(true);
+      if (row.startTime !== null && mine.length > 0) expect(mine[0]!.dir).toBe('in');
+    });
+  }
+  expect(waitedIns).toBeGreaterThan(5);
+  expect(preemptedIns).toBeGreaterThan(0);
+  expect(endBeforeLastOut).toBe(sim.threads.filter((t) => t.endTime !== null).length);
+  // idle switches both ways, readies from idle CPUs (DPCs) and from threads
+  expect(sim.switches.some((s) => s.oldThreadId === 0) && sim.switches.some((s) => s.newThreadId === 0)).toBe(true);
+  expect(sim.readies.some((r) => r.readyingThreadId === 0) && sim.readies.some((r) => r.readyingThreadId !== 0)).toBe(true);
+  // a ready always comes strictly before the switch-in it enables (checked above) and the readying thread is
+  // the thread running on that CPU (derived from the bytes above)
+}
+
+describe('simulateSchedule', () => {
+  const configs: ScheduleOptions[] = [
+    { seed: 1 },
+    { seed: 2, pointerSize: 4, threadVersion: 2, processVersion: 3, switchMode: 'compact', cpus: 2, build: 9600 },
+    { seed: 3, threadVersion: 4, processVersion: 5, switchMode: 'cswitch', cswitchVersions: [2, 3, 4], cpus: 8, threads: 60, processes: 12 },
+    { seed: 4, processVersion: 2, switchMode: ['compact', 'cswitch', 'compact'], cpus: 3, bufferSize: 0x2000, duration: 1_000_000 },
+    { seed: 5, cpus: 1, processes: 5, threads: 8, duration: 200_000, spinlocks: 0.1, noise: 0.2 },
+  ];
+  for (const opts of configs) {
+    test(`invariants and a byte-level round trip: ${jsonish(opts)}`, () => {
+      const sim = simulateSchedule(opts);
+      const w = writeTrace(sim.description);
+      checkSchedule(opts, sim, w.bytes);
+    });
+  }
+
+  test('deterministic; another seed differs', () => {
+    const a = writeTrace(simulateSchedule({ seed: 11, duration: 500_000 }).description).bytes;
+    const b = writeTrace(simulateSchedule({ seed: 11, duration: 500_000 }).description).bytes;
+    const c = writeTrace(simulateSchedule({ seed: 12, duration: 500_000 }).description).bytes;
+    expect(Buffer.compare(Buffer.from(a), Buffer.from(b))).toBe(0);
+    expect(Buffer.compare(Buffer.from(a), Buffer.from(c))).not.toBe(0);
+  });
+
+  test('the project decoder reads the switches back as the truth says (reference and wasm engines)', () => {
+    const sim = simulateSchedule({ seed: 21, duration: 1_000_000 });
+    const w = writeTrace(sim.description);
+    for (const engine of ['reference', 'wasm'] as const) {
+      const t = decodeSync(w.bytes, { engine }).cswitch;
+      const rows = [...t].sort((a, b) => a.cpu - b.cpu || (a.timestamp < b.timestamp ? -1 : 1));
+      expect(rows.length).toBe(sim.switches.length);
+      const last = new Map<number, number>();
+      sim.switches.forEach((s, i) => s.encoding === 'compact' && last.set(s.cpu, i));
+      rows.forEach((r, i) => {
+        const s = sim.switches[i]!;
+        expect([r.cpu, r.timestamp, r.oldThreadId, r.newThreadId, r.oldThreadPriority, r.oldThreadState, r.oldThreadWaitReason, r.newThreadPriority]).toEqual([
+          s.cpu, s.timestamp, s.oldThreadId, last.get(s.cpu) === i ? null : s.newThreadId, s.oldThreadPriority, s.oldThreadState,
+          s.oldThreadWaitReason, s.newThreadPriority,
+        ]);
+      });
+    }
+  });
+
+  test('options are validated', () => {
+    expect(() => simulateSchedule({ seed: NaN })).toThrow(/seed/);
+    expect(() => simulateSchedule({ seed: 1, cpus: 0 })).toThrow(/cpus/);
+    expect(() => simulateSchedule({ seed: 1, processes: 4 })).toThrow(/processes/);
+    expect(() => simulateSchedule({ seed: 1, cpus: 8, threads: 9 })).toThrow(/threads/);
+    expect(() => simulateSchedule({ seed: 1, switchMode: ['cswitch'] })).toThrow(/switchMode/);
+    expect(() => simulateSchedule({ seed: 1, cswitchVersions: [1 as 2] })).toThrow(/cswitchVersions/);
+    expect(() => simulateSchedule({ seed: 1, threadVersion: 5 as 4 })).toThrow(/threadVersion/);
+    expect(() => simulateSchedule({ seed: 1, noise: 2 })).toThrow(/noise/);
+  });
+});
+
+describe('generateSampleTrace', () => {
+  test('a realistic small trace under 300 KB with its truth', () => {
+    const t = generateSampleTrace();
+    expect(t.bytes.length).toBeLessThan(300 * 1024);
+    expect(t.bytes.length).toBeGreaterThan(100 * 1024);
+    const sim = t.schedule;
+    expect(sim.cpuEncodings).toEqual(['cswitch', 'compact', 'cswitch', 'compact']);
+    const names = new Set(sim.processes.map((p) => p.imageFileName));
+    for (const n of ['Idle', 'System', 'explorer.exe', 'chrome.exe', 'svchost.exe']) expect(names.has(n)).toBe(true);
+    expect(sim.processes.length).toBeGreaterThanOrEqual(10);
+    expect(sim.threads.length).toBeGreaterThanOrEqual(50);
+    const kinds = new Set(sim.description.events.map((e) => e.kind));
+    for (const k of ['cswitch', 'compactSwitch', 'spinlock', 'raw', 'thread', 'process', 'readyThread', 'setThreadName']) expect(kinds.has(k as EventSpec['kind'])).toBe(true);
+    checkSchedule({ seed: 2026, cpus: 4, build: 19041 }, sim, t.bytes);
+    expect(Buffer.compare(Buffer.from(generateSampleTrace().bytes), Buffer.from(t.bytes))).toBe(0);
+    const d = decodeSync(t.bytes, { engine: 'reference' });
+    expect(d.cswitch.length).toBe(sim.switches.length);
+    expect(d.spinlock.length).toBe(sim.description.events.filter((e) => e.kind === 'spinlock').length);
   });
 });
