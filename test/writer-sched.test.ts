@@ -720,6 +720,19 @@ function checkSchedule(opts: ScheduleOptions, sim: SimulatedSchedule, bytes: Uin
   expect(prc.filter((x) => x.e.hookId === 0x0304 && x.r.processId !== 0).every((x) => x.r.exitStatus === 259)).toBe(true);
   expect(prc.some((x) => x.r.commandLine.startsWith('"'))).toBe(true);
   expect(prc.every((x) => x.r.sid !== null)).toBe(true);
+  // header classes as asked (default: as in Win10 files)
+  const hdr = { thread: 'SYSTEM', processStartEnd: 'SYSTEM', processRundown: 'PERFINFO', readyThread: 'PERFINFO', setThreadName: 'PERFINFO', ...opts.headers };
+  const wide = (opts.pointerSize ?? 8) === 8;
+  const want = (cls: string): number => (cls === 'SYSTEM' ? (wide ? 0x02 : 0x01) : wide ? 0x11 : 0x10);
+  const groupOf = (h: number): string | null =>
+    h >> 8 === 5 && (h & 0xff) <= 4 ? 'thread' : h === 0x0301 || h === 0x0302 ? 'processStartEnd' : h === 0x0303 || h === 0x0304 || h === 0x0327 ? 'processRundown'
+      : h === 0x0532 ? 'readyThread' : h === 0x0548 ? 'setThreadName' : null;
+  for (const e of evs) {
+    const g = groupOf(e.hookId);
+    if (g) check(e.headerType === want(hdr[g as keyof typeof hdr]), `${g} event with header type ${e.headerType}`);
+  }
+  // a SYSTEM ReadyThread header names the readying thread
+  if (hdr.readyThread === 'SYSTEM') for (const e of evs.filter((x) => x.hookId === 0x0532)) check(e.headerThreadId === runningAt(e.cpu, e.timestamp), 'ReadyThread header thread');
   // SYSTEM header ids of Start events: the creating thread, not the payload's
   for (const x of thr.filter((x) => x.e.hookId === 0x0501)) expect(x.e.headerThreadId).not.toBe(x.t.threadId);
   expect(thr.filter((x) => x.e.hookId === 0x0503 && x.t.threadId !== 0 && x.e.headerThreadId !== x.t.threadId).length).toBeGreaterThan(0);
@@ -824,7 +837,10 @@ function checkSchedule(opts: ScheduleOptions, sim: SimulatedSchedule, bytes: Uin
 describe('simulateSchedule', () => {
   const configs: ScheduleOptions[] = [
     { seed: 1 },
-    { seed: 2, pointerSize: 4, threadVersion: 2, processVersion: 3, switchMode: 'compact', cpus: 2, build: 9600 },
+    {
+      seed: 2, pointerSize: 4, threadVersion: 2, processVersion: 3, switchMode: 'compact', cpus: 2, build: 9600,
+      headers: { thread: 'PERFINFO', processStartEnd: 'PERFINFO', processRundown: 'SYSTEM', readyThread: 'SYSTEM', setThreadName: 'SYSTEM' },
+    },
     { seed: 3, threadVersion: 4, processVersion: 5, switchMode: 'cswitch', cswitchVersions: [2, 3, 4], cpus: 8, threads: 60, processes: 12 },
     { seed: 4, processVersion: 2, switchMode: ['compact', 'cswitch', 'compact'], cpus: 3, bufferSize: 0x2000, duration: 1_000_000 },
     { seed: 5, cpus: 1, processes: 5, threads: 8, duration: 200_000, spinlocks: 0.1, noise: 0.2 },
@@ -873,6 +889,8 @@ describe('simulateSchedule', () => {
     expect(() => simulateSchedule({ seed: 1, cswitchVersions: [1 as 2] })).toThrow(/cswitchVersions/);
     expect(() => simulateSchedule({ seed: 1, threadVersion: 5 as 4 })).toThrow(/threadVersion/);
     expect(() => simulateSchedule({ seed: 1, noise: 2 })).toThrow(/noise/);
+    expect(() => simulateSchedule({ seed: 1, headers: { thread: 'COMPACT' as 'SYSTEM' } })).toThrow(/headers/);
+    expect(() => simulateSchedule({ seed: 1, headers: { cswitch: 'SYSTEM' } as never })).toThrow(/headers/);
   });
 });
 

@@ -68,6 +68,7 @@ export {
 export type { MixedTraceOptions } from './generate.js';
 export { simulateSchedule } from './schedule.js';
 export type {
+  IdentityEventGroup,
   ProcessTruth,
   ReadyTruth,
   ScheduleOptions,

@@ -72,7 +72,22 @@ export interface ScheduleOptions extends Omit<TraceOptions, 'numberOfProcessors'
   spinlocks?: number;
   /** probability per scheduler step of a noise event of a random header kind, default 0 */
   noise?: number;
+  /** header class of each part F event group (the 32/64 form follows pointerSize). Defaults as in Win10
+   *  files (F.1): thread SYSTEM, processStartEnd SYSTEM, processRundown (DCStart/DCEnd/Defunct) PERFINFO,
+   *  readyThread PERFINFO, setThreadName PERFINFO. { processRundown: 'SYSTEM' } gives Win7's form */
+  headers?: Partial<Record<IdentityEventGroup, 'SYSTEM' | 'PERFINFO'>>;
 }
+
+/** Groups of part F events whose header class simulateSchedule can choose. */
+export type IdentityEventGroup = 'thread' | 'processStartEnd' | 'processRundown' | 'readyThread' | 'setThreadName';
+
+const DEFAULT_HEADERS: Readonly<Record<IdentityEventGroup, 'SYSTEM' | 'PERFINFO'>> = {
+  thread: 'SYSTEM',
+  processStartEnd: 'SYSTEM',
+  processRundown: 'PERFINFO',
+  readyThread: 'PERFINFO',
+  setThreadName: 'PERFINFO',
+};
 
 /** One thread lifetime, as the `threads` table must show it. */
 export interface ThreadTruth {
@@ -296,6 +311,7 @@ interface Normalized {
   processVersion: 2 | 3 | 4 | 5;
   spinlocks: number;
   noise: number;
+  headers: Record<IdentityEventGroup, 'SYSTEM' | 'PERFINFO'>;
   trace: TraceOptions;
 }
 
@@ -337,8 +353,17 @@ function normalize(o: ScheduleOptions): Normalized {
     if (typeof v !== 'number' || !(v >= 0 && v <= 1)) throw new RangeError(`${name}: ${String(v)} is not a probability in [0, 1]`);
     return v;
   };
+  const headers = { ...DEFAULT_HEADERS };
+  if (o.headers !== undefined) {
+    if (o.headers === null || typeof o.headers !== 'object') throw new RangeError('headers: must be an object');
+    for (const [k, v] of Object.entries(o.headers)) {
+      if (!(k in DEFAULT_HEADERS)) throw new RangeError(`headers.${k}: not one of ${Object.keys(DEFAULT_HEADERS).join(', ')}`);
+      if (v !== 'SYSTEM' && v !== 'PERFINFO') throw new RangeError(`headers.${k}: ${String(v)} is not 'SYSTEM' or 'PERFINFO'`);
+      headers[k as IdentityEventGroup] = v;
+    }
+  }
   const rest: Record<string, unknown> = { ...o };
-  for (const k of ['seed', 'cpus', 'duration', 'processes', 'threads', 'switchMode', 'cswitchVersions', 'threadVersion', 'processVersion', 'spinlocks', 'noise']) {
+  for (const k of ['seed', 'cpus', 'duration', 'processes', 'threads', 'switchMode', 'cswitchVersions', 'threadVersion', 'processVersion', 'spinlocks', 'noise', 'headers']) {
     delete rest[k];
   }
   const trace = rest as TraceOptions;
@@ -346,7 +371,7 @@ function normalize(o: ScheduleOptions): Normalized {
   if (trace.groupMasks === undefined) trace.groupMasks = [GROUP_MASK0, DEFAULT_GROUP_MASK1 | PERF_DISPATCHER_MASK1, 0, 0, 0, 0, 0, 0];
   return {
     seed: o.seed, cpus, duration, processes, threads, encodings, cswitchVersions: cswitchVersions.slice(), threadVersion, processVersion,
-    spinlocks: prob(o.spinlocks, 'spinlocks'), noise: prob(o.noise, 'noise'), trace,
+    spinlocks: prob(o.spinlocks, 'spinlocks'), noise: prob(o.noise, 'noise'), headers, trace,
   };
 }
 
@@ -435,6 +460,11 @@ class Simulation {
     while (used.has(id));
     used.add(id);
     return id;
+  }
+
+  /** the header kind of a part F event group */
+  private header(group: IdentityEventGroup): IdentityHeaderKind {
+    return `${this.o.headers[group]}${this.ptr === 8 ? '64' : '32'}` as IdentityHeaderKind;
   }
 
   private get pointerHeader(): { system: IdentityHeaderKind; perfinfo: IdentityHeaderKind } {
@@ -543,7 +573,7 @@ class Simulation {
     const v = this.o.threadVersion;
     const withName = v === 4 || (v === 3 && opcode !== 'start');
     const e: ThreadSpec = {
-      kind: 'thread', cpu, timestamp: ts, opcode, version: v, header: this.pointerHeader.system,
+      kind: 'thread', cpu, timestamp: ts, opcode, version: v, header: this.header('thread'),
       headerThreadId: header.tid, headerProcessId: header.pid, processId: t.proc.pid, threadId: t.tid,
       stackBase: t.stackBase, stackLimit: t.stackLimit, userStackBase: t.userStackBase, userStackLimit: t.userStackLimit,
       win32StartAddr: t.win32StartAddr, tebBase: t.tebBase, subProcessTag: 0, basePriority: t.base, pagePriority: 5,
@@ -562,7 +592,7 @@ class Simulation {
     const v = this.o.threadVersion;
     const stack = (this.ptr === 8 ? 0xfffff80245060000n : 0x82460000n) + BigInt(cpu) * 0x10000n;
     const e: ThreadSpec = {
-      kind: 'thread', cpu: logCpu, timestamp: ts, opcode, version: v, header: this.pointerHeader.system,
+      kind: 'thread', cpu: logCpu, timestamp: ts, opcode, version: v, header: this.header('thread'),
       headerThreadId: 0, headerProcessId: 0, processId: 0, threadId: 0, stackBase: stack + 0x6000n, stackLimit: stack,
       win32StartAddr: this.ptr === 8 ? 0xfffff8024266ffd0n : 0x8266ffd0n, basePriority: 0, pagePriority: 5, ioPriority: 0,
     };
@@ -577,7 +607,7 @@ class Simulation {
     if (opcode === 'defunct' && version === 4) version = 5;
     const system = opcode === 'start' || opcode === 'end';
     const e: ProcessSpec = {
-      kind: 'process', cpu, timestamp: ts, opcode, version, header: system ? this.pointerHeader.system : this.pointerHeader.perfinfo,
+      kind: 'process', cpu, timestamp: ts, opcode, version, header: this.header(system ? 'processStartEnd' : 'processRundown'),
       uniqueProcessKey: p.key, processId: p.pid, parentId: p.parentId, sessionId: p.sessionId,
       exitStatus: opcode === 'end' || opcode === 'defunct' ? p.exitStatus : p === this.idle ? 0 : F.STATUS_STILL_ACTIVE,
       directoryTableBase: p.dtb, flags: p.flags, userSid: p.sid, imageFileName: p.image, commandLine: p.cmd,
@@ -592,16 +622,22 @@ class Simulation {
   }
 
   private readyEvent(cpu: number, ts: bigint, w: SimThread, adjustReason: number, adjustIncrement: number, flags: number): void {
-    this.events.push({
-      kind: 'readyThread', cpu, timestamp: ts, header: this.pointerHeader.perfinfo, threadId: w.tid, adjustReason, adjustIncrement, flags,
-    });
     const cur = this.cpus[cpu]!.cur;
+    // a SYSTEM header (headers.readyThread) names the readying thread
+    this.events.push({
+      kind: 'readyThread', cpu, timestamp: ts, header: this.header('readyThread'), headerThreadId: cur ? cur.tid : 0,
+      headerProcessId: cur ? cur.proc.pid : 0, threadId: w.tid, adjustReason, adjustIncrement, flags,
+    });
     this.readies.push({ timestamp: ts, cpu, threadId: w.tid, readyingThreadId: cur ? cur.tid : 0, adjustReason, adjustIncrement, flags });
     this.cpus[cpu]!.lastReady = Number(ts);
   }
 
   private setNameEvent(cpu: number, ts: bigint, target: SimThread, name: string): void {
-    this.events.push({ kind: 'setThreadName', cpu, timestamp: ts, header: this.pointerHeader.perfinfo, processId: target.proc.pid, threadId: target.tid, name });
+    const caller = this.cpus[cpu]!.cur ?? target;
+    this.events.push({
+      kind: 'setThreadName', cpu, timestamp: ts, header: this.header('setThreadName'), headerThreadId: caller.tid,
+      headerProcessId: caller.proc.pid, processId: target.proc.pid, threadId: target.tid, name,
+    });
     target.name = name;
     if (name !== '') target.truth.name = name;
   }
