@@ -30,15 +30,15 @@ export const NOISE_HOOK_IDS: readonly number[] = [
   0x0f4f, 0x2019,
 ];
 
-const KINDS_64: readonly HeaderKind[] = HEADER_KINDS.filter((k) => !k.endsWith('32'));
-const KINDS_32: readonly HeaderKind[] = HEADER_KINDS.filter((k) => !k.endsWith('64'));
+export const KINDS_64: readonly HeaderKind[] = HEADER_KINDS.filter((k) => !k.endsWith('32'));
+export const KINDS_32: readonly HeaderKind[] = HEADER_KINDS.filter((k) => !k.endsWith('64'));
 
-function randomGuid(rng: Rng): string {
+export function randomGuid(rng: Rng): string {
   return bytesToGuid(rng.bytes(16));
 }
 
 /** Fills the kind-specific fields of a noise event (payload supplied by the caller). */
-function noiseEvent(
+export function noiseEvent(
   rng: Rng,
   kind: HeaderKind,
   cpu: number,

@@ -1,4 +1,4 @@
-// ETL writer: synthesizes valid NT-Kernel-Logger trace files (docs/format.md parts A–E) from a description.
+// ETL writer: synthesizes valid NT-Kernel-Logger trace files (docs/format.md parts A–F) from a description.
 // Used to test the decoders by round trips and to generate benchmark traces. Browser-safe: no node imports.
 //
 // Decisions where the spec is uncertain:
@@ -13,6 +13,14 @@
 //   in real files (airbus-lxcore_kernel.etl); padding bytes are zero.
 // * Buffer order (A.7): with outOfOrder, flush indices i, i+1 (i % 4 == 1) trade places, never moving the
 //   last buffer, which carries FLUSH_MARKER. CurrentOffset = filled + bufferSize on every data buffer.
+// * Part F events (sched-events.ts): the payload layout follows the event version and the pointer size of
+//   the chosen header (…32 → 4, …64 → 8). Default headers as in Win10 files (F.1): Thread events SYSTEM,
+//   Process start/end SYSTEM and dcStart/dcEnd/defunct PERFINFO, SetName and ReadyThread PERFINFO (the
+//   ReadyThread header of real files is unknown). Default versions: Thread 3, Process 4, SetName 2,
+//   ReadyThread 2 (MOF class ReadyThread : Thread_V2). SYSTEM header ids default to the payload ids XOR 4,
+//   never the payload's own. Fields a version lacks are ignored; the v4 ThreadName is always written.
+// * simulateSchedule (schedule.ts): distinct timestamps for all events; one switch encoding per CPU; see its
+//   header comment for the rest.
 export type {
   CompactPacketInfo,
   CompactPacketKind,
@@ -20,15 +28,25 @@ export type {
   CSwitchSpec,
   EventSpec,
   HeaderKind,
+  IdentityEventBase,
+  IdentityHeaderKind,
   PerfInfoKind,
+  ProcessOpcode,
+  ProcessSpec,
   RawEventSpec,
+  ReadyThreadSpec,
+  SetThreadNameSpec,
   SpinLockSpec,
+  ThreadOpcode,
+  ThreadSpec,
   TraceDescription,
   TraceOptions,
   WrittenBuffer,
   WrittenTrace,
 } from './types.js';
 export { Rng } from './random.js';
+export * as schedLayout from './sched-layout.js';
+export { PROCESS_HOOK_IDS, THREAD_HOOK_IDS, sidToBytes, DEFAULT_USER_SID } from './sched-events.js';
 export { guidToBytes, bytesToGuid, HEADER_KINDS, HEADER_SIZE, HEADER_TYPE } from './events.js';
 export {
   CCS_MAX_PACKET_BYTES,
@@ -48,3 +66,17 @@ export {
   NOISE_HOOK_IDS,
 } from './generate.js';
 export type { MixedTraceOptions } from './generate.js';
+export { simulateSchedule } from './schedule.js';
+export type {
+  IdentityEventGroup,
+  ProcessTruth,
+  ReadyTruth,
+  ScheduleOptions,
+  SimulatedSchedule,
+  SwitchEncoding,
+  SwitchMode,
+  SwitchTruth,
+  ThreadTruth,
+} from './schedule.js';
+export { generateSampleTrace, SAMPLE_OPTIONS } from './sample.js';
+export type { SampleTrace } from './sample.js';

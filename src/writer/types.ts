@@ -1,4 +1,4 @@
-// Public types of the ETL writer (src/writer). Spec: docs/format.md parts A–E.
+// Public types of the ETL writer (src/writer). Spec: docs/format.md parts A–F.
 // Browser-safe: no node imports.
 
 export type HeaderKind =
@@ -73,7 +73,15 @@ export interface TraceDescription extends TraceOptions {
   events: EventSpec[];
 }
 
-export type EventSpec = CSwitchSpec | SpinLockSpec | CompactSwitchSpec | RawEventSpec;
+export type EventSpec =
+  | CSwitchSpec
+  | SpinLockSpec
+  | CompactSwitchSpec
+  | RawEventSpec
+  | ThreadSpec
+  | ProcessSpec
+  | SetThreadNameSpec
+  | ReadyThreadSpec;
 
 export interface CSwitchSpec {
   kind: 'cswitch';
@@ -191,6 +199,139 @@ export interface RawEventSpec {
   /** SYSTEM KernelTime / UserTime (u32 at 0x18/0x1C) */
   kernelTime?: number;
   userTime?: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Part F events (docs/format.md §F): thread and process identity, SetName, ReadyThread
+
+/** Header kinds of the part F events. SYSTEM headers carry a ThreadId/ProcessId of their own (B.3), PERFINFO
+ *  headers none. The `32` kinds give the payload 4-byte pointers, the `64` kinds 8-byte ones (B.2). */
+export type IdentityHeaderKind = 'SYSTEM32' | 'SYSTEM64' | 'PERFINFO32' | 'PERFINFO64';
+
+/** Fields shared by the part F specs. */
+export interface IdentityEventBase {
+  cpu: number;
+  timestamp: bigint;
+  /** header kind; the default depends on the event (see each spec) and on the trace's pointerSize */
+  header?: IdentityHeaderKind;
+  /** SYSTEM headers only: the header's own ThreadId / ProcessId (for Thread Start, the creating thread).
+   *  Default: the payload's threadId / processId XOR 4 — deliberately never the payload's ids, so a decoder
+   *  that takes ids from the header instead of the payload (F.1) fails. Ignored with PERFINFO headers. */
+  headerThreadId?: number;
+  headerProcessId?: number;
+}
+
+export type ThreadOpcode = 'start' | 'end' | 'dcStart' | 'dcEnd';
+
+/**
+ * Thread_TypeGroup1 (F.2): HookId 0x0501 start, 0x0502 end, 0x0503 dcStart, 0x0504 dcEnd. Default header
+ * SYSTEM64 (SYSTEM32 when the trace's pointerSize is 4), as in real files (F.1). Fields a version does not
+ * have are ignored (basePriority…threadFlags and name need v3+). Pointer fields must fit the header's
+ * pointer size.
+ */
+export interface ThreadSpec extends IdentityEventBase {
+  kind: 'thread';
+  opcode: ThreadOpcode;
+  /** event version 2 | 3 | 4, default 3 (the version of every real file examined, 7601…26100) */
+  version?: 2 | 3 | 4;
+  processId: number;
+  threadId: number;
+  /** pointers, default 0 */
+  stackBase?: bigint;
+  stackLimit?: bigint;
+  userStackBase?: bigint;
+  userStackLimit?: bigint;
+  /** v2: StartAddr; v3/v4: the same slot is Affinity. `affinity` wins when both are given. Default 0 */
+  startAddr?: bigint;
+  affinity?: bigint;
+  win32StartAddr?: bigint;
+  tebBase?: bigint;
+  /** u32, default 0 */
+  subProcessTag?: number;
+  /** u8 each, v3+; defaults 8, 5, 2, 0 (values of real files) */
+  basePriority?: number;
+  pagePriority?: number;
+  ioPriority?: number;
+  threadFlags?: number;
+  /** ThreadName, UTF-16Z. v3: written only if given (an empty string writes the 2-byte terminator, as real
+   *  18362 files do); v4: always written (omitted = empty); v2: ignored. Must not contain U+0000 */
+  name?: string;
+}
+
+export type ProcessOpcode = 'start' | 'end' | 'dcStart' | 'dcEnd' | 'defunct';
+
+/**
+ * Process_TypeGroup1 (F.3): HookId 0x0301 start, 0x0302 end, 0x0303 dcStart, 0x0304 dcEnd, 0x0327 defunct.
+ * Default header as in Win10 files (F.1, B.2): SYSTEM for start and end, PERFINFO for dcStart, dcEnd and
+ * defunct (the 32 or 64 form by the trace's pointerSize). Fields a version does not have are ignored
+ * (directoryTableBase v3+, flags/packageFullName/applicationId v4+, exitTime v5).
+ */
+export interface ProcessSpec extends IdentityEventBase {
+  kind: 'process';
+  opcode: ProcessOpcode;
+  /** event version 2 | 3 | 4 | 5, default 4 (v5 = v4 + a u64 exit FILETIME, seen on Defunct) */
+  version?: 2 | 3 | 4 | 5;
+  /** pointer, default 0 */
+  uniqueProcessKey?: bigint;
+  processId: number;
+  /** u32, default 0 */
+  parentId?: number;
+  /** u32, default 0 */
+  sessionId?: number;
+  /** i32 (u32 values up to 0xFFFFFFFF are accepted and stored as their bits). Default 259 (STILL_ACTIVE)
+   *  for start/dcStart/dcEnd, 0 for end/defunct */
+  exitStatus?: number;
+  /** pointer, v3+, default 0 */
+  directoryTableBase?: bigint;
+  /** u32, v4+, default 0 */
+  flags?: number;
+  /** UserSID (F.3). Omitted: the non-zero TOKEN_USER form of real files with SID S-1-5-18 (LocalSystem);
+   *  a string 'S-1-…' or the SID's bytes: that SID in the TOKEN_USER form; null: the 4-byte zero form */
+  userSid?: string | Uint8Array | null;
+  /** the TOKEN_USER block before the SID: two pointer-sized values (Sid pointer; Attributes + padding).
+   *  Default [a kernel address, 0]; the first must be non-zero (a zero u32 there means the zero form) */
+  userSidPointers?: [bigint, bigint];
+  /** ANSI (bytes 0x01…0xFF), NUL-terminated; default '' */
+  imageFileName?: string;
+  /** UTF-16Z, default '' (present in every supported version) */
+  commandLine?: string;
+  /** UTF-16Z, v4+, default '' */
+  packageFullName?: string;
+  applicationId?: string;
+  /** u64 FILETIME, v5 only, default 0 */
+  exitTime?: bigint;
+}
+
+/** Thread SetName (F.5), HookId 0x0548. Default header PERFINFO64/PERFINFO32 by pointerSize, version 2. */
+export interface SetThreadNameSpec extends IdentityEventBase {
+  kind: 'setThreadName';
+  /** default 2 */
+  version?: number;
+  processId: number;
+  threadId: number;
+  /** UTF-16Z; may be empty; must not contain U+0000 */
+  name: string;
+}
+
+/**
+ * ReadyThread (F.4), HookId 0x0532, 8-byte payload. Default header PERFINFO64/PERFINFO32 by pointerSize
+ * (the header kind of real files is unknown, F.4 [U]; a PERFINFO header has no thread id, matching
+ * TraceEvent's inability to name the readying thread). Default version 2 (MOF class ReadyThread : Thread_V2).
+ */
+export interface ReadyThreadSpec extends IdentityEventBase {
+  kind: 'readyThread';
+  /** default 2 */
+  version?: number;
+  /** TThreadId: the thread made ready */
+  threadId: number;
+  /** u8: 0 None, 1 Unwait, 2 Boost; default 0 */
+  adjustReason?: number;
+  /** i8, default 0 */
+  adjustIncrement?: number;
+  /** u8: bit 0 ExecutingDpc, 1 KernelStackNotResident, 2 ProcessOutOfMemory, 3 DirectSwitchAttempt; default 0 */
+  flags?: number;
+  /** u8 at 7, default 0 */
+  spare?: number;
 }
 
 export interface WrittenBuffer {

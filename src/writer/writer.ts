@@ -21,6 +21,16 @@ import {
   writePerfInfoHeader,
 } from './events.js';
 import {
+  encodeProcess,
+  encodeReadyThread,
+  encodeSetThreadName,
+  encodeThread,
+  measureProcess,
+  measureReadyThread,
+  measureSetThreadName,
+  measureThread,
+} from './sched-events.js';
+import {
   buildHeaderBuffer,
   checkHeaderFits,
   headerBufferFilled,
@@ -199,6 +209,38 @@ export class TraceWriter {
         this.checkFits(size, index);
         const off = this.reserve(st.buf, size);
         encodeSpinLock(st.buf.dv, off, e, size, o.pointerSize);
+        this.commit(st.buf, size, e.timestamp);
+        return;
+      }
+      case 'thread': {
+        const size = measureThread(e, index, o.pointerSize);
+        this.checkFits(size, index);
+        const off = this.reserve(st.buf, size);
+        encodeThread(st.buf.u8, st.buf.dv, off, e, size, o.pointerSize);
+        this.commit(st.buf, size, e.timestamp);
+        return;
+      }
+      case 'process': {
+        const size = measureProcess(e, index, o.pointerSize);
+        this.checkFits(size, index);
+        const off = this.reserve(st.buf, size);
+        encodeProcess(st.buf.u8, st.buf.dv, off, e, size, o.pointerSize);
+        this.commit(st.buf, size, e.timestamp);
+        return;
+      }
+      case 'setThreadName': {
+        const size = measureSetThreadName(e, index, o.pointerSize);
+        this.checkFits(size, index);
+        const off = this.reserve(st.buf, size);
+        encodeSetThreadName(st.buf.u8, st.buf.dv, off, e, size, o.pointerSize);
+        this.commit(st.buf, size, e.timestamp);
+        return;
+      }
+      case 'readyThread': {
+        const size = measureReadyThread(e, index, o.pointerSize);
+        this.checkFits(size, index);
+        const off = this.reserve(st.buf, size);
+        encodeReadyThread(st.buf.dv, off, e, size, o.pointerSize);
         this.commit(st.buf, size, e.timestamp);
         return;
       }
