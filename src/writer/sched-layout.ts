@@ -1,7 +1,8 @@
 // Writer-side layout constants of the part F events (docs/format.md §F): Thread_TypeGroup1 (F.2),
-// Process_TypeGroup1 (F.3), ReadyThread (F.4) and Thread SetName (F.5). Named and written like the constants
-// of assembly/layout.ts (HOOK_*, <STRUCT>32_* / <STRUCT>64_* offsets from the start of the payload) so that
-// they can move there unchanged once the decoders need them. Plain TypeScript numbers. Browser-safe.
+// Process_TypeGroup1 (F.3), ReadyThread (F.4) and Thread SetName (F.5), as literal 32/64-bit offsets.
+// Deliberately a second reading of the format, independent of assembly/layout.ts (which the decoders
+// use): round trips through the writer then check the decoders' layout instead of sharing it.
+// Plain TypeScript numbers. Browser-safe.
 
 // ---------------------------------------------------------------------------------------------
 // B.5 / F.1 HookIds (Group << 8 | Type)
