@@ -17,7 +17,7 @@ export type { DecodeResult, StreamResult, TraceSummary, BiasInfo } from './summa
 export type { KindRow } from './event-kinds.js';
 export type { TraceInfo, GroupMasks } from './logfile.js';
 export type { Clock } from './time.js';
-export type { CSwitchRow, SpinLockRow, ReadyThreadRow, ThreadEventRow, ProcessEventRow, ThreadRow, ProcessRow, Tables, DecodedTables } from './table.js';
+export type { CpuUsageRow, CSwitchRow, SpinLockRow, ReadyThreadRow, ThreadEventRow, ProcessEventRow, ThreadRow, ProcessRow, Tables, DecodedTables } from './table.js';
 export type { ColumnChunk, ColumnSpec, TableName, DecodedTableName, TypedColumn, RowOf } from './schema.js';
 export type { Issue, Severity, DiagnosticCounters, CounterSpec } from './diagnostics.js';
 export type { EngineKind } from './engine.js';
@@ -30,6 +30,8 @@ export { COUNTERS } from './diagnostics.js';
 export { createClock } from './time.js';
 export { guidText, HEADER_TYPE_NAMES } from './event-kinds.js';
 export * from './enums.js';
+export { analyzeCpu, cpuUsage, CpuAnalyzer, CpuUsageDeriver } from './analysis/cpu.js';
+export type { CpuAnalysis, CpuTotals, ProcessCpu, ThreadCpu, CpuUsageOptions, CpuUsageStats } from './analysis/cpu.js';
 
 /**
  * Prepares an engine for decodeSync: compiles the WebAssembly module (default), or loads the reference

@@ -9,7 +9,8 @@
 // except the thread name (the last non-empty one) and the process exit status (its End event's).
 // Memory is proportional to the number of thread and process events, never to the file size.
 import * as L from './generated/layout.js';
-import { allocColumn, concatChunks, TABLE_COLUMNS, type Chunks, type ColumnChunk, type TypedColumn } from './schema.js';
+import { DerivedRows } from './derived-rows.js';
+import { concatChunks, type Chunks, type ColumnChunk, type TypedColumn } from './schema.js';
 import { Table } from './table.js';
 
 const THREAD_TABLES = ['threadEvents', 'processEvents'] as const;
@@ -41,46 +42,9 @@ function timeOrder(ts: BigInt64Array): number[] {
   return order.sort((a, b) => (ts[a]! < ts[b]! ? -1 : ts[a]! > ts[b]! ? 1 : a - b));
 }
 
-/** Growable rows of a derived table: plain arrays per column, a valid mask, then typed columns. */
-class RowsBuilder<T extends 'threads' | 'processes'> {
-  private readonly specs;
-  private readonly cells: unknown[][];
-  private readonly valid: number[] = [];
-  constructor(private readonly table: T) {
-    this.specs = TABLE_COLUMNS[table];
-    this.cells = this.specs.map(() => []);
-  }
-  add(): number {
-    this.specs.forEach((spec, c) => this.cells[c]!.push(spec.type === 'str' ? '' : spec.type === 'i64' || spec.type === 'u64' ? 0n : 0));
-    this.valid.push(0);
-    return this.valid.length - 1;
-  }
-  has(row: number, column: number): boolean {
-    return ((this.valid[row]! >>> column) & 1) === 1;
-  }
-  set(row: number, column: number, value: unknown): void {
-    this.cells[column]![row] = value;
-    this.valid[row] = (this.valid[row]! | (1 << column)) >>> 0;
-  }
-  /** sets the cell only while it is null */
-  fill(row: number, column: number, value: unknown): void {
-    if (!this.has(row, column)) this.set(row, column, value);
-  }
-  build(validColumn: number): Table<T> {
-    const length = this.valid.length;
-    const columns = this.cells.map((values, c): TypedColumn => {
-      if (c === validColumn) return Uint32Array.from(this.valid.map((v) => (v | (1 << validColumn)) >>> 0));
-      const out = allocColumn(this.specs[c]!.type, length);
-      for (let i = 0; i < length; i++) (out as unknown[])[i] = values[i];
-      return out;
-    });
-    return new Table(this.table, { length, columns });
-  }
-}
-
 /** The `threads` table from threadEvents rows. */
 export function deriveThreads(ev: Table<'threadEvents'>): Table<'threads'> {
-  const out = new RowsBuilder('threads');
+  const out = new DerivedRows('threads');
   const c = ev.columns;
   const ts = c[L.TE_TIMESTAMP] as BigInt64Array;
   const opcode = c[L.TE_OPCODE] as Uint8Array;
@@ -109,12 +73,12 @@ export function deriveThreads(ev: Table<'threadEvents'>): Table<'threads'> {
       open.delete(id);
     }
   }
-  return out.build(L.TH_VALID);
+  return out.take();
 }
 
 /** The `processes` table from processEvents rows. */
 export function deriveProcesses(ev: Table<'processEvents'>): Table<'processes'> {
-  const out = new RowsBuilder('processes');
+  const out = new DerivedRows('processes');
   const c = ev.columns;
   const ts = c[L.PE_TIMESTAMP] as BigInt64Array;
   const opcode = c[L.PE_OPCODE] as Uint8Array;
@@ -146,5 +110,5 @@ export function deriveProcesses(ev: Table<'processEvents'>): Table<'processes'> 
       open.delete(id);
     }
   }
-  return out.build(L.PR_VALID);
+  return out.take();
 }

@@ -65,7 +65,9 @@ export function buildResult(
   const info = traceInfo(result);
   const threads = lifetimes.threads();
   const processes = lifetimes.processes();
-  const rows = { ...result.rows, threads: threads.length, processes: processes.length };
+  // cpuUsage has a row per cswitch row whose new thread is known: all but each CPU's last compact switch
+  const cpuUsage = result.rows.cswitch - (result.engine.counters[L.D_COMPCS_NEW_THREAD_UNKNOWN] ?? 0);
+  const rows = { ...result.rows, threads: threads.length, processes: processes.length, cpuUsage };
   return { summary: summarize(result, rows, info, engineKind, biasOverride), buffers: result.buffers, info, clock: clockOf(info), threads, processes };
 }
 

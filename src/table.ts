@@ -73,6 +73,7 @@ export type ThreadEventRow = RowOf<'threadEvents'>;
 export type ProcessEventRow = RowOf<'processEvents'>;
 export type ThreadRow = RowOf<'threads'>;
 export type ProcessRow = RowOf<'processes'>;
+export type CpuUsageRow = RowOf<'cpuUsage'>;
 
 /** One Table per registry entry. */
 export type Tables = { [T in TableName]: Table<T> };

@@ -7,3 +7,4 @@ registerReferenceEngine(() => new ReferenceEngine());
 
 export { ReferenceEngine } from './walk.js';
 export { xpressDecompress } from './xpress.js';
+export { cpuUsageReference } from './cpu-usage.js';
