@@ -66,7 +66,7 @@ function fromTruth(sim: SimulatedSchedule) {
 }
 
 describe.each(CASES)('%s', (_, options) => {
-  const sim = simulateSchedule({ cpus: 4, duration: 2_000_000, ...options });
+  const sim = simulateSchedule({ seed: 1, cpus: 4, duration: 2_000_000, ...options });
   const bytes = writeTrace(sim.description).bytes;
 
   test.each(['wasm', 'reference'] as const)('%s engine: streaming = reference = ground truth', (engine) => {
