@@ -5,10 +5,18 @@ import { readTraceInfo, streamFile, createClock, type TraceSummary, EtlError } f
 import type { DecodeOptions } from './options.js';
 import { DECODED_TABLE_NAMES, TABLE_NAMES, type DecodedTableName, type TableName } from './schema.js';
 import { formatRows, headerLine, type DumpFormat, type FormatOptions, type TimeColumn } from './format.js';
+import { CpuAnalyzer, CpuUsageDeriver } from './analysis/cpu.js';
+import { renderCpu } from './cpu-text.js';
 import { dataLossText, emptyTableText, jsonReplacer, renderSummary } from './summary-text.js';
 import { CliError, EXIT, fileOutput, openInput, OutputClosed, stdoutOutput, type Input, type Output } from './cli-io.js';
 
 const VERSION = '0.1.0';
+
+function parseTop(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number (0 = all rows)');
+  return n;
+}
 
 function parseBias(v: string): number {
   const n = Number(v);
@@ -101,10 +109,40 @@ export async function main(argv: string[]): Promise<number> {
 
   addCommon(
     program
+      .command('cpu')
+      .description('CPU time, ready time and waits by process or thread (WPA CPU Usage (Precise)), from CSwitch or compact switches')
+      .argument('<file>', 'ETL file; - (or a FIFO) reads the trace from a pipe')
+      .addOption(new Option('--by <what>', 'group rows by').choices(['process', 'thread']).default('process'))
+      .option('--top <n>', 'rows to show (0 = all)', parseTop, 20)
+      .option('--json', 'print one JSON object (64-bit values as decimal strings)'),
+  ).action(async (file: string, o: CommonOpts & { by: 'process' | 'thread'; top: number; json?: boolean }) => {
+    const inp = await input(file);
+    const analyzer = new CpuAnalyzer();
+    const deriver = new CpuUsageDeriver((t) => analyzer.add(t));
+    const res = await streamFile(inp.path, {
+      ...decodeOptions(o),
+      rows: 'borrow',
+      onRows: (rows) => deriver.add(rows.cswitch, rows.readythread, rows.threadEvents),
+    });
+    const stats = deriver.finish();
+    const a = analyzer.result(res);
+    const out = stdoutOutput();
+    if (o.json) {
+      const list = o.by === 'process' ? a.processes : a.threads;
+      await out.write(JSON.stringify({ file, by: o.by, ticksPerSecond: a.ticksPerSecond, total: a.total, rows: o.top ? list.slice(0, o.top) : list, cpuUsage: stats }, jsonReplacer, 2) + '\n');
+    } else {
+      await out.write(renderCpu(inp.name, a, o.by, o.top, stats));
+    }
+    await out.commit();
+    if (res.summary.cswitch === 0) note(emptyTableText('cswitch', res.summary));
+  });
+
+  addCommon(
+    program
       .command('dump')
       .description('write a table as CSV or JSON lines (64-bit values exact, empty cell for null)')
       .argument('<file>', 'ETL file; - (or a FIFO) reads the trace from a pipe')
-      .addOption(new Option('--table <table>', 'table to write (events = counts by event kind)').choices([...TABLE_NAMES, 'events']).default('cswitch'))
+      .addOption(new Option('--table <table>', 'table to write (events = counts by event kind)').choices([...TABLE_NAMES, 'events']).default('cswitch').argParser(tableAlias))
       .addOption(new Option('--format <format>', 'output format').choices(['csv', 'jsonl']).default('csv'))
       .option('--names', 'add name columns for enum values (wait reason, wait mode, thread state, row source, acquire mode)')
       .addOption(
@@ -128,6 +166,9 @@ export async function main(argv: string[]): Promise<number> {
     try {
       if (table !== 'events') await out.write(headerLine(table, fmt));
       const decoded = isDecodedTable(table) ? table : null;
+      // cpuUsage is derived while the trace streams by; its rows come out as each switch completes
+      const pendingText: string[] = [];
+      const deriver = table === 'cpuUsage' ? new CpuUsageDeriver((t) => pendingText.push(formatRows(t, fmt))) : null;
       const res = await streamFile(inp.path, {
         ...decodeOptions(o),
         rows: 'borrow', // each chunk is formatted before onRows returns
@@ -136,8 +177,18 @@ export async function main(argv: string[]): Promise<number> {
               const t = rows[decoded];
               if (t.length) await out.write(formatRows(t, fmt));
             }
-          : undefined,
+          : deriver
+            ? async (rows) => {
+                deriver.add(rows.cswitch, rows.readythread, rows.threadEvents);
+                for (const text of pendingText.splice(0)) await out.write(text);
+              }
+            : undefined,
       });
+      if (deriver) {
+        const stats = deriver.finish();
+        for (const text of pendingText.splice(0)) await out.write(text);
+        if (stats.lateEvents) note(`${stats.lateEvents} events arrived behind the cpuUsage reorder window: their rows may miss ready times or process ids`);
+      }
       summary = res.summary;
       // derived tables are complete only at the end of the decode
       if (table === 'threads' || table === 'processes') {
@@ -188,6 +239,16 @@ export async function main(argv: string[]): Promise<number> {
     for (const i of inputs) await i.dispose();
   }
   return EXIT.ok;
+}
+
+/** --table accepts the registry names and a few spellings people type (cpu-usage). */
+function tableAlias(v: string): string {
+  const alias: Record<string, string> = { 'cpu-usage': 'cpuUsage', cpuusage: 'cpuUsage', 'thread-events': 'threadEvents', 'process-events': 'processEvents' };
+  const name = alias[v.toLowerCase()] ?? v;
+  if (![...TABLE_NAMES, 'events'].includes(name)) {
+    throw new InvalidArgumentError(`Allowed choices are ${[...TABLE_NAMES, 'events'].join(', ')}.`);
+  }
+  return name;
 }
 
 function isDecodedTable(t: string): t is DecodedTableName {
