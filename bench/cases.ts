@@ -7,13 +7,15 @@ import { decodeStream, decodeSync } from '../src/node.js';
 import type { DecodeResult } from '../src/node.js';
 import { xpressDecompress as tsXpress } from '../src/reference/xpress.js';
 import { loadWasmModuleSync, type WasmExports } from '../src/wasm/instance.js';
-import type { MixedTraceOptions } from '../src/writer/index.js';
+import { simulateSchedule, writeTrace, type MixedTraceOptions } from '../src/writer/index.js';
+import { cpuUsage } from '../src/node.js';
+import { cpuUsageReference } from '../src/reference/cpu-usage.js';
 import { compressedPayloads, corpusFile, traceFixture, type XpressSet } from './fixtures.js';
 
 export type EngineName = 'wasm' | 'reference';
 export const ENGINES: readonly EngineName[] = ['wasm', 'reference'];
 
-export type CaseGroup = 'walk' | 'decode' | 'tables' | 'xpress' | 'scale';
+export type CaseGroup = 'walk' | 'decode' | 'tables' | 'derive' | 'xpress' | 'scale';
 
 export interface CaseSettings {
   /** approximate size of each generated trace fixture */
@@ -58,7 +60,8 @@ export interface BenchCase {
 const SEED = 0x5eed;
 
 function countsOf(r: DecodeResult): { events: number; rows: number; diag: string } {
-  return { events: r.summary.events, rows: r.summary.cswitch + r.summary.spinlock, diag: JSON.stringify(r.summary.diagnostics) };
+  const rows = r.summary.cswitch + r.summary.spinlock + r.summary.readythread + r.summary.threadEvents + r.summary.processEvents;
+  return { events: r.summary.events, rows, diag: JSON.stringify(r.summary.diagnostics) };
 }
 
 /** Runs both engines once (warm-up and sanity: same event, row and counter totals). */
@@ -79,8 +82,8 @@ function streamRunner(bytes: Uint8Array, engine: EngineName): () => Promise<numb
     let rows = 0;
     await decodeStream(bytes, {
       engine,
-      onRows: ({ cswitch, spinlock }) => {
-        rows += cswitch.length + spinlock.length;
+      onRows: (t) => {
+        rows += t.cswitch.length + t.spinlock.length + t.readythread.length + t.threadEvents.length + t.processEvents.length;
       },
     });
     return rows;
@@ -106,6 +109,65 @@ function traceCase(
         work: { inputBytes: f.bytes.length, outputBytes: 0, throughputOf: 'input', events, rows },
         run: { wasm: streamRunner(f.bytes, 'wasm'), reference: streamRunner(f.bytes, 'reference') },
         notes,
+      };
+    },
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
+// scheduling cases: a simulated schedule (Thread/Process rundowns and lifetimes, ReadyThread wake-ups,
+// CSwitch and compact switches) — the decoders of issue 9 and the cpuUsage derivation
+
+const schedules = new Map<number, Uint8Array>();
+/** A simulated schedule of about `bytes` (generated once per run). */
+function scheduleFixture(bytes: number): Uint8Array {
+  let f = schedules.get(bytes);
+  if (!f) {
+    // the simulation writes ~0.2 bytes per tick of duration on 8 CPUs
+    f = writeTrace(simulateSchedule({ seed: SEED + 9, cpus: 8, threads: 400, processes: 40, switchMode: 'mixed', duration: Math.round(bytes * 5.3) }).description).bytes;
+    schedules.set(bytes, f);
+  }
+  return f;
+}
+
+function scheduleDecodeCase(): BenchCase {
+  return {
+    name: 'decode/sched',
+    group: 'decode',
+    description: 'a simulated schedule: CSwitch and compact switches, ReadyThread, Thread/Process events (+ threads/processes lifetimes)',
+    prepare(s) {
+      const bytes = scheduleFixture(s.fixtureBytes);
+      const notes: string[] = [];
+      const { events, rows } = checkEngines(bytes, notes, 'decode/sched');
+      const r = decodeSync(bytes);
+      notes.push(
+        `decode/sched: ${(bytes.length / 2 ** 20).toFixed(1)} MiB, ${r.summary.cswitch} switches, ${r.summary.readythread} ReadyThread, ` +
+          `${r.summary.threadEvents} Thread and ${r.summary.processEvents} Process events → ${r.summary.threads} threads, ${r.summary.processes} processes`,
+      );
+      return {
+        work: { inputBytes: bytes.length, outputBytes: 0, throughputOf: 'input', events, rows },
+        run: { wasm: streamRunner(bytes, 'wasm'), reference: streamRunner(bytes, 'reference') },
+        notes,
+      };
+    },
+  };
+}
+
+function cpuUsageCase(): BenchCase {
+  return {
+    name: 'derive/cpuUsage',
+    group: 'derive',
+    description: 'the cpuUsage table from decoded tables: "wasm" column = the streaming derivation, "reference" = sort everything',
+    prepare(s) {
+      const r = decodeSync(scheduleFixture(s.fixtureBytes));
+      const rows = cpuUsage(r).length;
+      return {
+        work: { inputBytes: 0, outputBytes: 0, throughputOf: 'input', events: r.summary.cswitch + r.summary.readythread, rows },
+        run: {
+          wasm: () => cpuUsage(r).length,
+          reference: () => cpuUsageReference(r.cswitch, r.readythread, r.threads).length,
+        },
+        notes: [`derive/cpuUsage: ${rows} rows from ${r.summary.cswitch} switches and ${r.summary.readythread} ready events`],
       };
     },
   };
@@ -222,6 +284,8 @@ export const CASES: readonly BenchCase[] = [
     'compressed',
   ),
   traceCase('decode/mixed', 'decode', 'realistic mix: CSwitch 3 : compact 4 : SpinLock 1 : noise 2 (event weights)', MIXED, 'mixed'),
+  scheduleDecodeCase(),
+  cpuUsageCase(),
   traceCase(
     'tables/mixed',
     'tables',

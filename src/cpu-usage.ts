@@ -5,10 +5,10 @@
 // Rows arrive out of time order: each CPU's buffers flush on their own, compact rows come one switch late
 // and a batch is logged after the ReadyThread events inside it. But on one CPU, a ReadyThread or Thread
 // event of time r is always delivered before any switch of that CPU at or after r (both are logged in the
-// CPU's own buffers, switches no earlier than their time). So events are held in a min-heap by time and
+// CPU's own buffers, switches no earlier than their time). So events are held, sorted by time, and
 // released up to the watermark = the least, over the CPUs seen, of the latest switch time delivered for
 // that CPU: everything at or before it has arrived. A CPU that falls silent would hold the watermark back,
-// so the heap never holds more than `windowEvents` events: past that the earliest are released anyway, and
+// so no more than `windowEvents` events are held between chunks: past that the earliest are released anyway, and
 // an event that then arrives behind the released time is processed at once and counted as late.
 //
 // Released events of one timestamp are applied as one group, in this order: Thread events (lifetimes),
@@ -16,8 +16,8 @@
 // switches (each completes its CPU's previous row and opens its own), then the switch-outs of the group
 // are recorded (lastSwitchOutTime is strictly before the switch-in).
 import * as L from './generated/layout.js';
-import { DerivedRows } from './derived-rows.js';
-import type { Table } from './table.js';
+import { allocColumn, TABLE_COLUMNS, type TypedColumn } from './schema.js';
+import { Table } from './table.js';
 
 export interface CpuUsageOptions {
   /** most events held for reordering (default 262 144: about 30 MiB) */
@@ -43,10 +43,12 @@ const KIND_SWITCH = 2;
 
 interface Ev {
   ts: bigint;
+  /** Number(ts): orders like ts where it differs (rounding is monotonic); ties are settled by ts */
+  tn: number;
   kind: number;
   cpu: number;
   seq: number;
-  // switch: newThreadId (-1 = unknown), oldThreadId, priorities/state/reason (-1 = null), previousCState
+  // switch: a = newThreadId (NONE = unknown), b = oldThreadId, priorities/state/reason/previousCState (NONE = null)
   // ready: a = threadId; thread event: a = threadId, b = processId, c = opcode
   a: number;
   b: number;
@@ -58,50 +60,11 @@ interface Ev {
   cstate: number;
 }
 
-function before(x: Ev, y: Ev): boolean {
-  return x.ts < y.ts || (x.ts === y.ts && (x.kind < y.kind || (x.kind === y.kind && (x.cpu < y.cpu || (x.cpu === y.cpu && x.seq < y.seq)))));
-}
-
-/** A binary min-heap of events by (ts, kind, cpu, seq). */
-class EventHeap {
-  private readonly items: Ev[] = [];
-  get size(): number {
-    return this.items.length;
-  }
-  peek(): Ev | undefined {
-    return this.items[0];
-  }
-  push(e: Ev): void {
-    const h = this.items;
-    h.push(e);
-    let i = h.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!before(h[i]!, h[p]!)) break;
-      [h[i], h[p]] = [h[p]!, h[i]!];
-      i = p;
-    }
-  }
-  pop(): Ev | undefined {
-    const h = this.items;
-    const top = h[0];
-    const last = h.pop();
-    if (h.length && last) {
-      h[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < h.length && before(h[l]!, h[m]!)) m = l;
-        if (r < h.length && before(h[r]!, h[m]!)) m = r;
-        if (m === i) break;
-        [h[i], h[m]] = [h[m]!, h[i]!];
-        i = m;
-      }
-    }
-    return top;
-  }
+/** Event order: (ts, kind, cpu, seq). */
+function compareEvents(x: Ev, y: Ev): number {
+  if (x.tn !== y.tn) return x.tn < y.tn ? -1 : 1;
+  if (x.ts !== y.ts) return x.ts < y.ts ? -1 : 1;
+  return x.kind - y.kind || x.cpu - y.cpu || x.seq - y.seq;
 }
 
 interface SwitchOut {
@@ -115,16 +78,40 @@ interface Ready {
   readying: number; // -1 = unknown
   readyingPid: number | null;
 }
-/** A row awaiting its CPU's next switch: cells by column id (undefined = null). */
+/** A row awaiting its CPU's next switch (-1 / null = a null cell). */
 interface OpenRow {
+  cpu: number;
   ts: bigint;
-  cells: unknown[];
+  newThreadId: number;
+  oldThreadId: number;
+  newPid: number | null;
+  oldPid: number | null;
+  newInPri: number;
+  oldOutPri: number;
+  oldState: number;
+  oldWr: number;
+  cstate: number;
+  last: SwitchOut | null; // a copy of the switch-out
+  readyTs: bigint | null;
+  readying: number;
+  readyingPid: number | null;
 }
 
-const opt = (v: number): number | null => (v < 0 ? null : v);
+/** a null cell among the small values of an event (any real value, negative i8 ones included, differs) */
+const NONE = -0x100000;
+
+/** Writes a small (u8/i8) cell unless it is null (NONE); returns its valid bit. */
+function small(col: TypedColumn, row: number, value: number, column: number): number {
+  if (value === NONE) return 0;
+  (col as Uint8Array)[row] = value;
+  return 1 << column;
+}
 
 export class CpuUsageDeriver {
-  private readonly heap = new EventHeap();
+  /** events held for reordering, sorted (compareEvents) after each add() */
+  private held: Ev[] = [];
+  /** events of the add() in progress */
+  private incoming: Ev[] = [];
   private readonly window: number;
   private readonly chunkRows: number;
   private seq = 0;
@@ -132,10 +119,12 @@ export class CpuUsageDeriver {
   private readonly lastSwitchTs = new Map<number, bigint>(); // per cpu: latest switch delivered
   private readonly current = new Map<number, number>(); // per cpu: newThreadId of the last switch (-1 unknown)
   private readonly pending = new Map<number, OpenRow>(); // per cpu: the row awaiting its next switch
-  private readonly lastOut = new Map<string, SwitchOut>(); // tid (idle: 0/cpu) → latest switch-out
+  private readonly lastOut = new Map<number, SwitchOut>(); // tid → latest switch-out
+  private readonly lastIdleOut = new Map<number, SwitchOut>(); // idle thread (one per cpu): cpu → latest switch-out
   private readonly lastReady = new Map<number, Ready>(); // tid → latest ready
   private readonly lifetimes = new Map<number, { start: bigint | null; pid: number; open: boolean }[]>();
-  private rows = new DerivedRows('cpuUsage');
+  private cols: TypedColumn[] = [];
+  private n = 0; // rows in `cols`
   private readonly stats: CpuUsageStats = { rows: 0, lateEvents: 0, maxHeld: 0, threads: 0 };
 
   constructor(
@@ -144,6 +133,12 @@ export class CpuUsageDeriver {
   ) {
     this.window = options.windowEvents ?? 1 << 18;
     this.chunkRows = options.chunkRows ?? 1 << 16;
+    this.newChunk();
+  }
+
+  private newChunk(): void {
+    this.cols = TABLE_COLUMNS.cpuUsage.map((c) => allocColumn(c.type, this.chunkRows));
+    this.n = 0;
   }
 
   /** Takes the rows of one chunk of the decode (borrowed views are fine: values are copied). */
@@ -161,7 +156,7 @@ export class CpuUsageDeriver {
     const ts = cs[L.CS_TIMESTAMP] as BigInt64Array;
     const cpu = cs[L.CS_CPU] as Uint16Array;
     const valid = cs[L.CS_VALID] as Uint32Array;
-    const field = (c: number, i: number): number => (((valid[i]! >>> c) & 1) === 0 ? -1 : (cs[c] as Uint8Array | Int8Array | Uint32Array)[i]!);
+    const field = (c: number, i: number): number => (((valid[i]! >>> c) & 1) === 0 ? NONE : (cs[c] as Uint8Array | Int8Array | Uint32Array)[i]!);
     for (let i = 0; i < cswitch.length; i++) {
       const e = this.event(ts[i]!, KIND_SWITCH, cpu[i]!, field(L.CS_NEW_THREAD_ID, i), (cs[L.CS_OLD_THREAD_ID] as Uint32Array)[i]!, 0);
       e.newPri = field(L.CS_NEW_THREAD_PRIORITY, i);
@@ -179,7 +174,7 @@ export class CpuUsageDeriver {
   /** End of the trace: releases everything, completes the last row of every CPU and emits the rest. */
   finish(): CpuUsageStats {
     this.release(true);
-    for (const open of this.pending.values()) this.closeRow(open, null, -1);
+    for (const open of this.pending.values()) this.closeRow(open, null, NONE);
     this.pending.clear();
     this.flush();
     this.stats.threads = this.lifetimes.size;
@@ -187,33 +182,45 @@ export class CpuUsageDeriver {
   }
 
   private event(ts: bigint, kind: number, cpu: number, a: number, b: number, c: number): Ev {
-    return { ts, kind, cpu, seq: this.seq++, a, b, c, newPri: -1, oldPri: -1, oldState: -1, oldWr: -1, cstate: -1 };
+    return { ts, tn: Number(ts), kind, cpu, seq: this.seq++, a, b, c, newPri: NONE, oldPri: NONE, oldState: NONE, oldWr: NONE, cstate: NONE };
   }
 
   private hold(e: Ev): void {
     if (this.released !== null && e.ts < this.released) {
       this.stats.lateEvents++;
-      this.applyGroup([e]);
+      this.applyGroup([e], 0, 1);
       return;
     }
-    this.heap.push(e);
-    if (this.heap.size > this.stats.maxHeld) this.stats.maxHeld = this.heap.size;
-    if (this.heap.size > this.window) this.release(false);
+    this.incoming.push(e);
   }
 
+  /**
+   * Sorts what is held with what came in (each CPU's events arrive in runs, so the merge sort is close to
+   * linear) and applies the events up to the watermark — all of them at the end, and never fewer than
+   * needed to keep at most `windowEvents` held.
+   */
   private release(all: boolean): void {
+    let events = this.held;
+    if (this.incoming.length) {
+      events = events.concat(this.incoming);
+      this.incoming = [];
+      events.sort(compareEvents);
+    }
     let watermark: bigint | null = null;
     for (const t of this.lastSwitchTs.values()) if (watermark === null || t < watermark) watermark = t;
-    for (;;) {
-      const top = this.heap.peek();
-      if (!top) break;
-      if (!all && this.heap.size <= this.window && (watermark === null || top.ts > watermark)) break;
-      const group: Ev[] = [];
-      const t = top.ts;
-      while (this.heap.peek()?.ts === t) group.push(this.heap.pop()!);
+    const mustGo = events.length - this.window; // events beyond the window go whatever the watermark
+    let i = 0;
+    while (i < events.length) {
+      const t = events[i]!.ts;
+      if (!all && i >= mustGo && (watermark === null || t > watermark)) break;
+      let j = i + 1;
+      while (j < events.length && events[j]!.ts === t) j++;
       this.released = t;
-      this.applyGroup(group);
+      this.applyGroup(events, i, j);
+      i = j;
     }
+    this.held = i === 0 ? events : events.slice(i);
+    if (this.held.length > this.stats.maxHeld) this.stats.maxHeld = this.held.length;
   }
 
   private pidAt(tid: number, t: bigint): number | null {
@@ -228,12 +235,11 @@ export class CpuUsageDeriver {
     return best ? best.pid : null;
   }
 
-  /** Applies the events of one timestamp (group sorted by kind, cpu, seq). */
-  private applyGroup(group: Ev[]): void {
-    const t = group[0]!.ts;
-    const lastInGroup = new Map<number, number>(); // cpu → newThreadId of its last switch in the group
-    for (const e of group) if (e.kind === KIND_SWITCH) lastInGroup.set(e.cpu, e.a);
-    for (const e of group) {
+  /** Applies the events [from, to) of `events`: one timestamp, sorted by kind, cpu, seq. */
+  private applyGroup(events: readonly Ev[], from: number, to: number): void {
+    const t = events[from]!.ts;
+    for (let k = from; k < to; k++) {
+      const e = events[k]!;
       if (e.kind === KIND_THREAD) {
         const list = this.lifetimes.get(e.a) ?? [];
         const open = list.find((l) => l.open);
@@ -243,11 +249,21 @@ export class CpuUsageDeriver {
           this.lifetimes.set(e.a, list);
         } else if (e.c === L.OPCODE_END) open.open = false;
       } else if (e.kind === KIND_READY) {
-        const readying = lastInGroup.get(e.cpu) ?? this.current.get(e.cpu) ?? -1;
+        // the readying thread: the last switch-in on its cpu at or before it (this group's switches count)
+        let readying = this.current.get(e.cpu) ?? -1;
+        for (let q = to - 1; q > k; q--) {
+          const x = events[q]!;
+          if (x.kind !== KIND_SWITCH) break;
+          if (x.cpu === e.cpu) {
+            readying = x.a;
+            break;
+          }
+        }
         this.lastReady.set(e.a, { ts: e.ts, readying, readyingPid: readying < 0 ? null : this.pidAt(readying, e.ts) });
       }
     }
-    for (const e of group) {
+    for (let k = from; k < to; k++) {
+      const e = events[k]!;
       if (e.kind !== KIND_SWITCH) continue;
       const prev = this.pending.get(e.cpu);
       if (prev) this.closeRow(prev, t, e.oldPri);
@@ -255,63 +271,107 @@ export class CpuUsageDeriver {
       this.current.set(e.cpu, e.a);
       if (e.a >= 0) this.pending.set(e.cpu, this.openRow(e));
     }
-    for (const e of group) {
-      if (e.kind === KIND_SWITCH) this.lastOut.set(e.b === 0 ? `0/${e.cpu}` : String(e.b), { ts: t, pri: e.oldPri, state: e.oldState, wr: e.oldWr });
+    for (let k = from; k < to; k++) {
+      const e = events[k]!;
+      if (e.kind !== KIND_SWITCH) continue;
+      const out = { ts: t, pri: e.oldPri, state: e.oldState, wr: e.oldWr };
+      if (e.b === 0) this.lastIdleOut.set(e.cpu, out);
+      else this.lastOut.set(e.b, out);
     }
   }
 
   private openRow(e: Ev): OpenRow {
-    const cells = new Array<unknown>(L.CU_COLUMN_COUNT);
     const t = e.ts;
     const tid = e.a;
-    cells[L.CU_CPU] = e.cpu;
-    cells[L.CU_SWITCH_IN_TIME] = t;
-    cells[L.CU_NEW_THREAD_ID] = tid;
-    cells[L.CU_OLD_THREAD_ID] = e.b;
-    cells[L.CU_NEW_PROCESS_ID] = this.pidAt(tid, t);
-    cells[L.CU_OLD_PROCESS_ID] = this.pidAt(e.b, t);
-    cells[L.CU_NEW_IN_PRI] = opt(e.newPri);
-    cells[L.CU_OLD_OUT_PRI] = opt(e.oldPri);
-    cells[L.CU_OLD_STATE] = opt(e.oldState);
-    cells[L.CU_OLD_WAIT_REASON] = opt(e.oldWr);
-    cells[L.CU_PREV_CSTATE] = opt(e.cstate);
-    const last = this.lastOut.get(tid === 0 ? `0/${e.cpu}` : String(tid));
-    if (last) {
-      cells[L.CU_LAST_SWITCH_OUT_TIME] = last.ts;
-      cells[L.CU_NEW_PREV_OUT_PRI] = opt(last.pri);
-      cells[L.CU_NEW_PREV_STATE] = opt(last.state);
-      cells[L.CU_NEW_PREV_WAIT_REASON] = opt(last.wr);
-    }
+    const lastOut = tid === 0 ? this.lastIdleOut.get(e.cpu) : this.lastOut.get(tid);
+    const last = lastOut ? { ...lastOut } : null;
     const ready = this.lastReady.get(tid);
-    if (ready && (!last || ready.ts > last.ts)) {
-      cells[L.CU_READY_TIME] = ready.ts;
-      cells[L.CU_READY] = t - ready.ts;
-      if (last) cells[L.CU_WAITS] = ready.ts - last.ts;
-      if (ready.readying >= 0) {
-        cells[L.CU_READYING_THREAD_ID] = ready.readying;
-        cells[L.CU_READYING_PROCESS_ID] = ready.readyingPid;
-      }
-    }
-    return { ts: t, cells };
+    const hasReady = ready !== undefined && (!last || ready.ts > last.ts);
+    return {
+      cpu: e.cpu,
+      ts: t,
+      newThreadId: tid,
+      oldThreadId: e.b,
+      newPid: this.pidAt(tid, t),
+      oldPid: this.pidAt(e.b, t),
+      newInPri: e.newPri,
+      oldOutPri: e.oldPri,
+      oldState: e.oldState,
+      oldWr: e.oldWr,
+      cstate: e.cstate,
+      last,
+      readyTs: hasReady ? ready.ts : null,
+      readying: hasReady ? ready.readying : -1,
+      readyingPid: hasReady ? ready.readyingPid : null,
+    };
   }
 
   /** Completes a row with its CPU's next switch (or none at the end) and adds it to the output. */
-  private closeRow(open: OpenRow, next: bigint | null, nextOldPri: number): void {
-    const cells = open.cells;
+  private closeRow(o: OpenRow, next: bigint | null, nextOldPri: number): void {
+    const r = this.n++;
+    const c = this.cols;
+    let v = (1 << L.CU_VALID) | (1 << L.CU_CPU) | (1 << L.CU_SWITCH_IN_TIME) | (1 << L.CU_NEW_THREAD_ID) | (1 << L.CU_OLD_THREAD_ID);
+    (c[L.CU_CPU] as Uint16Array)[r] = o.cpu;
+    (c[L.CU_SWITCH_IN_TIME] as BigInt64Array)[r] = o.ts;
+    (c[L.CU_NEW_THREAD_ID] as Uint32Array)[r] = o.newThreadId;
+    (c[L.CU_OLD_THREAD_ID] as Uint32Array)[r] = o.oldThreadId;
     if (next !== null) {
-      cells[L.CU_NEXT_SWITCH_OUT_TIME] = next;
-      cells[L.CU_NEW_OUT_PRI] = opt(nextOldPri);
-      cells[L.CU_CPU_USAGE] = next - open.ts;
+      (c[L.CU_NEXT_SWITCH_OUT_TIME] as BigInt64Array)[r] = next;
+      (c[L.CU_CPU_USAGE] as BigInt64Array)[r] = next - o.ts;
+      v |= (1 << L.CU_NEXT_SWITCH_OUT_TIME) | (1 << L.CU_CPU_USAGE);
+      if (nextOldPri !== NONE) {
+        (c[L.CU_NEW_OUT_PRI] as Int8Array)[r] = nextOldPri;
+        v |= 1 << L.CU_NEW_OUT_PRI;
+      }
     }
-    const out = this.rows;
-    const r = out.add();
-    for (let c = 0; c < L.CU_VALID; c++) out.maybe(r, c, cells[c]);
-    if (out.length >= this.chunkRows) this.flush();
+    if (o.newPid !== null) {
+      (c[L.CU_NEW_PROCESS_ID] as Uint32Array)[r] = o.newPid;
+      v |= 1 << L.CU_NEW_PROCESS_ID;
+    }
+    if (o.oldPid !== null) {
+      (c[L.CU_OLD_PROCESS_ID] as Uint32Array)[r] = o.oldPid;
+      v |= 1 << L.CU_OLD_PROCESS_ID;
+    }
+    v |= small(c[L.CU_NEW_IN_PRI]!, r, o.newInPri, L.CU_NEW_IN_PRI);
+    v |= small(c[L.CU_OLD_OUT_PRI]!, r, o.oldOutPri, L.CU_OLD_OUT_PRI);
+    v |= small(c[L.CU_OLD_STATE]!, r, o.oldState, L.CU_OLD_STATE);
+    v |= small(c[L.CU_OLD_WAIT_REASON]!, r, o.oldWr, L.CU_OLD_WAIT_REASON);
+    v |= small(c[L.CU_PREV_CSTATE]!, r, o.cstate, L.CU_PREV_CSTATE);
+    const last = o.last;
+    if (last) {
+      (c[L.CU_LAST_SWITCH_OUT_TIME] as BigInt64Array)[r] = last.ts;
+      v |= 1 << L.CU_LAST_SWITCH_OUT_TIME;
+      v |= small(c[L.CU_NEW_PREV_OUT_PRI]!, r, last.pri, L.CU_NEW_PREV_OUT_PRI);
+      v |= small(c[L.CU_NEW_PREV_STATE]!, r, last.state, L.CU_NEW_PREV_STATE);
+      v |= small(c[L.CU_NEW_PREV_WAIT_REASON]!, r, last.wr, L.CU_NEW_PREV_WAIT_REASON);
+    }
+    if (o.readyTs !== null) {
+      (c[L.CU_READY_TIME] as BigInt64Array)[r] = o.readyTs;
+      (c[L.CU_READY] as BigInt64Array)[r] = o.ts - o.readyTs;
+      v |= (1 << L.CU_READY_TIME) | (1 << L.CU_READY);
+      if (last) {
+        (c[L.CU_WAITS] as BigInt64Array)[r] = o.readyTs - last.ts;
+        v |= 1 << L.CU_WAITS;
+      }
+      if (o.readying >= 0) {
+        (c[L.CU_READYING_THREAD_ID] as Uint32Array)[r] = o.readying;
+        v |= 1 << L.CU_READYING_THREAD_ID;
+        if (o.readyingPid !== null) {
+          (c[L.CU_READYING_PROCESS_ID] as Uint32Array)[r] = o.readyingPid;
+          v |= 1 << L.CU_READYING_PROCESS_ID;
+        }
+      }
+    }
+    (c[L.CU_VALID] as Uint32Array)[r] = v >>> 0;
+    if (this.n >= this.chunkRows) this.flush();
   }
 
   private flush(): void {
-    if (this.rows.length === 0) return;
-    this.stats.rows += this.rows.length;
-    this.onRows(this.rows.take());
+    const n = this.n;
+    if (n === 0) return;
+    this.stats.rows += n;
+    const columns = this.cols.map((c) => (n === this.chunkRows ? c : c.slice(0, n)) as TypedColumn);
+    this.newChunk();
+    this.onRows(new Table('cpuUsage', { length: n, columns }));
   }
 }
