@@ -14,9 +14,10 @@
 // src/reference/ twin, its dispatch line in
 // walk.ts (both twins), tests and docs.
 
-/** @typedef {[name: string, type: string, description: string, enumName?: string]} Column
- *  enumName: the column holds values of a named enumeration (src/enums.ts ENUMS); outputs can add a
- *  `<column>Name` text column for it. */
+/** @typedef {[name: string, type: string, description: string, kind?: string]} Column
+ *  kind: the column holds values of a named enumeration (src/enums.ts ENUMS): outputs can add a
+ *  `<column>Name` text column for it; or 'time' (raw session-clock ticks: `--time` converts it) or
+ *  'duration' (a difference of ticks: `--time ns` converts it). */
 /**
  * @typedef {object} TableDecl
  * @property {string} name      table name (public, lower camelCase)
@@ -44,7 +45,7 @@ export const TABLES = [
     // PERF_CONTEXT_SWITCH; COMPACT_CSWITCH (0x20000100) only changes their encoding, together with it
     kernelFlags: [['CSWITCH', 0x20000004]],
     columns: [
-      ['timestamp', 'i64', 'raw session-clock ticks of the switch (compact: FirstTimeStamp + running sum of TimeDelta)'],
+      ['timestamp', 'i64', 'raw session-clock ticks of the switch (compact: FirstTimeStamp + running sum of TimeDelta)', 'time'],
       ['cpu', 'u16', 'processor of the buffer holding the event'],
       ['newThreadId', 'u32?', 'thread switched in (compact rows: the old thread of the next switch on this CPU; null for the last one)'],
       ['oldThreadId', 'u32', 'thread switched out (0 = idle)'],
@@ -79,7 +80,7 @@ export const TABLES = [
     description: 'one row per released spin lock: SpinLock events (0x0529), 32- and 64-bit layouts',
     kernelFlags: [['SPINLOCK', 0x20010000]], // PERF_SPINLOCK
     columns: [
-      ['timestamp', 'i64', 'raw session-clock ticks of the event'],
+      ['timestamp', 'i64', 'raw session-clock ticks of the event', 'time'],
       ['cpu', 'u16', 'processor of the buffer'],
       ['spinLockAddress', 'u64', 'SpinLockAddress'],
       ['callerAddress', 'u64', 'CallerAddress'],
@@ -106,7 +107,7 @@ export const TABLES = [
     kernelFlags: [['DISPATCHER', 0x20000200]], // PERF_DISPATCHER
     description: 'one row per ReadyThread event (0x0532): a thread made ready to run',
     columns: [
-      ['timestamp', 'i64', 'raw session-clock ticks of the event'],
+      ['timestamp', 'i64', 'raw session-clock ticks of the event', 'time'],
       ['cpu', 'u16', 'processor of the buffer (where the readying thread runs)'],
       ['threadId', 'u32', 'TThreadId: the thread made ready'],
       ['adjustReason', 'u8', 'AdjustReason: 0 None, 1 Unwait, 2 Boost', 'adjustReason'],
@@ -123,7 +124,7 @@ export const TABLES = [
     kernelFlags: [['PROC_THREAD', 0x00000002]], // PERF_THREAD (Masks[0])
     description: 'one row per Thread event: Start (0x0501), End (0x0502), DCStart (0x0503), DCEnd (0x0504) and SetName (0x0548)',
     columns: [
-      ['timestamp', 'i64', 'raw session-clock ticks of the event'],
+      ['timestamp', 'i64', 'raw session-clock ticks of the event', 'time'],
       ['cpu', 'u16', 'processor of the buffer'],
       ['opcode', 'u8', '1 Start, 2 End, 3 DCStart, 4 DCEnd, 72 SetName (the low byte of the HookId)', 'threadEvent'],
       ['threadId', 'u32', 'TThreadId (from the payload, never the header)'],
@@ -143,7 +144,7 @@ export const TABLES = [
     kernelFlags: [['PROC_THREAD', 0x00000001]], // PERF_PROCESS (Masks[0])
     description: 'one row per Process event: Start (0x0301), End (0x0302), DCStart (0x0303), DCEnd (0x0304) and Defunct (0x0327)',
     columns: [
-      ['timestamp', 'i64', 'raw session-clock ticks of the event'],
+      ['timestamp', 'i64', 'raw session-clock ticks of the event', 'time'],
       ['cpu', 'u16', 'processor of the buffer'],
       ['opcode', 'u8', '1 Start, 2 End, 3 DCStart, 4 DCEnd, 39 Defunct (the low byte of the HookId)', 'processEvent'],
       ['processId', 'u32', 'ProcessId'],
@@ -169,8 +170,8 @@ export const TABLES = [
     columns: [
       ['threadId', 'u32', 'thread id (0 = the idle thread)'],
       ['processId', 'u32', 'process id (first non-null value of the lifetime)'],
-      ['startTime', 'i64?', 'timestamp of its Start event; null when first seen in a rundown or its End'],
-      ['endTime', 'i64?', 'timestamp of its End event; null when it has none (DCEnd does not end a thread)'],
+      ['startTime', 'i64?', 'timestamp of its Start event; null when first seen in a rundown or its End', 'time'],
+      ['endTime', 'i64?', 'timestamp of its End event; null when it has none (DCEnd does not end a thread)', 'time'],
       ['name', 'str?', 'the last non-empty name (ThreadName of v4/v3 events, SetName)'],
       ['win32StartAddr', 'u64?', 'Win32StartAddr (first non-null value)'],
       ['basePriority', 'u8?', 'BasePriority (first non-null value)'],
@@ -189,8 +190,8 @@ export const TABLES = [
       ['sessionId', 'u32', 'SessionId (first value of the lifetime)'],
       ['imageFileName', 'str?', 'ImageFileName'],
       ['commandLine', 'str?', 'CommandLine (null for versions without it)'],
-      ['startTime', 'i64?', 'timestamp of its Start event; null when first seen in a rundown, its End or Defunct'],
-      ['endTime', 'i64?', 'timestamp of its End event; null when it has none'],
+      ['startTime', 'i64?', 'timestamp of its Start event; null when first seen in a rundown, its End or Defunct', 'time'],
+      ['endTime', 'i64?', 'timestamp of its End event; null when it has none', 'time'],
       ['exitStatus', 'i32?', 'ExitStatus of its End event (rundowns carry 259, STILL_ACTIVE, and are not used)'],
       ['valid', 'u32', 'bit mask of present columns (bit = column id)'],
     ],
@@ -204,28 +205,28 @@ export const TABLES = [
       "one row per context switch whose new thread is known (WPA's CPU Usage (Precise)), ordered by (cpu, switchInTime); times in raw ticks",
     columns: [
       ['cpu', 'u16', 'processor of the switch'],
-      ['switchInTime', 'i64', 'timestamp of the switch (the new thread starts running)'],
-      ['nextSwitchOutTime', 'i64?', 'timestamp of the next cswitch row on the same cpu; null for the last'],
+      ['switchInTime', 'i64', 'timestamp of the switch (the new thread starts running)', 'time'],
+      ['nextSwitchOutTime', 'i64?', 'timestamp of the next cswitch row on the same cpu; null for the last', 'time'],
       ['newThreadId', 'u32', 'thread switched in'],
       ['oldThreadId', 'u32', 'thread switched out'],
       ['newProcessId', 'u32?', 'process of the new thread at switchInTime (threads lifetime with the latest startTime <= the time; tid 0 -> 0)'],
       ['oldProcessId', 'u32?', 'process of the old thread at switchInTime'],
       ['newInPri', 'i8?', "the row's newThreadPriority"],
       ['newOutPri', 'i8?', 'oldThreadPriority of the next cswitch row on the same cpu'],
-      ['lastSwitchOutTime', 'i64?', 'latest switch-out of the new thread before switchInTime (any cpu; tid 0: the same cpu)'],
+      ['lastSwitchOutTime', 'i64?', 'latest switch-out of the new thread before switchInTime (any cpu; tid 0: the same cpu)', 'time'],
       ['newPrevOutPri', 'i8?', 'oldThreadPriority of that switch-out'],
       ['newPrevState', 'u8?', 'oldThreadState of that switch-out', 'threadState'],
       ['newPrevWaitReason', 'u8?', 'oldThreadWaitReason of that switch-out', 'waitReason'],
-      ['readyTime', 'i64?', 'latest readythread of the new thread with lastSwitchOutTime < t <= switchInTime'],
+      ['readyTime', 'i64?', 'latest readythread of the new thread with lastSwitchOutTime < t <= switchInTime', 'time'],
       ['readyingThreadId', 'u32?', 'the thread running on the ready event\'s cpu at its time'],
       ['readyingProcessId', 'u32?', 'its process at the ready event\'s time'],
       ['oldOutPri', 'i8?', "the row's oldThreadPriority"],
       ['oldState', 'u8?', "the row's oldThreadState", 'threadState'],
       ['oldWaitReason', 'u8?', "the row's oldThreadWaitReason", 'waitReason'],
       ['prevCState', 'u8?', "the row's previousCState"],
-      ['cpuUsage', 'i64?', 'nextSwitchOutTime - switchInTime (ticks)'],
-      ['ready', 'i64?', 'switchInTime - readyTime (ticks)'],
-      ['waits', 'i64?', 'readyTime - lastSwitchOutTime (ticks)'],
+      ['cpuUsage', 'i64?', 'nextSwitchOutTime - switchInTime (ticks)', 'duration'],
+      ['ready', 'i64?', 'switchInTime - readyTime (ticks)', 'duration'],
+      ['waits', 'i64?', 'readyTime - lastSwitchOutTime (ticks)', 'duration'],
       ['valid', 'u32', 'bit mask of present columns (bit = column id)'],
     ],
   },

@@ -104,9 +104,11 @@ const TS_ALIASES = ['type i32 = number;', 'type u32 = number;', 'type bool = boo
 function tsRegistry() {
   const tables = TABLES.map((t, i) => {
     const cols = t.columns
-      .map(([name, type, description, enumName], c) => {
+      .map(([name, type, description, kind], c) => {
         const nullable = type.endsWith('?');
-        return `      { id: ${c}, name: ${JSON.stringify(name)}, type: ${JSON.stringify(type.replace('?', ''))}, nullable: ${nullable}, enum: ${JSON.stringify(enumName ?? null)}, description: ${JSON.stringify(description)} },`;
+        const time = kind === 'time' || kind === 'duration' ? kind : null;
+        const enumName = time ? null : (kind ?? null);
+        return `      { id: ${c}, name: ${JSON.stringify(name)}, type: ${JSON.stringify(type.replace('?', ''))}, nullable: ${nullable}, enum: ${JSON.stringify(enumName)}, time: ${JSON.stringify(time)}, description: ${JSON.stringify(description)} },`;
       })
       .join('\n');
     const flags = t.kernelFlags.map(([flag, mask]) => `{ name: ${JSON.stringify(flag)}, groupMask: ${hex(mask)} }`).join(', ');

@@ -31,12 +31,20 @@ function extras(table: TableName, o: FormatOptions): Extra[] {
   if (o.time && o.time !== 'raw') {
     const clock = o.clock;
     if (!clock) throw new RangeError('--time needs a trace whose clock type can be converted (QPC, system time or CPU cycles)');
-    const convert = o.time === 'ns' ? clock.toNanoseconds : clock.toFileTime;
-    out.push({
-      name: o.time === 'ns' ? 'timeNs' : 'fileTime',
-      value: (t, i) => convert((t.columns[0] as BigInt64Array)[i]!).toString(),
-      quoted: false,
-    });
+    const ns = o.time === 'ns';
+    const convert = ns ? clock.toNanoseconds : clock.toFileTime;
+    const perSecond = clock.ticksPerSecond;
+    // every column of raw ticks (registry `time`): `timestamp` → timeNs / fileTime, others → <name>Ns /
+    // <name>FileTime; differences of ticks (`duration`) → <name>Ns with --time ns
+    for (const c of TABLES[table].columns) {
+      if (c.time === null || (c.time === 'duration' && !ns)) continue;
+      const name = c.name === 'timestamp' ? (ns ? 'timeNs' : 'fileTime') : c.name + (ns ? 'Ns' : 'FileTime');
+      const value =
+        c.time === 'time'
+          ? (t: Table, i: number) => (t.isNull(c.id, i) ? null : convert((t.columns[c.id] as BigInt64Array)[i]!).toString())
+          : (t: Table, i: number) => (t.isNull(c.id, i) ? null : (((t.columns[c.id] as BigInt64Array)[i]! * 1_000_000_000n) / perSecond).toString());
+      out.push({ name, value, quoted: false });
+    }
   }
   if (o.names) {
     // a name column after the others for every column that holds an enumeration (registry `enum`)
