@@ -30,6 +30,7 @@ export { COUNTERS } from './diagnostics.js';
 export { createClock } from './time.js';
 export { guidText, HEADER_TYPE_NAMES } from './event-kinds.js';
 export * from './enums.js';
+export { analyzeSpinlocks, SpinlockAnalyzer, type SpinlockAnalysis, type SpinlockStats, type SpinlockTotals, type SpinlockOptions } from './analysis/spinlocks.js';
 
 /**
  * Prepares an engine for decodeSync: compiles the WebAssembly module (default), or loads the reference
