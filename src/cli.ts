@@ -7,6 +7,7 @@ import { DECODED_TABLE_NAMES, TABLE_NAMES, type DecodedTableName, type TableName
 import { formatRows, headerLine, type DumpFormat, type FormatOptions, type TimeColumn } from './format.js';
 import { dataLossText, emptyTableText, jsonReplacer, renderSummary } from './summary-text.js';
 import { CliError, EXIT, fileOutput, openInput, OutputClosed, stdoutOutput, type Input, type Output } from './cli-io.js';
+import { registerSpinlocksCommand } from './cli-spinlocks.js';
 
 const VERSION = '0.1.0';
 
@@ -35,7 +36,7 @@ interface CommonOpts {
   progress?: boolean;
 }
 
-function decodeOptions(o: CommonOpts): DecodeOptions {
+export function decodeOptions(o: CommonOpts): DecodeOptions {
   return {
     engine: o.engine,
     bias: o.bias,
@@ -43,7 +44,7 @@ function decodeOptions(o: CommonOpts): DecodeOptions {
   };
 }
 
-function addCommon(cmd: Command): Command {
+export function addCommon(cmd: Command): Command {
   return cmd
     .addOption(new Option('--engine <engine>', 'decoder to use').choices(['wasm', 'reference']).default('wasm'))
     .option('--bias <n>', 'MaximumWaitReason used to decode compact OldThreadStateWr (default: from the trace build)', parseBias)
@@ -163,6 +164,8 @@ export async function main(argv: string[]): Promise<number> {
     if (lost) note(`${lost} — see \`etw-decode summary\``);
     if (table !== 'events' && summary[table] === 0) note(emptyTableText(table, summary));
   });
+
+  registerSpinlocksCommand(program, input);
 
   try {
     await program.parseAsync(argv, { from: 'user' });
