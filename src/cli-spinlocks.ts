@@ -136,12 +136,13 @@ export function renderSpinlocks(name: string, a: SpinlockAnalysis, by: Spinlocks
 function table(cols: Column[], rows: SpinlockStats[]): string[] {
   const cells = rows.map((r) => cols.map((c) => c.cell(r)));
   const width = cols.map((c, i) => Math.max(c.head.length, ...cells.map((r) => r[i]!.length)));
-  // a group label wider than its columns widens its last column
+  // a group label wider than its columns widens them, evenly
   for (let i = 0; i < cols.length; ) {
     let j = i;
     while (j + 1 < cols.length && cols[j + 1]!.group === cols[i]!.group && cols[i]!.group !== '') j++;
     const span = width.slice(i, j + 1).reduce((a, b) => a + b, 0) + 2 * (j - i);
-    if (cols[i]!.group.length > span) width[j]! += cols[i]!.group.length - span;
+    const extra = cols[i]!.group.length - span;
+    for (let k = i; k <= j && extra > 0; k++) width[k]! += Math.floor(extra / (j - i + 1)) + (k - i < extra % (j - i + 1) ? 1 : 0);
     i = j + 1;
   }
   const line = (values: string[]) =>
