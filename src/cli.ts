@@ -9,6 +9,7 @@ import { CpuAnalyzer, CpuUsageDeriver } from './analysis/cpu.js';
 import { renderCpu } from './cpu-text.js';
 import { dataLossText, emptyTableText, jsonReplacer, renderSummary } from './summary-text.js';
 import { CliError, EXIT, fileOutput, openInput, OutputClosed, stdoutOutput, type Input, type Output } from './cli-io.js';
+import { registerSpinlocksCommand } from './cli-spinlocks.js';
 
 const VERSION = '0.1.0';
 
@@ -43,7 +44,7 @@ interface CommonOpts {
   progress?: boolean;
 }
 
-function decodeOptions(o: CommonOpts): DecodeOptions {
+export function decodeOptions(o: CommonOpts): DecodeOptions {
   return {
     engine: o.engine,
     bias: o.bias,
@@ -51,7 +52,7 @@ function decodeOptions(o: CommonOpts): DecodeOptions {
   };
 }
 
-function addCommon(cmd: Command): Command {
+export function addCommon(cmd: Command): Command {
   return cmd
     .addOption(new Option('--engine <engine>', 'decoder to use').choices(['wasm', 'reference']).default('wasm'))
     .option('--bias <n>', 'MaximumWaitReason used to decode compact OldThreadStateWr (default: from the trace build)', parseBias)
@@ -214,6 +215,8 @@ export async function main(argv: string[]): Promise<number> {
     if (lost) note(`${lost} — see \`etw-decode summary\``);
     if (table !== 'events' && summary[table] === 0) note(emptyTableText(table, summary));
   });
+
+  registerSpinlocksCommand(program, input);
 
   try {
     await program.parseAsync(argv, { from: 'user' });
