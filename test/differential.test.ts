@@ -3,7 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { cpuUsage, decodeSync, EtlError, TABLE_NAMES, type DecodeResult, type Table } from '../src/node.js';
-import { writeTrace, Rng, randomNoiseEvents, generateMixedTrace } from '../src/writer/index.js';
+import { writeTrace, Rng, randomNoiseEvents, generateMixedTrace, simulateSchedule } from '../src/writer/index.js';
 import { corpusFiles, readCorpus } from './helpers/corpus.js';
 
 type Outcome = { ok: true; result: DecodeResult } | { ok: false; error: EtlError };
@@ -78,6 +78,34 @@ describe('generated traces', () => {
         },
       ),
       { numRuns: 120 },
+    );
+  });
+
+  test('property: simulated schedules (Thread, Process, SetName, ReadyThread, both switch kinds), corrupted', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+        fc.array(fc.record({ at: fc.nat(), value: fc.integer({ min: 0, max: 255 }) }), { maxLength: 40 }),
+        fc.option(fc.nat(), { nil: null }),
+        fc.constantFrom(4 as const, 8 as const),
+        (seed, edits, cut, pointerSize) => {
+          const sim = simulateSchedule({
+            seed,
+            cpus: 1 + (seed % 4),
+            duration: 300_000,
+            switchMode: (['cswitch', 'compact', 'mixed'] as const)[seed % 3],
+            pointerSize,
+            threadVersion: ([2, 3, 4] as const)[seed % 3],
+            processVersion: ([2, 3, 4, 5] as const)[seed % 4],
+            bufferSize: 0x1000,
+          });
+          const base = writeTrace(sim.description).bytes;
+          const safe = edits.map((e) => ({ at: 0x60 + (e.at % Math.max(1, base.length - 0x60)), value: e.value }));
+          const bytes = mutate(base, safe, cut === null ? null : cut % (base.length + 1));
+          expectSame(run(bytes, 'wasm'), run(bytes, 'reference'));
+        },
+      ),
+      { numRuns: 60 },
     );
   });
 
