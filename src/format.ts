@@ -75,6 +75,9 @@ export function formatRows(t: Table, o: FormatOptions): string {
   const specs = visibleColumns(t.name);
   const cols = specs.map((s) => t.columns[s.id]!);
   const text = specs.map((s) => s.type === 'str');
+  // JSON: 64-bit columns are always decimal strings (JSON.parse and jq would round them past 2^53), so a
+  // column's JSON type never changes from row to row; converted times are 64-bit too
+  const wide = specs.map((s) => s.type === 'i64' || s.type === 'u64');
   const more = extras(t.name, o);
   const csv = o.format === 'csv';
   const parts: string[] = [];
@@ -87,13 +90,13 @@ export function formatRows(t: Table, o: FormatOptions): string {
       if (csv) {
         if (!isNull) line += text[c] ? csvText(v as string) : String(v);
       } else {
-        line += `"${specs[c]!.name}":${isNull ? 'null' : text[c] ? JSON.stringify(v) : String(v)}`;
+        line += `"${specs[c]!.name}":${isNull ? 'null' : text[c] ? JSON.stringify(v) : wide[c] ? `"${v}"` : String(v)}`;
       }
     }
     for (const e of more) {
       const v = e.value(t, i);
       if (csv) line += ',' + (v ?? '');
-      else line += `,"${e.name}":${v === null ? 'null' : e.quoted ? JSON.stringify(v) : v}`;
+      else line += `,"${e.name}":${v === null ? 'null' : JSON.stringify(v)}`;
     }
     parts.push(csv ? line : line + '}');
   }

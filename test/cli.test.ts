@@ -77,14 +77,22 @@ describe('dump', () => {
     expect(lines.slice(1).some((l) => l.split(',')[header.indexOf('newThreadPriority')] === '')).toBe(true);
   });
 
-  test('jsonl spinlock rows: exact u64 addresses', () => {
-    const r = cli(['dump', trace, '--table', 'spinlock', '--format', 'jsonl']);
+  test('jsonl spinlock rows: exact u64 addresses, 64-bit columns always decimal strings', () => {
+    const r = cli(['dump', trace, '--table', 'spinlock', '--format', 'jsonl', '--time', 'ns']);
     expect(r.status).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     const lib = decodeSync(bytes);
     expect(lines.length).toBe(lib.spinlock.length);
     const first = lines[0]!;
-    expect(first).toContain(`"spinLockAddress":${lib.spinlock.get(0).spinLockAddress.toString()}`);
+    expect(first).toContain(`"spinLockAddress":"${lib.spinlock.get(0).spinLockAddress.toString()}"`);
+    for (const line of lines) {
+      const o = JSON.parse(line);
+      for (const k of ['timestamp', 'spinLockAddress', 'callerAddress', 'acquireTime', 'releaseTime', 'timeNs']) expect([k, typeof o[k]]).toEqual([k, 'string']);
+      for (const k of ['cpu', 'spinCount', 'threadId', 'fileOffset']) expect([k, typeof o[k]]).toEqual([k, 'number']);
+    }
+    const i = lines.findIndex((l) => BigInt(JSON.parse(l).spinLockAddress) > 2n ** 53n);
+    expect(i).toBeGreaterThanOrEqual(0);
+    expect(BigInt(JSON.parse(lines[i]!).spinLockAddress)).toBe(lib.spinlock.get(i).spinLockAddress);
   });
 
   test('--names and --time ns add exact extra columns', () => {
