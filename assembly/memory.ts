@@ -26,6 +26,8 @@ const ROW_COUNTS: usize = memory.data(L.TABLE_COUNT * 4, 16);
 const ROW_LIMITS: usize = memory.data(L.TABLE_COUNT * 4, 16);
 
 let heapTop: usize = 0;
+/** layoutArena's first pass: alloc() only counts, so memory grows once for the whole arena */
+let planning: bool = false;
 let initialized: bool = false;
 let allocFailed: bool = false;
 
@@ -58,7 +60,7 @@ function alloc(size: usize): usize {
   const ptr = (heapTop + 15) & ~(<usize>15);
   const top = ptr + size;
   const have = <usize>memory.size() << 16;
-  if (top > have) {
+  if (top > have && !planning) {
     const pages = <i32>((top - have + 0xffff) >>> 16);
     if (memory.grow(pages) < 0) {
       allocFailed = true;
@@ -71,9 +73,19 @@ function alloc(size: usize): usize {
 
 /** Lays out every region (see the file comment), all zero. Calling it again starts over. */
 export function layoutArena(inputBytes: i32, rowCapacity: i32): void {
-  heapTop = __heap_base;
-  if (initialized) memory.fill(heapTop, 0, (<usize>memory.size() << 16) - heapTop);
+  if (initialized) memory.fill(__heap_base, 0, (<usize>memory.size() << 16) - __heap_base);
   initialized = true;
+  // one memory.grow for the whole arena (growing region by region costs a grow per region)
+  planning = true;
+  placeRegions(inputBytes, rowCapacity);
+  planning = false;
+  const have = <usize>memory.size() << 16;
+  if (heapTop > have) memory.grow(<i32>((heapTop - have + 0xffff) >>> 16)); // on failure alloc() reports it below
+  placeRegions(inputBytes, rowCapacity);
+}
+
+function placeRegions(inputBytes: i32, rowCapacity: i32): void {
+  heapTop = __heap_base;
   allocFailed = false;
   if (inputBytes < 0) inputBytes = 0;
   for (let t: i32 = 0; t < L.TABLE_COUNT; t++) rowCapacity = max<i32>(rowCapacity, L.rowReserve(t));
