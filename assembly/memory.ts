@@ -100,6 +100,16 @@ export function layoutArena(inputBytes: i32, rowCapacity: i32): void {
   }
 }
 
+/**
+ * Zeroes what a decode wrote outside the rows — counters, issue log, kind table and index, held-back
+ * switches, logfile-header and header-extension copies (laid out back to back by layoutArena) — and the
+ * rows still in the tables, so the arena is as layoutArena left it, without touching the rest.
+ */
+export function clearArena(): void {
+  memory.fill(countersStart, 0, headerExtensionStart + <usize>L.KHE_SIZE - countersStart);
+  resetRows();
+}
+
 /** Makes the input window at least `bytes` long (contents are not kept) and returns it; 0 if memory
  *  cannot grow that far (the old window stays). */
 export function reserveInput(bytes: i32): usize {
