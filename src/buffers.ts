@@ -53,8 +53,12 @@ export class BufferTable {
     return this.lastCut ? this.count - 1 : this.count;
   }
 
-  private grow(): void {
-    const cap = this.fileOffset.length * 2;
+  /** Makes room for `n` records in all (framing's estimate from the stride: exact for uniform files). */
+  reserve(n: number): void {
+    if (n > this.fileOffset.length) this.grow(n);
+  }
+
+  private grow(cap = this.fileOffset.length * 2): void {
     const more = <T extends Float64Array | Uint32Array | BigInt64Array | Uint16Array>(a: T, make: (n: number) => T): T => {
       const b = make(cap);
       (b as Uint32Array).set(a as Uint32Array);
@@ -90,17 +94,12 @@ export class BufferTable {
     if (flags & L.BUFFER_FLAG_COMPRESSED) this.anyCompressed = true;
   }
 
-  /** The public list of the whole buffers (the arrays trimmed to their length). */
+  /** The public list of the whole buffers: the arrays themselves when they are nearly full, else trimmed copies. */
   list(): BufferList {
     const n = this.whole;
-    return new BufferList(
-      this.fileOffset.slice(0, n),
-      this.size.slice(0, n),
-      this.seq.slice(0, n),
-      this.cpu.slice(0, n),
-      this.flags.slice(0, n),
-      this.type.slice(0, n),
-    );
+    const exact = this.fileOffset.length - n <= n / 8;
+    const cut = <T extends Float64Array | Uint32Array | BigInt64Array | Uint16Array>(a: T): T => (exact ? a.subarray(0, n) : a.slice(0, n)) as T;
+    return new BufferList(cut(this.fileOffset), cut(this.size), cut(this.seq), cut(this.cpu), cut(this.flags), cut(this.type));
   }
 }
 

@@ -10,7 +10,7 @@
 import { BufferTable } from './buffers.js';
 import * as L from './generated/layout.js';
 import { EtlError, hex } from './errors.js';
-import { read, readMany, type Steps } from './steps.js';
+import { load, prefetch, read, readMany, type Steps } from './steps.js';
 
 /** A problem found while framing (an entry of the issue log; code = a D_* counter). */
 export interface FramingIssue {
@@ -184,14 +184,22 @@ function readFailed(position: number, wanted: number, got: number): EtlError {
  * its buffer ends where a plausible header starts, or at the end of the input: the scan runs over the
  * bytes of a buffer that may be real but cut short, whose data must not be taken for buffers.
  */
-function* resync(from: number, size: number, win: Window, chained: boolean): Steps<number> {
+function* resync(from: number, size: number, win: Window, chained: boolean, stream: ScanStream): Steps<number> {
   let scan = from;
   let chunk = SCAN_FIRST;
   let lastProgress = from;
   while (scan + CANDIDATE <= size) {
     if (!win.covers(scan, CANDIDATE)) {
       const want = Math.min(chunk, size - scan);
-      const got = yield* read(scan, want);
+      let got: Uint8Array;
+      if (chunk === SCAN_MAX && stream.on) {
+        // a long scan: the next chunk is read (ahead) into the other buffer while this one is scanned
+        got = yield* stream.load(scan, want);
+        const next = scan + got.length - CANDIDATE + 1;
+        if (next + CANDIDATE <= size) stream.on = yield* stream.prefetch(next, Math.min(SCAN_MAX, size - next));
+      } else {
+        got = yield* read(scan, want);
+      }
       if (got.length < CANDIDATE) throw readFailed(scan, want, got.length);
       win.set(scan, got);
       chunk = Math.min(2 * chunk, SCAN_MAX);
@@ -209,6 +217,35 @@ function* resync(from: number, size: number, win: Window, chained: boolean): Ste
     }
   }
   return -1;
+}
+
+/**
+ * Two scan buffers of SCAN_MAX bytes for long resync scans: each chunk is loaded into one while the next
+ * is read ahead into the other (when the runner reads ahead: `on` turns false when it does not, and
+ * plain reads take over, which for bytes in memory copy nothing).
+ */
+class ScanStream {
+  on = true;
+  private bufs: Uint8Array[] = [];
+  private cur = 0;
+
+  private target(length: number): Uint8Array {
+    if (!this.bufs.length) this.bufs = [new Uint8Array(SCAN_MAX), new Uint8Array(SCAN_MAX)];
+    return this.bufs[this.cur]!.subarray(0, length);
+  }
+
+  /** Loads `length` bytes at `position` into the current buffer (the prefetch of that range, if any). */
+  *load(position: number, length: number): Steps<Uint8Array> {
+    const t = this.target(length);
+    const n = yield* load(position, t);
+    this.cur ^= 1;
+    return t.subarray(0, n);
+  }
+
+  /** Starts reading the next chunk into the other buffer; false if the runner does not read ahead. */
+  *prefetch(position: number, length: number): Steps<boolean> {
+    return yield* prefetch(position, this.target(length));
+  }
 }
 
 /** Does the buffer at `at` (a plausible header in the window) end at the end of the input or where a plausible header starts? */
@@ -232,6 +269,7 @@ export function* frameBuffers(size: number, issues: FramingIssue[], counters: nu
   checkFirstBuffer(first, size);
   const table = new BufferTable();
   const win = new Window();
+  const stream = new ScanStream();
   let pos = 0;
   let lastProgress = 0;
   // Headers of large buffers are read ahead in batches, assuming the next buffers have the BufferSize of
@@ -278,6 +316,8 @@ export function* frameBuffers(size: number, issues: FramingIssue[], counters: nu
       table.push(v, at, pos, bufferSize, false);
       pos += bufferSize;
       stride = bufferSize;
+      // records for the rest of the file at this stride (exact when every data buffer has one size)
+      if (table.count === 2) table.reserve(2 + Math.ceil((size - pos) / stride));
       if (pos - lastProgress >= PROGRESS_EVERY) {
         lastProgress = pos;
         yield { kind: 'progress', phase: 'frame', done: pos, total: size };
@@ -296,7 +336,7 @@ export function* frameBuffers(size: number, issues: FramingIssue[], counters: nu
     const reason =
       bufferSize < HEADER ? L.CORRUPT_FRAME_SIZE_SMALL : bufferSize > L.MAX_BUFFER_SIZE ? L.CORRUPT_FRAME_SIZE_LARGE : L.CORRUPT_FRAME_PAST_END;
     const saved = cutCandidate ? new DataView(new Uint8Array(new Uint8Array(v.buffer, v.byteOffset + at, HEADER)).buffer) : null;
-    const next = yield* resync(pos + 1, size, win, saved !== null);
+    const next = yield* resync(pos + 1, size, win, saved !== null, stream);
     if (next < 0 && saved) {
       cut(table, saved, 0, pos, size, counters);
       break;

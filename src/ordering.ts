@@ -96,25 +96,36 @@ export function planLoads(t: BufferTable, order: Uint32Array, window: number): L
   const off = t.fileOffset;
   const size = t.size;
   // chunks: whole records in file order, spanning at most `window` bytes
-  const chunkOf = new Uint32Array(n);
   const firsts: number[] = [];
+  const ends: number[] = [];
   for (let r = 0, start = -1; r < n; r++) {
     if (start < 0 || off[r]! + size[r]! - start > window) {
       firsts.push(r);
+      ends.push(0);
       start = off[r]!;
     }
-    chunkOf[r] = firsts.length - 1;
+    ends[ends.length - 1] = Math.max(ends[ends.length - 1]!, off[r]! + size[r]!);
   }
   const chunks = firsts.length;
   const chunkFirst = new Uint32Array(chunks + 1);
   const chunkStart = new Float64Array(chunks);
-  const chunkEnd = new Float64Array(chunks);
+  const chunkEnd = Float64Array.from(ends);
   firsts.forEach((r, c) => {
     chunkFirst[c] = r;
     chunkStart[c] = off[r]!;
   });
   chunkFirst[chunks] = n;
-  for (let r = 0; r < n; r++) chunkEnd[chunkOf[r]!] = Math.max(chunkEnd[chunkOf[r]!]!, off[r]! + size[r]!);
+  /** the chunk of record r (a binary search: chunks are few, and no array per record is kept) */
+  const chunkOf = (r: number): number => {
+    let lo = 0;
+    let hi = chunks - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (chunkFirst[mid]! <= r) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
 
   const slot = new Uint8Array(n).fill(0xff);
   const loadAt: number[] = [];
@@ -129,7 +140,7 @@ export function planLoads(t: BufferTable, order: Uint32Array, window: number): L
   let largestSingle = 0;
   for (let i = 0; i < n; i++) {
     const r = order[i]!;
-    const c = chunkOf[r]!;
+    const c = chunkOf(r);
     if (slot[i] === SINGLE) {
       singles++;
       largestSingle = Math.max(largestSingle, size[r]!);
@@ -149,7 +160,7 @@ export function planLoads(t: BufferTable, order: Uint32Array, window: number): L
     let j = i;
     let load = false;
     for (; j < n; j++) {
-      const cj = chunkOf[order[j]!]!;
+      const cj = chunkOf(order[j]!);
       if (cj === c) {
         worth += size[order[j]!]! + SINGLE_READ_COST;
         if (4 * worth >= span) {
@@ -172,7 +183,7 @@ export function planLoads(t: BufferTable, order: Uint32Array, window: number): L
       lastUse[s] = i;
     } else {
       // too little of the chunk in this stretch: its buffers there are read on their own
-      for (let p = i; p < j; p++) if (chunkOf[order[p]!] === c) slot[p] = SINGLE;
+      for (let p = i; p < j; p++) if (chunkOf(order[p]!) === c) slot[p] = SINGLE;
       singles++;
       largestSingle = Math.max(largestSingle, size[r]!);
       lastSingle = i;
