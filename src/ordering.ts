@@ -14,8 +14,12 @@
 // The look-ahead visits each decode position at most twice.
 import type { BufferTable } from './buffers.js';
 
-/** The cost of one separate read, in bytes of sequential reading it is worth (a system call, an await). */
-export const SINGLE_READ_COST = 16 << 10;
+/**
+ * What one separate read costs beyond its bytes, in bytes (a system call, an await): a chunk load must be
+ * paid for by its bytes decoded plus this per buffer. Small, so that a window is never loaded for one
+ * out-of-place buffer (unless windows are tiny: 4 x (buffer + 1 KiB) >= window).
+ */
+export const SINGLE_READ_COST = 1 << 10;
 /** slot number of a buffer read on its own */
 export const SINGLE = 2;
 
