@@ -20,6 +20,8 @@ export function renderSummary(file: string, s: TraceSummary, clock: Clock | null
   const lines: string[] = [];
   const t = s.trace;
   lines.push(`${file}: ${s.fileSize} bytes, ${s.buffers} buffers, ${s.events} events (engine: ${s.engine})`);
+  const cut = s.issues.find((i) => i.counter === 'buffersTruncated');
+  if (cut) lines.push(`truncated ETL file: the input ends inside the buffer at ${cut.at} (${cut.detail} bytes missing); what precedes the cut is decoded`);
   if (t) {
     lines.push(
       `trace: Windows ${t.osVersion} build ${t.build}, ${t.numberOfProcessors} processors, pointer size ${t.pointerSize}, layout ${t.layoutVersion}`,
