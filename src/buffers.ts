@@ -53,6 +53,11 @@ export class BufferTable {
     return this.lastCut ? this.count - 1 : this.count;
   }
 
+  /** records the arrays hold */
+  get capacity(): number {
+    return this.fileOffset.length;
+  }
+
   /** Makes room for `n` records in all (framing's estimate from the stride: exact for uniform files). */
   reserve(n: number): void {
     if (n > this.fileOffset.length) this.grow(n);

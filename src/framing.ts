@@ -313,11 +313,15 @@ export function* frameBuffers(size: number, issues: FramingIssue[], counters: nu
     const bufferSize = v.getUint32(at + L.BUF_BUFFER_SIZE, true);
     const sizeOk = bufferSize >= HEADER && bufferSize <= L.MAX_BUFFER_SIZE;
     if (sizeOk && pos + bufferSize <= size) {
+      // when the records are full: room for the rest of the file at this buffer's size (exact when the data
+      // buffers have one size), between 1024 more and twice as many
+      if (table.count === table.capacity) {
+        const rest = table.count + 1 + Math.ceil((size - pos - bufferSize) / bufferSize);
+        table.reserve(Math.min(2 * table.count, Math.max(table.count + 1024, rest)));
+      }
       table.push(v, at, pos, bufferSize, false);
       pos += bufferSize;
       stride = bufferSize;
-      // records for the rest of the file at this stride (exact when every data buffer has one size)
-      if (table.count === 2) table.reserve(2 + Math.ceil((size - pos) / stride));
       if (pos - lastProgress >= PROGRESS_EVERY) {
         lastProgress = pos;
         yield { kind: 'progress', phase: 'frame', done: pos, total: size };
