@@ -34,7 +34,7 @@ export const STATS = [
       ['CORRUPT_DATA_END', 3, 'no valid data end: Offset (0x30) and SavedOffset (0x04) are both out of range'],
       ['CORRUPT_FRAME_SIZE_SMALL', 4, 'BufferSize below 0x48: cannot find the next buffer'],
       ['CORRUPT_FRAME_SIZE_LARGE', 5, 'BufferSize above the 64 MiB limit'],
-      ['CORRUPT_FRAME_PAST_END', 6, 'BufferSize runs past the end of the input (truncated file?)'],
+      ['CORRUPT_FRAME_PAST_END', 6, 'BufferSize runs past the end of the input, and the header is not that of a buffer the input was cut in (see buffersTruncated)'],
       ['CORRUPT_COMPRESSED_EXTENT', 7, 'compressed buffer whose SavedOffset is below 0x48 or above the 64 MiB limit'],
       [
         'CORRUPT_COMPRESSED_TOO_LARGE',
