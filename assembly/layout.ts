@@ -46,6 +46,15 @@ export const BUFFER_TYPE_MAXIMUM: i32 = 8;
 
 // Limits of what this decoder accepts as a buffer (policy, spec A.5/A.6).
 export const MAX_BUFFER_SIZE: i32 = 0x4000000; // 64 MiB: larger BufferSize/SavedOffset = corrupt
+// The largest BufferSize an ETW session accepts (16 MiB from Windows 8, 1 MiB before; EVENT_TRACE_PROPERTIES).
+// A compressed buffer never decompresses past the logger's BufferSize (TRACE_LOGFILE_HEADER, A.8), nor
+// past this when the logfile header gives none (spec A.6 policy).
+export const MAX_LOGGER_BUFFER_SIZE: i32 = 0x1000000;
+/** The largest SavedOffset of a compressed buffer, given the logfile header's BufferSize. */
+export function compressedLimitFor(loggerBufferSize: u32): u32 {
+  if (loggerBufferSize < <u32>WMI_BUFFER_HEADER_SIZE || loggerBufferSize > <u32>MAX_LOGGER_BUFFER_SIZE) return <u32>MAX_LOGGER_BUFFER_SIZE;
+  return loggerBufferSize;
+}
 export const END_OF_BUFFER_MARKER: u32 = 0xffffffff; // A.5 padding dword
 
 // ---------------------------------------------------------------------------------------------

@@ -106,10 +106,11 @@ function placeRegions(inputBytes: i32, rowCapacity: i32): void {
   kindsStart = alloc(<usize>(L.KIND_CAPACITY * L.KIND_ENTRY_SIZE));
   kindIndexStart = alloc(<usize>KIND_INDEX_SLOTS << 2);
   pendingStart = alloc(<usize>L.MAX_PROCESSORS * PENDING_SLOT_SIZE);
-  heapStart = alloc(<usize>HEAP_CAPACITY);
-  heapUsed = 0;
   logfileStart = alloc(<usize>L.LOGFILE_HEADER_COPY_MAX);
   headerExtensionStart = alloc(<usize>L.KHE_SIZE);
+  // after the regions clearArena() zeroes: the string heap needs no zeroing (resetRows empties it)
+  heapStart = alloc(<usize>HEAP_CAPACITY);
+  heapUsed = 0;
   scratchStart = alloc(<usize>SCRATCH_INITIAL + SLACK);
   scratchCapacity = SCRATCH_INITIAL;
   if (allocFailed) {
@@ -118,6 +119,16 @@ function placeRegions(inputBytes: i32, rowCapacity: i32): void {
     inputCapacity = 0;
     rowCap = 0;
   }
+}
+
+/**
+ * Zeroes what a decode wrote outside the rows — counters, issue log, kind table and index, held-back
+ * switches, logfile-header and header-extension copies (laid out back to back by layoutArena) — and the
+ * rows still in the tables, so the arena is as layoutArena left it, without touching the rest.
+ */
+export function clearArena(): void {
+  memory.fill(countersStart, 0, headerExtensionStart + <usize>L.KHE_SIZE - countersStart);
+  resetRows();
 }
 
 /** Makes the input window at least `bytes` long (contents are not kept) and returns it; 0 if memory

@@ -18,6 +18,7 @@ import { threadEvent } from './thread';
 import { count, countN, issue, resetDiag } from './diag';
 import { resetKinds, tally } from './kinds';
 import {
+  clearArena,
   drainWanted,
   headerExtensionStart,
   inputCapacity,
@@ -47,6 +48,8 @@ let logfileLength: i32 = 0;
 let logfilePtrSize: i32 = 0;
 let logfileTs: i64 = 0;
 let headerExtensionFound: bool = false;
+/** A.6 policy: the largest SavedOffset a compressed buffer may have (the logger's BufferSize) */
+let compressedLimit: u32 = <u32>L.MAX_LOGGER_BUFFER_SIZE;
 
 // ---- the walk saved by STATUS_NEED_DRAIN
 let walkPending: bool = false;
@@ -55,11 +58,27 @@ let walkEnd: usize = 0;
 let walkBase: usize = 0;
 let walkFileBase: f64 = 0;
 let walkCpu: i32 = 0;
+/** the buffer being walked is cut short by the end of the input (an event running past its end is the cut) */
+let walkCut: bool = false;
 
 /** Lays out the arena (memory.ts) and starts with empty state. */
 export function init(inputBytes: i32, rowCapacity: i32): void {
   layoutArena(inputBytes, rowCapacity);
   for (let t: i32 = 0; t < L.HEADER_TYPE_COUNT; t++) store<u8>(HEADER_INFO + <usize>t, <u8>L.headerInfo(t));
+  resetState();
+}
+
+/**
+ * Starts a new decode in the same arena (a pooled instance): zeroes what the last decode wrote — state
+ * regions and the rows it left — in time proportional to that, not to the arena; keeps the layout, the
+ * input window and the scratch.
+ */
+export function reset(): void {
+  clearArena();
+  resetState();
+}
+
+function resetState(): void {
   resetDiag();
   resetKinds();
   numberOfProcessors = 0;
@@ -70,7 +89,9 @@ export function init(inputBytes: i32, rowCapacity: i32): void {
   logfilePtrSize = 0;
   logfileTs = 0;
   headerExtensionFound = false;
+  compressedLimit = <u32>L.MAX_LOGGER_BUFFER_SIZE;
   walkPending = false;
+  walkCut = false;
 }
 
 /** MaximumWaitReason for compact packets; -1 = none (from the trace's build, the default). */
@@ -81,10 +102,13 @@ export function setBiasOverride(bias: i32): void {
 
 /**
  * A.2-A.6: decodes the buffer at inputPtr() + offset (`length` bytes of the window); fileOffset = its
- * place in the file. Returns STATUS_OK or STATUS_NEED_DRAIN (then drain and call resume()).
+ * place in the file. A BufferSize above `length` means the input ends inside this buffer (a truncated
+ * file): it is counted and the events that fit are walked. Returns STATUS_OK or STATUS_NEED_DRAIN (then
+ * drain and call resume()).
  */
 export function decodeBuffer(offset: i32, length: i32, fileOffset: f64): i32 {
   walkPending = false;
+  walkCut = false;
   if (offset < 0 || length < 0 || <i64>offset + <i64>length > <i64>inputCapacity) return STATUS_BAD_ARGS;
   if (length < L.WMI_BUFFER_HEADER_SIZE) {
     issue(L.D_BUFFERS_CORRUPT, L.CORRUPT_HEADER_SHORT, fileOffset);
@@ -94,10 +118,12 @@ export function decodeBuffer(offset: i32, length: i32, fileOffset: f64): i32 {
   const bufferSize = load<u32>(buf, L.BUF_BUFFER_SIZE);
   const flags = <i32>load<u16>(buf, L.BUF_BUFFER_FLAG);
   const type = <i32>load<u16>(buf, L.BUF_BUFFER_TYPE);
-  if (bufferSize < <u32>L.WMI_BUFFER_HEADER_SIZE || bufferSize > <u32>length) {
+  if (bufferSize < <u32>L.WMI_BUFFER_HEADER_SIZE) {
     issue(L.D_BUFFERS_CORRUPT, L.CORRUPT_BUFFER_SIZE, fileOffset);
     return L.STATUS_OK;
   }
+  const cut = bufferSize > <u32>length;
+  if (cut) issue(L.D_BUFFERS_TRUNCATED, bufferSize - <u32>length, fileOffset);
   if (flags & L.BUFFER_FLAG_EVENTS_LOST) count(L.D_BUFFERS_EVENTS_LOST_FLAG);
   if (flags & L.BUFFER_FLAG_BUFFER_LOST) count(L.D_BUFFERS_BUFFER_LOST_FLAG);
   const cpu =
@@ -115,9 +141,15 @@ export function decodeBuffer(offset: i32, length: i32, fileOffset: f64): i32 {
   let base: usize; // what the event pointers count from for their file offsets
   let fileBase: f64; // file offset of `base`
   if (flags & L.BUFFER_FLAG_COMPRESSED) {
-    // A.6: XPRESS input [0x48, BufferSize), output exactly SavedOffset - 0x48 bytes
+    // A.6: XPRESS input [0x48, BufferSize), output exactly SavedOffset - 0x48 bytes, at most the
+    // logger's BufferSize; a cut stream cannot be decompressed
+    if (cut) return L.STATUS_OK;
     if (savedOffset < <u32>L.WMI_BUFFER_HEADER_SIZE || savedOffset > <u32>L.MAX_BUFFER_SIZE) {
       issue(L.D_BUFFERS_CORRUPT, L.CORRUPT_COMPRESSED_EXTENT, fileOffset);
+      return L.STATUS_OK;
+    }
+    if (savedOffset > compressedLimit) {
+      issue(L.D_BUFFERS_CORRUPT, L.CORRUPT_COMPRESSED_TOO_LARGE, fileOffset);
       return L.STATUS_OK;
     }
     const outLength = <i32>savedOffset - L.WMI_BUFFER_HEADER_SIZE;
@@ -149,6 +181,7 @@ export function decodeBuffer(offset: i32, length: i32, fileOffset: f64): i32 {
       issue(L.D_BUFFERS_CORRUPT, L.CORRUPT_DATA_END, fileOffset);
       return L.STATUS_OK;
     }
+    if (cut && filled > <u32>length) filled = <u32>length;
     start = buf + L.WMI_BUFFER_HEADER_SIZE;
     end = buf + <usize>filled;
     base = inputStart;
@@ -156,6 +189,7 @@ export function decodeBuffer(offset: i32, length: i32, fileOffset: f64): i32 {
   }
   count(L.D_BUFFERS);
   if (numberOfProcessors > 0 && <u32>cpu >= numberOfProcessors) issue(L.D_PROCESSOR_OUT_OF_RANGE, <u32>cpu, fileOffset);
+  walkCut = cut;
   return walkEvents(start, end, base, fileBase, cpu);
 }
 
@@ -222,6 +256,8 @@ function walkEvents(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32):
     }
     if (abandon == 0 && (size < headerSize || p + <usize>size > end)) abandon = L.D_EVENTS_BAD_SIZE;
     if (abandon != 0) {
+      // a cut buffer ends inside an event: that is the truncation (buffersTruncated), not a bad event
+      if (walkCut && abandon == L.D_EVENTS_BAD_SIZE && (p + 8 > end || size >= headerSize)) break;
       // the rest of this buffer cannot be framed
       count(abandon);
       issue(L.D_BUFFERS_TRUNCATED_WALK, <u32>(abandon == L.D_EVENTS_BAD_MARKER ? L.WALK_BAD_MARKER : L.WALK_BAD_SIZE), fileBase + <f64>(p - base));
@@ -300,6 +336,7 @@ function logfileHeader(data: usize, n: i32, pointerSize: i32, tsAt: usize): void
   logfileTs = load<i64>(tsAt);
   if (n >= L.LFH_NUMBER_OF_PROCESSORS + 4) numberOfProcessors = load<u32>(data, L.LFH_NUMBER_OF_PROCESSORS);
   if (!biasOverridden && n >= L.LFH_PROVIDER_VERSION + 4) biasValue = L.maxWaitReasonForBuild(load<u32>(data, L.LFH_PROVIDER_VERSION));
+  if (n >= L.LFH_BUFFER_SIZE + 4) compressedLimit = L.compressedLimitFor(load<u32>(data, L.LFH_BUFFER_SIZE));
 }
 
 // ---- accessors exported through index.ts

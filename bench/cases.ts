@@ -3,7 +3,10 @@
 //   wasm       the WebAssembly engine (assembly/ via src/wasm/)
 //   reference  the pure-TypeScript reference decoder (src/reference/)
 // The scale case (a ≥ 1 GiB file through streamFile) lives in scale.ts; it is listed here for the filter.
-import { decodeStream, decodeSync } from '../src/node.js';
+import { closeSync, ftruncateSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeStream, decodeSync, streamFile } from '../src/node.js';
 import type { DecodeResult } from '../src/node.js';
 import { xpressDecompress as tsXpress } from '../src/reference/xpress.js';
 import { loadWasmModuleSync, type WasmExports } from '../src/wasm/instance.js';
@@ -11,11 +14,12 @@ import { simulateSchedule, writeTrace, type MixedTraceOptions } from '../src/wri
 import { cpuUsage } from '../src/node.js';
 import { cpuUsageReference } from '../src/reference/cpu-usage.js';
 import { compressedPayloads, corpusFile, traceFixture, type XpressSet } from './fixtures.js';
+import { compressedBombs, template, tinyBuffers } from '../test/helpers/hostile.js';
 
 export type EngineName = 'wasm' | 'reference';
 export const ENGINES: readonly EngineName[] = ['wasm', 'reference'];
 
-export type CaseGroup = 'walk' | 'decode' | 'tables' | 'derive' | 'xpress' | 'scale';
+export type CaseGroup = 'walk' | 'decode' | 'tables' | 'derive' | 'xpress' | 'hostile' | 'scale';
 
 export interface CaseSettings {
   /** approximate size of each generated trace fixture */
@@ -43,6 +47,8 @@ export interface PreparedCase {
   run: Record<EngineName, () => unknown>;
   /** anything worth printing under the table (e.g. the engines disagree) */
   notes: string[];
+  /** called once the case has run (e.g. deletes its temporary file) */
+  cleanup?: () => void;
 }
 
 export interface BenchCase {
@@ -254,6 +260,81 @@ function xpressCase(name: string, description: string, load: (s: CaseSettings) =
 }
 
 // ------------------------------------------------------------------------------------------------
+// hostile cases (issue 13): crafted files that claim far more work than they hold (test/helpers/hostile.ts),
+// written to os.tmpdir() and decoded as `etw-decode summary FILE` does: streamFile, rows discarded. The
+// figure to watch is the time per file (median ms); work must stay proportional to the file's real content.
+
+/** What a hostile case writes: bytes, or a sparse file of `sparseBytes` starting with `head`. */
+type HostileInput = { bytes: Uint8Array } | { head: Uint8Array; sparseBytes: number };
+
+function hostileCase(name: string, description: string, make: (quick: boolean) => HostileInput): BenchCase {
+  return {
+    name,
+    group: 'hostile',
+    description,
+    prepare(s) {
+      const quick = s.fixtureBytes < 32 << 20;
+      const input = make(quick);
+      const dir = join(tmpdir(), 'etw-decode-bench');
+      mkdirSync(dir, { recursive: true });
+      const path = join(dir, `${name.replace(/\W+/g, '-')}${quick ? '-quick' : ''}.etl`);
+      const fd = openSync(path, 'w');
+      let size: number;
+      try {
+        if ('bytes' in input) {
+          writeSync(fd, input.bytes);
+          size = input.bytes.length;
+        } else {
+          writeSync(fd, input.head);
+          ftruncateSync(fd, input.sparseBytes);
+          size = input.sparseBytes;
+        }
+      } finally {
+        closeSync(fd);
+      }
+      const notes: string[] = [];
+      // both engines once, in memory (a sparse file: only its header buffer decodes)
+      const { events, rows } = checkEngines('bytes' in input ? input.bytes : input.head, notes, name);
+      const run = (engine: EngineName) => () => streamFile(path, { engine });
+      return {
+        work: { inputBytes: size, outputBytes: 0, throughputOf: 'input', events, rows },
+        run: { wasm: run('wasm'), reference: run('reference') },
+        notes,
+        cleanup: () => rmSync(path, { force: true }),
+      };
+    },
+  };
+}
+
+export const HOSTILE_CASES: readonly BenchCase[] = [
+  hostileCase('hostile/descending-seq', '100 k tiny buffers (0x70 bytes) whose SequenceNumbers descend: decode order = reverse file order', (q) => ({
+    bytes: tinyBuffers(q ? 20_000 : 100_000, 'descending'),
+  })),
+  hostileCase('hostile/alternating-seq', '200 k tiny buffers whose SequenceNumbers alternate between the two file halves', (q) => ({
+    bytes: tinyBuffers(q ? 40_000 : 200_000, 'alternating'),
+  })),
+  hostileCase('hostile/corrupt-every-buffer', '50 k tiny buffers, each followed by a corrupt 0x48-byte header (a resync after every buffer)', (q) => ({
+    bytes: tinyBuffers(q ? 10_000 : 50_000, 'ascending', true),
+  })),
+  hostileCase('hostile/tiny-buffers', '3 M tiny buffers in order (336 MB): per-buffer costs of framing and decoding', (q) => ({
+    bytes: tinyBuffers(q ? 300_000 : 3_000_000, 'ascending'),
+  })),
+  hostileCase('hostile/compressed-bomb', '20 compressed buffers of ~8 KB whose XPRESS streams claim 64 MiB of compact batches each (logger BufferSize 64 KiB)', () => ({
+    bytes: compressedBombs(20, (64 << 20) - 0x48, 'compact'),
+  })),
+  hostileCase('hostile/compressed-full', '20 compressed buffers of ~8 KB that expand to exactly the logger BufferSize (64 KiB) of compact batches', () => ({
+    bytes: compressedBombs(20, 0x10000 - 0x48, 'compact'),
+  })),
+  hostileCase('hostile/compressed-zeros', '1000 compressed buffers of ~100 bytes whose XPRESS streams claim 64 MiB of zeros each', () => ({
+    bytes: compressedBombs(1000, (64 << 20) - 0x48, 'zeros'),
+  })),
+  hostileCase('hostile/sparse-zeros', 'a header buffer, then zeros to 4 GiB (a sparse file): one resync scan over the zeros', (q) => ({
+    head: template().header,
+    sparseBytes: q ? 512 << 20 : 4 * 2 ** 30,
+  })),
+];
+
+// ------------------------------------------------------------------------------------------------
 
 const MIXED: Omit<MixedTraceOptions, 'targetBytes'> = { seed: SEED, cpus: 4 }; // default mix: cswitch 3, compact 4, spinlock 1, noise 2
 
@@ -301,6 +382,7 @@ export const CASES: readonly BenchCase[] = [
     const file = corpusFile('perfview-net.4.5.2.x64.etl', s.root);
     return file ? compressedPayloads('perfview-net.4.5.2.x64.etl', file) : 'perfview-net.4.5.2.x64.etl not found (../shared/corpus/real)';
   }),
+  ...HOSTILE_CASES,
 ];
 
 export const CASE_NAMES: readonly string[] = [...CASES.map((c) => c.name), SCALE_CASE];

@@ -205,7 +205,11 @@ async function runCase(c: BenchCase, engines: readonly EngineName[], s: Settings
   // (a collection before every iteration was tried: it shrinks the young generation and slows the
   // allocation-heavy reference by up to 3×, so only one per task, in `setup`)
   for (const e of engines) bench.add(e, prepared.run[e]);
-  await bench.run();
+  try {
+    await bench.run();
+  } finally {
+    prepared.cleanup?.();
+  }
   const w = prepared.work;
   const out: CaseResult[] = [];
   for (const task of bench.tasks) {

@@ -30,13 +30,25 @@ export const STATS = [
     description: 'buffers skipped because their header or data extent is invalid',
     details: [
       ['CORRUPT_HEADER_SHORT', 1, 'fewer than 0x48 bytes for the buffer header'],
-      ['CORRUPT_BUFFER_SIZE', 2, 'BufferSize below 0x48 or beyond the buffer'],
+      ['CORRUPT_BUFFER_SIZE', 2, 'BufferSize below 0x48'],
       ['CORRUPT_DATA_END', 3, 'no valid data end: Offset (0x30) and SavedOffset (0x04) are both out of range'],
       ['CORRUPT_FRAME_SIZE_SMALL', 4, 'BufferSize below 0x48: cannot find the next buffer'],
       ['CORRUPT_FRAME_SIZE_LARGE', 5, 'BufferSize above the 64 MiB limit'],
-      ['CORRUPT_FRAME_PAST_END', 6, 'BufferSize runs past the end of the input (truncated file?)'],
+      ['CORRUPT_FRAME_PAST_END', 6, 'BufferSize runs past the end of the input, and the header is not that of a buffer the input was cut in (see buffersTruncated)'],
       ['CORRUPT_COMPRESSED_EXTENT', 7, 'compressed buffer whose SavedOffset is below 0x48 or above the 64 MiB limit'],
+      [
+        'CORRUPT_COMPRESSED_TOO_LARGE',
+        8,
+        "compressed buffer whose SavedOffset (its decompressed size) exceeds the logger's BufferSize from the logfile header (16 MiB, the largest ETW buffer, without one): not decompressed",
+      ],
     ],
+  },
+  {
+    id: 'D_BUFFERS_TRUNCATED',
+    name: 'buffersTruncated',
+    severity: 'dataLoss',
+    description: 'buffers cut short by the end of the input (a truncated file): the events that fit were decoded (a compressed one cannot be)',
+    detail: 'bytes of the buffer missing',
   },
   { id: 'D_BUFFERS_COMPRESSED', name: 'buffersCompressed', severity: 'info', description: 'buffers stored compressed (BufferFlag 0x40)' },
   {
@@ -130,5 +142,10 @@ export const STATS = [
   { id: 'D_LOGFILE_HEADERS', name: 'logfileHeaders', severity: 'info', description: 'WMI_LOG_TYPE_HEADER events seen (the first one describes the trace)' },
   { id: 'D_KIND_TABLE_FULL', name: 'kindTableFull', severity: 'info', description: 'events not tallied by kind because more than 3072 distinct kinds were seen' },
   { id: 'D_RESYNC_BYTES', name: 'resyncBytes', severity: 'dataLoss', description: 'bytes skipped while looking for the next valid buffer header after a corrupt one' },
-  { id: 'D_TRUNCATED_TAIL_BYTES', name: 'truncatedTailBytes', severity: 'dataLoss', description: 'bytes at the end of the input too short to hold a buffer header' },
+  {
+    id: 'D_TRUNCATED_TAIL_BYTES',
+    name: 'truncatedTailBytes',
+    severity: 'dataLoss',
+    description: 'bytes at the end of the input that are not a whole buffer: a buffer cut short by the end of the input (see buffersTruncated), or fewer than 0x48 bytes',
+  },
 ];

@@ -1,20 +1,23 @@
 // The whole decode as a generator of I/O steps (steps.ts), run over any input by runners.ts:
 // 1. frame the input into buffers (framing.ts);
-// 2. order them by SequenceNumber (ordering.ts, docs/format.md §A.7);
-// 3. load them into the engine's input window in large file-order chunks, decode each buffer in place
-//    and hand the rows of every table to the consumer in chunks (copied, borrowed or discarded).
+// 2. order them by SequenceNumber and plan the reads (ordering.ts, docs/format.md §A.7): chunks of whole
+//    buffers loaded into two window slots (the next one read ahead while this one is decoded), buffers
+//    far from the others read on their own — each byte read a bounded number of times whatever the order;
+// 3. decode each buffer in place and hand the rows of every table to the consumer in chunks (copied,
+//    borrowed or discarded).
 import * as L from './generated/layout.js';
+import type { BufferList } from './buffers.js';
 import type { Engine, EngineState } from './engine.js';
 import { EtlError, hex } from './errors.js';
-import { frameBuffers, type BufferRef, type FramingIssue } from './framing.js';
-import { decodeOrder, planWindows } from './ordering.js';
+import { frameBuffers, type FramingIssue } from './framing.js';
+import { decodeOrder, planLoads, SINGLE } from './ordering.js';
 import { DECODED_TABLE_NAMES, perTable, TABLE_IDS, type DecodedTableName } from './schema.js';
 import { load, prefetch, type Steps } from './steps.js';
 
 export type RowMode = 'copy' | 'borrow' | 'discard';
 
 export interface DriverOptions {
-  /** bytes of input window per load (default 8 MiB; raised to the largest buffer) */
+  /** bytes of input window per load (default 8 MiB; at most the input size; raised to the largest buffer) */
   windowBytes?: number;
   /** drain rows to the consumer once a table has this many pending (default 65536) */
   drainRows?: number;
@@ -29,7 +32,9 @@ export interface DriverResult {
   size: number;
   /** rows each table produced (whatever the row mode) */
   rows: Record<DecodedTableName, number>;
-  buffers: BufferRef[];
+  buffers: BufferList;
+  /** what the decode read: loads of chunks, buffers read on their own, bytes loaded into the engine */
+  reads: { loads: number; singles: number; bytes: number };
   framingIssues: FramingIssue[];
   framingCounters: number[];
   engine: EngineState;
@@ -54,66 +59,82 @@ function mostPendingRows(engine: Engine): number {
   return most;
 }
 
+function readFailed(position: number, wanted: number, got: number): EtlError {
+  return new EtlError(
+    'READ_FAILED',
+    `could not read ${wanted} bytes at ${hex(position)}: got ${got} (did the file change while it was read?)`,
+    position,
+    `${wanted} bytes`,
+    `${got} bytes`,
+  );
+}
+
 /** The whole decode of an input of `size` bytes. */
 export function* decodeSteps(size: number, engine: Engine, options: DriverOptions = {}): Steps<DriverResult> {
   const framingIssues: FramingIssue[] = [];
   const framingCounters = new Array<number>(L.D_COUNTER_COUNT).fill(0);
-  const refs = yield* frameBuffers(size, framingIssues, framingCounters);
-  const order = decodeOrder(refs);
-  const largest = refs.reduce((m, r) => Math.max(m, r.size), 0);
-  const windowBytes = Math.max(options.windowBytes ?? 8 << 20, largest);
+  const table = yield* frameBuffers(size, framingIssues, framingCounters);
+  const order = decodeOrder(table);
   const drainRows = options.drainRows ?? 65536;
   const rowMode = options.rows ?? 'copy';
   const rows = perTable(() => 0);
-  const plan = planWindows(order, windowBytes, size);
-  // Read-ahead: with two windows, an async runner reads the next window while this one is decoded
-  // (file reads run off the main thread). Not when a buffer is compressed: decompression may grow the
-  // engine's memory, which must not happen while a read into it is in flight.
-  let readAhead = plan.length > 1 && !refs.some((r) => r.flags & L.BUFFER_FLAG_COMPRESSED);
-  engine.reserveInput(readAhead ? windowBytes + plan.reduce((m, l, i) => (i ? Math.max(m, l.length) : m), 0) : windowBytes);
-  let chunkStart = 0;
-  let chunkEnd = 0;
-  let chunkBase = 0; // where the current window starts in the engine's input
-  let half = 0; // which of the two windows the next load goes to
-  let loads = 0;
-  let done = 0;
+  const plan = planLoads(table, order, Math.max(Math.min(options.windowBytes ?? 8 << 20, size), table.largest));
+  // Input regions: slot 0, slot 1, then the single-buffer region.
+  const W = plan.window;
+  const singleBase = plan.slotsUsed * W;
+  engine.reserveInput(singleBase + plan.largestSingle);
+  // Read-ahead: an async runner reads the next chunk into its slot while others are decoded (file reads
+  // run off the main thread). Not when a buffer is compressed: decompression may grow the engine's
+  // memory, which must not happen while a read into it is in flight.
+  let readAhead = plan.loads > 1 && !table.anyCompressed;
+  const off = table.fileOffset;
+  const sizes = table.size;
+  const slotStart = [0, 0]; // file offset of the chunk in each slot
+  const reads = { loads: 0, singles: 0, bytes: 0 };
+  let nextLoad = 0;
+  let prefetched = -1; // the last load read ahead
   let bytesDone = 0;
-  for (const ref of order) {
-    if (!(ref.fileOffset >= chunkStart && ref.fileOffset + ref.size <= chunkEnd)) {
-      const length = Math.min(windowBytes, size - ref.fileOffset);
-      const base = half * windowBytes;
-      const got = yield* load(ref.fileOffset, engine.inputView().subarray(base, base + length));
-      if (got < ref.size) {
-        throw new EtlError(
-          'READ_FAILED',
-          `could not read buffer at ${hex(ref.fileOffset)}: expected ${ref.size} bytes, got ${got} (did the file change while it was read?)`,
-          ref.fileOffset,
-          `${ref.size} bytes`,
-          `${got} bytes`,
-        );
-      }
-      chunkStart = ref.fileOffset;
-      chunkEnd = ref.fileOffset + got;
-      chunkBase = base;
-      // the plan holds while every load is where and as long as planned
-      if (readAhead && (plan[loads]?.position !== ref.fileOffset || got !== length)) readAhead = false;
-      loads++;
-      const next = plan[loads];
-      if (readAhead && next) {
-        const otherBase = (half ^ 1) * windowBytes;
-        readAhead = yield* prefetch(next.position, engine.inputView().subarray(otherBase, otherBase + next.length));
-        if (readAhead) half ^= 1;
-      }
+  const slotView = (k: number): Uint8Array => {
+    const c = plan.loadChunk[k]!;
+    const base = plan.loadSlot[k]! * W;
+    return engine.inputView().subarray(base, base + (plan.chunkEnd[c]! - plan.chunkStart[c]!));
+  };
+  for (let i = 0; i < order.length; i++) {
+    const r = order[i]!;
+    if (nextLoad < plan.loads && plan.loadAt[nextLoad] === i) {
+      const c = plan.loadChunk[nextLoad]!;
+      const target = slotView(nextLoad);
+      const got = yield* load(plan.chunkStart[c]!, target);
+      if (got < target.length) throw readFailed(plan.chunkStart[c]!, target.length, got);
+      slotStart[plan.loadSlot[nextLoad]!] = plan.chunkStart[c]!;
+      reads.loads++;
+      reads.bytes += got;
+      nextLoad++;
     }
-    let status = engine.decodeBuffer(chunkBase + ref.fileOffset - chunkStart, ref.size, ref.fileOffset);
+    const s = plan.slot[i]!;
+    let at: number;
+    if (s === SINGLE) {
+      const target = engine.inputView().subarray(singleBase, singleBase + sizes[r]!);
+      const got = yield* load(off[r]!, target);
+      if (got < target.length) throw readFailed(off[r]!, target.length, got);
+      reads.singles++;
+      reads.bytes += got;
+      at = singleBase;
+    } else {
+      at = s * W + off[r]! - slotStart[s]!;
+    }
+    let status = engine.decodeBuffer(at, sizes[r]!, off[r]!);
     while (status === L.STATUS_NEED_DRAIN) {
       yield* emitRows(engine, rowMode, rows);
       status = engine.resume();
     }
     if (mostPendingRows(engine) >= drainRows) yield* emitRows(engine, rowMode, rows);
-    done++;
-    bytesDone += ref.size;
-    if ((done & 63) === 0) yield { kind: 'progress', phase: 'decode', done: bytesDone, total: size };
+    if (readAhead && nextLoad < plan.loads && prefetched !== nextLoad && plan.loadAfter[nextLoad]! <= i) {
+      prefetched = nextLoad;
+      readAhead = yield* prefetch(plan.chunkStart[plan.loadChunk[nextLoad]!]!, slotView(nextLoad)); // false: the runner does not read ahead
+    }
+    bytesDone += sizes[r]!;
+    if ((i & 63) === 63) yield { kind: 'progress', phase: 'decode', done: bytesDone, total: size };
   }
   if (mostPendingRows(engine) > 0) yield* emitRows(engine, rowMode, rows);
   let status = engine.finish();
@@ -123,5 +144,5 @@ export function* decodeSteps(size: number, engine: Engine, options: DriverOption
   }
   if (mostPendingRows(engine) > 0) yield* emitRows(engine, rowMode, rows);
   yield { kind: 'progress', phase: 'decode', done: size, total: size };
-  return { size, rows, buffers: refs, framingIssues, framingCounters, engine: engine.state() };
+  return { size, rows, buffers: table.list(), reads, framingIssues, framingCounters, engine: engine.state() };
 }

@@ -18,9 +18,23 @@ function badEngine(kind: unknown): EtlError {
   return new EtlError('BAD_OPTION', `unknown engine '${String(kind)}': use 'wasm' or 'reference'`);
 }
 
-/** An engine, synchronously (the reference must have been registered or loaded). */
+// One idle WebAssembly instance is kept for the next decode: instantiating the module and laying out
+// its arena costs milliseconds, a reset (src/wasm/engine.ts reset()) microseconds. An instance that
+// grew past POOL_MAX_BYTES (a huge window or buffer) is dropped instead, so the process does not keep it.
+const POOL_MAX_BYTES = 128 << 20;
+let idleWasm: WasmEngine | null = null;
+
+/** An engine, synchronously (the reference must have been registered or loaded). Give it back with releaseEngine. */
 export function createEngine(kind: EngineKind): Engine {
-  if (kind === 'wasm') return new WasmEngine(loadWasmModuleSync());
+  if (kind === 'wasm') {
+    const pooled = idleWasm;
+    if (pooled) {
+      idleWasm = null;
+      pooled.reset();
+      return pooled;
+    }
+    return new WasmEngine(loadWasmModuleSync());
+  }
   if (kind !== 'reference') throw badEngine(kind);
   if (!makeReference) {
     throw new EtlError(
@@ -49,4 +63,12 @@ export async function loadEngine(kind: EngineKind): Promise<void> {
 export async function createEngineAsync(kind: EngineKind): Promise<Engine> {
   await loadEngine(kind);
   return createEngine(kind);
+}
+
+/**
+ * Hands an engine back after a decode (finished or failed); a later createEngine may reuse it. The
+ * caller must not use it, nor views into its memory, afterwards.
+ */
+export function releaseEngine(engine: Engine): void {
+  if (engine instanceof WasmEngine && idleWasm === null && engine.memoryBytes() <= POOL_MAX_BYTES) idleWasm = engine;
 }

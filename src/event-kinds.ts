@@ -97,8 +97,11 @@ export function kindRow(k: KindTally): KindRow {
 }
 
 /** A total order of kind rows: by count (descending), then every key field. */
+const collator = new Intl.Collator();
+
 export function compareKinds(a: KindRow, b: KindRow): number {
-  const text = (x: string | undefined, y: string | undefined) => (x ?? '').localeCompare(y ?? '');
+  // the same order as String.prototype.localeCompare, without building a collator per call
+  const text = (x: string | undefined, y: string | undefined) => collator.compare(x ?? '', y ?? '');
   const num = (x: number | undefined, y: number | undefined) => (x ?? -1) - (y ?? -1);
   return (
     b.count - a.count ||

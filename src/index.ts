@@ -2,7 +2,7 @@
 // from the package's node entry (src/node.ts).
 import { TableCollector } from './collector.js';
 import { decodeSteps } from './decode-steps.js';
-import { createEngine, createEngineAsync, loadEngine } from './engines.js';
+import { createEngine, createEngineAsync, loadEngine, releaseEngine } from './engines.js';
 import type { EngineKind } from './engine.js';
 import { EtlError } from './errors.js';
 import { checkOptions, configureEngine, type DecodeOptions } from './options.js';
@@ -21,7 +21,8 @@ export type { CpuUsageRow, CSwitchRow, SpinLockRow, ReadyThreadRow, ThreadEventR
 export type { ColumnChunk, ColumnSpec, TableName, DecodedTableName, TypedColumn, RowOf } from './schema.js';
 export type { Issue, Severity, DiagnosticCounters, CounterSpec } from './diagnostics.js';
 export type { EngineKind } from './engine.js';
-export type { BufferRef } from './framing.js';
+export type { BufferRef } from './buffers.js';
+export { BufferList } from './buffers.js';
 export type { AsyncSource } from './runners.js';
 export { Table } from './table.js';
 export { EtlError } from './errors.js';
@@ -51,15 +52,20 @@ export function decodeSync(input: Uint8Array | ArrayBuffer, options: DecodeOptio
   checkOptions(options);
   const bytes = asBytes(input);
   const kind = options.engine ?? 'wasm';
-  const engine = configureEngine(createEngine(kind), options);
-  const collector = new TableCollector();
-  const lifetimes = new LifetimeCollector();
-  const onChunks = (chunks: Chunks) => {
-    collector.add(chunks);
-    lifetimes.add(chunks, false);
-  };
-  const result = runSync(bytesSource(bytes), decodeSteps(bytes.length, engine, options), onChunks, options.onProgress);
-  return { ...buildResult(result, lifetimes, kind, options.bias), ...collector.tables() };
+  const engine = createEngine(kind);
+  try {
+    configureEngine(engine, options);
+    const collector = new TableCollector();
+    const lifetimes = new LifetimeCollector();
+    const onChunks = (chunks: Chunks) => {
+      collector.add(chunks);
+      lifetimes.add(chunks, false);
+    };
+    const result = runSync(bytesSource(bytes), decodeSteps(bytes.length, engine, options), onChunks, options.onProgress);
+    return { ...buildResult(result, lifetimes, kind, options.bias), ...collector.tables() };
+  } finally {
+    releaseEngine(engine);
+  }
 }
 
 /** Decodes a whole trace from bytes or a Blob/File. */
@@ -107,15 +113,20 @@ async function decodeChunks(
 ): Promise<StreamResult> {
   checkOptions(options);
   const kind = options.engine ?? 'wasm';
-  const engine = configureEngine(await createEngineAsync(kind), options);
-  const source = toSource(input);
-  const lifetimes = new LifetimeCollector();
-  const consume = (chunks: Chunks) => {
-    lifetimes.add(chunks, rows === 'borrow');
-    return onChunks?.(chunks);
-  };
-  const result = await runAsync(source, decodeSteps(source.size, engine, { ...options, rows }), consume, options.onProgress);
-  return buildResult(result, lifetimes, kind, options.bias);
+  const engine = await createEngineAsync(kind);
+  try {
+    configureEngine(engine, options);
+    const source = toSource(input);
+    const lifetimes = new LifetimeCollector();
+    const consume = (chunks: Chunks) => {
+      lifetimes.add(chunks, rows === 'borrow');
+      return onChunks?.(chunks);
+    };
+    const result = await runAsync(source, decodeSteps(source.size, engine, { ...options, rows }), consume, options.onProgress);
+    return buildResult(result, lifetimes, kind, options.bias);
+  } finally {
+    releaseEngine(engine);
+  }
 }
 
 function toSource(input: Blob | Uint8Array | AsyncSource): AsyncSource {

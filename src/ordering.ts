@@ -1,34 +1,213 @@
 // The order buffers are decoded in, docs/format.md §A.7: SequenceNumber order, which is time order per
-// processor — required to chain compact switches across buffers (§D.8) — and the window loads that
-// order implies.
-import type { BufferRef } from './framing.js';
-
-/** SequenceNumber order (§A.7), stable by file offset. */
-export function decodeOrder(refs: readonly BufferRef[]): BufferRef[] {
-  return refs.slice().sort((a, b) =>
-    a.sequenceNumber < b.sequenceNumber ? -1 : a.sequenceNumber > b.sequenceNumber ? 1 : a.fileOffset - b.fileOffset,
-  );
-}
-
-
-/** A file range loaded into the engine's input window at once. */
-export interface WindowLoad {
-  position: number;
-  length: number;
-}
+// processor — required to chain compact switches across buffers (§D.8) — and the reads that order
+// implies (the load plan).
+//
+// The plan keeps work linear in the file and memory bounded whatever order the SequenceNumbers claim.
+// The file is cut, in file order, into chunks of whole buffers of at most `window` bytes. The engine's
+// input holds two chunk slots and one single-buffer region. Walking the decode order, a buffer whose
+// chunk is in a slot is decoded from it (a hit); otherwise the plan looks ahead at the stretch of decode
+// order that uses only this chunk and one other, and loads the chunk into a slot only if that stretch
+// decodes at least a quarter of the chunk's bytes from it (counting a per-read cost for each buffer);
+// else the buffer (and the rest of its chunk's buffers in that stretch) is read on its own. So every byte
+// loaded is paid for by bytes decoded from that load: bytes read <= 4 x (file size + buffers x
+// SINGLE_READ_COST) + the singles, for files in order, in reverse, in two interleaved halves or shuffled.
+// The look-ahead visits each decode position at most twice.
+import type { BufferTable } from './buffers.js';
 
 /**
- * The loads, in decode order: a window of `windowBytes` from the first buffer (in decode order) not in
- * the last window. File-order chunks keep reads nearly sequential.
+ * What one separate read costs beyond its bytes, in bytes (a system call, an await): a chunk load must be
+ * paid for by its bytes decoded plus this per buffer. Small, so that a window is never loaded for one
+ * out-of-place buffer (unless windows are tiny: 4 x (buffer + 1 KiB) >= window).
  */
-export function planWindows(order: readonly BufferRef[], windowBytes: number, size: number): WindowLoad[] {
-  const plan: WindowLoad[] = [];
-  for (let i = 0, end = 0, start = 0; i < order.length; i++) {
-    const ref = order[i]!;
-    if (ref.fileOffset >= start && ref.fileOffset + ref.size <= end) continue;
-    start = ref.fileOffset;
-    end = start + Math.min(windowBytes, size - start);
-    plan.push({ position: start, length: end - start });
+export const SINGLE_READ_COST = 1 << 10;
+/** slot number of a buffer read on its own */
+export const SINGLE = 2;
+
+/**
+ * SequenceNumber order (§A.7), stable by file offset: record indices of `t`. Already-sorted input (the
+ * common case) costs one pass; otherwise a stable LSD radix sort on the 64-bit key (passes whose 16-bit
+ * digit is the same for every record are skipped); a comparison sort for small inputs.
+ */
+export function decodeOrder(t: BufferTable): Uint32Array {
+  const n = t.count;
+  const w = t.seqWords;
+  let order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  let sorted = true;
+  for (let i = 1; i < n && sorted; i++) {
+    const hiA = w[2 * i - 1]! | 0;
+    const hiB = w[2 * i + 1]! | 0;
+    sorted = hiA < hiB || (hiA === hiB && w[2 * i - 2]! <= w[2 * i]!);
   }
-  return plan;
+  if (sorted) return order;
+  if (n < 1024) {
+    // a comparison sort: the radix sort's digit tables would cost more than the sort
+    const key = (r: number, word: number): number => (word ? w[2 * r + 1]! | 0 : w[2 * r]!);
+    return order.sort((a, b) => key(a, 1) - key(b, 1) || key(a, 0) - key(b, 0) || a - b);
+  }
+  let tmp = new Uint32Array(n);
+  const counts = new Uint32Array(0x10000);
+  for (let pass = 0; pass < 4; pass++) {
+    const word = pass >> 1; // 0 = low word, 1 = high word
+    const shift = (pass & 1) * 16;
+    const flip = pass === 3 ? 0x8000 : 0; // the sign bit: negative SequenceNumbers first
+    const digit = (r: number): number => ((w[2 * r + word]! >>> shift) & 0xffff) ^ flip;
+    counts.fill(0);
+    for (let i = 0; i < n; i++) counts[digit(order[i]!)]!++;
+    if (counts[digit(order[0]!)] === n) continue;
+    let sum = 0;
+    for (let d = 0; d < 0x10000; d++) {
+      const c = counts[d]!;
+      counts[d] = sum;
+      sum += c;
+    }
+    for (let i = 0; i < n; i++) {
+      const r = order[i]!;
+      tmp[counts[digit(r)]!++] = r;
+    }
+    [order, tmp] = [tmp, order];
+  }
+  return order;
+}
+
+/** How the decode reads its buffers (see the file comment). */
+export interface LoadPlan {
+  /** bytes per slot: the largest chunk span */
+  window: number;
+  /** chunk c holds records [chunkFirst[c], chunkFirst[c + 1]) */
+  chunkFirst: Uint32Array;
+  /** file range of chunk c: [chunkStart[c], chunkEnd[c]) */
+  chunkStart: Float64Array;
+  chunkEnd: Float64Array;
+  /** per decode position: the slot (0 or 1) its buffer is decoded from, or SINGLE */
+  slot: Uint8Array;
+  /** loads in decode order: before decoding position loadAt[k], chunk loadChunk[k] goes into slot loadSlot[k] */
+  loads: number;
+  loadAt: Uint32Array;
+  loadChunk: Uint32Array;
+  loadSlot: Uint8Array;
+  /** load k may be read ahead once decode position loadAfter[k] is done (nothing reads the slot or the input before it) */
+  loadAfter: Int32Array;
+  /** slots used (0 to 2), buffers read on their own and the largest of them */
+  slotsUsed: number;
+  singles: number;
+  largestSingle: number;
+}
+
+/** The load plan for decoding `t` in `order`, with chunks of at most `window` bytes (>= the largest record). */
+export function planLoads(t: BufferTable, order: Uint32Array, window: number): LoadPlan {
+  const n = t.count;
+  const off = t.fileOffset;
+  const size = t.size;
+  // chunks: whole records in file order, spanning at most `window` bytes
+  const firsts: number[] = [];
+  const ends: number[] = [];
+  for (let r = 0, start = -1; r < n; r++) {
+    if (start < 0 || off[r]! + size[r]! - start > window) {
+      firsts.push(r);
+      ends.push(0);
+      start = off[r]!;
+    }
+    ends[ends.length - 1] = Math.max(ends[ends.length - 1]!, off[r]! + size[r]!);
+  }
+  const chunks = firsts.length;
+  const chunkFirst = new Uint32Array(chunks + 1);
+  const chunkStart = new Float64Array(chunks);
+  const chunkEnd = Float64Array.from(ends);
+  firsts.forEach((r, c) => {
+    chunkFirst[c] = r;
+    chunkStart[c] = off[r]!;
+  });
+  chunkFirst[chunks] = n;
+  /** the chunk of record r (a binary search: chunks are few, and no array per record is kept) */
+  const chunkOf = (r: number): number => {
+    let lo = 0;
+    let hi = chunks - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (chunkFirst[mid]! <= r) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+
+  const slot = new Uint8Array(n).fill(0xff);
+  const loadAt: number[] = [];
+  const loadChunk: number[] = [];
+  const loadSlot: number[] = [];
+  const loadAfter: number[] = [];
+  const resident = [-1, -1];
+  const lastUse = [-1, -1];
+  let lastSingle = -1;
+  let slotsUsed = 0;
+  let singles = 0;
+  let largestSingle = 0;
+  for (let i = 0; i < n; i++) {
+    const r = order[i]!;
+    const c = chunkOf(r);
+    if (slot[i] === SINGLE) {
+      singles++;
+      largestSingle = Math.max(largestSingle, size[r]!);
+      lastSingle = i;
+      continue;
+    }
+    if (resident[0] === c || resident[1] === c) {
+      const s = resident[0] === c ? 0 : 1;
+      slot[i] = s;
+      lastUse[s] = i;
+      continue;
+    }
+    // a miss: look ahead over the stretch that uses only chunk c and one other chunk d
+    const span = chunkEnd[c]! - chunkStart[c]!;
+    let d = -1;
+    let worth = 0;
+    let j = i;
+    let load = false;
+    for (; j < n; j++) {
+      const cj = chunkOf(order[j]!);
+      if (cj === c) {
+        worth += size[order[j]!]! + SINGLE_READ_COST;
+        if (4 * worth >= span) {
+          load = true;
+          break;
+        }
+      } else if (d < 0) d = cj;
+      else if (cj !== d) break;
+    }
+    if (load) {
+      // not the slot holding the other chunk of the stretch; else the one unused for longer
+      const s = resident[0] === d && d >= 0 ? 1 : resident[1] === d && d >= 0 ? 0 : lastUse[0] <= lastUse[1] ? 0 : 1;
+      loadAt.push(i);
+      loadChunk.push(c);
+      loadSlot.push(s);
+      loadAfter.push(Math.max(lastUse[s]!, lastSingle, loadAt.length > 1 ? loadAt[loadAt.length - 2]! : -1));
+      if (resident[s] === -1) slotsUsed++;
+      resident[s] = c;
+      slot[i] = s;
+      lastUse[s] = i;
+    } else {
+      // too little of the chunk in this stretch: its buffers there are read on their own
+      for (let p = i; p < j; p++) if (chunkOf(order[p]!) === c) slot[p] = SINGLE;
+      singles++;
+      largestSingle = Math.max(largestSingle, size[r]!);
+      lastSingle = i;
+    }
+  }
+  let largestChunk = 0;
+  for (let c = 0; c < chunks; c++) largestChunk = Math.max(largestChunk, chunkEnd[c]! - chunkStart[c]!);
+  return {
+    window: largestChunk,
+    chunkFirst,
+    chunkStart,
+    chunkEnd,
+    slot,
+    loads: loadAt.length,
+    loadAt: Uint32Array.from(loadAt),
+    loadChunk: Uint32Array.from(loadChunk),
+    loadSlot: Uint8Array.from(loadSlot),
+    loadAfter: Int32Array.from(loadAfter),
+    slotsUsed,
+    singles,
+    largestSingle,
+  };
 }

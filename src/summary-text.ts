@@ -31,6 +31,7 @@ export const DATA_LOSS_PHRASES: readonly {
   phrase: (n: number) => string;
 }[] = [
   { counters: ['buffersCorrupt'], phrase: (n) => `${plural(n, 'corrupt buffer', 'corrupt buffers')} skipped` },
+  { counters: ['buffersTruncated'], phrase: (n) => `${plural(n, 'buffer', 'buffers')} cut short by the end of the file` },
   { counters: ['buffersCompressedUndecoded'], phrase: (n) => `${plural(n, 'compressed buffer', 'compressed buffers')} not decompressed` },
   // every truncated walk stops at one bad event: eventsBadMarker + eventsBadSize = buffersTruncatedWalk
   {
@@ -87,6 +88,8 @@ export function renderSummary(file: string, s: TraceSummary, clock: Clock | null
   const lines: string[] = [];
   const t = s.trace;
   lines.push(`${file}: ${s.fileSize} bytes, ${s.buffers} buffers, ${s.events} events (engine: ${s.engine})`);
+  const cut = s.issues.find((i) => i.counter === 'buffersTruncated');
+  if (cut) lines.push(`truncated ETL file: the input ends inside the buffer at ${cut.at} (${cut.detail} bytes missing); what precedes the cut is decoded`);
   if (t) {
     lines.push(
       `trace: Windows ${t.osVersion} build ${t.build}, ${t.numberOfProcessors} processors, pointer size ${t.pointerSize}, layout ${t.layoutVersion}`,

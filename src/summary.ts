@@ -3,7 +3,7 @@
 import * as L from './generated/layout.js';
 import type { EngineKind } from './engine.js';
 import type { DriverResult } from './decode-steps.js';
-import type { BufferRef } from './framing.js';
+import type { BufferList } from './buffers.js';
 import { describeIssue, namedCounters, type DiagnosticCounters, type Issue } from './diagnostics.js';
 import { compareKinds, kindRow, type KindRow } from './event-kinds.js';
 import { parseLogfileHeader, type TraceInfo } from './logfile.js';
@@ -45,8 +45,11 @@ export interface StreamResult {
   /** process lifetimes (derived from the Process events) */
   processes: Table<'processes'>;
   summary: TraceSummary;
-  /** every buffer framed in the input, in file order: offset, size, SequenceNumber, processor, flags, type */
-  buffers: readonly BufferRef[];
+  /**
+   * every whole buffer framed in the input, in file order, as columns (26 bytes per buffer): fileOffset,
+   * size, sequenceNumber, cpu, flags, type; `get(i)` or iteration for objects
+   */
+  buffers: BufferList;
   info: TraceInfo | null;
   /** tick conversions; null when the trace has no logfile header or its clock type has no known conversion */
   clock: Clock | null;

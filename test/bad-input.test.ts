@@ -3,6 +3,7 @@
 import { describe, expect, test } from 'vitest';
 import { decodeSync, EtlError } from '../src/node.js';
 import { writeTrace, Rng, type CSwitchSpec } from '../src/writer/index.js';
+import { readCorpus } from './helpers/corpus.js';
 
 const ENGINES = ['wasm', 'reference'] as const;
 
@@ -77,15 +78,46 @@ describe.each(ENGINES)('%s engine', (engine) => {
     expect(r.summary.issues).toEqual([]);
   });
 
-  test('truncated file: the cut buffer is counted at its offset, the rest decodes', () => {
+  test('truncated file: the cut buffer is reported as truncation at its offset, its events that fit decode', () => {
+    const last = good.buffers[good.buffers.length - 1]!;
     const cut = good.bytes.length - BS / 2;
     const r = decode(good.bytes.slice(0, cut));
-    expect(r.summary.buffers).toBe(good.buffers.length - 1);
-    expect(r.summary.diagnostics['buffersCorrupt']).toBe(1);
-    expect(r.summary.issues[0]).toMatchObject({ counter: 'buffersCorrupt', fileOffset: good.bytes.length - BS });
-    expect(r.summary.issues[0]!.message).toMatch(/past the end/);
-    const lost = good.buffers[good.buffers.length - 1]!.events;
-    expect(r.cswitch.length).toBe(2000 - lost);
+    expect(r.summary.buffers).toBe(good.buffers.length - 1); // whole buffers only: no phantom, no cut one
+    expect(r.buffers.length).toBe(good.buffers.length - 1);
+    expect(r.summary.diagnostics['buffersCorrupt']).toBe(0);
+    expect(r.summary.diagnostics['resyncBytes']).toBe(0);
+    expect(r.summary.diagnostics['buffersTruncated']).toBe(1);
+    expect(r.summary.diagnostics['truncatedTailBytes']).toBe(BS / 2);
+    expect(r.summary.diagnostics['eventsBadSize']).toBe(0); // the event cut in two is the truncation, not a bad event
+    expect(r.summary.issues).toEqual([expect.objectContaining({ counter: 'buffersTruncated', fileOffset: last.fileOffset, detail: BS / 2 })]);
+    expect(r.summary.issues[0]!.message).toMatch(/truncated file/);
+    // CSwitch v4 events are 0x28 bytes: those wholly before the cut decode
+    const kept = Math.min(last.events, Math.floor((BS / 2 - 0x48) / 0x28));
+    expect(kept).toBeGreaterThan(0);
+    expect(r.cswitch.length).toBe(2000 - last.events + kept);
+  });
+
+  test('a file cut to its first 1000 bytes is a truncated ETL file, not "not an ETL file"', () => {
+    const r = decode(good.bytes.slice(0, 1000));
+    expect(r.summary.buffers).toBe(0);
+    expect(r.summary.diagnostics['buffersTruncated']).toBe(1);
+    expect(r.summary.diagnostics['truncatedTailBytes']).toBe(1000);
+    expect(r.summary.issues[0]).toMatchObject({ counter: 'buffersTruncated', fileOffset: 0, detail: BS - 1000 });
+    expect(r.info?.numberOfProcessors).toBe(2); // the logfile header event fits in the first 1000 bytes
+  });
+
+  test('cut anywhere in the last buffer of a real trace: never a phantom buffer', () => {
+    const bytes = readCorpus('airbus-ShutdownPerfDiagLogger.etl');
+    const full = decode(bytes);
+    const offsets = new Set(full.buffers.fileOffset);
+    const lastAt = full.buffers.fileOffset[full.buffers.length - 1]!;
+    for (let cut = lastAt + 0x48; cut < bytes.length; cut += 997) {
+      const r = decode(bytes.subarray(0, cut));
+      expect(r.summary.buffers).toBe(full.summary.buffers - 1);
+      for (const off of r.buffers.fileOffset) expect(offsets.has(off)).toBe(true);
+      expect(r.summary.diagnostics['buffersTruncated']).toBe(1);
+      expect(r.summary.diagnostics['resyncBytes']).toBe(0);
+    }
   });
 
   test('truncated inside the header of the last buffer: tail bytes counted', () => {

@@ -18,9 +18,9 @@ describe.each(['wasm', 'reference'] as const)('%s engine', (engine) => {
     expect(summary.buffers).toBe(exp.buffers);
     // every buffer: sizes and flags as the independent walker saw them
     const histogram = (keys: string[]) => keys.reduce<Record<string, number>>((h, k) => ((h[k] = (h[k] ?? 0) + 1), h), {});
-    expect(histogram(buffers.map((b) => '0x' + b.size.toString(16)))).toEqual(exp.bufferSizes);
+    expect(histogram(buffers.toArray().map((b) => '0x' + b.size.toString(16)))).toEqual(exp.bufferSizes);
     const FLAG_NAMES: [number, string][] = [[1, 'FLUSH_MARKER'], [2, 'EVENTS_LOST'], [4, 'BUFFER_LOST'], [0x20, 'PROC_INDEX'], [0x40, 'COMPRESSED']];
-    expect(histogram(buffers.map((b) => FLAG_NAMES.filter(([bit]) => b.flags & bit).map(([, n]) => n).join('|')))).toEqual(exp.bufferFlags);
+    expect(histogram(buffers.toArray().map((b) => FLAG_NAMES.filter(([bit]) => b.flags & bit).map(([, n]) => n).join('|')))).toEqual(exp.bufferFlags);
     expect(summary.diagnostics['logfileEventsLost']).toBe(exp.logfile['EventsLost']);
     expect(summary.diagnostics['logfileBuffersLost']).toBe(exp.logfile['BuffersLost']);
     expect(summary.events).toBe(exp.events);

@@ -30,6 +30,8 @@ export class ReferenceEngine implements Engine {
   private numberOfProcessors = 0;
   private biasOverride: number | undefined;
   private bias = L.maxWaitReasonForBuild(0xffffffff);
+  /** §A.6 policy: the largest SavedOffset a compressed buffer may have (the logger's BufferSize) */
+  private compressedLimit = L.MAX_LOGGER_BUFFER_SIZE;
 
   reserveInput(byteLength: number): Uint8Array {
     if (this.input.length < byteLength) {
@@ -88,7 +90,11 @@ export class ReferenceEngine implements Engine {
     };
   }
 
-  /** §A.2-A.6: decodes the buffer at `offset` of the input (`length` bytes); fileOffset = its place in the file. */
+  /**
+   * §A.2-A.6: decodes the buffer at `offset` of the input (`length` bytes); fileOffset = its place in the
+   * file. A BufferSize above `length` means the input ends inside this buffer (a truncated file): it is
+   * counted and the events that fit are walked.
+   */
   decodeBuffer(offset: number, length: number, fileOffset: number): number {
     const a = this.a;
     const v = this.view;
@@ -99,10 +105,12 @@ export class ReferenceEngine implements Engine {
     const bufferSize = v.getUint32(offset + L.BUF_BUFFER_SIZE, true);
     const flags = v.getUint16(offset + L.BUF_BUFFER_FLAG, true);
     const type = v.getUint16(offset + L.BUF_BUFFER_TYPE, true);
-    if (bufferSize < L.WMI_BUFFER_HEADER_SIZE || bufferSize > length) {
+    if (bufferSize < L.WMI_BUFFER_HEADER_SIZE) {
       issue(a, L.D_BUFFERS_CORRUPT, L.CORRUPT_BUFFER_SIZE, fileOffset);
       return L.STATUS_OK;
     }
+    const cut = bufferSize > length;
+    if (cut) issue(a, L.D_BUFFERS_TRUNCATED, bufferSize - length, fileOffset);
     if (flags & L.BUFFER_FLAG_EVENTS_LOST) count(a, L.D_BUFFERS_EVENTS_LOST_FLAG);
     if (flags & L.BUFFER_FLAG_BUFFER_LOST) count(a, L.D_BUFFERS_BUFFER_LOST_FLAG);
     const cpu =
@@ -120,9 +128,15 @@ export class ReferenceEngine implements Engine {
     let end: number;
     let fileBase: number; // an event at position p of `data` is at file offset fileBase + p
     if (flags & L.BUFFER_FLAG_COMPRESSED) {
-      // §A.6: XPRESS input [0x48, BufferSize), output exactly SavedOffset - 0x48 bytes
+      // §A.6: XPRESS input [0x48, BufferSize), output exactly SavedOffset - 0x48 bytes, at most the
+      // logger's BufferSize; a cut stream cannot be decompressed
+      if (cut) return L.STATUS_OK;
       if (savedOffset < L.WMI_BUFFER_HEADER_SIZE || savedOffset > L.MAX_BUFFER_SIZE) {
         issue(a, L.D_BUFFERS_CORRUPT, L.CORRUPT_COMPRESSED_EXTENT, fileOffset);
+        return L.STATUS_OK;
+      }
+      if (savedOffset > this.compressedLimit) {
+        issue(a, L.D_BUFFERS_CORRUPT, L.CORRUPT_COMPRESSED_TOO_LARGE, fileOffset);
         return L.STATUS_OK;
       }
       const outLength = savedOffset - L.WMI_BUFFER_HEADER_SIZE;
@@ -146,6 +160,7 @@ export class ReferenceEngine implements Engine {
         issue(a, L.D_BUFFERS_CORRUPT, L.CORRUPT_DATA_END, fileOffset);
         return L.STATUS_OK;
       }
+      if (cut && filled > length) filled = length;
       data = v;
       start = offset + L.WMI_BUFFER_HEADER_SIZE;
       end = offset + filled;
@@ -153,12 +168,12 @@ export class ReferenceEngine implements Engine {
     }
     count(a, L.D_BUFFERS);
     if (this.numberOfProcessors > 0 && cpu >= this.numberOfProcessors) issue(a, L.D_PROCESSOR_OUT_OF_RANGE, cpu, fileOffset);
-    this.walkEvents(data, start, end, cpu, fileBase);
+    this.walkEvents(data, start, end, cpu, fileBase, cut);
     return L.STATUS_OK;
   }
 
-  /** §B.4: the events in [p, end) of `d`. */
-  private walkEvents(d: DataView, p: number, end: number, cpu: number, fileBase: number): void {
+  /** §B.4: the events in [p, end) of `d`; `cut`: the input ends at `end` inside the buffer. */
+  private walkEvents(d: DataView, p: number, end: number, cpu: number, fileBase: number, cut: boolean): void {
     const a = this.a;
     while (p + 4 <= end) {
       const m = d.getUint32(p, true);
@@ -196,6 +211,8 @@ export class ReferenceEngine implements Engine {
       }
       if (abandon === 0 && (size < headerSize || p + size > end)) abandon = L.D_EVENTS_BAD_SIZE;
       if (abandon !== 0) {
+        // a cut buffer ends inside an event: that is the truncation (buffersTruncated), not a bad event
+        if (cut && abandon === L.D_EVENTS_BAD_SIZE && (p + 8 > end || size >= headerSize)) return;
         // the rest of this buffer cannot be framed
         count(a, abandon);
         issue(a, L.D_BUFFERS_TRUNCATED_WALK, abandon === L.D_EVENTS_BAD_MARKER ? L.WALK_BAD_MARKER : L.WALK_BAD_SIZE, fileBase + p);
@@ -274,5 +291,6 @@ export class ReferenceEngine implements Engine {
     if (this.biasOverride === undefined && n >= L.LFH_PROVIDER_VERSION + 4) {
       this.bias = L.maxWaitReasonForBuild(d.getUint32(data + L.LFH_PROVIDER_VERSION, true));
     }
+    if (n >= L.LFH_BUFFER_SIZE + 4) this.compressedLimit = L.compressedLimitFor(d.getUint32(data + L.LFH_BUFFER_SIZE, true));
   }
 }

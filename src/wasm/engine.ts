@@ -55,6 +55,16 @@ export class WasmEngine implements Engine {
     this.inputCapacity = inputBytes;
   }
 
+  /** Starts a new decode on this instance: empty state and tables, same memory (see assembly reset()). */
+  reset(): void {
+    this.x.reset();
+  }
+
+  /** Bytes of linear memory the instance holds (it never shrinks). */
+  memoryBytes(): number {
+    return this.memory.buffer.byteLength;
+  }
+
   reserveInput(byteLength: number): Uint8Array {
     checkCount('byteLength', byteLength, MAX_WINDOW);
     if (byteLength > this.inputCapacity) {

@@ -7,6 +7,7 @@ import { WASM_BASE64 } from '../generated/wasm-binary.js';
 export interface WasmExports {
   readonly memory: WebAssembly.Memory;
   init(inputBytes: number, rowCapacity: number): void;
+  reset(): void;
   reserveInput(bytes: number): number;
   inputPtr(): number;
   setBiasOverride(bias: number): void;

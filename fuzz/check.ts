@@ -1,0 +1,186 @@
+// The fuzz oracle: one input decoded by both engines in memory and by the WebAssembly engine (and now and
+// then the reference) through decodeStream with a small input window. Every outcome must agree — the same
+// EtlError, or the same summary, buffers and every column of every table — and each result must satisfy
+// the decoder's invariants. Used by `npm run fuzz` (fuzz/run.ts) and by test/fuzz.test.ts.
+import * as L from '../src/generated/layout.js';
+import { cpuUsage, decodeStream, decodeSync, DECODED_TABLE_NAMES, EtlError, Table, TABLE_COLUMNS, TABLE_NAMES, type DecodeResult, type DecodedTableName, type TypedColumn } from '../src/node.js';
+import { concatChunks, type ColumnChunk } from '../src/schema.js';
+
+export type FailureKind = 'crash' | 'engines' | 'window' | 'invariant';
+
+export interface Failure {
+  kind: FailureKind;
+  /** what differed or which invariant broke: the same `what` means the same bug (minimisation keeps it) */
+  what: string;
+  message: string;
+}
+
+export interface CheckOptions {
+  /** input window of the streamed decode (>= 4096) */
+  windowBytes: number;
+  /** also stream with the reference engine */
+  streamReference: boolean;
+}
+
+type Outcome = { ok: true; result: DecodeResult } | { ok: false; error: EtlError };
+
+const json = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x));
+const view = (a: ArrayBufferView): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+const sameBytes = (a: ArrayBufferView, b: ArrayBufferView): boolean => Buffer.compare(view(a), view(b)) === 0;
+/** Columns equal: typed arrays byte for byte, text columns string for string. */
+const sameColumn = (a: TypedColumn, b: TypedColumn): boolean =>
+  Array.isArray(a) || Array.isArray(b) ? Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => v === b[i]) : sameBytes(a, b);
+/** Any table of a result (cpuUsage is derived on demand). */
+const tableOf = (r: DecodeResult, t: (typeof TABLE_NAMES)[number]): Table => (t === 'cpuUsage' ? cpuUsage(r) : r[t]);
+
+function crash(where: string, e: unknown): Failure {
+  const text = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  return { kind: 'crash', what: `${where}: ${text.split('\n')[0]!.replace(/\d+/g, 'N')}`, message: `${where} threw ${e instanceof Error ? (e.stack ?? text) : text}` };
+}
+
+function run(bytes: Uint8Array, engine: 'wasm' | 'reference'): Outcome | Failure {
+  try {
+    return { ok: true, result: decodeSync(bytes, { engine }) };
+  } catch (e) {
+    if (e instanceof EtlError && e.code !== 'BAD_OPTION') return { ok: false, error: e };
+    return crash(`decodeSync ${engine}`, e);
+  }
+}
+
+const summaryTexts = new WeakMap<DecodeResult, string>();
+/** The summary as comparable text (without the engine's name), made once per result. */
+function summaryText(r: DecodeResult): string {
+  let t = summaryTexts.get(r);
+  if (t === undefined) summaryTexts.set(r, (t = json({ ...r.summary, engine: '' })));
+  return t;
+}
+
+/** The first difference between two outcomes, or null. */
+function difference(a: Outcome, b: Outcome): string | null {
+  if (a.ok !== b.ok) return `one decodes, the other throws (${a.ok ? (b as { error: EtlError }).error.message : (a as { error: EtlError }).error.message})`;
+  if (!a.ok || !b.ok) {
+    const x = (a as { error: EtlError }).error;
+    const y = (b as { error: EtlError }).error;
+    return x.code === y.code && x.message === y.message ? null : `errors differ: ${x.message} / ${y.message}`;
+  }
+  const x = a.result;
+  const y = b.result;
+  const sx = summaryText(x);
+  const sy = summaryText(y);
+  if (sx !== sy) {
+    for (const key of Object.keys(x.summary) as (keyof typeof x.summary)[]) {
+      if (key !== 'engine' && json(x.summary[key]) !== json(y.summary[key])) return `summary.${key}: ${json(x.summary[key]).slice(0, 300)} / ${json(y.summary[key]).slice(0, 300)}`;
+    }
+    return 'summary differs';
+  }
+  for (const col of ['fileOffset', 'size', 'sequenceNumber', 'cpu', 'flags', 'type'] as const) {
+    if (!sameBytes(x.buffers[col], y.buffers[col])) return `buffers.${col}`;
+  }
+  for (const t of TABLE_NAMES) {
+    const p = tableOf(x, t);
+    const q = tableOf(y, t);
+    if (p.length !== q.length) return `${t}: ${p.length} / ${q.length} rows`;
+    for (let c = 0; c < p.columns.length; c++) {
+      if (!sameColumn(p.columns[c]!, q.columns[c]!)) return `${t}.${TABLE_COLUMNS[t][c]!.name}`;
+    }
+  }
+  return null;
+}
+
+/** The decode of `bytes` through decodeStream with a small window, as an Outcome. */
+async function streamed(bytes: Uint8Array, engine: 'wasm' | 'reference', windowBytes: number): Promise<Outcome | Failure> {
+  const chunks = Object.fromEntries(DECODED_TABLE_NAMES.map((t) => [t, [] as ColumnChunk[]])) as Record<DecodedTableName, ColumnChunk[]>;
+  try {
+    const r = await decodeStream(bytes, {
+      engine,
+      windowBytes,
+      onRows: (tables) => {
+        for (const t of DECODED_TABLE_NAMES) if (tables[t].length) chunks[t].push({ length: tables[t].length, columns: tables[t].columns });
+      },
+    });
+    const tables = Object.fromEntries(DECODED_TABLE_NAMES.map((t) => [t, new Table(t, concatChunks(t, chunks[t]))]));
+    return { ok: true, result: { ...r, ...tables } as DecodeResult };
+  } catch (e) {
+    if (e instanceof EtlError && e.code !== 'BAD_OPTION') return { ok: false, error: e };
+    return crash(`decodeStream ${engine}`, e);
+  }
+}
+
+const sum = (a: ArrayLike<number>): number => {
+  let n = 0;
+  for (let i = 0; i < a.length; i++) n += a[i]!;
+  return n;
+};
+
+/** The invariants of one result: the first that fails, as [name, detail], or null. */
+export function invariants(r: DecodeResult): [string, string] | null {
+  const s = r.summary;
+  const d = s.diagnostics as Record<string, number>;
+  // every byte of the file is framed, skipped by a resync or part of the truncated tail
+  const framed = sum(r.buffers.size);
+  if (framed + d['resyncBytes']! + d['truncatedTailBytes']! !== s.fileSize) {
+    return ['bytes', `framed ${framed} + resync ${d['resyncBytes']} + tail ${d['truncatedTailBytes']} != file ${s.fileSize}`];
+  }
+  if (r.buffers.length !== s.buffers) return ['buffers', `${r.buffers.length} listed, summary says ${s.buffers}`];
+  if (d['buffersTruncated']! > 1) return ['truncated', `${d['buffersTruncated']} cut buffers`];
+  // every event walked is tallied by kind (unless the kind table overflowed)
+  const tallied = s.eventsByKind.reduce((n, k) => n + k.count, 0);
+  if (d['kindTableFull'] === 0 && tallied !== s.events) return ['events', `${tallied} tallied, ${s.events} walked`];
+  if (d['kindTableFull'] === 0) {
+    // events of each decoded kind = decoded + skipped by reason
+    const byHook = (hook: number) => s.eventsByKind.reduce((n, k) => n + (k.hookId === hook ? k.count : 0), 0);
+    const checks: [string, number, number][] = [
+      ['cswitch events', byHook(L.HOOK_CSWITCH), d['cswitchDecoded']! + d['cswitchSkippedVersion']! + d['cswitchSkippedShort']!],
+      ['spinlock events', byHook(L.HOOK_SPINLOCK), d['spinlockDecoded']! + d['spinlockSkippedVersion']! + d['spinlockSkippedShort']!],
+      ['compact batches', byHook(L.HOOK_COMPCS), d['compactBatches']! + d['compactSkippedVersion']! + d['compactSkippedShort']!],
+      ['logfile headers', byHook(L.HOOK_HEADER), d['logfileHeaders']!],
+    ];
+    for (const [name, seen, accounted] of checks) if (seen !== accounted) return [name, `${seen} seen, ${accounted} decoded + skipped`];
+  }
+  // rows by source = the counters of what made them
+  for (const t of TABLE_NAMES) {
+    const n = tableOf(r, t).length;
+    if (s[t] !== n) return ['rows', `${t}: summary ${s[t]}, table ${n}`];
+  }
+  const source = r.cswitch.column('source') as Uint8Array;
+  const valid = r.cswitch.column('valid') as Uint32Array;
+  const bySource = [0, 0, 0, 0, 0];
+  let unknownNew = 0;
+  for (let i = 0; i < source.length; i++) {
+    bySource[source[i]!]!++;
+    if (source[i]! > 0 && ((valid[i]! >>> L.CS_NEW_THREAD_ID) & 1) === 0) unknownNew++;
+  }
+  const expected = [d['cswitchDecoded']!, d['compactPacketsIdleShort']!, d['compactPacketsIdle']!, d['compactPacketsLite']!, d['compactPacketsFull']!];
+  for (let k = 0; k < 5; k++) if (bySource[k] !== expected[k]) return ['row sources', `source ${k}: ${bySource[k]} rows, counter ${expected[k]}`];
+  if (unknownNew !== d['compactNewThreadUnknown']) return ['row sources', `${unknownNew} compact rows without a new thread, counter ${d['compactNewThreadUnknown']}`];
+  if (r.spinlock.length !== d['spinlockDecoded']) return ['row sources', `${r.spinlock.length} spinlock rows, ${d['spinlockDecoded']} decoded`];
+  // the issue log: sorted by offset, at most 1024, each of a counter that counted
+  if (s.issues.length > L.LOG_CAPACITY) return ['issues', `${s.issues.length} issues`];
+  for (let i = 0; i < s.issues.length; i++) {
+    const issue = s.issues[i]!;
+    if (i > 0 && issue.fileOffset < s.issues[i - 1]!.fileOffset) return ['issues', 'not sorted by offset'];
+    if (!(d[issue.counter]! > 0)) return ['issues', `an issue of ${issue.counter}, which is 0`];
+  }
+  return null;
+}
+
+/** Checks one input; the first failure, or null. */
+export async function checkInput(bytes: Uint8Array, options: CheckOptions): Promise<Failure | null> {
+  const w = run(bytes, 'wasm');
+  if ('kind' in w) return w;
+  const r = run(bytes, 'reference');
+  if ('kind' in r) return r;
+  const diff = difference(w, r);
+  if (diff) return { kind: 'engines', what: diff.split(':')[0]!, message: `wasm vs reference: ${diff}` };
+  if (w.ok) {
+    const bad = invariants(w.result);
+    if (bad) return { kind: 'invariant', what: bad[0], message: `invariant ${bad[0]}: ${bad[1]}` };
+  }
+  for (const engine of options.streamReference ? (['wasm', 'reference'] as const) : (['wasm'] as const)) {
+    const s = await streamed(bytes, engine, options.windowBytes);
+    if ('kind' in s) return s;
+    const d = difference(engine === 'wasm' ? w : r, s);
+    if (d) return { kind: 'window', what: `${engine} ${d.split(':')[0]}`, message: `${engine} in memory vs streamed with ${options.windowBytes}-byte windows: ${d}` };
+  }
+  return null;
+}

@@ -1,0 +1,31 @@
+// The fuzz harness in CI: a short fixed-seed run of `npm run fuzz` (fuzz/), and every minimised failure it
+// ever wrote (test/fixtures/fuzz/*.etl) decoded again by both engines, in memory and streamed, with the
+// invariants checked.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, test } from 'vitest';
+import { checkInput } from '../fuzz/check.js';
+import { fuzz } from '../fuzz/fuzz.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const FIXTURES = join(here, 'fixtures/fuzz');
+
+test('regression fixtures from the fuzzer: engines agree, streamed = in memory, invariants hold', async () => {
+  const files = existsSync(FIXTURES) ? readdirSync(FIXTURES).filter((f) => f.endsWith('.etl')) : [];
+  for (const f of files) {
+    const bytes = new Uint8Array(readFileSync(join(FIXTURES, f)));
+    for (const windowBytes of [0x1000, 0x3000]) {
+      const failure = await checkInput(bytes, { windowBytes, streamReference: true });
+      expect(failure, `${f}: ${failure?.message}`).toBeNull();
+    }
+  }
+});
+
+test('fuzz smoke: 2000 inputs of seed 1, no failure', { timeout: 120_000 }, async () => {
+  const stats = await fuzz({ seed: 1, count: 2000, root: join(here, '..') });
+  expect(stats.inputs).toBe(2000);
+  expect(stats.distinct.map((d) => `${d.signature} (input ${d.index}: ${d.failure.message.slice(0, 500)})`)).toEqual([]);
+  // every mutation ran
+  expect(Object.keys(stats.byOp).length).toBeGreaterThanOrEqual(11);
+});
