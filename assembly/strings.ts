@@ -8,6 +8,8 @@ import { heapStart, heapTake } from './memory';
 export let stringNext: usize = 0;
 /** after putString: whether the string had its terminator before the end */
 export let stringTerminated: bool = false;
+/** after skipString: bytes of the string itself (an unterminated UTF-16 string ends at its last whole unit) */
+let stringBytes: i32 = 0;
 
 /**
  * Copies the string at [p, end) — `unit` 1 (ANSI bytes) or 2 (UTF-16LE units), up to its NUL — to the
@@ -15,7 +17,7 @@ export let stringTerminated: bool = false;
  */
 export function putString(p: usize, end: usize, unit: i32): u32 {
   skipString(p, end, unit);
-  const n = <i32>(stringNext - p) - (stringTerminated ? unit : 0);
+  const n = stringBytes;
   const off = heapTake(L.STR_ENTRY_HEADER + n);
   const at = heapStart + <usize>off;
   store<u32>(at, <u32>n | (<u32>unit << 16));
@@ -35,4 +37,5 @@ export function skipString(p: usize, end: usize, unit: i32): void {
     stringTerminated = q + 2 <= end;
     stringNext = stringTerminated ? q + 2 : end;
   }
+  stringBytes = <i32>(q - p);
 }
