@@ -22,9 +22,9 @@ test('regression fixtures from the fuzzer: engines agree, streamed = in memory, 
   }
 });
 
-test('fuzz smoke: 2000 inputs of seed 1, no failure', { timeout: 120_000 }, async () => {
-  const stats = await fuzz({ seed: 1, count: 2000, root: join(here, '..') });
-  expect(stats.inputs).toBe(2000);
+test('fuzz smoke: 1000 inputs of seed 1, no failure (npm run fuzz runs more)', { timeout: 240_000 }, async () => {
+  const stats = await fuzz({ seed: 1, count: 1000, root: join(here, '..') });
+  expect(stats.inputs).toBe(1000);
   expect(stats.distinct.map((d) => `${d.signature} (input ${d.index}: ${d.failure.message.slice(0, 500)})`)).toEqual([]);
   // every mutation ran
   expect(Object.keys(stats.byOp).length).toBeGreaterThanOrEqual(11);
