@@ -4,30 +4,10 @@ import { describe, expect, test } from 'vitest';
 import { decodeSync, EtlError } from '../src/node.js';
 import { writeTrace, Rng, type CSwitchSpec } from '../src/writer/index.js';
 import { readCorpus } from './helpers/corpus.js';
+import { cswitches } from './helpers/traces.js';
 
 const ENGINES = ['wasm', 'reference'] as const;
 
-function cswitches(n: number, cpus: number): CSwitchSpec[] {
-  const rng = new Rng(5);
-  return Array.from({ length: n }, (_, i) => ({
-    kind: 'cswitch' as const,
-    cpu: i % cpus,
-    timestamp: 1_000_000n + BigInt(i * 10),
-    version: 4 as const,
-    newThreadId: rng.next(),
-    oldThreadId: rng.next(),
-    newThreadPriority: 8,
-    oldThreadPriority: 9,
-    previousCState: 0,
-    newThreadPriorityDecrement: 0,
-    oldThreadWaitReason: 6,
-    oldThreadWaitMode: 1,
-    oldThreadState: 5,
-    oldThreadIdealProcessor: 0,
-    newThreadWaitTime: 3,
-    oldThreadRemainingQuantum: 0,
-  }));
-}
 
 // 2 CPUs x 0x1000-byte buffers, out of order, no compression
 const good = writeTrace({ numberOfProcessors: 2, bufferSize: 0x1000, events: cswitches(2000, 2) });

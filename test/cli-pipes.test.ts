@@ -13,6 +13,7 @@ import { TABLES } from '../src/generated/registry.js';
 import { groupMasks } from '../src/logfile.js';
 import { DATA_LOSS_PHRASES, dataLossText, emptyTableText } from '../src/summary-text.js';
 import { generateMixedTrace, writeTrace, Rng, type EventSpec } from '../src/writer/index.js';
+import { cswitches } from './helpers/traces.js';
 
 const BIN = fileURLToPath(new URL('../bin/etw-decode.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'etw-pipes-'));
@@ -57,27 +58,6 @@ async function until(cond: () => boolean, what: string): Promise<void> {
   throw new Error(`timed out waiting for ${what}`);
 }
 
-function cswitches(n: number, cpus: number): EventSpec[] {
-  const rng = new Rng(5);
-  return Array.from({ length: n }, (_, i) => ({
-    kind: 'cswitch' as const,
-    cpu: i % cpus,
-    timestamp: 1_000_000n + BigInt(i * 10),
-    version: 4 as const,
-    newThreadId: rng.next(),
-    oldThreadId: rng.next(),
-    newThreadPriority: 8,
-    oldThreadPriority: 9,
-    previousCState: 0,
-    newThreadPriorityDecrement: 0,
-    oldThreadWaitReason: 6,
-    oldThreadWaitMode: 1,
-    oldThreadState: 5,
-    oldThreadIdealProcessor: 0,
-    newThreadWaitTime: 3,
-    oldThreadRemainingQuantum: 0,
-  }));
-}
 
 beforeAll(() => {
   bytes = generateMixedTrace({ seed: 3, targetBytes: 200_000, cpus: 2, bufferSize: 0x4000 }).bytes;
@@ -348,7 +328,7 @@ describe('dump says on stderr when data was lost or the table is empty (exit 0 a
   let corrupt: string;
   let noSpin: string;
   beforeAll(() => {
-    const events = cswitches(2000, 2);
+    const events: EventSpec[] = cswitches(2000, 2);
     // CSwitch events of a version no decoder knows: counted, not decoded
     for (let i = 0; i < 5; i++) {
       events.push({ kind: 'raw', cpu: 0, timestamp: 1_020_000n + BigInt(i), headerType: 'PERFINFO64', hookId: 0x0524, version: 9, payload: new Uint8Array(0x18) });
