@@ -30,6 +30,17 @@ const HOOK_NAMES: Record<number, string> = {
   [L.HOOK_CSWITCH]: 'PERFINFO_LOG_TYPE_CONTEXTSWAP',
   [L.HOOK_COMPCS]: 'PERFINFO_LOG_TYPE_CONTEXTSWAP_BATCH',
   [L.HOOK_SPINLOCK]: 'PERFINFO_LOG_TYPE_SPINLOCK',
+  [L.HOOK_READY_THREAD]: 'PERFINFO_LOG_TYPE_READY_THREAD',
+  [L.HOOK_PROCESS_START]: 'Process/Start',
+  [L.HOOK_PROCESS_END]: 'Process/End',
+  [L.HOOK_PROCESS_DC_START]: 'Process/DCStart',
+  [L.HOOK_PROCESS_DC_END]: 'Process/DCEnd',
+  [L.HOOK_PROCESS_DEFUNCT]: 'Process/Defunct',
+  [L.HOOK_THREAD_START]: 'Thread/Start',
+  [L.HOOK_THREAD_END]: 'Thread/End',
+  [L.HOOK_THREAD_DC_START]: 'Thread/DCStart',
+  [L.HOOK_THREAD_DC_END]: 'Thread/DCEnd',
+  [L.HOOK_THREAD_SET_NAME]: 'Thread/SetName',
 };
 
 /** One row of eventsByKind. Fields depend on the header kind (see README). */
