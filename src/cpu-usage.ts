@@ -284,7 +284,7 @@ export class CpuUsageDeriver {
     const t = e.ts;
     const tid = e.a;
     const lastOut = tid === 0 ? this.lastIdleOut.get(e.cpu) : this.lastOut.get(tid);
-    const last = lastOut ? { ...lastOut } : null;
+    const last = lastOut ?? null; // switch-out records are replaced, never changed: no copy needed
     const ready = this.lastReady.get(tid);
     const hasReady = ready !== undefined && (!last || ready.ts > last.ts);
     return {
