@@ -10,8 +10,8 @@ import { renderCpu } from './cpu-text.js';
 import { dataLossText, emptyTableText, jsonReplacer, renderSummary } from './summary-text.js';
 import { CliError, EXIT, fileOutput, openInput, OutputClosed, stdoutOutput, type Input, type Output } from './cli-io.js';
 import { registerSpinlocksCommand } from './cli-spinlocks.js';
+import { VERSION } from './version.js';
 
-const VERSION = '0.1.0';
 
 function parseTop(v: string): number {
   const n = Number(v);
@@ -192,7 +192,7 @@ export async function main(argv: string[]): Promise<number> {
       }
       summary = res.summary;
       // derived tables are complete only at the end of the decode
-      if (table === 'threads' || table === 'processes') {
+      if (table === 'threads' || table === 'processes' || table === 'traces') {
         if (res[table].length) await out.write(formatRows(res[table], fmt));
       }
       if (table === 'events') {
