@@ -11,6 +11,7 @@ import { dataLossText, emptyTableText, jsonReplacer, renderSummary } from './sum
 import { CliError, EXIT, fileOutput, openInput, OutputClosed, stdoutOutput, type Input, type Output } from './cli-io.js';
 import { registerSpinlocksCommand } from './cli-spinlocks.js';
 import { VERSION } from './version.js';
+import { registerConvertCommand } from './cli-convert.js';
 
 
 function parseTop(v: string): number {
@@ -217,6 +218,8 @@ export async function main(argv: string[]): Promise<number> {
   });
 
   registerSpinlocksCommand(program, input);
+  let exitCode: number = EXIT.ok;
+  registerConvertCommand(program, (code) => (exitCode = code));
 
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -241,7 +244,7 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     for (const i of inputs) await i.dispose();
   }
-  return EXIT.ok;
+  return exitCode;
 }
 
 /** --table accepts the registry names and a few spellings people type (cpu-usage). */
