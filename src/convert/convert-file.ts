@@ -7,7 +7,7 @@ import { CpuUsageDeriver } from '../analysis/cpu.js';
 import { EtlError } from '../errors.js';
 import { readTraceInfo, streamFile } from '../node.js';
 import type { DecodeOptions } from '../options.js';
-import { concatChunks, DECODED_TABLE_NAMES, TABLE_NAMES, type ColumnChunk, type TableName } from '../schema.js';
+import { concatChunks, DECODED_TABLE_NAMES, TABLE_NAMES, type ColumnChunk, type TableName, type TypedColumn } from '../schema.js';
 import { dataLossText } from '../summary-text.js';
 import { Table } from '../table.js';
 import { createClock, clockUnavailable, type Clock } from '../time.js';
@@ -62,12 +62,16 @@ class Parts {
     private readonly partRows: number,
   ) {}
 
-  /** Keeps a chunk (it must be ours to keep); writes a part once partRows rows are pending. */
+  /** Keeps a chunk (it must be ours to keep); writes a part of partRows rows whenever that many are pending. */
   async add(chunk: ColumnChunk): Promise<void> {
-    if (chunk.length === 0) return;
-    this.chunks.push(chunk);
-    this.pending += chunk.length;
-    if (this.pending >= this.partRows) await this.flush();
+    let at = 0;
+    while (at < chunk.length) {
+      const take = Math.min(chunk.length - at, this.partRows - this.pending);
+      this.chunks.push(at === 0 && take === chunk.length ? chunk : sliceChunk(chunk, at, at + take));
+      this.pending += take;
+      at += take;
+      if (this.pending >= this.partRows) await this.flush();
+    }
   }
 
   private async flush(): Promise<void> {
@@ -89,6 +93,11 @@ class Parts {
   async finish(): Promise<void> {
     if (this.pending > 0 || this.files === 0) await this.flush();
   }
+}
+
+/** Rows [start, end) of a chunk (views: no copy of numeric columns). */
+function sliceChunk(chunk: ColumnChunk, start: number, end: number): ColumnChunk {
+  return { length: end - start, columns: chunk.columns.map((c) => (Array.isArray(c) ? c.slice(start, end) : c.subarray(start, end))) as TypedColumn[] };
 }
 
 function clockOfInfo(info: Awaited<ReturnType<typeof readTraceInfo>>): Clock | null {
