@@ -530,6 +530,28 @@ describe('synthetic rows', () => {
     }).toThrow(/closed/);
   });
 
+  test('toPerfetto writes the switches in chunks of 65 536 rows; readying threads are right across the chunks', () => {
+    const n = 150_000;
+    const sw = Array.from({ length: n }, (_, i) => ({ ...base, cpu: i % 3, timestamp: 1_000_000n + BigInt(i * 10), newThreadId: 1000 + i, oldThreadId: 999 + i }));
+    const rd = sw.filter((_, i) => i % 7 === 0).map((x, k) => ({ ...rbase, cpu: x.cpu, timestamp: x.timestamp + 5n, threadId: k, adjustReason: 1, flags: 0 }));
+    const result = {
+      cswitch: tableOf('cswitch', sw),
+      readythread: tableOf('readythread', rd),
+      threads: tableOf('threads', []),
+      processes: tableOf('processes', []),
+      clock: CLOCK_10MHZ,
+    } as unknown as DecodeResult;
+    const out = toPerfetto(result);
+    const packets = decodeTrace(out).packet;
+    expect(packets.every((p) => (p.etwEvents?.event.length ?? 0) <= 8192)).toBe(true);
+    const events = packets.flatMap((p) => p.etwEvents?.event ?? []);
+    expect(events.filter((e: Obj) => e.cSwitch).length).toBe(n);
+    const readies = events.filter((e: Obj) => e.readyThread);
+    expect(readies.length).toBe(rd.length);
+    // a ready 5 ticks after switch i on the same cpu: readied by that switch's new thread
+    for (const e of readies) expect([e.readyThread.tThreadId, e.threadId]).toEqual([e.readyThread.tThreadId, 1000 + 7 * e.readyThread.tThreadId]);
+  });
+
   test('an async sink gets one buffer per flush and the calls return its promise', async () => {
     const got: Uint8Array[] = [];
     const w = new PerfettoWriter(async (b) => void got.push(b), { clock: CLOCK_10MHZ, flushBytes: 1 });

@@ -51,10 +51,10 @@
 // a few per-CPU numbers, never by the trace. Browser-safe: no node imports.
 import * as R from '../generated/registry.js';
 import type { DecodeResult } from '../summary.js';
-import type { Table } from '../table.js';
+import { Table } from '../table.js';
 import type { Clock } from '../time.js';
 import { NanosecondConverter } from './nanoseconds.js';
-import { ProtoWriter } from './protobuf.js';
+import { ProtoWriter, putVarint32, putVarint64 } from './protobuf.js';
 
 // Trace / TracePacket / EtwTraceEventBundle / EtwTraceEvent
 const TRACE_PACKET = 1;
@@ -105,6 +105,29 @@ const PROCESS_CMDLINE = 3;
 const THREAD_TID = 1;
 const THREAD_NAME = 2;
 const THREAD_TGID = 3;
+
+// keys (field << 3 | wire type) and valid bits of the hot path
+const KEY_BUNDLE_EVENT = (BUNDLE_EVENT << 3) | 2;
+const KEY_EVENT_TIMESTAMP = EVENT_TIMESTAMP << 3;
+const KEY_EVENT_CPU = EVENT_CPU << 3;
+const KEY_EVENT_THREAD_ID = EVENT_THREAD_ID << 3;
+const KEY_EVENT_C_SWITCH = (EVENT_C_SWITCH << 3) | 2;
+const KEY_EVENT_READY_THREAD = (EVENT_READY_THREAD << 3) | 2;
+/** key + length + timestamp (11) + cpu (4) + thread_id (6) + key + length + the widest c_switch (39) */
+const MAX_EVENT_BYTES = 64;
+const VALID_NEW_THREAD_ID = 1 << R.CS_NEW_THREAD_ID;
+const VALID_NEW_THREAD_PRIORITY = 1 << R.CS_NEW_THREAD_PRIORITY;
+const VALID_OLD_THREAD_PRIORITY = 1 << R.CS_OLD_THREAD_PRIORITY;
+const VALID_PREVIOUS_CSTATE = 1 << R.CS_PREVIOUS_CSTATE;
+const VALID_WAIT_REASON = 1 << R.CS_OLD_THREAD_WAIT_REASON;
+const VALID_WAIT_MODE = 1 << R.CS_OLD_THREAD_WAIT_MODE;
+const VALID_THREAD_STATE = 1 << R.CS_OLD_THREAD_STATE;
+const VALID_IDEAL_PROCESSOR = 1 << R.CS_OLD_THREAD_IDEAL_PROCESSOR;
+const VALID_NEW_THREAD_WAIT_TIME = 1 << R.CS_NEW_THREAD_WAIT_TIME;
+const TWO_32 = 4294967296;
+
+/** sint32 encoding of a small integer */
+const zigzag = (v: number): number => ((v << 1) ^ (v >> 31)) >>> 0;
 
 /** Typed-array views read timestamps as 32-bit halves: only on little-endian hosts (all current ones). */
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -288,6 +311,8 @@ export class PerfettoWriter {
   private csWaitTime: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
   private bundleCpu = -1;
   private bundleEvents = 0;
+  /** where the open event's length byte is */
+  private eventLenAt = 0;
   private closed = false;
   private readonly stats: PerfettoStats = {
     packets: 0,
@@ -561,56 +586,100 @@ export class PerfettoWriter {
     this.bundleCpu = -1;
   }
 
-  /** Starts an EtwTraceEvent (a new bundle when this one is full): timestamp and cpu. */
-  private beginEvent(cpuId: number, lo: number, hi: number): void {
+  /**
+   * Starts an EtwTraceEvent (a new bundle when this one is full): reserves room for the largest event,
+   * writes its key, a length byte to patch and its timestamp and cpu; returns the write position.
+   * An event is at most 62 bytes (every field at its widest), so its length and that of its c_switch /
+   * ready_thread fit one byte each.
+   */
+  private beginEvent(cpuId: number, lo: number, hi: number): number {
     if (this.bundleEvents === this.maxBundleEvents) {
       this.closeBundle();
       this.openBundle(cpuId);
     }
     this.bundleEvents++;
     const w = this.w;
-    w.begin(BUNDLE_EVENT);
-    w.tag(EVENT_TIMESTAMP, 0);
+    if (w.pos + MAX_EVENT_BYTES > w.buf.length) w.ensure(MAX_EVENT_BYTES);
+    const b = w.buf;
+    let p = w.pos;
+    b[p++] = KEY_BUNDLE_EVENT;
+    this.eventLenAt = p++;
+    b[p++] = KEY_EVENT_TIMESTAMP;
     const ns = LITTLE_ENDIAN ? this.ns.fromHalves(lo, hi) : NaN;
     if (ns === ns) {
       if (ns < 0) this.stats.beforeStart++;
-      w.varintNumber(ns);
+      p = ns >= 0 && ns < TWO_32 ? putVarint32(b, p, ns) : putVarint64(b, p, ns - Math.floor(ns / TWO_32) * TWO_32, Math.floor(ns / TWO_32));
     } else {
-      const b = this.ns.bigint((BigInt(hi) << 32n) | BigInt(lo >>> 0));
-      if (b < 0n) this.stats.beforeStart++;
-      w.varintBigInt(b);
+      const v = BigInt.asUintN(64, this.ns.bigint((BigInt(hi) << 32n) | BigInt(lo >>> 0)));
+      if (v >= 1n << 63n) this.stats.beforeStart++;
+      p = putVarint64(b, p, Number(v & 0xffffffffn), Number(v >> 32n));
     }
-    w.uint32Field(EVENT_CPU, cpuId);
+    b[p++] = KEY_EVENT_CPU;
+    return putVarint32(b, p, cpuId);
+  }
+
+  /** Closes the event begun at beginEvent(), whose write position is now `p`. */
+  private endEvent(p: number): void {
+    const b = this.w.buf;
+    b[this.eventLenAt] = p - this.eventLenAt - 1;
+    this.w.pos = p;
   }
 
   /** Writes row r of the cswitch chunk whose columns setSwitchColumns() took. */
   private writeSwitch(r: number, cpuId: number, lo: number, hi: number): void {
-    const w = this.w;
+    let p = this.beginEvent(cpuId, lo, hi);
+    const b = this.w.buf;
     const v = this.csValid[r]!;
-    this.beginEvent(cpuId, lo, hi);
-    w.begin(EVENT_C_SWITCH);
-    if (v & (1 << R.CS_NEW_THREAD_ID)) w.uint32Field(CS_NEW_THREAD_ID, this.csNew[r]!);
-    w.uint32Field(CS_OLD_THREAD_ID, this.csOld[r]!);
-    if (v & (1 << R.CS_NEW_THREAD_PRIORITY)) w.sint32Field(CS_NEW_THREAD_PRIORITY, this.csNewPri[r]!);
-    if (v & (1 << R.CS_OLD_THREAD_PRIORITY)) w.sint32Field(CS_OLD_THREAD_PRIORITY, this.csOldPri[r]!);
-    if (v & (1 << R.CS_PREVIOUS_CSTATE)) w.uint32Field(CS_PREVIOUS_C_STATE, this.csCState[r]!);
-    if (v & (1 << R.CS_OLD_THREAD_WAIT_REASON)) {
-      const x = this.csReason[r]!;
-      w.int32Field(x <= MAX_WAIT_REASON ? CS_WAIT_REASON : CS_WAIT_REASON_INT, x);
+    b[p++] = KEY_EVENT_C_SWITCH;
+    const at = p++;
+    if (v & VALID_NEW_THREAD_ID) {
+      b[p++] = CS_NEW_THREAD_ID << 3;
+      p = putVarint32(b, p, this.csNew[r]!);
     }
-    if (v & (1 << R.CS_OLD_THREAD_WAIT_MODE)) {
+    b[p++] = CS_OLD_THREAD_ID << 3;
+    p = putVarint32(b, p, this.csOld[r]!);
+    if (v & VALID_NEW_THREAD_PRIORITY) {
+      b[p++] = CS_NEW_THREAD_PRIORITY << 3;
+      p = putVarint32(b, p, zigzag(this.csNewPri[r]!));
+    }
+    if (v & VALID_OLD_THREAD_PRIORITY) {
+      b[p++] = CS_OLD_THREAD_PRIORITY << 3;
+      p = putVarint32(b, p, zigzag(this.csOldPri[r]!));
+    }
+    if (v & VALID_PREVIOUS_CSTATE) {
+      b[p++] = CS_PREVIOUS_C_STATE << 3;
+      p = putVarint32(b, p, this.csCState[r]!);
+    }
+    if (v & VALID_WAIT_REASON) {
+      const x = this.csReason[r]!; // u8: int32 and enum values are plain varints
+      b[p++] = (x <= MAX_WAIT_REASON ? CS_WAIT_REASON : CS_WAIT_REASON_INT) << 3;
+      p = putVarint32(b, p, x);
+    }
+    if (v & VALID_WAIT_MODE) {
       const x = this.csMode[r]!;
-      w.int32Field(x <= MAX_WAIT_MODE ? CS_WAIT_MODE : CS_WAIT_MODE_INT, x);
+      b[p++] = (x <= MAX_WAIT_MODE ? CS_WAIT_MODE : CS_WAIT_MODE_INT) << 3;
+      p = putVarint32(b, p, x);
     }
-    if (v & (1 << R.CS_OLD_THREAD_STATE)) {
+    if (v & VALID_THREAD_STATE) {
       const x = this.csState[r]!;
-      if (x <= MAX_THREAD_STATE) w.int32Field(CS_THREAD_STATE, x);
-      else w.sint32Field(CS_THREAD_STATE_INT, x);
+      if (x <= MAX_THREAD_STATE) {
+        b[p++] = CS_THREAD_STATE << 3;
+        p = putVarint32(b, p, x);
+      } else {
+        b[p++] = CS_THREAD_STATE_INT << 3; // sint32
+        p = putVarint32(b, p, zigzag(x));
+      }
     }
-    if (v & (1 << R.CS_OLD_THREAD_IDEAL_PROCESSOR)) w.sint32Field(CS_IDEAL_PROCESSOR, this.csIdeal[r]!);
-    if (v & (1 << R.CS_NEW_THREAD_WAIT_TIME)) w.uint32Field(CS_NEW_THREAD_WAIT_TIME, this.csWaitTime[r]!);
-    w.end();
-    w.end();
+    if (v & VALID_IDEAL_PROCESSOR) {
+      b[p++] = CS_IDEAL_PROCESSOR << 3;
+      p = putVarint32(b, p, zigzag(this.csIdeal[r]!));
+    }
+    if (v & VALID_NEW_THREAD_WAIT_TIME) {
+      b[p++] = CS_NEW_THREAD_WAIT_TIME << 3;
+      p = putVarint32(b, p, this.csWaitTime[r]!);
+    }
+    b[at] = p - at - 1;
+    this.endEvent(p);
   }
 
   private setSwitchColumns(t: Table<'cswitch'>): void {
@@ -629,17 +698,25 @@ export class PerfettoWriter {
   }
 
   private writeReady(cpuId: number, lo: number, hi: number, readying: number, tid: number, reason: number, increment: number, flags: number): void {
-    const w = this.w;
-    this.beginEvent(cpuId, lo, hi);
+    let p = this.beginEvent(cpuId, lo, hi);
+    const b = this.w.buf;
     if (readying === UNKNOWN) this.stats.readyingUnknown++;
-    else w.uint32Field(EVENT_THREAD_ID, readying);
-    w.begin(EVENT_READY_THREAD);
-    w.uint32Field(RT_T_THREAD_ID, tid);
-    w.int32Field(reason <= MAX_ADJUST_REASON ? RT_ADJUST_REASON : RT_ADJUST_REASON_INT, reason);
-    w.sint32Field(RT_ADJUST_INCREMENT, increment);
-    w.int32Field(isTraceFlag(flags) ? RT_FLAG : RT_FLAG_INT, flags);
-    w.end();
-    w.end();
+    else {
+      b[p++] = KEY_EVENT_THREAD_ID;
+      p = putVarint32(b, p, readying);
+    }
+    b[p++] = KEY_EVENT_READY_THREAD;
+    const at = p++;
+    b[p++] = RT_T_THREAD_ID << 3;
+    p = putVarint32(b, p, tid);
+    b[p++] = (reason <= MAX_ADJUST_REASON ? RT_ADJUST_REASON : RT_ADJUST_REASON_INT) << 3; // u8: plain varint either way
+    p = putVarint32(b, p, reason);
+    b[p++] = RT_ADJUST_INCREMENT << 3;
+    p = putVarint32(b, p, zigzag(increment));
+    b[p++] = (isTraceFlag(flags) ? RT_FLAG : RT_FLAG_INT) << 3;
+    p = putVarint32(b, p, flags);
+    b[at] = p - at - 1;
+    this.endEvent(p);
     this.stats.readyThreadEvents++;
   }
 
@@ -657,6 +734,9 @@ export class PerfettoWriter {
 
 export type ToPerfettoOptions = Partial<PerfettoOptions>;
 
+/** rows per cswitch() call of toPerfetto */
+const TO_PERFETTO_ROWS = 1 << 16;
+
 /**
  * A whole decode result as one Perfetto trace (in memory: for a browser download). The process tree comes
  * first, then the switches and ReadyThread events. `clock` defaults to the result's.
@@ -670,8 +750,14 @@ export function toPerfetto(result: DecodeResult, options: ToPerfettoOptions = {}
     { readyWindow: Infinity, ...options, clock: options.clock === undefined ? result.clock : options.clock },
   );
   writer.processTree(result.threads, result.processes);
-  writer.cswitch(result.cswitch);
+  // the ReadyThread events wait (all of them: readyWindow) for the switches, which go in chunks so that
+  // the writer's buffer stays the size of a chunk's output
   writer.readyThread(result.readythread);
+  const cs = result.cswitch;
+  for (let at = 0; at < cs.length || at === 0; at += TO_PERFETTO_ROWS) {
+    const end = Math.min(cs.length, at + TO_PERFETTO_ROWS);
+    writer.cswitch(new Table('cswitch', { length: end - at, columns: cs.columns.map((c) => (c as Uint8Array).subarray(at, end)) }));
+  }
   writer.close();
   if (parts.length === 1) return parts[0]!;
   const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
@@ -682,4 +768,3 @@ export function toPerfetto(result: DecodeResult, options: ToPerfettoOptions = {}
   }
   return out;
 }
-

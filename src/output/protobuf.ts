@@ -24,6 +24,32 @@ export function varint32Size(v: number): number {
   return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x200000 ? 3 : v < 0x10000000 ? 4 : 5;
 }
 
+/**
+ * Writes the varint of an unsigned 32-bit value at b[p] (room checked by the caller); returns the position
+ * after it. For hot loops that write whole small messages at once.
+ */
+export function putVarint32(b: Uint8Array, p: number, v: number): number {
+  v >>>= 0;
+  while (v > 0x7f) {
+    b[p++] = (v & 0x7f) | 0x80;
+    v >>>= 7;
+  }
+  b[p++] = v;
+  return p;
+}
+
+/** Writes the 64-bit varint of (lo, hi) halves at b[p] (up to 10 bytes, room checked by the caller). */
+export function putVarint64(b: Uint8Array, p: number, lo: number, hi: number): number {
+  lo >>>= 0;
+  hi >>>= 0;
+  while (hi !== 0) {
+    b[p++] = (lo & 0x7f) | 0x80;
+    lo = ((lo >>> 7) | (hi << 25)) >>> 0;
+    hi >>>= 7;
+  }
+  return putVarint32(b, p, lo);
+}
+
 export class ProtoWriter {
   /** the buffer being written (reallocated when it grows and by take()) */
   buf: Uint8Array;
@@ -32,7 +58,7 @@ export class ProtoWriter {
   /** start offsets (after the reserved length byte) of the messages begun and not ended */
   private readonly stack: number[] = [];
 
-  constructor(private readonly initialSize = 1 << 16) {
+  constructor(initialSize = 1 << 16) {
     this.buf = new Uint8Array(initialSize);
   }
 
@@ -52,13 +78,13 @@ export class ProtoWriter {
   }
 
   /**
-   * Hands over the bytes written so far (the caller owns them: the writer never touches them again) and
-   * starts a fresh buffer. Only between top-level messages.
+   * Hands over a copy of the bytes written so far (the caller owns it) and starts again at the beginning
+   * of the same buffer, which keeps its size: the only allocation per take() is the output itself.
+   * Only between top-level messages.
    */
   take(): Uint8Array {
     if (this.stack.length) throw new Error('ProtoWriter.take() inside an open message');
-    const out = this.buf.subarray(0, this.pos);
-    this.buf = new Uint8Array(Math.max(this.initialSize, Math.min(this.buf.length, 1 << 24)));
+    const out = this.buf.slice(0, this.pos);
     this.pos = 0;
     return out;
   }
@@ -66,39 +92,13 @@ export class ProtoWriter {
   /** An unsigned 32-bit varint (values are taken modulo 2^32). */
   varint32(v: number): void {
     this.ensure(5);
-    const b = this.buf;
-    let p = this.pos;
-    v >>>= 0;
-    while (v > 0x7f) {
-      b[p++] = (v & 0x7f) | 0x80;
-      v >>>= 7;
-    }
-    b[p++] = v;
-    this.pos = p;
+    this.pos = putVarint32(this.buf, this.pos, v);
   }
 
   /** A 64-bit varint from its low and high 32-bit halves (two's complement for negative values). */
   varint64(lo: number, hi: number): void {
-    lo >>>= 0;
-    hi >>>= 0;
-    if (hi === 0) {
-      this.varint32(lo);
-      return;
-    }
     this.ensure(10);
-    const b = this.buf;
-    let p = this.pos;
-    while (hi !== 0) {
-      b[p++] = (lo & 0x7f) | 0x80;
-      lo = ((lo >>> 7) | (hi << 25)) >>> 0;
-      hi >>>= 7;
-    }
-    while (lo > 0x7f) {
-      b[p++] = (lo & 0x7f) | 0x80;
-      lo >>>= 7;
-    }
-    b[p++] = lo;
-    this.pos = p;
+    this.pos = putVarint64(this.buf, this.pos, lo, hi);
   }
 
   /**
