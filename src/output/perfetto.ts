@@ -22,8 +22,11 @@
 // How Perfetto's importer reads them (src/trace_processor/importers/etw/etw_{tokenizer,parser}.cc):
 // * an event's cpu is its own `cpu`, else its bundle's (both are written); its timestamp is used as is,
 //   in nanoseconds of the trace's time line, so timestamps are ns since the trace start (Clock: the
-//   logfile header's timestamp maps to 0). Events go to one queue per CPU that the importer sorts, so
-//   neither bundles nor events need to be in time order; we write rows in decode order.
+//   logfile header's timestamp maps to 0). Events go to one queue per CPU that the importer sorts
+//   (src/trace_processor/sorter/trace_sorter.h: an out-of-order queue is sorted before extraction, and a
+//   file without tracing-service flush events is extracted once, at its end), so neither bundles nor
+//   events need to be in time order; we write rows in decode order. A cpu of 1024 or more is refused
+//   (only corrupt input has one).
 // * c_switch: old/new thread, old_thread_state (enum, else the _int), old_thread_wait_reason (the enum
 //   only: used when the state is Waiting) and new_thread_priority. The event's thread_id is not read for
 //   a switch, and we do not decode the CSwitch header's thread id: it is omitted. A row whose new thread
@@ -36,7 +39,8 @@
 //   arrived (compact rows come one switch late), so ReadyThread events wait per CPU — at most
 //   `readyWindow` of them; past that the oldest are written with the thread known so far (counted in
 //   `readyingForced`). Unknown (no switch before it on its CPU): thread_id omitted (Perfetto says 0).
-// * process_tree: a process without cmdline is skipped by Perfetto; cmdline is [imageFileName,
+// * process_tree (no packet timestamp: Perfetto applies it at the latest time seen, so first or last in
+//   the file both work): a process without cmdline is skipped by Perfetto; cmdline is [imageFileName,
 //   commandLine] of what is present (Perfetto names the process after cmdline[0], cut at its first space
 //   when it is the only entry). One Thread per `threads` row (tid, tgid = processId, name when known).
 //
@@ -328,6 +332,10 @@ export class PerfettoWriter {
     threads: 0,
   };
 
+  /**
+   * @param sink receives the trace's bytes in order, in buffers it owns (the writer keeps no reference);
+   *   a returned promise is returned by the call that flushed (await it for backpressure)
+   */
   constructor(
     private readonly sink: (bytes: Uint8Array) => void | Promise<void>,
     options: PerfettoOptions,
