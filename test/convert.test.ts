@@ -3,6 +3,8 @@
 // does not stop the others (exit 1), files in parallel worker threads; and the (cpu, time) sort itself.
 import { describe, expect, test, beforeAll } from 'vitest';
 import fc from 'fast-check';
+import protobuf from 'protobufjs';
+import { decodeSync } from '../src/node.js';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -128,6 +130,27 @@ describe('convert --to csv / jsonl', () => {
     expect(typeof row.timestamp).toBe('string');
     expect(typeof row.timeNs).toBe('string');
     expect(typeof row.cpu).toBe('number');
+  });
+
+  test('--to perfetto: one timeline per trace with every switch, wake-up and process name', async () => {
+    const out = join(dir, 'timelines');
+    const r = cli(['convert', a, b, '--to', 'perfetto', '--out', out, '--no-progress']);
+    expect(r.status).toBe(0);
+    const files = readdirSync(out).sort();
+    expect(files.map((f) => f.replace(/-[0-9a-f]{8}/, ''))).toEqual(['a.perfetto-trace', 'b.perfetto-trace']);
+    const root = protobuf.loadSync(fileURLToPath(new URL('./fixtures/perfetto/perfetto-etw.proto', import.meta.url)));
+    const Trace = root.lookupType('perfetto.protos.Trace');
+    const lib = decodeSync(readFileSync(a));
+    const trace = Trace.toObject(Trace.decode(readFileSync(join(out, files[0]!))), { longs: String }) as {
+      packet: { etwEvents?: { event: { cSwitch?: unknown; readyThread?: unknown }[] }; processTree?: { processes: unknown[]; threads: unknown[] } }[];
+    };
+    const events = trace.packet.flatMap((p) => p.etwEvents?.event ?? []);
+    expect(events.filter((e) => e.cSwitch).length).toBe(lib.cswitch.length);
+    expect(events.filter((e) => e.readyThread).length).toBe(lib.readythread.length);
+    const tree = trace.packet.find((p) => p.processTree)!.processTree!;
+    expect(tree.processes.length).toBe(lib.processes.length);
+    const again = cli(['convert', a, '--to', 'perfetto', '--out', out, '--no-progress']);
+    expect(again.stderr).toMatch(/0 converted, 1 skipped/);
   });
 
   test('usage errors exit 2', () => {
