@@ -21,9 +21,9 @@ test('exports: browser, node and default conditions, types first, ESM', () => {
   expect(dot.browser.import).toBe('./dist/index.js');
   expect(dot.node.import).toBe('./dist/node.js');
   expect(pkg.bin['etw-decode']).toBe('bin/etw-decode.js');
-  // versions are pinned, and only the CLI needs a runtime dependency
-  expect(Object.keys(pkg.dependencies)).toEqual(['commander']);
-  for (const v of Object.values({ ...pkg.dependencies, ...pkg.devDependencies }) as string[]) expect(v).toMatch(/^\d+\.\d+\.\d+$/);
+  // versions are pinned; runtime dependencies: the CLI's, and Arrow and Parquet output (src/output/)
+  expect(Object.keys(pkg.dependencies)).toEqual(['apache-arrow', 'commander', 'parquet-wasm']);
+  for (const v of Object.values({ ...pkg.dependencies, ...pkg.devDependencies }) as string[]) expect(v).toMatch(/^\d+\.\d+\.\d+(-[0-9A-Za-z.]+)?$/);
 });
 
 test('the browser entry bundles for the browser platform with no node: imports', async () => {
