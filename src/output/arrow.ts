@@ -13,8 +13,8 @@ import * as arrow from 'apache-arrow';
 import { TABLES } from '../generated/registry.js';
 import { ENUMS, nameOf } from '../enums.js';
 import { EtlError } from '../errors.js';
-import { TABLE_COLUMNS, validColumnOf, type NumericColumnType, type TableName } from '../schema.js';
-import type { Table } from '../table.js';
+import { emptyChunk, TABLE_COLUMNS, validColumnOf, type NumericColumnType, type TableName } from '../schema.js';
+import { Table } from '../table.js';
 import type { Clock } from '../time.js';
 import { nanosecondsColumn } from './nanos.js';
 
@@ -165,7 +165,7 @@ class TextDictionary {
       this.index.set('', 0);
       added.push('');
     }
-    if (added.length > 0) this.chunks.push(arrow.vectorFromArray(added, new arrow.Utf8()).data[0]!);
+    if (added.length > 0 || this.chunks.length === 0) this.chunks.push(arrow.vectorFromArray(added, new arrow.Utf8()).data[0]!);
     return { indices, dictionary: new arrow.Vector(this.chunks) };
   }
 }
@@ -257,12 +257,13 @@ function planColumns(table: TableName, options: ArrowOptions, persistent: boolea
       const type = new arrow.Int64();
       const what = kind === 'time' ? 'nanoseconds since the trace start' : 'in nanoseconds';
       out.push({
-        field: new arrow.Field(name, type, c.nullable, metadata(`${c.name} ${what} (ticks × 10^9 / ticks per second)`)),
+        // nullable: a value out of the int64 range (only in corrupt data) is null
+        field: new arrow.Field(name, type, true, metadata(`${c.name} ${what} (ticks × 10^9 / ticks per second)`)),
         time: true,
         build(t, validity) {
           const v = validity.of(id);
-          const ns = nanosecondsColumn(t.columns[id] as BigInt64Array, t.length, v.bitmap, clock, kind);
-          return arrow.makeData({ type, length: t.length, nullCount: v.nullCount, nullBitmap: v.bitmap, data: ns });
+          const ns = nanosecondsColumn(t.columns[id] as BigInt64Array, t.length, v.bitmap, v.nullCount, clock, kind);
+          return arrow.makeData({ type, length: t.length, nullCount: ns.nullCount, nullBitmap: ns.bitmap, data: ns.values });
         },
       });
     }
@@ -379,7 +380,7 @@ export class ArrowIpcWriter {
   async close(): Promise<{ rows: number; batches: number; bytes: number }> {
     this.usable();
     this.closed = true;
-    if (this.batches === 0) this.writer.write(new arrow.RecordBatch(this.converter.schema));
+    if (this.batches === 0) this.writer.write(this.converter.toBatch(new Table(this.table, emptyChunk(this.table))));
     this.writer.finish();
     await this.drain();
     return { rows: this.rows, batches: this.batches, bytes: this.bytes };

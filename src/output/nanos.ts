@@ -26,19 +26,33 @@ function floorDiv(x: number, den: number): number {
   return q;
 }
 
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
+
+export interface NanosecondsColumn {
+  readonly values: BigInt64Array;
+  /** validity: the input bitmap, or a copy with the cells whose nanoseconds do not fit in an int64 cleared */
+  readonly bitmap: Uint8Array | null;
+  readonly nullCount: number;
+}
+
 /**
  * Nanoseconds of a column of ticks: `time` since the clock's anchor, or a `duration`. Null cells (bit
- * clear in `bitmap`, when given) are 0.
+ * clear in `bitmap`, when given) are 0; so are cells whose nanoseconds overflow an int64 (ticks centuries
+ * away from the anchor, only in corrupt data), which become null.
  */
 export function nanosecondsColumn(
   ticks: BigInt64Array,
   n: number,
   bitmap: Uint8Array | null,
+  nullCount: number,
   clock: Clock,
   kind: 'time' | 'duration',
-): BigInt64Array {
+): NanosecondsColumn {
   const out = new BigInt64Array(n);
-  if (n === 0) return out;
+  if (n === 0) return { values: out, bitmap, nullCount };
+  let valid = bitmap;
+  let nulls = nullCount;
   const f = clock.ticksPerSecond;
   const g = gcd(1_000_000_000n, f);
   const numBig = 1_000_000_000n / g;
@@ -59,12 +73,18 @@ export function nanosecondsColumn(
   const src = new Int32Array(ticks.buffer, ticks.byteOffset, 2 * n);
   const dst = new Int32Array(out.buffer, 0, 2 * n);
   for (let i = 0; i < n; i++) {
-    if (bitmap !== null && ((bitmap[i >>> 3]! >>> (i & 7)) & 1) === 0) continue;
+    if (valid !== null && ((valid[i >>> 3]! >>> (i & 7)) & 1) === 0) continue;
     const lo = src[2 * i]! >>> 0;
     const hi = src[2 * i + 1]!;
     const d = (hi - h0) * TWO32 + (lo - l0);
     if (!fast || d > dMax || d < -dMax) {
-      out[i] = slow(ticks[i]!);
+      const ns = slow(ticks[i]!);
+      if (ns >= I64_MIN && ns <= I64_MAX) out[i] = ns;
+      else {
+        if (valid === null || valid === bitmap) valid = bitmap === null ? new Uint8Array((n + 7) >>> 3).fill(0xff) : bitmap.slice();
+        valid[i >>> 3]! &= ~(1 << (i & 7));
+        nulls++;
+      }
       continue;
     }
     // durations truncate toward zero: convert |d| and put the sign back
@@ -77,5 +97,5 @@ export function nanosecondsColumn(
     dst[2 * i] = (ns - nh * TWO32) | 0;
     dst[2 * i + 1] = nh;
   }
-  return out;
+  return { values: out, bitmap: valid, nullCount: nulls };
 }
