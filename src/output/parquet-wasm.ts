@@ -10,17 +10,28 @@ export type ParquetWasm = typeof import('parquet-wasm/esm');
 
 let loading: Promise<ParquetWasm> | null = null;
 
-async function gunzip(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer>> {
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+/** gunzip with the platform's DecompressionStream, into one buffer of the known size */
+async function gunzip(bytes: Uint8Array<ArrayBuffer>, size: number): Promise<Uint8Array<ArrayBuffer>> {
+  const ds = new DecompressionStream('gzip');
+  const writer = ds.writable.getWriter();
+  void writer.write(bytes).then(() => writer.close()).catch(() => undefined);
+  const out = new Uint8Array(size);
+  let at = 0;
+  const reader = ds.readable.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (at + value.length > size) throw new Error(`embedded parquet-wasm module: more than ${size} bytes after gunzip`);
+    out.set(value, at);
+    at += value.length;
+  }
+  if (at !== size) throw new Error(`embedded parquet-wasm module: ${at} bytes after gunzip, expected ${size}`);
+  return out;
 }
 
 async function load(): Promise<ParquetWasm> {
   const [glue, embedded] = await Promise.all([import('parquet-wasm/esm'), import('../generated/parquet-wasm-binary.js')]);
-  const wasm = await gunzip(decodeBase64(embedded.PARQUET_WASM_GZIP_BASE64));
-  if (wasm.length !== embedded.PARQUET_WASM_BYTES) {
-    throw new Error(`embedded parquet-wasm module: ${wasm.length} bytes after gunzip, expected ${embedded.PARQUET_WASM_BYTES}`);
-  }
+  const wasm = await gunzip(decodeBase64(embedded.PARQUET_WASM_GZIP_BASE64), embedded.PARQUET_WASM_BYTES);
   await glue.default({ module_or_path: wasm });
   return glue;
 }
@@ -31,7 +42,7 @@ export function loadParquetWasm(): Promise<ParquetWasm> {
     loading = null; // a later call may try again
     throw new EtlError(
       'WRITE_FAILED',
-      `cannot load the Parquet writer (parquet-wasm): ${(e as Error).message ?? e}. It needs WebAssembly, DecompressionStream and Response (Node ≥ 20, current browsers)`,
+      `cannot load the Parquet writer (parquet-wasm): ${(e as Error).message ?? e}. It needs WebAssembly and DecompressionStream (Node ≥ 20, current browsers)`,
     );
   });
   return loading;
