@@ -104,6 +104,16 @@ describe('Parquet read back by DuckDB and hyparquet', () => {
     await expectReadBack(t, path);
   });
 
+  test("statistics: 'page' (a page index besides the chunk statistics)", async () => {
+    const t = schedTables.cswitch;
+    const { path } = await writeFile(t, { statistics: 'page', rowGroupRows: 200 });
+    const meta = await duckMetadata(path);
+    const first = Array.from(t.column('timestamp').subarray(0, 200) as BigInt64Array);
+    const min = first.reduce((a, b) => (b < a ? b : a));
+    expect(meta.find((m) => m.path_in_schema === 'timestamp' && m.row_group_id === 0n)!.stats_min_value).toBe(String(min));
+    await expectReadBack(t, path);
+  });
+
   test('an empty table gives a file with the schema and no rows', async () => {
     for (const name of TABLE_NAMES as TableName[]) {
       const t = sliceTable(schedTables[name], 0, 0);
@@ -249,6 +259,7 @@ describe('API', () => {
     await expect(ParquetTableWriter.create('cswitch', () => undefined, { rowGroupRows: 0 })).rejects.toThrow(/rowGroupRows must be an integer/);
     await expect(ParquetTableWriter.create('cswitch', () => undefined, { compression: 'brotli' as ParquetCompression })).rejects.toThrow(/compression must be one of/);
     await expect(ParquetTableWriter.create('nope' as TableName, () => undefined)).rejects.toThrow(/unknown table 'nope'/);
+    await expect(ParquetTableWriter.create('cswitch', () => undefined, { statistics: 'none' as 'page' })).rejects.toThrow(/statistics must be 'chunk' or 'page'/);
     const w = await ParquetTableWriter.create('spinlock', () => undefined);
     await expect(w.write(schedTables.cswitch as unknown as Table)).rejects.toThrow(/writes spinlock rows, got a cswitch table/);
     await w.close();

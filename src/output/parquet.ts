@@ -14,7 +14,8 @@ import { readParquetFooter } from './parquet-footer.js';
 import { loadParquetWasm, type ParquetWasm } from './parquet-wasm.js';
 import type { WriterProperties } from 'parquet-wasm/esm';
 
-export type ParquetCompression = 'zstd' | 'snappy' | 'lz4' | 'gzip' | 'none';
+const COMPRESSIONS = ['zstd', 'snappy', 'lz4', 'gzip', 'none'] as const;
+export type ParquetCompression = (typeof COMPRESSIONS)[number];
 
 export interface ParquetOptions extends ArrowOptions {
   /** rows per row group (the last one holds the rest); default 1,048,576 */
@@ -52,9 +53,6 @@ export function sliceTable(t: Table, start: number, end: number): Table {
   return new Table(t.name, { length: end - start, columns });
 }
 
-/** Footers up to this size are read back to check the rows (a footer grows with row groups × columns). */
-const TAIL_BYTES = 8 << 20;
-
 function compressionOf(pw: ParquetWasm, c: ParquetCompression) {
   switch (c) {
     case 'zstd':
@@ -67,8 +65,6 @@ function compressionOf(pw: ParquetWasm, c: ParquetCompression) {
       return pw.Compression.GZIP;
     case 'none':
       return pw.Compression.UNCOMPRESSED;
-    default:
-      throw new EtlError('BAD_OPTION', `compression must be one of zstd, snappy, lz4, gzip, none; got '${String(c)}'`);
   }
 }
 
@@ -77,6 +73,8 @@ function checkOptions(options: ParquetOptions): number {
   if (!Number.isSafeInteger(rows) || rows < 1 || rows > 2 ** 31 - 1) {
     throw new EtlError('BAD_OPTION', `rowGroupRows must be an integer from 1 to 2^31-1, got ${String(options.rowGroupRows)}`);
   }
+  const c = options.compression ?? DEFAULT_COMPRESSION;
+  if (!COMPRESSIONS.includes(c)) throw new EtlError('BAD_OPTION', `compression must be one of ${COMPRESSIONS.join(', ')}; got '${String(c)}'`);
   const s = options.statistics ?? 'chunk';
   if (s !== 'chunk' && s !== 'page') throw new EtlError('BAD_OPTION', `statistics must be 'chunk' or 'page', got '${String(s)}'`);
   return rows;
@@ -122,8 +120,8 @@ export class ParquetTableWriter {
   private rows = 0;
   private bytes = 0;
   private closed = false;
-  /** the last bytes of the file (for the footer) */
-  private tail: Uint8Array[] = [];
+  /** the bytes written after the input ended: the last row group and the footer (read back by verify) */
+  private tail: Uint8Array[] | null = null;
   private tailBytes = 0;
   private readonly output: Promise<ReadableStream<Uint8Array>>;
 
@@ -132,7 +130,6 @@ export class ParquetTableWriter {
     private readonly sink: ByteSink,
     private readonly pw: ParquetWasm,
     private readonly converter: ArrowConverter,
-    private readonly rowGroupRows: number,
     properties: WriterProperties,
   ) {
     const input = new ReadableStream<unknown>(
@@ -155,10 +152,9 @@ export class ParquetTableWriter {
   static async create(table: TableName, sink: ByteSink, options: ParquetOptions = {}): Promise<ParquetTableWriter> {
     if (!(table in TABLES)) throw new EtlError('BAD_OPTION', `unknown table '${String(table)}'`);
     const rowGroupRows = checkOptions(options);
-    compressionOf({ Compression: {} } as ParquetWasm, options.compression ?? DEFAULT_COMPRESSION); // validates before loading
     const pw = await loadParquetWasm();
     const converter = new ArrowConverter(table, options);
-    return new ParquetTableWriter(table, sink, pw, converter, rowGroupRows, writerProperties(pw, converter, options, rowGroupRows));
+    return new ParquetTableWriter(table, sink, pw, converter, writerProperties(pw, converter, options, rowGroupRows));
   }
 
   /** Appends the rows of `t` (a Table of this writer's table); resolves when the wasm writer took them. */
@@ -179,6 +175,7 @@ export class ParquetTableWriter {
     // no rows: one empty batch gives the writer its schema
     if (this.pump === null) await this.send(new Table(this.table, emptyChunk(this.table)));
     await this.next();
+    this.tail = [];
     this.controller.close();
     await this.pump;
     this.check();
@@ -235,7 +232,10 @@ export class ParquetTableWriter {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) return;
-        this.keepTail(value);
+        if (this.tail !== null) {
+          this.tail.push(value);
+          this.tailBytes += value.byteLength;
+        }
         this.bytes += value.byteLength;
         await this.sink(value);
       }
@@ -245,25 +245,21 @@ export class ParquetTableWriter {
     }
   }
 
-  private keepTail(chunk: Uint8Array): void {
-    this.tail.push(chunk);
-    this.tailBytes += chunk.byteLength;
-    while (this.tail.length > 1 && this.tailBytes - this.tail[0]!.byteLength >= TAIL_BYTES) this.tailBytes -= this.tail.shift()!.byteLength;
-  }
-
   /** Row groups of the footer; throws when the footer's rows differ from the rows written. */
   private verify(): number {
-    const expected = Math.ceil(this.rows / this.rowGroupRows);
     const tail = new Uint8Array(this.tailBytes);
     let at = 0;
-    for (const c of this.tail) {
+    for (const c of this.tail ?? []) {
       tail.set(c, at);
       at += c.byteLength;
     }
-    this.tail = [];
-    const len = tail.length >= 8 ? new DataView(tail.buffer).getUint32(tail.length - 8, true) : -1;
-    if (len < 0 || len + 8 > tail.length) return expected; // footer larger than the kept tail: not checked
-    const footer = readParquetFooter(tail);
+    this.tail = null;
+    let footer;
+    try {
+      footer = readParquetFooter(tail);
+    } catch (e) {
+      throw new EtlError('WRITE_FAILED', `the ${this.table} Parquet file has no readable footer: ${(e as Error).message}`);
+    }
     const sum = footer.rowGroupRows.reduce((a, b) => a + b, 0);
     if (footer.rows !== this.rows || sum !== this.rows) {
       throw new EtlError('WRITE_FAILED', `the ${this.table} Parquet file holds ${footer.rows} rows (row groups: ${sum}), but ${this.rows} were written`);
