@@ -108,7 +108,7 @@ describe('Parquet read back by DuckDB and hyparquet', () => {
     const t = schedTables.cswitch;
     const { path } = await writeFile(t, { statistics: 'page', rowGroupRows: 200 });
     const meta = await duckMetadata(path);
-    const first = Array.from(t.column('timestamp').subarray(0, 200) as BigInt64Array);
+    const first = Array.from((t.column('timestamp') as BigInt64Array).subarray(0, 200));
     const min = first.reduce((a, b) => (b < a ? b : a));
     expect(meta.find((m) => m.path_in_schema === 'timestamp' && m.row_group_id === 0n)!.stats_min_value).toBe(String(min));
     await expectReadBack(t, path);
