@@ -187,10 +187,10 @@ async function convertToDataset(
   options: ConvertOptions,
 ): Promise<ConvertResult> {
   if (options.to === 'perfetto') throw new Error('unreachable');
-  const writer = await datasetWriter(options.to);
+  const partRows = options.partRows ?? DEFAULT_PART_ROWS;
+  const writer = await datasetWriter(options.to, partRows);
   const ctx: FormatContext = { clock: clockOfInfo(info), names: options.names ?? false };
   const wanted = new Set<TableName>(options.tables ?? TABLE_NAMES);
-  const partRows = options.partRows ?? DEFAULT_PART_ROWS;
   const parts = new Map<TableName, Parts>();
   for (const t of TABLE_NAMES) if (wanted.has(t)) parts.set(t, new Parts(t, partitionDir(staging, t, id), writer, ctx, partRows));
   const decoded = DECODED_TABLE_NAMES.filter((t) => wanted.has(t));
