@@ -8,7 +8,7 @@ import { decodeSync } from '../src/node.js';
 import { tableFromIPC } from 'apache-arrow';
 import { duck } from './helpers/readers.js';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -210,6 +210,18 @@ describe('convert --to csv / jsonl', () => {
     const addresses = new Set(Array.from({ length: lib.spinlock.length }, (_, i) => lib.spinlock.get(i).spinLockAddress));
     for (let i = 0; i < t.numRows; i++) expect(addresses.has(t.get(i)!.spinLockAddress as bigint)).toBe(true);
     expect(readdirSync(out).sort()).toEqual(['cswitch', 'spinlock', 'traces']);
+  });
+
+  test('the same trace twice in one run (a copy of the same name): converted once, the copy skipped', () => {
+    mkdirSync(join(dir, 'copies'), { recursive: true });
+    const copy = join(dir, 'copies', 'a.etl');
+    writeFileSync(copy, readFileSync(a));
+    const out = join(dir, 'ds-dup');
+    const r = cli(['convert', a, copy, '--to', 'csv', '--out', out, '--threads', '2', '--tables', 'cswitch,traces', '--no-progress']);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toMatch(/copies\/a\.etl: skipped \(the same trace as .*a\.etl: trace=a-[0-9a-f]{8}\)/);
+    expect(r.stderr).toMatch(/1 converted, 1 skipped/);
+    expect(readdirSync(join(out, 'traces'))).toHaveLength(1);
   });
 
   test('usage errors exit 2', () => {

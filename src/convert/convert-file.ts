@@ -42,6 +42,8 @@ export interface ConvertResult {
   bytes: number;
   /** what could not be decoded (as `summary` says it), or null */
   dataLoss: string | null;
+  /** skipped because it is the same trace as this file, given earlier in the same run */
+  sameAs?: string;
 }
 
 export const DEFAULT_PART_ROWS = 1 << 20;
