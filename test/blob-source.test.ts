@@ -17,8 +17,8 @@ function digest(r: DecodeResult) {
     summary: JSON.stringify(r.summary, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v)),
     cswitch: r.cswitch.length,
     spinlock: r.spinlock.length,
-    ts: Array.from(r.cswitch.column('timestamp').subarray(0, 1000), String),
-    tid: Array.from(r.cswitch.column('oldThreadId')),
+    ts: Array.from((r.cswitch.column('timestamp') as BigInt64Array).subarray(0, 1000), String),
+    tid: Array.from(r.cswitch.column('oldThreadId') as Uint32Array),
     buffers: Array.from(r.buffers.fileOffset),
   };
 }
@@ -29,6 +29,9 @@ async function slicesOf(blob: Blob, gapBytes?: number): Promise<{ slices: [numbe
   const result = await decodeStream(blobSource(blob, { gapBytes, onSlice: (a, b) => slices.push([a, b]) }), {});
   return { slices, result };
 }
+
+/** a Blob holding `bytes` */
+const blobOf = (bytes: Uint8Array): Blob => new Blob([bytes as Uint8Array<ArrayBuffer>]);
 
 const perfview = readCorpus('perfview-net.4.5.2.x64.etl');
 
@@ -42,7 +45,7 @@ describe('perfview-net.4.5.2.x64.etl (359 compressed buffers of varying sizes)',
   });
 
   test('is read in a few large slices, not one per buffer header', async () => {
-    const { slices, result } = await slicesOf(new Blob([perfview]));
+    const { slices, result } = await slicesOf(blobOf(perfview));
     expect(result.summary.buffers).toBe(360);
     // it was 8339 slices of 72 bytes; now a handful: the header, framing reads of 256 KiB-1 MiB, the decode's window in parts
     expect(slices.length).toBeLessThanOrEqual(16);
@@ -65,9 +68,9 @@ describe('uniform 64 KiB buffers', () => {
 
   test('a Blob decodes as the bytes do, whatever the coalescing gap', async () => {
     const expected = digest(decodeSync(bytes));
-    expect(digest(await decode(new Blob([bytes])))).toEqual(expected);
+    expect(digest(await decode(blobOf(bytes)))).toEqual(expected);
     for (const gap of [0, 1 << 20]) {
-      const { result } = await slicesOf(new Blob([bytes]), gap);
+      const { result } = await slicesOf(blobOf(bytes), gap);
       expect(result.summary.buffers).toBe(buffers);
       expect(result.summary.cswitch).toBe(expected.cswitch);
     }
@@ -75,17 +78,17 @@ describe('uniform 64 KiB buffers', () => {
 
   test('headers close together are one slice per batch; far apart, one slice each (in parallel)', async () => {
     expect(buffers).toBeGreaterThan(90);
-    const near = await slicesOf(new Blob([bytes]), 1 << 20);
+    const near = await slicesOf(blobOf(bytes), 1 << 20);
     const headerSlices = (s: [number, number][]) => s.filter(([a, b]) => b - a === 72).length;
     // batches of 16, 32, 64, 128, 256 headers: a slice each (the first buffer's header is read alone)
     expect(near.slices.length).toBeLessThanOrEqual(12);
     expect(headerSlices(near.slices)).toBeLessThanOrEqual(2);
-    const far = await slicesOf(new Blob([bytes]), 0);
+    const far = await slicesOf(blobOf(bytes), 0);
     expect(headerSlices(far.slices)).toBeGreaterThanOrEqual(buffers - 2);
   });
 
   test('a window is read as a few parts of at least 1 MiB', async () => {
-    const { slices } = await slicesOf(new Blob([bytes]), 1 << 20);
+    const { slices } = await slicesOf(blobOf(bytes), 1 << 20);
     const big = slices.filter(([a, b]) => b - a >= 1 << 20);
     expect(big.length).toBeGreaterThanOrEqual(4);
     expect(big.length).toBeLessThanOrEqual(8);
@@ -95,7 +98,7 @@ describe('uniform 64 KiB buffers', () => {
 describe('compressed writer trace', () => {
   test('decodes from a Blob as from bytes', async () => {
     const bytes = generateMixedTrace({ seed: 5, targetBytes: 2 << 20, cpus: 4, compress: true }).bytes;
-    expect(digest(await decode(new Blob([bytes])))).toEqual(digest(decodeSync(bytes)));
+    expect(digest(await decode(blobOf(bytes)))).toEqual(digest(decodeSync(bytes)));
   });
 });
 
@@ -103,7 +106,7 @@ describe('blobSource reads', () => {
   const bytes = new Uint8Array(5 << 20);
   for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7 + (i >>> 16)) & 0xff;
   const same = (a: Uint8Array, b: Uint8Array) => Buffer.compare(a, b) === 0;
-  const blob = new Blob([bytes]);
+  const blob = blobOf(bytes);
 
   test('readInto in parts fills the target exactly; short at the end of the Blob', async () => {
     const src = blobSource(blob);
