@@ -11,9 +11,13 @@
 //   while Node reads its 64 headers concurrently.
 // - readInto (the decode's windows, one per load) reads a window as up to READ_PARTS concurrent slices
 //   (each of at least PART_MIN bytes) straight into the target: Node's Blob reads are faster in parallel.
-// Nothing is cached: memory is what the caller asks for, never the file.
+// - A Blob of at most WHOLE_MAX bytes is read whole with the first read (one round trip) and served
+//   from memory after that: framing and decoding then cost what they cost on bytes in memory.
+// Nothing else is cached: memory is what the caller asks for (and at most WHOLE_MAX), never the file.
 import type { AsyncSource } from './runners.js';
 
+/** Blobs up to this size are read whole, once */
+const WHOLE_MAX = 16 << 20;
 /** readInto splits a read into at most this many concurrent slices ... */
 const READ_PARTS = 4;
 /** ... of at least this many bytes */
@@ -33,6 +37,8 @@ const SMALL_READ = 4 << 10;
 const LARGE_READ = 1 << 20;
 
 export interface BlobSourceOptions {
+  /** read Blobs of at most this many bytes whole, once (default 16 MiB; 0: never) */
+  wholeMax?: number;
   /** fixed coalescing gap in bytes (default: estimated from the reads, see the file comment) */
   gapBytes?: number;
   /** called with each slice read (start, end): for tests and measurements */
@@ -76,6 +82,7 @@ export function blobSource(blob: Blob, options: BlobSourceOptions = {}): AsyncSo
     return bytes;
   };
   const clampEnd = (position: number, length: number) => Math.max(position, Math.min(size, position + Math.max(0, length)));
+  if (size <= (options.wholeMax ?? WHOLE_MAX)) return wholeSource(size, () => slice(0, size, false));
 
   return {
     size,
@@ -136,6 +143,26 @@ export function blobSource(blob: Blob, options: BlobSourceOptions = {}): AsyncSo
       };
       await Promise.all(Array.from({ length: Math.min(MANY_CONCURRENCY, runs.length) }, worker));
       return out;
+    },
+  };
+}
+
+/** A small Blob: read whole at the first request, then served from memory. */
+function wholeSource(size: number, readAll: () => Promise<Uint8Array>): AsyncSource {
+  let all: Promise<Uint8Array> | null = null;
+  const bytes = () => (all ??= readAll());
+  const view = (b: Uint8Array, position: number, length: number) => b.subarray(Math.min(position, b.length), Math.min(b.length, position + Math.max(0, length)));
+  return {
+    size,
+    read: async (position, length) => view(await bytes(), position, length),
+    async readInto(position, target) {
+      const src = view(await bytes(), position, target.length);
+      target.set(src);
+      return src.length;
+    },
+    readMany: async (positions, length) => {
+      const b = await bytes();
+      return positions.map((p) => view(b, p, length));
     },
   };
 }

@@ -24,9 +24,9 @@ function digest(r: DecodeResult) {
 }
 
 /** Slices a decode of `blob` makes (through blobSource). */
-async function slicesOf(blob: Blob, gapBytes?: number): Promise<{ slices: [number, number][]; result: Awaited<ReturnType<typeof decodeStream>> }> {
+async function slicesOf(blob: Blob, gapBytes?: number, wholeMax = 0): Promise<{ slices: [number, number][]; result: Awaited<ReturnType<typeof decodeStream>> }> {
   const slices: [number, number][] = [];
-  const result = await decodeStream(blobSource(blob, { gapBytes, onSlice: (a, b) => slices.push([a, b]) }), {});
+  const result = await decodeStream(blobSource(blob, { gapBytes, wholeMax, onSlice: (a, b) => slices.push([a, b]) }), {});
   return { slices, result };
 }
 
@@ -102,6 +102,14 @@ describe('compressed writer trace', () => {
   });
 });
 
+describe('small Blobs (up to 16 MiB) are read whole, once', () => {
+  test('perfview-net: one slice, the same result', async () => {
+    const { slices, result } = await slicesOf(blobOf(perfview), undefined, 16 << 20);
+    expect(slices).toEqual([[0, perfview.length]]);
+    expect(result.summary.events).toBe(decodeSync(perfview).summary.events);
+  });
+});
+
 describe('blobSource reads', () => {
   const bytes = new Uint8Array(5 << 20);
   for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7 + (i >>> 16)) & 0xff;
@@ -109,7 +117,7 @@ describe('blobSource reads', () => {
   const blob = blobOf(bytes);
 
   test('readInto in parts fills the target exactly; short at the end of the Blob', async () => {
-    const src = blobSource(blob);
+    const src = blobSource(blob, { wholeMax: 0 });
     const t = new Uint8Array(3 << 20);
     expect(await src.readInto(12345, t)).toBe(t.length);
     expect(same(t, bytes.subarray(12345, 12345 + t.length))).toBe(true);
@@ -119,7 +127,7 @@ describe('blobSource reads', () => {
   });
 
   test('readMany returns each position, clipped at the end', async () => {
-    const src = blobSource(blob, { gapBytes: 4096 });
+    const src = blobSource(blob, { gapBytes: 4096, wholeMax: 0 });
     const positions = [0, 100, 5000, 1 << 20, bytes.length - 10];
     const got = await src.readMany!(positions, 72);
     expect(got.map((g) => g.length)).toEqual([72, 72, 72, 72, 10]);

@@ -102,6 +102,12 @@ describe.skipIf(!enabled)('the web page in Chromium', () => {
     await expect(page.locator('[data-testid="no-problems"]').count()).resolves.toBe(1);
     await page.click('#tab-process');
     await page.screenshot({ path: join(ARTIFACTS, 'page.png'), fullPage: true });
+    if (process.env.UPDATE_DOCS_SCREENSHOT) {
+      // the README's picture (docs/page.png): the top of the page at a laptop's width
+      await page.setViewportSize({ width: 1280, height: 980 });
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: join(ROOT, 'docs', 'page.png') });
+    }
     await page.close();
   });
 

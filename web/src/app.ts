@@ -153,6 +153,8 @@ function hsl(h: number, s: number, l: number): number {
   return (f(0) << 16) | (f(8) << 8) | f(4);
 }
 
+/** the idle process (not drawn: idle time is blank) */
+const NO_CHIP = '<span class="chip none" title="not drawn"></span>';
 const chip = (c: number) => `<span class="chip" style="background:#${c.toString(16).padStart(6, '0')}"></span>`;
 
 function card(label: string, value: string, sub = '', testId = ''): string {
@@ -287,7 +289,7 @@ function renderCpu(r: PageResult): void {
         rows: r.cpu.processes,
         empty: 'no context switches decoded',
         columns: [
-          { key: 'image', label: 'process', text: image, sort: image, prefix: (x) => (procIndex.has(x.processId) ? chip(colour(procIndex.get(x.processId)!)) : '') },
+          { key: 'image', label: 'process', text: image, sort: image, prefix: (x) => (procIndex.has(x.processId) ? chip(colour(procIndex.get(x.processId)!)) : NO_CHIP) },
           { key: 'pid', label: 'pid', numeric: true, text: (x) => (x.processId === null ? '–' : String(x.processId)), sort: (x) => x.processId },
           { key: 'threads', label: 'threads', numeric: true, text: (x) => int((x as ProcessCpu).threads), sort: (x) => (x as ProcessCpu).threads },
           ...common,
@@ -303,7 +305,7 @@ function renderCpu(r: PageResult): void {
         columns: [
           { key: 'tid', label: 'tid', numeric: true, text: (x) => String((x as ThreadCpu).threadId), sort: (x) => (x as ThreadCpu).threadId },
           { key: 'name', label: 'thread', text: (x) => (x as ThreadCpu).name ?? '', sort: (x) => (x as ThreadCpu).name ?? '' },
-          { key: 'image', label: 'process', text: image, sort: image, prefix: (x) => (procIndex.has(x.processId) ? chip(colour(procIndex.get(x.processId)!)) : '') },
+          { key: 'image', label: 'process', text: image, sort: image, prefix: (x) => (procIndex.has(x.processId) ? chip(colour(procIndex.get(x.processId)!)) : NO_CHIP) },
           { key: 'pid', label: 'pid', numeric: true, text: (x) => (x.processId === null ? '–' : String(x.processId)), sort: (x) => x.processId },
           ...common,
         ],
