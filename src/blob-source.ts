@@ -31,7 +31,7 @@ const RUN_MAX = 8 << 20;
 /** buffer headers framing asks for at once (a batch is one or a few round trips) */
 const BLOB_HEADER_BATCH = 256;
 /** readMany keeps at most this many slices in flight */
-const MANY_CONCURRENCY = 64;
+const MANY_CONCURRENCY = 256;
 /** reads up to this size time the round trip; reads from this size time the throughput */
 const SMALL_READ = 4 << 10;
 const LARGE_READ = 1 << 20;
