@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import { analyzeCpu, analyzeSpinlocks, cpuUsage, decodeSync, type DecodeResult } from '../../src/node.js';
 import { generateMixedTrace } from '../../src/writer/index.js';
-import { template } from '../helpers/hostile.js';
+import { template, tinyBuffers } from '../helpers/hostile.js';
 import { corpusPath } from '../helpers/corpus.js';
 import { ARTIFACTS, browserTestsEnabled, buildPage, cardValue, DIST, launch, ROOT, servePage, settled, type Browser } from './chromium.js';
 
@@ -213,6 +213,27 @@ describe.skipIf(!enabled)('the web page in Chromium', () => {
     await page.setInputFiles('#file-input', empty);
     await page.waitForFunction(() => document.getElementById('error-text')!.textContent!.includes('input is empty'));
     expect(await page.locator('#drop').isVisible()).toBe(true); // ready for another file
+    await page.close();
+  });
+
+  test('lost and corrupt data is shown, with its severity', async () => {
+    // 200 buffers, each followed by a corrupt buffer header: 200 corrupt buffers skipped
+    const bytes = tinyBuffers(200, 'ascending', true);
+    const path = join(tmp, 'corrupt.etl');
+    writeFileSync(path, bytes);
+    const r = decodeSync(bytes);
+    expect(r.summary.diagnostics.buffersCorrupt).toBe(200);
+    const { page, state } = await openPage({ file: path });
+    expect(state).toBe('result');
+    const warn = await page.locator('[data-testid="data-loss"]').innerText();
+    expect(warn).toContain('Data was lost or is corrupt');
+    expect(warn).toContain('200 corrupt buffers skipped');
+    const item = page.locator('[data-testid="problems"] li[data-counter="buffersCorrupt"]');
+    expect(await item.locator('.badge').innerText()).toBe('data loss');
+    expect(await item.locator('.num').innerText()).toBe('200');
+    // the issues with their file offsets
+    expect(await page.locator('#diagnostics details summary').first().innerText()).toContain(`${en(r.summary.issues.length)} issues`);
+    expect(await cardValue(page, 'cswitch')).toBe(en(r.summary.cswitch));
     await page.close();
   });
 
