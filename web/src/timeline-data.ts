@@ -62,6 +62,16 @@ function newLane(cpu: number, capacity: number): Lane {
   };
 }
 
+/** Gives a lane the columns of a coalesced timeline (each entry so far: one switch). */
+function withTotals(l: Lane): void {
+  if (l.count) return;
+  const cap = l.start.length;
+  l.count = new Uint32Array(cap).fill(1);
+  l.busy = new Float32Array(cap);
+  l.longest = new Float32Array(cap);
+  for (let i = 0; i < l.n; i++) l.busy[i] = l.longest[i] = l.end[i]! - l.start[i]!;
+}
+
 function grow<T extends Float64Array | Float32Array | Uint32Array | Int32Array | Uint8Array>(a: T, capacity: number): T {
   const b = new (a.constructor as new (n: number) => T)(capacity);
   b.set(a);
@@ -103,7 +113,10 @@ export class TimelineBuilder {
 
   private lane(cpu: number): Lane {
     let l = this.lanes.get(cpu);
-    if (!l) this.lanes.set(cpu, (l = newLane(cpu, 1024)));
+    if (!l) {
+      this.lanes.set(cpu, (l = newLane(cpu, 1024)));
+      if (this.bucket > 0) withTotals(l);
+    }
     return l;
   }
 
@@ -210,13 +223,7 @@ export class TimelineBuilder {
     const b = this.bucket;
     let total = 0;
     for (const l of this.lanes.values()) {
-      if (!l.count) {
-        const cap = l.start.length;
-        l.count = new Uint32Array(cap).fill(1);
-        l.busy = new Float32Array(cap);
-        l.longest = new Float32Array(cap);
-        for (let i = 0; i < l.n; i++) l.busy[i] = l.longest[i] = l.end[i]! - l.start[i]!;
-      }
+      withTotals(l);
       let w = -1;
       for (let i = 0; i < l.n; i++) {
         if (w >= 0 && Math.floor(l.start[w]! / b) === Math.floor(l.start[i]! / b)) {
