@@ -224,10 +224,11 @@ export class TimelineBuilder {
     let total = 0;
     for (const l of this.lanes.values()) {
       withTotals(l);
+      const count = l.count!;
       let w = -1;
       for (let i = 0; i < l.n; i++) {
         if (w >= 0 && Math.floor(l.start[w]! / b) === Math.floor(l.start[i]! / b)) {
-          this.mergeInto(l, w, l.start[i]!, l.end[i]!, l.tid[i]!, l.proc[i]!, l.count[i]!, l.busy![i]!, l.longest![i]!, l.outState[i]!, l.outWait[i]!);
+          this.mergeInto(l, w, l.start[i]!, l.end[i]!, l.tid[i]!, l.proc[i]!, count[i]!, l.busy![i]!, l.longest![i]!, l.outState[i]!, l.outWait[i]!);
           continue;
         }
         w++;
@@ -238,7 +239,7 @@ export class TimelineBuilder {
           l.proc[w] = l.proc[i]!;
           l.outState[w] = l.outState[i]!;
           l.outWait[w] = l.outWait[i]!;
-          l.count[w] = l.count[i]!;
+          count[w] = count[i]!;
           l.busy![w] = l.busy![i]!;
           l.longest![w] = l.longest![i]!;
         }
