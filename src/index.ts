@@ -34,7 +34,12 @@ export { guidText, HEADER_TYPE_NAMES } from './event-kinds.js';
 export * from './enums.js';
 export { analyzeCpu, cpuUsage, CpuAnalyzer, CpuUsageDeriver } from './analysis/cpu.js';
 export type { CpuAnalysis, CpuTotals, ProcessCpu, ThreadCpu, CpuUsageOptions, CpuUsageStats } from './analysis/cpu.js';
+export { toArrow, tableToArrowIpc, ArrowIpcWriter } from './output/arrow.js';
+export type { ArrowOptions, ArrowIpcWriterOptions, ByteSink } from './output/arrow.js';
+export { ParquetTableWriter, tableToParquet, DEFAULT_ROW_GROUP_ROWS, DEFAULT_COMPRESSION } from './output/parquet.js';
+export type { ParquetOptions, ParquetCompression, ParquetWriteResult } from './output/parquet.js';
 export { analyzeSpinlocks, SpinlockAnalyzer, type SpinlockAnalysis, type SpinlockStats, type SpinlockTotals, type SpinlockOptions } from './analysis/spinlocks.js';
+export { PerfettoWriter, toPerfetto, type PerfettoOptions, type PerfettoStats, type ToPerfettoOptions } from './output/perfetto.js';
 
 /**
  * Prepares an engine for decodeSync: compiles the WebAssembly module (default), or loads the reference

@@ -4,7 +4,7 @@
 // which works from file:// too) and the sample is a script (sample.js) loaded on demand.
 import { COUNTERS, type KindRow, type ProcessCpu, type SpinlockStats, type ThreadCpu } from '../../src/index.js';
 import { bytes, esc, fileTime, hex, int, ms, msCell, percent } from './format.js';
-import { EXPORT_TABLES, FORMATS, type ExportFormat, type ExportTable } from './outputs.js';
+import { EXPORT_TABLES, FORMATS, type ExportFormat, type ExportTable } from './export-formats.js';
 import type { FromWorker, PageResult, ToWorker } from './protocol.js';
 import { renderTable, type Column } from './table-view.js';
 import { TimelineView } from './timeline-view.js';
@@ -20,6 +20,29 @@ let workerUrl: string | null = null;
 function newWorker(): Worker {
   workerUrl ??= URL.createObjectURL(new Blob([__WORKER_SOURCE__], { type: 'text/javascript' }));
   return new Worker(workerUrl);
+}
+
+/** A script next to the page that sets a global (sample.js, export-worker.js): works from file:// too. */
+function loadScript<T>(src: string, value: () => T | undefined): Promise<T> {
+  const ready = value();
+  if (ready !== undefined) return Promise.resolve(ready);
+  return new Promise((resolve, reject) => {
+    const s = document.createElement('script');
+    s.src = src;
+    s.onload = () => resolve(value()!);
+    s.onerror = () => reject(new Error(`${src} could not be loaded (is it next to index.html?)`));
+    document.head.append(s);
+  });
+}
+
+let exportUrl: string | null = null;
+/** The download worker (its code is loaded on first use). */
+async function newExportWorker(): Promise<Worker> {
+  if (!exportUrl) {
+    const source = await loadScript('export-worker.js', () => window.ETW_DECODE_EXPORT_WORKER);
+    exportUrl = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+  }
+  return new Worker(exportUrl);
 }
 
 let decoding: Worker | null = null;
@@ -95,25 +118,15 @@ function cancel(): void {
 declare global {
   interface Window {
     ETW_DECODE_SAMPLE?: string;
+    ETW_DECODE_EXPORT_WORKER?: string;
   }
 }
 
-function loadSample(): Promise<Uint8Array<ArrayBuffer>> {
-  return new Promise((resolve, reject) => {
-    const done = () => {
-      const b64 = window.ETW_DECODE_SAMPLE!;
-      const bin = atob(b64);
-      const out = new Uint8Array(bin.length);
-      for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-      resolve(out);
-    };
-    if (window.ETW_DECODE_SAMPLE) return done();
-    const s = document.createElement('script');
-    s.src = 'sample.js';
-    s.onload = done;
-    s.onerror = () => reject(new Error('sample.js could not be loaded (is it next to index.html?)'));
-    document.head.append(s);
-  });
+async function loadSample(): Promise<Uint8Array<ArrayBuffer>> {
+  const bin = atob(await loadScript('sample.js', () => window.ETW_DECODE_SAMPLE));
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
 }
 
 async function openSample(): Promise<void> {
@@ -447,7 +460,7 @@ function renderDownloads(r: PageResult): void {
   const perfetto = FORMATS.find((f) => f.id === 'perfetto')!;
   $('dl-trace').innerHTML = `${button(perfetto)}<span class="muted small">${esc(perfetto.available ? 'the whole trace, to open in ui.perfetto.dev' : perfetto.note)}</span>`;
   for (const b of document.querySelectorAll<HTMLButtonElement>('#dl-buttons button, #dl-trace button')) {
-    b.onclick = () => exportRun(sel.value as ExportTable, b.dataset.format as ExportFormat);
+    b.onclick = () => void exportRun(sel.value as ExportTable, b.dataset.format as ExportFormat);
   }
   $('dl-view').onclick = () => {
     const rows = cpuView();
@@ -461,7 +474,7 @@ function renderDownloads(r: PageResult): void {
   };
 }
 
-function exportRun(table: ExportTable, format: ExportFormat): void {
+async function exportRun(table: ExportTable, format: ExportFormat): Promise<void> {
   if (!current) return;
   const status = $('dl-status');
   const buttons = [...document.querySelectorAll<HTMLButtonElement>('#dl-buttons button, #dl-trace button')];
@@ -469,7 +482,14 @@ function exportRun(table: ExportTable, format: ExportFormat): void {
   const what = format === 'perfetto' ? 'the trace' : table;
   status.textContent = `writing ${what} as ${label}…`;
   buttons.forEach((b) => (b.disabled = true));
-  const w = newWorker();
+  let w: Worker;
+  try {
+    w = await newExportWorker();
+  } catch (e) {
+    buttons.forEach((b) => (b.disabled = false));
+    status.textContent = `could not write ${what}: ${(e as Error).message}`;
+    return;
+  }
   const done = () => {
     w.terminate();
     buttons.forEach((b) => (b.disabled = !FORMATS.find((f) => f.id === b.dataset.format)!.available));

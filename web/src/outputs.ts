@@ -1,56 +1,41 @@
-// Downloads of decoded tables (run in the worker): CSV now, Parquet and a Perfetto trace through the
-// library's output writers (the outputs issue). CSV is the CLI's `dump --format csv` byte for byte
-// (src/format.ts), streamed: text goes into Blob parts every FLUSH_CHARS, so the tab does not hold the
-// whole text as strings.
-import { CpuUsageDeriver, decode, decodeStream, DECODED_TABLE_NAMES, Table, type DecodeResult, type DecodedTableName } from '../../src/index.js';
-import { concatChunks, type ColumnChunk } from '../../src/schema.js';
+// Downloads of decoded tables (run in the worker), each streamed through a decode of the File with
+// borrowed rows, so memory stays bounded whatever the trace's size: CSV is the CLI's `dump --format csv`
+// byte for byte (src/format.ts); Parquet goes through ParquetTableWriter (one row group at a time);
+// the Perfetto trace through PerfettoWriter (process tree written at the end, as `convert --to perfetto`
+// does). Output goes into Blob parts every FLUSH_BYTES, which the browser may keep outside the JS heap.
+import {
+  CpuUsageDeriver,
+  createClock,
+  decodeStream,
+  decodeSync,
+  DECODED_TABLE_NAMES,
+  init,
+  ParquetTableWriter,
+  PerfettoWriter,
+  Table,
+  type Clock,
+  type DecodedTableName,
+} from '../../src/index.js';
 import { formatRows, headerLine } from '../../src/format.js';
+import { clockUnavailable } from '../../src/time.js';
+import type { ExportFormat, ExportTable } from './export-formats.js';
 
-export type ExportTable = DecodedTableName | 'cpuUsage' | 'threads' | 'processes';
-export type ExportFormat = 'csv' | 'parquet' | 'perfetto';
+const FLUSH_BYTES = 16 << 20;
 
-export const EXPORT_TABLES: readonly ExportTable[] = ['cswitch', 'cpuUsage', 'spinlock', 'readythread', 'threadEvents', 'processEvents', 'threads', 'processes'];
-
-// The outputs issue's writers. When src/index.ts exports them, import them here and set these two
-// constants to the functions: the buttons switch on by themselves.
-type ParquetWriter = (table: Table, options?: object) => Promise<Uint8Array>;
-type PerfettoWriter = (result: DecodeResult) => Uint8Array;
-const tableToParquet: ParquetWriter | null = null;
-const toPerfetto: PerfettoWriter | null = null;
-
-/** Which formats this build can write (the page greys out the others, saying why). */
-export const FORMATS: readonly { id: ExportFormat; label: string; available: boolean; note: string }[] = [
-  { id: 'csv', label: 'CSV', available: true, note: 'the table as `etw-decode dump --format csv` writes it' },
-  {
-    id: 'parquet',
-    label: 'Parquet',
-    available: tableToParquet !== null,
-    note: tableToParquet ? 'the table as a Parquet file (64-bit values exact)' : 'Parquet output is not in this build of etw-decode yet',
-  },
-  {
-    id: 'perfetto',
-    label: 'Perfetto trace',
-    available: toPerfetto !== null,
-    note: toPerfetto ? 'the whole trace for ui.perfetto.dev (open it there from your disk)' : 'Perfetto output is not in this build of etw-decode yet',
-  },
-];
-
-const FLUSH_CHARS = 16 << 20;
-
-/** Text appended in pieces, kept as a Blob (which the browser may hold outside the JS heap). */
-class TextSink {
+/** Output appended in pieces (text, or bytes that are copied), kept as a Blob (which the browser may hold outside the JS heap). */
+class BlobSink {
   private blob = new Blob([]);
-  private parts: string[] = [];
-  private chars = 0;
-  write(s: string): void {
-    this.parts.push(s);
-    this.chars += s.length;
-    if (this.chars >= FLUSH_CHARS) this.flush();
+  private parts: BlobPart[] = [];
+  private size = 0;
+  write(s: string | Uint8Array): void {
+    this.parts.push(typeof s === 'string' ? s : s.slice());
+    this.size += s.length;
+    if (this.size >= FLUSH_BYTES) this.flush();
   }
   private flush(): void {
     this.blob = new Blob([this.blob, ...this.parts]);
     this.parts = [];
-    this.chars = 0;
+    this.size = 0;
   }
   finish(type: string): Blob {
     this.flush();
@@ -71,7 +56,7 @@ const isDecoded = (t: ExportTable): t is DecodedTableName => (DECODED_TABLE_NAME
 /** The CSV of one table, as `etw-decode dump <file> --table <table> --format csv` writes it. */
 async function csv(file: Blob, table: ExportTable, onProgress: Progress): Promise<{ blob: Blob; rows: number }> {
   const fmt = { format: 'csv' as const };
-  const out = new TextSink();
+  const out = new BlobSink();
   out.write(headerLine(table, fmt));
   let rows = 0;
   const put = (t: Table) => {
@@ -89,37 +74,70 @@ async function csv(file: Blob, table: ExportTable, onProgress: Progress): Promis
   return { blob: out.finish('text/csv'), rows };
 }
 
-/** Runs one download; throws when the format is not available in this build. */
-export async function exportTable(file: Blob, name: string, table: ExportTable, format: ExportFormat, onProgress: Progress): Promise<Exported> {
-  const stem = name.replace(/\.etl$/i, '') || 'trace';
-  if (format === 'csv') {
-    const { blob, rows } = await csv(file, table, onProgress);
-    return { blob, rows, fileName: `${stem}.${table}.csv` };
+/** The Parquet file of one table. */
+async function parquet(file: Blob, table: ExportTable, onProgress: Progress): Promise<{ blob: Blob; rows: number }> {
+  const out = new BlobSink();
+  const w = await ParquetTableWriter.create(table, (b) => out.write(b));
+  // cpuUsage rows come out of the deriver synchronously; they are written after each chunk
+  const pending: Table[] = [];
+  const deriver = table === 'cpuUsage' ? new CpuUsageDeriver((t) => pending.push(t)) : null;
+  const flush = async () => {
+    for (const t of pending.splice(0)) await w.write(t);
+  };
+  const res = await decodeStream(file, {
+    rows: 'borrow', // each chunk is written before onRows settles
+    onProgress,
+    onRows: isDecoded(table)
+      ? (t) => w.write(t[table])
+      : deriver
+        ? (t) => {
+            deriver.add(t.cswitch, t.readythread, t.threadEvents);
+            return flush();
+          }
+        : undefined,
+  });
+  if (deriver) {
+    deriver.finish();
+    await flush();
   }
-  if (format === 'parquet' && tableToParquet) {
-    const t = await wholeTable(file, table, onProgress);
-    const bytes = await tableToParquet(t);
-    return { blob: new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/vnd.apache.parquet' }), rows: t.length, fileName: `${stem}.${table}.parquet` };
-  }
-  if (format === 'perfetto' && toPerfetto) {
-    const result = await decode(file, { onProgress });
-    const bytes = toPerfetto(result);
-    return { blob: new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' }), rows: result.cswitch.length, fileName: `${stem}.perfetto-trace` };
-  }
-  throw new Error(FORMATS.find((f) => f.id === format)?.note ?? `unknown format ${format}`);
+  if (table === 'threads' || table === 'processes') await w.write(res[table]);
+  const { rows } = await w.close();
+  return { blob: out.finish('application/vnd.apache.parquet'), rows };
 }
 
-/** One whole table of the trace (rows of the other tables are not kept). */
-async function wholeTable(file: Blob, table: ExportTable, onProgress: Progress): Promise<Table> {
-  const chunks: ColumnChunk[] = [];
-  const keep = (t: Table) => chunks.push({ length: t.length, columns: t.columns });
-  const deriver = table === 'cpuUsage' ? new CpuUsageDeriver(keep) : null;
+/** The trace's clock, from its first buffer (as readTraceInfo does), or null. */
+async function clockOf(file: Blob): Promise<Clock | null> {
+  const head = new Uint8Array(await file.slice(0, 0x48).arrayBuffer());
+  if (head.length < 0x48) return null;
+  const size = new DataView(head.buffer).getUint32(0, true);
+  const first = new Uint8Array(await file.slice(0, Math.min(file.size, Math.max(size, 0x48), 16 << 20)).arrayBuffer());
+  await init();
+  const info = decodeSync(first).info;
+  return info && clockUnavailable(info) === null ? createClock(info) : null;
+}
+
+/** The whole trace as a Perfetto trace: CPU tracks with thread states, wake-ups, the process tree. */
+async function perfetto(file: Blob, onProgress: Progress): Promise<{ blob: Blob; rows: number }> {
+  const out = new BlobSink();
+  const writer = new PerfettoWriter((b) => out.write(b), { clock: await clockOf(file) });
   const res = await decodeStream(file, {
-    rows: 'copy',
+    rows: 'borrow', // each chunk is encoded before onRows returns
     onProgress,
-    onRows: isDecoded(table) ? (t) => void keep(t[table]) : deriver ? (t) => deriver.add(t.cswitch, t.readythread, t.threadEvents) : undefined,
+    onRows: async (t) => {
+      await writer.readyThread(t.readythread);
+      await writer.cswitch(t.cswitch);
+    },
   });
-  deriver?.finish();
-  if (table === 'threads' || table === 'processes') return res[table];
-  return new Table(table, concatChunks(table, chunks));
+  await writer.processTree(res.threads, res.processes);
+  await writer.close();
+  return { blob: out.finish('application/octet-stream'), rows: res.summary.cswitch };
+}
+
+/** Runs one download. */
+export async function exportTable(file: Blob, name: string, table: ExportTable, format: ExportFormat, onProgress: Progress): Promise<Exported> {
+  const stem = name.replace(/\.etl$/i, '') || 'trace';
+  if (format === 'csv') return { ...(await csv(file, table, onProgress)), fileName: `${stem}.${table}.csv` };
+  if (format === 'parquet') return { ...(await parquet(file, table, onProgress)), fileName: `${stem}.${table}.parquet` };
+  if (format === 'perfetto') return { ...(await perfetto(file, onProgress)), fileName: `${stem}.perfetto-trace` };
+  throw new Error(`unknown format ${String(format)}`);
 }

@@ -2,7 +2,7 @@
 // structured clone (bigints included); the timeline's typed arrays are transferred, not copied.
 import type { CpuAnalysis, SpinlockAnalysis, TraceSummary } from '../../src/index.js';
 import type { TimelineData } from './timeline-data.js';
-import type { ExportFormat, ExportTable } from './outputs.js';
+import type { ExportFormat, ExportTable } from './export-formats.js';
 
 export type ToWorker =
   | { type: 'decode'; file: Blob; name: string }

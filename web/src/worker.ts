@@ -1,32 +1,18 @@
 // The page's decoding worker: streams the File (never the whole file in memory) through decodeStream
 // with borrowed rows, and keeps only what the page shows — the cpuUsage rows folded into per-process and
 // per-thread totals and into the bounded timeline, spin locks folded by lock and caller. Cancelling is
-// terminating this worker.
+// terminating this worker. (Downloads run in export-worker.ts, loaded only when one is asked for.)
 import {
   CpuAnalyzer,
   CpuUsageDeriver,
   decodeStream,
-  EtlError,
   SpinlockAnalyzer,
 } from '../../src/index.js';
 import { dataLossText, emptyTableText } from '../../src/summary-text.js';
-import { exportTable } from './outputs.js';
-import type { FromWorker, PageResult, ToWorker } from './protocol.js';
+import type { PageResult, ToWorker } from './protocol.js';
 import { TimelineBuilder, timelineBuffers } from './timeline-data.js';
 
-const post = (m: FromWorker, transfer: Transferable[] = []) => (self as unknown as Worker).postMessage(m, transfer);
-
-/** progress messages at most every PROGRESS_MS */
-const PROGRESS_MS = 50;
-function progress(): (phase: string, done: number, total: number) => void {
-  let last = 0;
-  return (phase, done, total) => {
-    const now = performance.now();
-    if (now - last < PROGRESS_MS && done < total) return;
-    last = now;
-    post({ type: 'progress', phase, done, total });
-  };
-}
+import { fail, post, progress } from './worker-common.js';
 
 async function decodeForPage(file: Blob, name: string): Promise<PageResult> {
   const t0 = performance.now();
@@ -72,16 +58,9 @@ async function decodeForPage(file: Blob, name: string): Promise<PageResult> {
   };
 }
 
-function fail(e: unknown): void {
-  if (e instanceof EtlError) post({ type: 'error', message: e.message, code: e.code });
-  else post({ type: 'error', message: `internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`, code: null });
-}
-
 self.onmessage = (ev: MessageEvent<ToWorker>) => {
   const m = ev.data;
   if (m.type === 'decode') {
     decodeForPage(m.file, m.name).then((result) => post({ type: 'result', result }, timelineBuffers(result.timeline)), fail);
-  } else if (m.type === 'export') {
-    exportTable(m.file, m.name, m.table, m.format, progress()).then((x) => post({ type: 'exported', blob: x.blob, fileName: x.fileName, rows: x.rows }), fail);
   }
 };
