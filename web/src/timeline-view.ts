@@ -4,7 +4,7 @@
 // so a million switches zoomed out draw in milliseconds. Zoom with the wheel, +/- or double-click; pan by
 // dragging or with the arrow keys; Home or 0 resets; hovering shows the switch under the pointer.
 import { threadStateName, waitReasonName } from '../../src/index.js';
-import { esc, int, ms } from './format.js';
+import { esc, int, ms, msCell } from './format.js';
 import { firstEndingAfter, UNKNOWN, type Lane, type TimelineData } from './timeline-data.js';
 
 export interface TimelineLabels {
@@ -245,10 +245,10 @@ export class TimelineView {
     this.tip.style.top = `${y + 16}px`;
   }
 
-  /** A time of the timeline (ticks since its time 0) as text since the trace start. */
+  /** A time of the timeline (ticks since its time 0) as text since the trace start, to the microsecond. */
   time(t: number): string {
     const L = this.labels;
-    return L.ticksPerMs ? ms((t + L.offsetTicks) / L.ticksPerMs) : `${int(Math.round(t + L.offsetTicks))} ticks`;
+    return L.ticksPerMs ? `${msCell((t + L.offsetTicks) / L.ticksPerMs)} ms` : `${int(Math.round(t + L.offsetTicks))} ticks`;
   }
 
   duration(ticks: number): string {
@@ -408,7 +408,7 @@ function niceStep(raw: number): number {
 
 /** An axis label in ms, s or µs with the digits the step needs. */
 function axisMs(v: number, step: number): string {
-  if (step >= 1000) return `${+(v / 1000).toFixed(Math.max(0, -Math.floor(Math.log10(step / 1000))))} s`;
+  if (step >= 1000 || Math.abs(v) >= 1000) return `${(v / 1000).toFixed(Math.max(0, -Math.floor(Math.log10(step / 1000) + 1e-9)))} s`;
   if (step >= 1) return `${+v.toFixed(Math.max(0, -Math.floor(Math.log10(step))))} ms`;
   return `${+(v * 1000).toFixed(Math.max(0, -Math.floor(Math.log10(step * 1000))))} µs`;
 }
