@@ -329,10 +329,20 @@ describe.skipIf(!enabled)('the web page in Chromium', () => {
     await page.close();
   });
 
-  test('keyboard only: the sample opens from the keyboard', async () => {
+  test('keyboard only: Tab reaches the buttons, Enter opens the sample', async () => {
     const page = await browser.newPage();
+    // listening before the page loads: Playwright intercepts file choosers from then on (no race)
+    const choosers: boolean[] = [];
+    page.on('filechooser', (c) => choosers.push(c.isMultiple()));
     await page.goto(url);
-    await page.locator('#open-sample').focus();
+    const focused = () => page.evaluate(() => document.activeElement?.id ?? '');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('open-file');
+    // Enter on "Open .etl…" opens the file chooser (one file)
+    await page.keyboard.press('Enter');
+    await expect.poll(() => choosers).toEqual([false]);
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('open-sample');
     await page.keyboard.press('Enter');
     expect(await settled(page)).toBe('result');
     await page.close();

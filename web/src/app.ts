@@ -519,6 +519,7 @@ function init(): void {
     if (f) open(f, f.name);
     input.value = '';
   });
+  for (const id of ['open-file', 'open-file-2']) $(id).addEventListener('click', () => input.click());
   $('open-sample').addEventListener('click', () => void openSample());
   $('open-sample-2').addEventListener('click', () => void openSample());
   $('cancel').addEventListener('click', cancel);
