@@ -1,5 +1,6 @@
 // etw-decode — browser-safe entry (no node: imports). Node users get the same API plus file helpers
 // from the package's node entry (src/node.ts).
+import { blobSource } from './blob-source.js';
 import { TableCollector } from './collector.js';
 import { decodeSteps } from './decode-steps.js';
 import { createEngine, createEngineAsync, loadEngine, releaseEngine } from './engines.js';
@@ -127,7 +128,7 @@ async function decodeChunks(
       lifetimes.add(chunks, rows === 'borrow');
       return onChunks?.(chunks);
     };
-    const result = await runAsync(source, decodeSteps(source.size, engine, { ...options, rows }), consume, options.onProgress);
+    const result = await runAsync(source, decodeSteps(source.size, engine, { ...options, rows, headerBatch: source.headerBatch }), consume, options.onProgress);
     return buildResult(result, lifetimes, kind, options.bias, options.sourcePath ?? null);
   } finally {
     releaseEngine(engine);
@@ -139,17 +140,6 @@ function toSource(input: Blob | Uint8Array | AsyncSource): AsyncSource {
     const sync = bytesSource(input);
     return { size: sync.size, read: async (p, n) => sync.read(p, n), readInto: async (p, t) => sync.readInto(p, t) };
   }
-  if (typeof Blob !== 'undefined' && input instanceof Blob) {
-    const slice = async (position: number, length: number) => new Uint8Array(await input.slice(position, position + length).arrayBuffer());
-    return {
-      size: input.size,
-      read: slice,
-      readInto: async (position, target) => {
-        const b = await slice(position, target.length);
-        target.set(b);
-        return b.length;
-      },
-    };
-  }
+  if (typeof Blob !== 'undefined' && input instanceof Blob) return blobSource(input);
   return input as AsyncSource;
 }
