@@ -43,3 +43,8 @@ export function resetDiag(): void {
 export function logCount(): i32 {
   return logEntries;
 }
+
+/** Keeps the first `n` entries of the log (partitioned decodes move the entries out after each buffer). */
+export function setLogCount(n: i32): void {
+  if (n >= 0 && n < logEntries) logEntries = n;
+}
