@@ -47,9 +47,19 @@ export interface ParallelRequest {
   cuts?: readonly number[];
   onChunks: (chunks: Chunks) => void | Promise<void>;
   onProgress?: ProgressHandler;
+  /** filled in with what the decode did (tests, benchmarks) */
+  report?: ParallelReport;
 }
 
-const DEBUG = typeof process !== 'undefined' && !!process.env?.ETW_DECODE_PARALLEL_DEBUG;
+/** What a parallel decode did. */
+export interface ParallelReport {
+  partitions: number;
+  /** workers started, and how many became ready */
+  workers: number;
+  workersReady: number;
+  /** partitions decoded again from the exact state, by reason */
+  reruns: { trace: number; kinds: number; log: number };
+}
 
 /** Most and least bytes of a partition by default. */
 const PARTITION_MAX = 64 << 20;
@@ -260,10 +270,13 @@ export function partitionBounds(sizes: Uint32Array, order: Uint32Array, partitio
   for (let i = 0; i < n; i++) total += sizes[order[i]!]!;
   const bounds = [0];
   let sum = 0;
-  for (let i = 0; i < n && bounds.length < p; i++) {
+  for (let i = 0; i < n - 1 && bounds.length < p; i++) {
     sum += sizes[order[i]!]!;
-    // cut after position i once its share is reached, leaving a buffer for each partition still to come
-    if (sum >= (total * bounds.length) / p && n - (i + 1) >= p - bounds.length) bounds.push(i + 1);
+    // cut after position i once its share is reached (or when the buffers left are just enough), leaving
+    // a buffer for each partition still to come
+    const left = n - (i + 1);
+    const after = p - bounds.length;
+    if (left >= after && (sum >= (total * bounds.length) / p || left === after)) bounds.push(i + 1);
   }
   bounds.push(n);
   return bounds;
@@ -391,6 +404,7 @@ export async function decodeParallel(req: ParallelRequest): Promise<DriverResult
           where,
           req.budget,
           (d) => {
+            if (req.report) req.report.workersReady++;
             idle.push(d);
             kick();
           },
@@ -424,6 +438,10 @@ export async function decodeParallel(req: ParallelRequest): Promise<DriverResult
         ? partitionBounds(table.size, order, req.partitions)
         : guidedBounds(table.size, order, decoders);
     const P = bounds.length - 1;
+    if (req.report) {
+      req.report.partitions = P;
+      req.report.workers = wanted;
+    }
     const queues: EventQueue[] = [];
     const jobDecoder: Decoder[] = [];
     const jobIds: number[] = [];
@@ -505,11 +523,11 @@ export async function decodeParallel(req: ParallelRequest): Promise<DriverResult
       let queue = queues[k]!;
       let decoder = jobDecoder[k]!;
       let job = jobIds[k]!;
-      if (DEBUG && first.type === 'started') console.error('partition', k, 'start', JSON.stringify(first.trace), stitcher.startMatches(first.trace));
       if (first.type === 'started' && !stitcher.startMatches(first.trace)) {
         // the guessed trace-wide state is not what the partitions before leave: decode it again, exactly
         const d = decoder;
         const j = job;
+        if (req.report) req.report.reruns.trace++;
         d.cancel(j);
         queue.discard((bytes) => d.credit(j, bytes));
         const again = rerun(k, req.ship, stitcher.exactStart());
@@ -528,8 +546,9 @@ export async function decodeParallel(req: ParallelRequest): Promise<DriverResult
         } else if (e.type === 'done') {
           let outcome = e.outcome;
           addReads(outcome);
-          if (DEBUG) console.error('partition', k, 'end', JSON.stringify(outcome.endTrace), stitcher.needsExactRun(outcome), outcome.counters[L.D_KIND_TABLE_FULL], outcome.logOverflow);
-          if (stitcher.needsExactRun(outcome)) {
+          const why = stitcher.needsExactRun(outcome);
+          if (why) {
+            if (req.report) req.report.reruns[why]++;
             const again = rerun(k, [], stitcher.exactStart()).q;
             for (;;) {
               const r = await again.next();

@@ -158,12 +158,12 @@ export class Stitcher {
    * in a way the stitching cannot repair: then decode it again from exactStart() (rows dropped) and take
    * that outcome instead.
    */
-  needsExactRun(o: PartitionOutcome): boolean {
-    if (!o.speculative) return false;
+  needsExactRun(o: PartitionOutcome): 'kinds' | 'log' | null {
+    if (!o.speculative) return null;
     // its kind table ran full without starting as the whole decode's does here: a kind seen before it may
     // have been counted as kindTableFull (a table that starts as the whole decode's fills the same way)
-    if (o.counters[L.D_KIND_TABLE_FULL]! > 0 && o.kindSeed < this.kinds.length) return true;
-    return o.logOverflow !== null && this.log.length + o.logOverflow.logIndex < L.LOG_CAPACITY;
+    if (o.counters[L.D_KIND_TABLE_FULL]! > 0 && o.kindSeed < this.kinds.length) return 'kinds';
+    return o.logOverflow !== null && this.log.length + o.logOverflow.logIndex < L.LOG_CAPACITY ? 'log' : null;
   }
 
   /** Ends the partition being taken with its outcome (the speculative one, or the exact re-run's). */
