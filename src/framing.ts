@@ -263,11 +263,10 @@ function* chainsOn(at: number, size: number, win: Window): Steps<boolean> {
   return plausibleHeader(v, i, end, size, false);
 }
 
-/** Frames the input into buffers (file order). */
-export function* frameBuffers(size: number, issues: FramingIssue[], counters: number[]): Steps<BufferTable> {
+/** Frames the input into buffers (file order), into `table` (a caller may watch it fill: src/parallel). */
+export function* frameBuffers(size: number, issues: FramingIssue[], counters: number[], table = new BufferTable()): Steps<BufferTable> {
   const first = yield* read(0, HEADER + 8);
   checkFirstBuffer(first, size);
-  const table = new BufferTable();
   const win = new Window();
   const stream = new ScanStream();
   let pos = 0;

@@ -13,7 +13,7 @@ import { decodeSteps, type DriverResult } from '../src/decode-steps.js';
 import { createEngine, releaseEngine } from '../src/engines.js';
 import * as L from '../src/generated/layout.js';
 import { cpuUsage, decode, decodeStream, decodeSync, EtlError, type DecodeOptions } from '../src/node.js';
-import { decodeParallel, guidedBounds, partitionBounds, type ParallelReport, type ParallelRequest } from '../src/parallel/coordinator.js';
+import { decodeParallel, emptyReport, guidedBounds, partitionBounds, type ParallelReport, type ParallelRequest } from '../src/parallel/coordinator.js';
 import type { ParallelHost } from '../src/parallel/host.js';
 import { nodeHost } from '../src/parallel/node-host.js';
 import { bytesSource, runSync, type AsyncSource } from '../src/runners.js';
@@ -51,7 +51,7 @@ type ManyOptions = Partial<Omit<ParallelRequest, 'source' | 'onChunks'>> & { hos
 /** The parallel decode (coordinator.ts), in this thread unless a host is given. */
 async function many(bytes: Uint8Array, o: ManyOptions = {}, source: AsyncSource = memorySource(bytes)): Promise<Decoded & { report: ParallelReport }> {
   const chunks = perTable((): ColumnChunk[] => []);
-  const report: ParallelReport = { partitions: 0, workers: 0, workersReady: 0, reruns: { trace: 0, kinds: 0, log: 0 } };
+  const report: ParallelReport = emptyReport();
   const r = await decodeParallel({
     source,
     threads: 2,
@@ -210,6 +210,29 @@ describe('partitions: the same output as one engine', () => {
       expectSame(a, b, `cut at ${cut}`);
     }
     expect(saw).toBe(true);
+  });
+
+  test('partitions cut while the input is framed: the same output; a late buffer that sorts before them makes the decode start over', async () => {
+    const guide = { first: 16 << 10, min: 8 << 10, max: 32 << 10, margin: 8 << 10, marginRecords: 4 };
+    const bytes = schedule({ switchMode: 'mixed', seed: 51, duration: 6_000_000 }).slice();
+    const a = one(bytes);
+    for (const threads of [1, 2, 3]) {
+      const b = await many(bytes, { guide, threads });
+      expect(b.report.speculative).toBeGreaterThan(3);
+      expect(b.report.restarted).toBe(false);
+      expectSame(a, b, `guided, ${threads} decoders`);
+    }
+    // the last buffer sorts second: every cut was wrong
+    const n = a.r.buffers.length;
+    const v = new DataView(bytes.buffer);
+    v.setBigInt64(a.r.buffers.fileOffset[n - 1]! + L.BUF_SEQUENCE_NUMBER, a.r.buffers.sequenceNumber[0]!, true);
+    const c0 = one(bytes);
+    const c = await many(bytes, { guide, threads: 2 });
+    expect(c.report.restarted).toBe(true);
+    expectSame(c0, c, 'restarted');
+    const w = await many(bytes, { guide, threads: 2, host: workersOnly });
+    expect(w.report.restarted).toBe(true);
+    expectSame(c0, w, 'restarted, workers');
   });
 
   test('property: any simulated schedule, any partition boundaries', async () => {

@@ -1,32 +1,38 @@
 // A decode split across threads, with the rows, their order and the counters of one thread:
 //
-// 1. the input is framed and ordered here, as by decode-steps.ts (framing.ts, ordering.ts);
-// 2. the decode order is cut into partitions — contiguous ranges of about equal bytes, several per
-//    decoder — which the decoders (workers, each its own WebAssembly instance of one compiled module, and in
-//    Node this thread too) take one at a time, in order, as they become free (partition.ts);
+// 1. the input is framed here (framing.ts), and while it is, partitions are cut from what is framed so far
+//    (partitioning.ts: a bet that buffers far apart in the file are in SequenceNumber order, checked when
+//    framing ends; if it lost, every partition is dropped before anything was handed on, and the decode
+//    starts over from the real order); the rest of the decode order is cut when framing ends;
+// 2. decoders — workers, each its own WebAssembly instance of one compiled module, and in Node this thread
+//    too (decoders.ts) — take the partitions one at a time, in order, as they become free; the first one
+//    alone, the others once it is merged (they start from its trace-wide state and kinds: partition.ts);
 // 3. the partitions' rows are handed on in decode order, partition after partition, each made what one
 //    engine would have produced by the stitcher (stitch.ts), which also merges the counters, issues and
 //    kinds; a partition whose guessed start was wrong, or whose outcome the stitching cannot repair, is
-//    decoded again here from the exact state;
+//    decoded again here from the exact state; nothing is handed on before framing ended and the bet held;
 // 4. last, every processor's held-back compact switch (newThreadId null).
 //
 // Memory: a decoder sends rows ahead of the consumer up to `budget` bytes (then waits), so what waits here
-// is at most budget x decoders, plus each decoder's engine; with no consumer of the big tables (summary)
-// only the small thread and process event rows travel, and every decoder runs at full speed.
+// is at most budget x decoders (plus one chunk each), besides each decoder's engine; with no consumer of the
+// big tables (summary) only the small thread and process event rows travel, and every decoder runs freely.
+import { BufferTable } from '../buffers.js';
 import type { DriverResult } from '../decode-steps.js';
 import { frameBuffers, type FramingIssue } from '../framing.js';
 import * as L from '../generated/layout.js';
 import { decodeOrder } from '../ordering.js';
 import { runAsync, type AsyncSource, type ProgressHandler } from '../runners.js';
 import type { Chunks, DecodedTableName } from '../schema.js';
-import type { BufferTable } from '../buffers.js';
-import { WasmEngine } from '../wasm/engine.js';
+import type { Steps } from '../steps.js';
 import { loadWasmModule } from '../wasm/instance.js';
-import type { ParallelHost, WorkerPort } from './host.js';
-import { partitionSteps, type PartitionStart, type PartitionJob, type PartitionOutcome, type PlaceholderMark } from './partition.js';
-import { chunkBuffers, chunkBytes, deserializeError, serializeError, type FromWorker, type WorkerSource } from './protocol.js';
+import { Cancelled, EventQueue, LocalDecoder, WorkerDecoder, type Decoder, type PartitionEvent } from './decoders.js';
+import type { ParallelHost } from './host.js';
+import type { PartitionOutcome, PartitionStart } from './partition.js';
+import { DEFAULT_GUIDE, guidedBounds, jobOf, keySorted, partitionBounds, SpeculativeCuts, verifyCuts, type Guide } from './partitioning.js';
+import type { WorkerSource } from './protocol.js';
 import { Stitcher } from './stitch.js';
-import type { TraceState } from './state.js';
+
+export { guidedBounds, partitionBounds } from './partitioning.js';
 
 export interface ParallelRequest {
   source: AsyncSource;
@@ -41,19 +47,27 @@ export interface ParallelRequest {
   ship: readonly DecodedTableName[];
   /** bytes of rows a decoder may send ahead of the consumer (Infinity: no limit) */
   budget: number;
-  /** partitions of about equal bytes (default: guidedBounds()) */
+  /** partitions of about equal bytes, cut once framing ended (default: guided, cut while framing) */
   partitions?: number;
-  /** decode positions where partitions start (tests; instead of `partitions`) */
+  /** decode positions where partitions start, cut once framing ended (tests; instead of `partitions`) */
   cuts?: readonly number[];
+  /** sizes of guided partitions (default DEFAULT_GUIDE) */
+  guide?: Guide;
   onChunks: (chunks: Chunks) => void | Promise<void>;
   onProgress?: ProgressHandler;
   /** filled in with what the decode did (tests, benchmarks) */
   report?: ParallelReport;
+  /** told what happens, when (benchmarks, debugging) */
+  log?: (event: string) => void;
 }
 
 /** What a parallel decode did. */
 export interface ParallelReport {
   partitions: number;
+  /** partitions cut while framing */
+  speculative: number;
+  /** the bet on the file order lost: the decode started over */
+  restarted: boolean;
   /** workers started, and how many became ready */
   workers: number;
   workersReady: number;
@@ -61,338 +75,117 @@ export interface ParallelReport {
   reruns: { trace: number; kinds: number; log: number };
 }
 
-/** Most and least bytes of a partition by default. */
-const PARTITION_MAX = 64 << 20;
-const PARTITION_MIN = 4 << 20;
-/** bytes of the first partition, decoded before the others start (they take its trace-wide state and kinds) */
-const FIRST_PARTITION = 4 << 20;
-
-type PartitionEvent =
-  | { type: 'started'; trace: TraceState }
-  | { type: 'rows'; chunks: Chunks; marks: PlaceholderMark[]; bytes: number }
-  | { type: 'done'; outcome: PartitionOutcome }
-  | { type: 'error'; error: Error };
-
-/** The events of one job, in order, for the consumer. */
-class EventQueue {
-  private readonly items: PartitionEvent[] = [];
-  private waiter: ((e: PartitionEvent) => void) | null = null;
-  push(e: PartitionEvent): void {
-    const w = this.waiter;
-    if (w) {
-      this.waiter = null;
-      w(e);
-    } else this.items.push(e);
-  }
-  next(): Promise<PartitionEvent> {
-    const e = this.items.shift();
-    if (e) return Promise.resolve(e);
-    return new Promise((resolve) => (this.waiter = resolve));
-  }
-  /** Drops the rows waiting (handing their bytes to `credit`); later rows are dropped as they come. */
-  discard(credit: (bytes: number) => void): void {
-    this.dropping = credit;
-    for (const e of this.items.splice(0)) if (e.type === 'rows') credit(e.bytes);
-  }
-  dropping: ((bytes: number) => void) | null = null;
+export function emptyReport(): ParallelReport {
+  return { partitions: 0, speculative: 0, restarted: false, workers: 0, workersReady: 0, reruns: { trace: 0, kinds: 0, log: 0 } };
 }
 
-interface JobSink {
-  started(trace: TraceState): void;
-  rows(chunks: Chunks, marks: PlaceholderMark[], bytes: number): void;
-  progress(done: number): void;
-  /** the job ended (done or error); the decoder is free again */
-  end(e: { type: 'done'; outcome: PartitionOutcome } | { type: 'error'; error: Error }): void;
-}
+/** Framing yields to other tasks (workers' messages, this thread's decoder) this often, in milliseconds. */
+const FRAMING_SLICE_MS = 2;
 
-interface Decoder {
-  run(job: number, spec: PartitionJob, sink: JobSink): void;
-  credit(job: number, bytes: number): void;
-  cancel(job: number): void;
-}
+const macrotask = (): Promise<void> =>
+  new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
 
-class Cancelled extends Error {}
-
-/** A decoder in this thread: its own engine instance, the coordinator's source. */
-class LocalDecoder implements Decoder {
-  private engine: WasmEngine | null = null;
-  private readonly jobs = new Map<number, { cancelled: boolean }>();
-  /** bytes of rows handed on and not yet consumed, over all jobs */
-  private outstanding = 0;
-  private wake: (() => void) | null = null;
-
-  constructor(
-    private readonly module: WebAssembly.Module,
-    private readonly source: AsyncSource,
-    private readonly budget: number,
-  ) {}
-
-  run(id: number, spec: PartitionJob, sink: JobSink): void {
-    const job = { cancelled: false };
-    this.jobs.set(id, job);
-    this.engine ??= new WasmEngine(this.module);
-    const marks = { marks: [] as PlaceholderMark[], started: (t: TraceState) => sink.started(t) };
-    runAsync(
-      this.source,
-      partitionSteps(this.engine, spec, marks),
-      async (chunks) => {
-        if (job.cancelled) throw new Cancelled();
-        const m = marks.marks.splice(0);
-        const bytes = chunkBytes(chunks);
-        if (bytes === 0 && m.length === 0) return;
-        sink.rows(chunks, m, bytes);
-        this.outstanding += bytes;
-        while (this.outstanding > this.budget && !job.cancelled) await new Promise<void>((wake) => (this.wake = wake));
-        if (job.cancelled) throw new Cancelled();
-      },
-      (_phase, done) => sink.progress(done),
-    ).then(
-      (outcome) => {
-        this.jobs.delete(id);
-        sink.end({ type: 'done', outcome });
-      },
-      (error: unknown) => {
-        this.jobs.delete(id);
-        sink.end({ type: 'error', error: error instanceof Error ? error : new Error(String(error)) });
-      },
-    );
-  }
-
-  credit(_id: number, bytes: number): void {
-    this.outstanding -= bytes;
-    this.wakeUp();
-  }
-
-  cancel(id: number): void {
-    const j = this.jobs.get(id);
-    if (!j) return;
-    j.cancelled = true;
-    this.wakeUp();
-  }
-
-  private wakeUp(): void {
-    const w = this.wake;
-    this.wake = null;
-    w?.();
-  }
-}
-
-/** A decoder in a worker: messages to and from it, reads served from the coordinator's source. */
-class WorkerDecoder implements Decoder {
-  ready = false;
-  dead: Error | null = null;
-  private readonly sinks = new Map<number, JobSink>();
-
-  constructor(
-    readonly port: WorkerPort,
-    module: WebAssembly.Module,
-    private readonly source: AsyncSource,
-    private readonly where: WorkerSource,
-    private readonly budget: number,
-    onReady: (d: WorkerDecoder) => void,
-    onDead: (d: WorkerDecoder, e: Error) => void,
-  ) {
-    port.onMessage((m: FromWorker) => {
-      if (m.t === 'ready') {
-        this.ready = true;
-        onReady(this);
-        return;
-      }
-      if (m.t === 'fatal') {
-        this.die(deserializeError(m.error), onDead);
-        return;
-      }
-      if (m.t === 'read') {
-        void this.serveRead(m.id, m.position, m.length);
-        return;
-      }
-      const sink = this.sinks.get(m.job);
-      if (!sink) return;
-      if (m.t === 'started') sink.started(m.trace);
-      else if (m.t === 'rows') sink.rows(m.chunks, m.marks, m.bytes);
-      else if (m.t === 'progress') sink.progress(m.done);
-      else if (m.t === 'done') {
-        this.sinks.delete(m.job);
-        sink.end({ type: 'done', outcome: m.outcome });
-      } else if (m.t === 'error') {
-        this.sinks.delete(m.job);
-        sink.end({ type: 'error', error: m.error.name === 'Cancelled' ? new Cancelled() : deserializeError(m.error) });
-      }
-    });
-    port.onFailure((e) => this.die(e, onDead));
-    port.post({ t: 'init', module });
-  }
-
-  private die(e: Error, onDead: (d: WorkerDecoder, e: Error) => void): void {
-    if (this.dead) return;
-    this.dead = e;
-    for (const [id, sink] of this.sinks) {
-      this.sinks.delete(id);
-      sink.end({ type: 'error', error: e });
-    }
-    onDead(this, e);
-  }
-
-  private async serveRead(id: number, position: number, length: number): Promise<void> {
-    try {
-      const b = new Uint8Array(Math.max(0, Math.min(length, this.source.size - position)));
-      const n = await this.source.readInto(position, b);
-      this.port.post({ t: 'data', id, bytes: b.subarray(0, n), error: null }, [b.buffer]);
-    } catch (e) {
-      this.port.post({ t: 'data', id, bytes: null, error: serializeError(e) });
-    }
-  }
-
-  run(id: number, spec: PartitionJob, sink: JobSink): void {
-    if (this.dead) {
-      sink.end({ type: 'error', error: this.dead });
-      return;
-    }
-    this.sinks.set(id, sink);
-    const transfer = [spec.fileOffset.buffer, spec.size.buffer, spec.cpu.buffer, spec.order.buffer] as ArrayBuffer[];
-    this.port.post({ t: 'job', job: id, spec, source: this.where, budget: this.budget }, transfer);
-  }
-
-  credit(id: number, bytes: number): void {
-    if (!this.dead) this.port.post({ t: 'credit', job: id, bytes });
-  }
-
-  cancel(id: number): void {
-    if (!this.dead) this.port.post({ t: 'cancel', job: id });
-  }
-}
-
-/** Decode positions [bounds[k], bounds[k + 1]) make partition k: `partitions` of about equal bytes, none empty. */
-export function partitionBounds(sizes: Uint32Array, order: Uint32Array, partitions: number): number[] {
-  const n = order.length;
-  const p = Math.max(1, Math.min(partitions, n));
-  let total = 0;
-  for (let i = 0; i < n; i++) total += sizes[order[i]!]!;
-  const bounds = [0];
-  let sum = 0;
-  for (let i = 0; i < n - 1 && bounds.length < p; i++) {
-    sum += sizes[order[i]!]!;
-    // cut after position i once its share is reached (or when the buffers left are just enough), leaving
-    // a buffer for each partition still to come
-    const left = n - (i + 1);
-    const after = p - bounds.length;
-    if (left >= after && (sum >= (total * bounds.length) / p || left === after)) bounds.push(i + 1);
-  }
-  bounds.push(n);
-  return bounds;
-}
-
-/**
- * The default partitions: a first one of FIRST_PARTITION bytes (decoded before the others start, which
- * take its trace-wide state and kinds), then partitions of a share of what remains — remaining / (2 x
- * decoders), from PARTITION_MIN to PARTITION_MAX bytes — so they get smaller towards the end and the
- * decoders finish together.
- */
-export function guidedBounds(sizes: Uint32Array, order: Uint32Array, decoders: number): number[] {
-  const n = order.length;
-  let remaining = 0;
-  for (let i = 0; i < n; i++) remaining += sizes[order[i]!]!;
-  const bounds = [0];
-  let want = FIRST_PARTITION;
-  let sum = 0;
-  for (let i = 0; i < n; i++) {
-    const s = sizes[order[i]!]!;
-    sum += s;
-    remaining -= s;
-    if (sum >= want && i + 1 < n) {
-      bounds.push(i + 1);
-      sum = 0;
-      want = Math.min(PARTITION_MAX, Math.max(PARTITION_MIN, remaining / (2 * decoders)));
-    }
-  }
-  bounds.push(n);
-  return bounds;
-}
-
-/** The job of decode positions [a, b): its buffers in file order and their decode order. */
-function jobOf(
-  table: BufferTable,
-  order: Uint32Array,
-  a: number,
-  b: number,
-  partition: number,
-  start: PartitionStart,
-  req: ParallelRequest,
-  ship: readonly DecodedTableName[],
-): PartitionJob {
-  const ids = order.subarray(a, b);
-  const n = ids.length;
-  let ascending = true;
-  for (let i = 1; i < n && ascending; i++) ascending = ids[i - 1]! < ids[i]!;
-  const sorted = ascending ? ids.slice() : ids.slice().sort();
-  const local = new Uint32Array(n);
-  if (ascending) for (let i = 0; i < n; i++) local[i] = i;
-  else {
-    for (let i = 0; i < n; i++) {
-      // the rank of ids[i] in sorted (record indices are distinct)
-      let lo = 0;
-      let hi = n - 1;
-      const v = ids[i]!;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (sorted[mid]! < v) lo = mid + 1;
-        else hi = mid;
-      }
-      local[i] = lo;
-    }
-  }
-  const fileOffset = new Float64Array(n);
-  const size = new Uint32Array(n);
-  const cpu = new Uint16Array(n);
-  let largest = 0;
-  let anyCompressed = false;
-  for (let i = 0; i < n; i++) {
-    const r = sorted[i]!;
-    fileOffset[i] = table.fileOffset[r]!;
-    size[i] = table.size[r]!;
-    cpu[i] = table.cpu[r]!;
-    largest = Math.max(largest, size[i]!);
-    if (table.flags[r]! & L.BUFFER_FLAG_COMPRESSED) anyCompressed = true;
-  }
+/** `source`, with reads that give other tasks a turn every FRAMING_SLICE_MS (file reads of cached pages do not). */
+function yielding(source: AsyncSource): AsyncSource {
+  let last = performance.now();
+  const turn = async (): Promise<void> => {
+    const now = performance.now();
+    if (now - last < FRAMING_SLICE_MS) return;
+    await macrotask();
+    last = performance.now();
+  };
   return {
-    partition,
-    inputSize: req.source.size,
-    fileOffset,
-    size,
-    cpu,
-    order: local,
-    largest,
-    anyCompressed,
-    start,
-    bias: req.bias,
-    windowBytes: req.windowBytes,
-    drainRows: req.drainRows,
-    ship,
+    size: source.size,
+    read: async (p, n) => (await turn(), source.read(p, n)),
+    readInto: async (p, t) => (await turn(), source.readInto(p, t)),
+    readMany: async (ps, n) => {
+      await turn();
+      return source.readMany ? source.readMany(ps, n) : Promise.all(ps.map((p) => source.read(p, Math.min(n, source.size - p))));
+    },
   };
 }
+
+/** The steps of `inner`, with `after` called each time it has taken a step's result. */
+function* observed<R>(inner: Steps<R>, after: () => void): Steps<R> {
+  for (;;) {
+    const it = inner.next();
+    after();
+    if (it.done) return it.value;
+    yield it.value;
+  }
+}
+
+/** The error a restart pushes into the queues the consumer may be waiting on. */
+class Restart extends Error {}
 
 /** The decode of `req.source` split across `req.threads` decoders (see the file comment). */
 export async function decodeParallel(req: ParallelRequest): Promise<DriverResult> {
   const { source, host } = req;
   const size = source.size;
+  const report = req.report ?? emptyReport();
+  const guide = req.guide ?? DEFAULT_GUIDE;
   const module = await loadWasmModule();
   const threads = Math.max(1, Math.floor(req.threads));
   const workers: WorkerDecoder[] = [];
   const idle: Decoder[] = [];
   let local: LocalDecoder | null = null;
   let exact: LocalDecoder | null = null;
+
+  // what the consumer waits for: an event of a partition, a partition to exist, the end of framing
   let wake: (() => void) | null = null;
-  let dispatch = () => {};
+  let fatal: unknown = null;
+  let dispatch = (): void => {};
   const kick = () => {
     dispatch();
     const w = wake;
     wake = null;
     w?.();
   };
-  const stitcher = new Stitcher();
+
+  // partitions: bounds[k]..bounds[k + 1] (record indices while framing; decode positions once it ended)
+  const table = new BufferTable();
+  let order: Uint32Array | null = null;
+  let bounds: number[] = [0];
+  let final = false;
+  let queues: EventQueue[] = [];
+  let jobDecoder: Decoder[] = [];
+  let jobIds: number[] = [];
+  let nextPartition = 0;
+  let nextJob = 0;
+  let stitcher = new Stitcher();
+  let progress: number[] = [];
+  /** bumped when the decode starts over (partitioning.ts: the bet on the file order lost) */
+  let generation = 0;
+  /** queues the consumer may be waiting on, and the jobs still running */
+  const live = new Set<EventQueue>();
+  const running = new Map<Decoder, number>();
+  const reportProgress = () => {
+    let done = 0;
+    for (const p of progress) done += p;
+    req.onProgress?.('decode', Math.min(done, size), size);
+  };
+
+  // rows are handed on in order, through one chain, once framing ended and the bet held
+  let verified = false;
+  let pending: { chunks: Chunks; credit: () => void }[] = [];
+  let chain: Promise<void> = Promise.resolve();
+  const deliver = (chunks: Chunks, credit: () => void): Promise<void> => {
+    if (!verified) {
+      pending.push({ chunks, credit });
+      return Promise.resolve();
+    }
+    chain = chain.then(async () => {
+      await req.onChunks(chunks);
+      credit();
+    });
+    chain.catch(() => {}); // awaited by the consumer; never an unhandled rejection meanwhile
+    return chain;
+  };
+
   try {
     // workers start now: their scripts load while the input is framed
     const wanted = host ? (host.mainThreadDecodes ? threads - 1 : threads) : 0;
+    report.workers = wanted;
     const path = host?.filePathOf(source) ?? null;
     const where: WorkerSource = path !== null ? { kind: 'file', path } : { kind: 'remote' };
     for (let i = 0; i < wanted; i++) {
@@ -404,7 +197,8 @@ export async function decodeParallel(req: ParallelRequest): Promise<DriverResult
           where,
           req.budget,
           (d) => {
-            if (req.report) req.report.workersReady++;
+            req.log?.(`worker ${workers.indexOf(d)} ready`);
+            report.workersReady++;
             idle.push(d);
             kick();
           },
@@ -423,49 +217,28 @@ export async function decodeParallel(req: ParallelRequest): Promise<DriverResult
       local = new LocalDecoder(module, source, req.budget);
       idle.push(local);
     }
-
-    // 1. framing and order (this thread)
-    const framingIssues: FramingIssue[] = [];
-    const framingCounters = new Array<number>(L.D_COUNTER_COUNT).fill(0);
-    const table = await runAsync(source, frameBuffers(size, framingIssues, framingCounters), () => {}, req.onProgress);
-    const order = decodeOrder(table);
-
-    // 2. partitions
     const decoders = host ? Math.max(1, local ? wanted + 1 : wanted) : threads;
-    const bounds = req.cuts
-      ? [0, ...[...new Set(req.cuts)].filter((c) => c > 0 && c < order.length).sort((a, b) => a - b), order.length]
-      : req.partitions
-        ? partitionBounds(table.size, order, req.partitions)
-        : guidedBounds(table.size, order, decoders);
-    const P = bounds.length - 1;
-    if (req.report) {
-      req.report.partitions = P;
-      req.report.workers = wanted;
-    }
-    const queues: EventQueue[] = [];
-    const jobDecoder: Decoder[] = [];
-    const jobIds: number[] = [];
-    const progress = new Float64Array(P);
-    let nextJob = 0;
-    let nextPartition = 0;
-    const reportProgress = () => {
-      let done = 0;
-      for (let k = 0; k < P; k++) done += progress[k]!;
-      req.onProgress?.('decode', Math.min(done, size), size);
-    };
-    const start = (d: Decoder, k: number, startState: PartitionStart, ship: readonly DecodedTableName[], q: EventQueue, free: boolean): number => {
+
+    const idsOf = (k: number): Uint32Array => (order ? order.subarray(bounds[k]!, bounds[k + 1]!) : keySorted(table, bounds[k]!, bounds[k + 1]!));
+    const start = (d: Decoder, k: number, st: PartitionStart, ship: readonly DecodedTableName[], q: EventQueue, free: boolean): number => {
       const id = nextJob++;
-      d.run(id, jobOf(table, order, bounds[k]!, bounds[k + 1]!, k, startState, req, ship), {
+      const p = progress;
+      live.add(q);
+      q.credit = (bytes) => d.credit(id, bytes);
+      running.set(d, id);
+      const options = { bias: req.bias, windowBytes: req.windowBytes, drainRows: req.drainRows };
+      d.run(id, jobOf(table, idsOf(k), k, st, size, options, ship), {
         started: (trace) => q.push({ type: 'started', trace }),
         rows: (chunks, marks, bytes) => {
           if (q.dropping) q.dropping(bytes);
           else q.push({ type: 'rows', chunks, marks, bytes });
         },
         progress: (done) => {
-          progress[k] = done;
-          reportProgress();
+          p[k] = done;
+          if (p === progress) reportProgress();
         },
         end: (e) => {
+          if (running.get(d) === id) running.delete(d);
           q.push(e);
           if (free) {
             idle.push(d);
@@ -476,103 +249,202 @@ export async function decodeParallel(req: ParallelRequest): Promise<DriverResult
       return id;
     };
     /**
-     * gives free decoders the next partitions, in order; the first alone, then the others once it is taken
+     * gives free decoders the next partitions, in order: the first alone, the others once it is merged
      * (they start from its trace-wide state and kinds: stitch.ts guess())
      */
     dispatch = () => {
-      while (idle.length && nextPartition < P && (nextPartition === 0 || stitcher.taken > 0)) {
-        const d = idle.shift()!;
+      while (idle.length && nextPartition < bounds.length - 1 && (nextPartition === 0 || stitcher.taken > 0)) {
+        // while this thread frames, it decodes nothing but a first partition no worker is ready for: framing
+        // cuts the partitions the workers wait for
+        const at = host && !final ? idle.findIndex((x) => x instanceof WorkerDecoder || nextPartition === 0) : 0;
+        if (at < 0) break;
+        const d = idle.splice(at, 1)[0]!;
         if (d instanceof WorkerDecoder && d.dead) continue;
         const k = nextPartition++;
         queues[k] = new EventQueue();
         jobDecoder[k] = d;
         jobIds[k] = start(d, k, stitcher.guess(), req.ship, queues[k]!, true);
+        req.log?.(`partition ${k} (${bounds[k + 1]! - bounds[k]!} buffers) to ${d instanceof WorkerDecoder ? `worker ${workers.indexOf(d)}` : 'this thread'}`);
       }
       // every worker failed to start and this thread does not decode: it does now
-      if (nextPartition < P && idle.length === 0 && !local && workers.every((w) => w.dead)) {
+      if (nextPartition < bounds.length - 1 && idle.length === 0 && !local && workers.every((w) => w.dead)) {
         local = new LocalDecoder(module, source, req.budget);
         idle.push(local);
         dispatch();
       }
     };
+    /** decodes partition k again in this thread from the exact state (its own engine) */
+    const rerun = (k: number, ship: readonly DecodedTableName[], st: PartitionStart): { q: EventQueue; d: Decoder; id: number } => {
+      const d = (exact ??= new LocalDecoder(module, source, req.budget));
+      const q = new EventQueue();
+      return { q, d, id: start(d, k, st, ship, q, false) };
+    };
+
+    // 1. framing, and partitions cut while it goes on (the default, guided partitions only)
+    const framingIssues: FramingIssue[] = [];
+    const framingCounters = new Array<number>(L.D_COUNTER_COUNT).fill(0);
+    const cutter = req.cuts || req.partitions ? null : new SpeculativeCuts(table, size, decoders, guide);
+    const framing = runAsync(
+      cutter ? yielding(source) : source,
+      observed(frameBuffers(size, framingIssues, framingCounters, table), () => {
+        if (cutter && cutter.update()) {
+          bounds = [0, ...cutter.cuts];
+          kick();
+        }
+      }),
+      () => {},
+      req.onProgress,
+    ).then(
+      () => {
+        const o = decodeOrder(table);
+        const n = o.length;
+        if (cutter && !verifyCuts(table, cutter.cuts)) {
+          // the bet lost: nothing was handed on; drop every partition and start over from the real order
+          report.restarted = true;
+          generation++;
+          for (const [d, j] of running) d.cancel(j);
+          for (const q of live) {
+            q.discard((bytes) => q.credit?.(bytes));
+            q.push({ type: 'error', error: new Restart() });
+          }
+          live.clear();
+          for (const p of pending) p.credit();
+          pending = [];
+          queues = [];
+          jobDecoder = [];
+          jobIds = [];
+          nextPartition = 0;
+          stitcher = new Stitcher();
+          progress = [];
+          bounds = guidedBounds(table.size, o, decoders, guide);
+        } else if (cutter) {
+          report.speculative = cutter.cuts.length;
+          const last = cutter.cuts.length ? cutter.cuts[cutter.cuts.length - 1]! : 0;
+          bounds = [0, ...cutter.cuts, ...guidedBounds(table.size, o, decoders, guide, last).filter((b) => b > last)];
+          if (bounds[bounds.length - 1] !== n) bounds.push(n);
+        } else {
+          bounds = req.cuts
+            ? [0, ...[...new Set(req.cuts)].filter((c) => c > 0 && c < n).sort((a, b) => a - b), n]
+            : partitionBounds(table.size, o, req.partitions!);
+        }
+        if (bounds.length === 1) bounds.push(n); // no buffer at all: one empty partition
+        req.log?.(`framed: ${n} buffers, ${bounds.length - 1} partitions${report.restarted ? ' (restart)' : ''}`);
+        order = o;
+        final = true;
+        report.partitions = bounds.length - 1;
+        verified = true;
+        const flush = pending;
+        pending = [];
+        for (const p of flush) {
+          chain = chain.then(async () => {
+            await req.onChunks(p.chunks);
+            p.credit();
+          });
+        }
+        chain.catch(() => {});
+        kick();
+      },
+      (e: unknown) => {
+        fatal = e;
+        kick();
+      },
+    );
+    framing.catch(() => {});
+
     /** the next event of partition k, dispatching while waiting */
-    const nextEvent = async (q: () => EventQueue | undefined): Promise<PartitionEvent> => {
+    const nextEvent = async (k: number): Promise<PartitionEvent | null> => {
       for (;;) {
+        if (fatal) throw fatal;
         dispatch();
-        const queue = q();
+        const queue = queues[k];
         if (queue) return queue.next();
+        if (final && k >= bounds.length - 1) return null;
         await new Promise<void>((resolve) => (wake = resolve));
       }
     };
-    /** decodes partition k again in this thread from the exact state (its own engine) */
-    const rerun = (k: number, ship: readonly DecodedTableName[], startState: PartitionStart): { q: EventQueue; d: Decoder; id: number } => {
-      const d = (exact ??= new LocalDecoder(module, source, req.budget));
-      const q = new EventQueue();
-      return { q, d, id: start(d, k, startState, ship, q, false) };
-    };
 
-    // 3. the partitions' rows, in order, stitched
+    // 2. the partitions' rows, in order, stitched (from the start again after a restart)
     const reads = { loads: 0, singles: 0, bytes: 0 };
     const addReads = (o: PartitionOutcome) => {
       reads.loads += o.reads.loads;
       reads.singles += o.reads.singles;
       reads.bytes += o.reads.bytes;
     };
-    for (let k = 0; k < P; k++) {
-      let first = await nextEvent(() => queues[k]);
-      let queue = queues[k]!;
-      let decoder = jobDecoder[k]!;
-      let job = jobIds[k]!;
-      if (first.type === 'started' && !stitcher.startMatches(first.trace)) {
-        // the guessed trace-wide state is not what the partitions before leave: decode it again, exactly
-        const d = decoder;
-        const j = job;
-        if (req.report) req.report.reruns.trace++;
-        d.cancel(j);
-        queue.discard((bytes) => d.credit(j, bytes));
-        const again = rerun(k, req.ship, stitcher.exactStart());
-        queue = again.q;
-        decoder = again.d;
-        job = again.id;
-        first = await queue.next();
-      }
-      let e = first;
-      for (;;) {
-        if (e.type === 'error') throw e.error instanceof Cancelled ? new Error(`partition ${k} was cancelled`) : e.error;
-        if (e.type === 'rows') {
-          const chunks = stitcher.rowsOf(e.chunks, e.marks);
-          await req.onChunks(chunks);
-          decoder.credit(job, e.bytes);
-        } else if (e.type === 'done') {
-          let outcome = e.outcome;
-          addReads(outcome);
-          const why = stitcher.needsExactRun(outcome);
-          if (why) {
-            if (req.report) req.report.reruns[why]++;
-            const again = rerun(k, [], stitcher.exactStart()).q;
-            for (;;) {
-              const r = await again.next();
-              if (r.type === 'error') throw r.error;
-              if (r.type === 'done') {
-                outcome = r.outcome;
-                addReads(outcome);
-                break;
+    outer: for (;;) {
+      const gen = generation;
+      reads.loads = reads.singles = reads.bytes = 0;
+      for (let k = 0; ; k++) {
+        let first = await nextEvent(k);
+        if (gen !== generation) continue outer;
+        if (first === null) break outer;
+        let queue = queues[k]!;
+        let decoder = jobDecoder[k]!;
+        let job = jobIds[k]!;
+        if (first.type === 'started' && !stitcher.startMatches(first.trace)) {
+          // the guessed trace-wide state is not what the partitions before leave: decode it again, exactly
+          const d = decoder;
+          const j = job;
+          report.reruns.trace++;
+          d.cancel(j);
+          queue.discard((bytes) => d.credit(j, bytes));
+          const again = rerun(k, req.ship, stitcher.exactStart());
+          queue = again.q;
+          decoder = again.d;
+          job = again.id;
+          first = await queue.next();
+          if (gen !== generation) continue outer;
+        }
+        let e = first;
+        for (;;) {
+          if (e.type === 'error') {
+            if (e.error instanceof Restart) continue outer;
+            throw e.error instanceof Cancelled ? new Error(`partition ${k} was cancelled`) : e.error;
+          }
+          if (e.type === 'rows') {
+            const chunks = stitcher.rowsOf(e.chunks, e.marks);
+            const d = decoder;
+            const j = job;
+            const bytes = e.bytes;
+            await deliver(chunks, () => d.credit(j, bytes));
+            if (gen !== generation) continue outer;
+          } else if (e.type === 'done') {
+            let outcome = e.outcome;
+            addReads(outcome);
+            const why = stitcher.needsExactRun(outcome);
+            if (why) {
+              report.reruns[why]++;
+              const again = rerun(k, [], stitcher.exactStart()).q;
+              for (;;) {
+                const r = await again.next();
+                if (gen !== generation) continue outer;
+                if (r.type === 'error') throw r.error;
+                if (r.type === 'done') {
+                  outcome = r.outcome;
+                  addReads(outcome);
+                  break;
+                }
               }
             }
+            stitcher.endPartition(outcome);
+            req.log?.(`partition ${k} merged`);
+            kick(); // the next partitions may start now
+            break;
           }
-          stitcher.endPartition(outcome);
-          break;
+          e = await queue.next();
+          if (gen !== generation) continue outer;
         }
-        e = await queue.next();
       }
     }
-    // 4. every processor's held-back switch, newThreadId null
+    await framing;
+    if (fatal) throw fatal;
+    // 3. every processor's held-back switch, newThreadId null
     const last = stitcher.finish();
-    if (last.cswitch.length && req.ship.includes('cswitch')) await req.onChunks(last);
+    if (last.cswitch.length && req.ship.includes('cswitch')) await deliver(last, () => {});
+    await chain;
     req.onProgress?.('decode', size, size);
     return { size, rows: stitcher.rows, buffers: table.list(), reads, framingIssues, framingCounters, engine: stitcher.state() };
   } finally {
+    for (const [d, j] of running) d.cancel(j); // this thread's decoders stop at their next rows or read
     for (const w of workers) w.port.terminate();
   }
 }
-
