@@ -16,6 +16,8 @@ import { cpuUsage, decode, decodeStream, decodeSync, EtlError, type DecodeOption
 import { decodeParallel, emptyReport, guidedBounds, partitionBounds, type ParallelReport, type ParallelRequest } from '../src/parallel/coordinator.js';
 import type { ParallelHost } from '../src/parallel/host.js';
 import { nodeHost } from '../src/parallel/node-host.js';
+import { webHost } from '../src/parallel/web-host.js';
+import { Worker as NodeWorker } from 'node:worker_threads';
 import { bytesSource, runSync, type AsyncSource } from '../src/runners.js';
 import { concatChunks, DECODED_TABLE_NAMES, perTable, TABLE_COLUMNS, type ColumnChunk, type DecodedTableName } from '../src/schema.js';
 import { generateMixedTrace, generateSampleTrace, Rng, simulateSchedule, writeTrace, type ScheduleOptions } from '../src/writer/index.js';
@@ -401,5 +403,53 @@ describe('workers', () => {
       },
     };
     await expect(many(bytes, { host: crashing, threads: 2, partitions: 4 })).rejects.toThrow(/exited unexpectedly/);
+  });
+
+  test('Web Workers (worker-web.js under a stand-in for the browser Worker): the same output; workers that cannot load leave the work to this thread', async () => {
+    // the browser's Worker, as far as web-host.ts and worker-web.ts use it, over worker_threads
+    const bootstrap = `
+      const { parentPort, workerData } = require('node:worker_threads');
+      globalThis.postMessage = (m, t) => parentPort.postMessage(m, t);
+      globalThis.addEventListener = (type, fn) => { if (type === 'message') parentPort.on('message', (data) => fn({ data })); };
+      import(workerData.url).catch((e) => { throw e; });`;
+    const dist = new URL('../dist/parallel/worker-web.js', import.meta.url).href;
+    class StandIn {
+      private readonly w: NodeWorker;
+      constructor(url: URL, options: { type: string }) {
+        expect(options.type).toBe('module');
+        expect(url.pathname.endsWith('/parallel/worker-web.js')).toBe(true);
+        this.w = new NodeWorker(bootstrap, { eval: true, workerData: { url: url.pathname.includes('/src/') ? dist : url.href } });
+      }
+      postMessage(m: unknown, transfer?: Transferable[]) {
+        this.w.postMessage(m, transfer as never);
+      }
+      addEventListener(type: string, fn: (e: { data?: unknown; message?: string }) => void) {
+        if (type === 'message') this.w.on('message', (data) => fn({ data }));
+        if (type === 'error') this.w.on('error', (e: Error) => fn({ message: e.message }));
+      }
+      terminate() {
+        void this.w.terminate();
+      }
+    }
+    class CannotLoad extends StandIn {
+      constructor(_url: URL, options: { type: string }) {
+        super(new URL('file:///nowhere/parallel/worker-web.js'), options);
+      }
+    }
+    const g = globalThis as { Worker?: unknown };
+    const bytes = schedule({ switchMode: 'mixed', seed: 61 });
+    const a = one(bytes);
+    try {
+      g.Worker = StandIn;
+      const b = await many(bytes, { host: webHost, threads: 2, partitions: 5 });
+      expect(b.report.workersReady).toBe(2);
+      expectSame(a, b, 'web workers');
+      g.Worker = CannotLoad;
+      const c = await many(bytes, { host: webHost, threads: 2, partitions: 5 });
+      expect(c.report.workersReady).toBe(0);
+      expectSame(a, c, 'no worker could load');
+    } finally {
+      delete g.Worker;
+    }
   });
 });
