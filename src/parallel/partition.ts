@@ -19,7 +19,7 @@
 import * as L from '../generated/layout.js';
 import type { IssueLogEntry, KindTally } from '../engine.js';
 import { EtlError, hex } from '../errors.js';
-import { planLoads, SINGLE } from '../ordering.js';
+import { planLoads, SINGLE, type LoadPlan } from '../ordering.js';
 import { emptyChunk, perTable, TABLE_IDS, viewColumn, DECODED_TABLE_NAMES, type Chunks, type DecodedTableName } from '../schema.js';
 import { load, prefetch, type Steps } from '../steps.js';
 import type { WasmEngine } from '../wasm/engine.js';
@@ -33,6 +33,7 @@ import {
   SENTINEL_FILE_OFFSET,
   SENTINEL_TS,
   writeTraceState,
+  type Exports,
   type HeldList,
   type TraceState,
 } from './state.js';
@@ -117,6 +118,7 @@ export interface PartitionSink {
 }
 
 const CSW = TABLE_IDS.cswitch;
+const TABLE_ID_LIST = DECODED_TABLE_NAMES.map((t) => TABLE_IDS[t]);
 
 function readFailed(position: number, wanted: number, got: number): EtlError {
   return new EtlError(
@@ -131,22 +133,21 @@ function readFailed(position: number, wanted: number, got: number): EtlError {
 /** The decode of one partition (see the file comment). The engine is reset first. */
 export function* partitionSteps(engine: WasmEngine, job: PartitionJob, sink: PartitionSink): Steps<PartitionOutcome> {
   const x = exportsOf(engine);
-  const n = job.order.length;
   const speculative = job.start.kind === 'guess';
   const window = Math.max(Math.min(job.windowBytes ?? 8 << 20, job.inputSize), job.largest);
   const plan = planLoads({ count: job.fileOffset.length, fileOffset: job.fileOffset, size: job.size }, job.order, window);
-  const W = plan.window;
-  const singleBase = plan.slotsUsed * W;
   engine.reset();
-  engine.reserveInput(singleBase + plan.largestSingle);
-  const reads = { loads: 0, singles: 0, bytes: 0 };
+  engine.reserveInput(plan.slotsUsed * plan.window + plan.largestSingle);
 
   // ---- the starting state
   engine.setBiasOverride(job.bias);
   const st0 = job.start;
   let kindSeed = 0;
   // the processors of the partition's buffers, ascending (only they can emit or hold a switch in it)
-  const cpus = [...new Set(job.cpu)].sort((a, b) => a - b);
+  const present = new Uint8Array(L.MAX_PROCESSORS);
+  for (let i = 0; i < job.cpu.length; i++) present[job.cpu[i]!] = 1;
+  const cpus: number[] = [];
+  for (let c = 0; c < L.MAX_PROCESSORS; c++) if (present[c]) cpus.push(c);
   if (st0.kind !== 'fresh') {
     writeTraceState(x, st0.trace);
     if (st0.kind === 'exact') seedHeld(x, st0.held);
@@ -157,106 +158,63 @@ export function* partitionSteps(engine: WasmEngine, job: PartitionJob, sink: Par
   const startTrace = readTraceState(x);
   sink.started(startTrace);
 
-  // ---- rows out, placeholders found, issues moved out of the engine
-  const ship = new Set(job.ship);
-  const rows = perTable(() => 0);
-  const drainRows = job.drainRows ?? 65536;
-  const counterFix = new Array<number>(L.D_COUNTER_COUNT).fill(0);
-  const log: IssueLogEntry[] = [];
-  let logOverflow: LogOverflow | null = null;
-  /** processors still holding their stand-in (speculative partitions) */
-  const untouched = new Uint8Array(L.MAX_PROCESSORS);
-  if (speculative) for (const c of cpus) untouched[c] = 1;
-  /** cswitch rows in the engine's output when the current buffer started (0 after a drain) */
-  let bufferRowStart = 0;
-  /** index in the engine's log of the current buffer's placeholder issue, or -1 */
-  let skipLog = -1;
+  // ---- the buffers
+  const run = new PartitionRun(engine, job, sink, speculative ? cpus : []);
+  const reads = yield* decodeBuffers(run, engine, job, plan);
+  if (run.mostPending() > 0) yield* run.emit();
+  yield { kind: 'progress', phase: 'decode', done: run.bytesDone, total: job.inputSize };
+  run.takeLog();
 
-  function* emit(): Steps<void> {
-    const chunks = engine.peekRows();
-    for (const t of DECODED_TABLE_NAMES) rows[t] += chunks[t].length;
-    const out = perTable((t): Chunks[typeof t] => {
-      const c = chunks[t];
-      if (!ship.has(t) || c.length === 0) return emptyChunk(t);
-      return { length: c.length, columns: c.columns.map((col) => (Array.isArray(col) ? col : col.slice())) };
-    });
-    engine.resetRows();
-    bufferRowStart = 0;
-    yield { kind: 'rows', chunks: out };
-  }
+  const st = engine.state();
+  const counters = st.counters.map((v, i) => v + run.counterFix[i]!);
+  const endTrace = readTraceState(x);
+  return {
+    partition: job.partition,
+    rows: run.rows,
+    startTrace,
+    endTrace,
+    counters,
+    log: run.log,
+    kinds: st.kinds,
+    logfile: !startTrace.seen && endTrace.seen
+      ? { payload: st.logfilePayload, length: st.logfilePayloadLength, pointerSize: st.logfilePointerSize, timestamp: st.logfileTimestamp }
+      : null,
+    headerExtension: st.headerExtension,
+    bias: st.bias,
+    held: speculative ? readHeld(x, cpus.filter((c) => run.untouched[c] === 0)) : readHeld(x, exactHeldCpus(job, cpus)),
+    logOverflow: run.logOverflow,
+    speculative,
+    kindSeed,
+    reads,
+  };
+}
 
-  function mostPending(): number {
-    let most = 0;
-    for (const t of DECODED_TABLE_NAMES) most = Math.max(most, engine.rowCount(TABLE_IDS[t]));
-    return most;
-  }
-
-  /** After (part of) a buffer of processor `cpu`: did its first compact switch replace the stand-in? */
-  function inspect(cpu: number): void {
-    if (untouched[cpu] === 0 || x.pendingFileOffset(cpu) === SENTINEL_FILE_OFFSET) return;
-    untouched[cpu] = 0;
-    const buffer = x.memory.buffer;
-    const count = engine.rowCount(CSW);
-    const fo = viewColumn('f64', buffer, x.columnPtr(CSW, L.CS_FILE_OFFSET) >>> 0, count) as Float64Array;
-    let p = bufferRowStart;
-    while (p < count && fo[p] !== SENTINEL_FILE_OFFSET) p++;
-    if (p === count) throw new Error(`partition ${job.partition}: processor ${cpu} left its stand-in without a placeholder row`);
-    // the first switch of the processor: the next compact row (all rows after p are this buffer's), or still held
-    const source = viewColumn('u8', buffer, x.columnPtr(CSW, L.CS_SOURCE) >>> 0, count) as Uint8Array;
-    let q = p + 1;
-    while (q < count && source[q] === L.CS_SOURCE_CSWITCH) q++;
-    const t = q < count ? (viewColumn('i64', buffer, x.columnPtr(CSW, L.CS_TIMESTAMP) >>> 0, count) as BigInt64Array)[q]! : x.pendingTimestamp(cpu);
-    let logIndex = -1;
-    let issueAt = -1;
-    if (t < SENTINEL_TS) {
-      // the check against the stand-in logged an issue (unless the log was full): the first of its kind in this buffer
-      counterFix[L.D_COMPCS_TIME_MISMATCH]! -= 1;
-      const dv = new DataView(buffer);
-      const at = x.logPtr() >>> 0;
-      for (let j = 0, m = x.logCount(); j < m; j++) {
-        const e = at + j * L.LOG_ENTRY_SIZE;
-        if (dv.getUint32(e, true) === L.D_COMPCS_TIME_MISMATCH && dv.getUint32(e + 4, true) === L.TIME_BEFORE_PREVIOUS) {
-          skipLog = j;
-          logIndex = log.length + j;
-          issueAt = dv.getFloat64(e + 8, true);
-          break;
-        }
-      }
-    }
-    sink.marks.push({ row: rows.cswitch + p, cpu, t, logIndex, issueAt });
-  }
-
-  /** Moves the engine's issues (this buffer's) to `log`, leaving out the placeholder's. */
-  function takeLog(): void {
-    const m = x.logCount();
-    if (m === 0) return;
-    if (skipLog >= 0 && m === L.LOG_CAPACITY && logOverflow === null) logOverflow = { logIndex: log.length };
-    const dv = new DataView(x.memory.buffer);
-    const at = x.logPtr() >>> 0;
-    for (let j = 0; j < m && log.length < L.LOG_CAPACITY; j++) {
-      if (j === skipLog) continue;
-      const e = at + j * L.LOG_ENTRY_SIZE;
-      log.push({ code: dv.getUint32(e, true), detail: dv.getUint32(e + 4, true), fileOffset: dv.getFloat64(e + 8, true) });
-    }
-    x.setLogCount(0);
-    skipLog = -1;
-  }
-
-  // ---- the buffers (as decode-steps.ts: two window slots, read-ahead, single reads)
-  let readAhead = plan.loads > 1 && !job.anyCompressed;
+/**
+ * The buffers of a partition in its decode order (as decode-steps.ts: two window slots, read-ahead, single
+ * reads), with the placeholders found and the issues moved out as they come (PartitionRun). Its own small
+ * function, so that the engine compiles it once for every partition.
+ */
+function* decodeBuffers(run: PartitionRun, engine: WasmEngine, job: PartitionJob, plan: LoadPlan): Steps<PartitionOutcome['reads']> {
+  const reads = { loads: 0, singles: 0, bytes: 0 };
+  const W = plan.window;
+  const singleBase = plan.slotsUsed * W;
+  const order = job.order;
   const off = job.fileOffset;
   const sizes = job.size;
+  const cpuOf = job.cpu;
+  const untouched = run.untouched;
+  const drainRows = job.drainRows ?? 65536;
+  let readAhead = plan.loads > 1 && !job.anyCompressed;
   const slotStart = [0, 0];
   let nextLoad = 0;
   let prefetched = -1;
-  let bytesDone = 0;
   const slotView = (k: number): Uint8Array => {
     const c = plan.loadChunk[k]!;
     const base = plan.loadSlot[k]! * W;
     return engine.inputView().subarray(base, base + (plan.chunkEnd[c]! - plan.chunkStart[c]!));
   };
-  for (let i = 0; i < n; i++) {
-    const r = job.order[i]!;
+  for (let i = 0, n = order.length; i < n; i++) {
+    const r = order[i]!;
     if (nextLoad < plan.loads && plan.loadAt[nextLoad] === i) {
       const c = plan.loadChunk[nextLoad]!;
       const target = slotView(nextLoad);
@@ -279,50 +237,165 @@ export function* partitionSteps(engine: WasmEngine, job: PartitionJob, sink: Par
     } else {
       at = s * W + off[r]! - slotStart[s]!;
     }
-    const cpu = job.cpu[r]!;
-    const watch = untouched[cpu] !== 0;
-    bufferRowStart = engine.rowCount(CSW);
+    // a processor still on its stand-in: did this buffer decode a compact batch (that may have replaced it)?
+    const cpu = cpuOf[r]!;
+    const batches = untouched[cpu] !== 0 ? run.beforeBuffer() : -1;
     let status = engine.decodeBuffer(at, sizes[r]!, off[r]!);
     while (status === L.STATUS_NEED_DRAIN) {
-      if (watch) inspect(cpu);
-      yield* emit();
+      if (batches >= 0) run.inspectIfBatch(cpu, batches, false);
+      yield* run.emit();
       status = engine.resume();
     }
-    if (watch) inspect(cpu);
-    takeLog();
-    if (mostPending() >= drainRows) yield* emit();
+    if (batches >= 0) run.inspectIfBatch(cpu, batches, true);
+    if (run.mostPending() >= drainRows) yield* run.emit();
     if (readAhead && nextLoad < plan.loads && prefetched !== nextLoad && plan.loadAfter[nextLoad]! <= i) {
       prefetched = nextLoad;
       readAhead = yield* prefetch(plan.chunkStart[plan.loadChunk[nextLoad]!]!, slotView(nextLoad));
     }
-    bytesDone += sizes[r]!;
-    if ((i & 63) === 63) yield { kind: 'progress', phase: 'decode', done: bytesDone, total: job.inputSize };
+    run.bytesDone += sizes[r]!;
+    if ((i & 63) === 63) yield { kind: 'progress', phase: 'decode', done: run.bytesDone, total: job.inputSize };
   }
-  if (mostPending() > 0) yield* emit();
-  yield { kind: 'progress', phase: 'decode', done: bytesDone, total: job.inputSize };
+  return reads;
+}
 
-  const st = engine.state();
-  const counters = st.counters.map((v, i) => v + counterFix[i]!);
-  const endTrace = readTraceState(x);
-  return {
-    partition: job.partition,
-    rows,
-    startTrace,
-    endTrace,
-    counters,
-    log,
-    kinds: st.kinds,
-    logfile: !startTrace.seen && endTrace.seen
-      ? { payload: st.logfilePayload, length: st.logfilePayloadLength, pointerSize: st.logfilePointerSize, timestamp: st.logfileTimestamp }
-      : null,
-    headerExtension: st.headerExtension,
-    bias: st.bias,
-    held: speculative ? readHeld(x, cpus.filter((c) => untouched[c] === 0)) : readHeld(x, exactHeldCpus(job, cpus)),
-    logOverflow,
-    speculative,
-    kindSeed,
-    reads,
-  };
+/** The state of a partition's decode between buffers: rows out, placeholders found, issues moved out. */
+class PartitionRun {
+  readonly rows = perTable(() => 0);
+  readonly counterFix = new Array<number>(L.D_COUNTER_COUNT).fill(0);
+  readonly log: IssueLogEntry[] = [];
+  logOverflow: LogOverflow | null = null;
+  /** processors still holding their stand-in (speculative partitions) */
+  readonly untouched = new Uint8Array(L.MAX_PROCESSORS);
+  bytesDone = 0;
+  private readonly x: Exports;
+  private readonly ship: Set<DecodedTableName>;
+  /** cswitch rows in the engine's output when the current buffer started (0 after a drain) */
+  private bufferRowStart = 0;
+  /** the engine's log entries when the current (watched) buffer started */
+  private bufferLogStart = 0;
+  /** index in the engine's log of the current buffer's placeholder issue, or -1 */
+  private skipLog = -1;
+  // the engine's row counts, log count and compact batch counter, read in its memory: no call per buffer
+  private m32: Int32Array;
+  private readonly rowCountAt: number;
+  private readonly logCountAt: number;
+  private readonly batchesAt: number;
+
+  constructor(
+    private readonly engine: WasmEngine,
+    private readonly job: PartitionJob,
+    private readonly sink: PartitionSink,
+    watched: readonly number[],
+  ) {
+    const x = (this.x = exportsOf(engine));
+    this.ship = new Set(job.ship);
+    for (const c of watched) this.untouched[c] = 1;
+    this.m32 = new Int32Array(x.memory.buffer);
+    this.rowCountAt = (x.rowCountsPtr() >>> 0) >> 2;
+    this.logCountAt = (x.logCountPtr() >>> 0) >> 2;
+    this.batchesAt = ((x.countersPtr() >>> 0) + 8 * L.D_COMPCS_BATCHES) >> 2; // low word of the u64
+  }
+
+  /** A view of the engine's memory (memory.grow detaches the old buffer: its views have length 0). */
+  private mem(): Int32Array {
+    if (this.m32.length === 0) this.m32 = new Int32Array(this.x.memory.buffer);
+    return this.m32;
+  }
+
+  mostPending(): number {
+    const m = this.mem();
+    let most = 0;
+    for (const id of TABLE_ID_LIST) {
+      const v = m[this.rowCountAt + id]!;
+      if (v > most) most = v;
+    }
+    return most;
+  }
+
+  /** Before a buffer of a processor on its stand-in: where its rows and issues start; the batch counter. */
+  beforeBuffer(): number {
+    const m = this.mem();
+    this.bufferRowStart = m[this.rowCountAt + CSW]!;
+    this.bufferLogStart = m[this.logCountAt]!;
+    return m[this.batchesAt]! >>> 0;
+  }
+
+  /** After (part of) such a buffer: if it decoded a compact batch, look for the placeholder (`end`: of the buffer). */
+  inspectIfBatch(cpu: number, batches: number, end: boolean): void {
+    if (this.mem()[this.batchesAt]! >>> 0 === batches) return;
+    this.inspect(cpu);
+    if (end && this.untouched[cpu] === 0) this.takeLog();
+  }
+
+  *emit(): Steps<void> {
+    const chunks = this.engine.peekRows();
+    for (const t of DECODED_TABLE_NAMES) this.rows[t] += chunks[t].length;
+    const out = perTable((t): Chunks[typeof t] => {
+      const c = chunks[t];
+      if (!this.ship.has(t) || c.length === 0) return emptyChunk(t);
+      return { length: c.length, columns: c.columns.map((col) => (Array.isArray(col) ? col : col.slice())) };
+    });
+    this.engine.resetRows();
+    this.bufferRowStart = 0;
+    yield { kind: 'rows', chunks: out };
+  }
+
+  /** Did the first compact switch of processor `cpu` replace its stand-in? Then its placeholder is found. */
+  private inspect(cpu: number): void {
+    const x = this.x;
+    if (this.untouched[cpu] === 0 || x.pendingFileOffset(cpu) === SENTINEL_FILE_OFFSET) return;
+    this.untouched[cpu] = 0;
+    const buffer = x.memory.buffer;
+    const count = this.engine.rowCount(CSW);
+    const fo = viewColumn('f64', buffer, x.columnPtr(CSW, L.CS_FILE_OFFSET) >>> 0, count) as Float64Array;
+    let p = this.bufferRowStart;
+    while (p < count && fo[p] !== SENTINEL_FILE_OFFSET) p++;
+    if (p === count) throw new Error(`partition ${this.job.partition}: processor ${cpu} left its stand-in without a placeholder row`);
+    // the first switch of the processor: the next compact row (all rows after p are this buffer's), or still held
+    const source = viewColumn('u8', buffer, x.columnPtr(CSW, L.CS_SOURCE) >>> 0, count) as Uint8Array;
+    let q = p + 1;
+    while (q < count && source[q] === L.CS_SOURCE_CSWITCH) q++;
+    const t = q < count ? (viewColumn('i64', buffer, x.columnPtr(CSW, L.CS_TIMESTAMP) >>> 0, count) as BigInt64Array)[q]! : x.pendingTimestamp(cpu);
+    let logIndex = -1;
+    let issueAt = -1;
+    if (t < SENTINEL_TS) {
+      // the check against the stand-in logged an issue (unless the log was full): the first of its kind in this buffer
+      this.counterFix[L.D_COMPCS_TIME_MISMATCH]! -= 1;
+      const dv = new DataView(buffer);
+      const at = x.logPtr() >>> 0;
+      for (let j = this.bufferLogStart, m = x.logCount(); j < m; j++) {
+        const e = at + j * L.LOG_ENTRY_SIZE;
+        if (dv.getUint32(e, true) === L.D_COMPCS_TIME_MISMATCH && dv.getUint32(e + 4, true) === L.TIME_BEFORE_PREVIOUS) {
+          this.skipLog = j;
+          logIndex = this.log.length + j;
+          issueAt = dv.getFloat64(e + 8, true);
+          break;
+        }
+      }
+    }
+    this.sink.marks.push({ row: this.rows.cswitch + p, cpu, t, logIndex, issueAt });
+  }
+
+  /**
+   * Moves the engine's issues to `log`, leaving out the placeholder's: after a buffer where a placeholder
+   * came out, and at the end (the engine's log holds the issues since the last call).
+   */
+  takeLog(): void {
+    const x = this.x;
+    const m = x.logCount();
+    if (m === 0) return;
+    // the placeholder's issue took a place in a full log: a real one after it may be missing
+    if (this.skipLog >= 0 && m === L.LOG_CAPACITY && this.logOverflow === null) this.logOverflow = { logIndex: this.log.length + this.bufferLogStart };
+    const dv = new DataView(x.memory.buffer);
+    const at = x.logPtr() >>> 0;
+    for (let j = 0; j < m && this.log.length < L.LOG_CAPACITY; j++) {
+      if (j === this.skipLog) continue;
+      const e = at + j * L.LOG_ENTRY_SIZE;
+      this.log.push({ code: dv.getUint32(e, true), detail: dv.getUint32(e + 4, true), fileOffset: dv.getFloat64(e + 8, true) });
+    }
+    x.setLogCount(0);
+    this.skipLog = -1;
+  }
 }
 
 /** The processors that may hold a switch at the end of a fresh or exact partition: its own and those it started with. */

@@ -18,6 +18,9 @@ export interface WorkerEndpoint {
 
 class Cancelled extends Error {}
 
+/** bytes of input decoded between two progress messages */
+const PROGRESS_BYTES = 4 << 20;
+
 interface RunningJob {
   id: number;
   cancelled: boolean;
@@ -76,6 +79,7 @@ export function serveWorker(ep: WorkerEndpoint): void {
         source = remoteSource(job, spec.inputSize);
       }
       const sink: PartitionSink = { marks: [], started: (trace) => ep.post({ t: 'started', job: id, trace }) };
+      let posted = 0;
       const outcome = await runAsync(
         source,
         partitionSteps(engine, spec, sink),
@@ -89,7 +93,12 @@ export function serveWorker(ep: WorkerEndpoint): void {
           while (outstanding > budget && !job.cancelled) await new Promise<void>((w) => (wake = w));
           if (job.cancelled) throw new Cancelled();
         },
-        (_phase, done) => ep.post({ t: 'progress', job: id, done }),
+        (_phase, done) => {
+          // a message per PROGRESS_BYTES of input at most (the decode reports every 64 buffers)
+          if (done - posted < PROGRESS_BYTES && done < spec.inputSize) return;
+          posted = done;
+          ep.post({ t: 'progress', job: id, done });
+        },
       );
       ep.post({ t: 'done', job: id, outcome });
     } catch (e) {
