@@ -4,7 +4,11 @@
 // generated traces (compact chains crossing every partition boundary, CSwitch, SpinLock, Thread/Process
 // events, out-of-order, compressed and x86 buffers, corrupt and lost buffers, more kinds than the kind
 // table holds), the real corpus and fuzzed inputs, for partition counts 1..8 and arbitrary boundaries.
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { mutate } from '../fuzz/mutate.js';
@@ -12,15 +16,15 @@ import { analyse, writerSeeds } from '../fuzz/seeds.js';
 import { decodeSteps, type DriverResult } from '../src/decode-steps.js';
 import { createEngine, releaseEngine } from '../src/engines.js';
 import * as L from '../src/generated/layout.js';
-import { cpuUsage, decode, decodeStream, decodeSync, EtlError, type DecodeOptions } from '../src/node.js';
+import { cpuUsage, CpuUsageDeriver, decode, decodeStream, decodeSync, EtlError, type DecodeOptions } from '../src/node.js';
 import { decodeParallel, emptyReport, guidedBounds, partitionBounds, type ParallelReport, type ParallelRequest } from '../src/parallel/coordinator.js';
 import type { ParallelHost } from '../src/parallel/host.js';
 import { nodeHost } from '../src/parallel/node-host.js';
 import { webHost } from '../src/parallel/web-host.js';
 import { Worker as NodeWorker } from 'node:worker_threads';
 import { bytesSource, runSync, type AsyncSource } from '../src/runners.js';
-import { concatChunks, DECODED_TABLE_NAMES, perTable, TABLE_COLUMNS, type ColumnChunk, type DecodedTableName } from '../src/schema.js';
-import { generateMixedTrace, generateSampleTrace, Rng, simulateSchedule, writeTrace, type ScheduleOptions } from '../src/writer/index.js';
+import { concatChunks, DECODED_TABLE_NAMES, perTable, TABLE_COLUMNS, type ColumnChunk, type DecodedTableName, type TypedColumn } from '../src/schema.js';
+import { generateMixedTrace, generateSampleTrace, generateTraceChunks, Rng, simulateSchedule, writeTrace, type ScheduleOptions } from '../src/writer/index.js';
 import { corpusFiles, corpusPath } from './helpers/corpus.js';
 
 interface Decoded {
@@ -305,6 +309,28 @@ describe('partitions: the same output as one engine', () => {
   });
 });
 
+describe('consumers of the rows', () => {
+  test('the streaming cpuUsage derivation: the same rows when no event arrives behind its reorder window', async () => {
+    const bytes = writeTrace(simulateSchedule({ seed: 71, cpus: 4, duration: 20_000_000, bufferSize: 0x1000, spinlocks: 0.02 }).description).bytes;
+    const derive = async (options: DecodeOptions) => {
+      const chunks: ColumnChunk[] = [];
+      const deriver = new CpuUsageDeriver((t) => chunks.push({ length: t.length, columns: t.columns.map((c) => (Array.isArray(c) ? [...c] : c.slice())) as TypedColumn[] }));
+      await decodeStream(bytes, { ...options, onRows: (t) => deriver.add(t.cswitch, t.readythread, t.threadEvents) });
+      const stats = deriver.finish();
+      return { stats, table: concatChunks('cpuUsage', chunks) };
+    };
+    const a = await derive({ threads: 1 });
+    expect(a.stats.lateEvents).toBe(0);
+    expect(a.stats.rows).toBeGreaterThan(5_000);
+    for (const partitions of [2, 5, 9]) {
+      const b = await derive({ threads: 3, parallel: { inThread: true, minBytes: 0, partitions } });
+      expect(b.stats.lateEvents).toBe(0);
+      expect(b.stats.rows).toBe(a.stats.rows);
+      expect(b.table.columns, `${partitions} partitions`).toEqual(a.table.columns);
+    }
+  });
+});
+
 describe('partitioning', () => {
   test('equal partitions: every buffer in one, none empty, sizes about equal', () => {
     const sizes = Uint32Array.from({ length: 100 }, (_, i) => 0x1000 * (1 + (i % 3)));
@@ -467,6 +493,42 @@ describe('workers', () => {
       expectSame(a, c, 'no worker could load');
     } finally {
       delete g.Worker;
+    }
+  });
+});
+
+describe('command line', () => {
+  const BIN = fileURLToPath(new URL('../bin/etw-decode.js', import.meta.url));
+  const run = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', maxBuffer: 1 << 30 });
+
+  test('--threads: summary, dump and spinlocks print the same with 1 and 2 threads on a 40 MiB trace, cpu the same rows; bad values are usage errors', { timeout: 300_000 }, () => {
+    const dir = mkdtempSync(join(tmpdir(), 'etw-parallel-'));
+    try {
+      const file = join(dir, 'mixed.etl');
+      const fd = openSync(file, 'w');
+      for (const chunk of generateTraceChunks({ seed: 77, targetBytes: 40 << 20, cpus: 4, mix: { compact: 4, cswitch: 2, spinlock: 1, noise: 1 } })) writeSync(fd, chunk);
+      closeSync(fd);
+      for (const args of [['summary', '--json'], ['dump', '--table', 'cswitch'], ['dump', '--table', 'spinlock', '--format', 'jsonl'], ['spinlocks', '--json']]) {
+        const one = run(args[0]!, file, ...args.slice(1), '--threads', '1');
+        const two = run(args[0]!, file, ...args.slice(1), '--threads', '2');
+        expect(one.status, one.stderr).toBe(0);
+        expect(two.status, two.stderr).toBe(0);
+        expect(two.stdout.length).toBeGreaterThan(100);
+        expect(two.stdout === one.stdout, `${args.join(' ')}: the same output`).toBe(true);
+        expect(two.stderr).toBe(one.stderr);
+      }
+      // cpu: the same rows; chunk boundaries differ, and with them what arrives behind the cpuUsage reorder window
+      // in this random trace (its lateEvents, and the times of those rows)
+      const cpu = [1, 2].map((t) => JSON.parse(run('cpu', file, '--json', '--threads', String(t)).stdout) as { cpuUsage: { rows: number; lateEvents: number } });
+      expect(cpu[1]!.cpuUsage.rows).toBe(cpu[0]!.cpuUsage.rows);
+      expect(cpu[0]!.cpuUsage.lateEvents).toBeGreaterThan(0);
+      for (const bad of ['0', '-1', '1.5', 'x', '2000']) {
+        const r = run('summary', file, '--threads', bad);
+        expect(r.status).toBe(2);
+        expect(r.stderr).toMatch(/^etw-decode: option '--threads <n>' argument '.*' is invalid\. expected a whole number of threads from 1 to 1024/);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
