@@ -426,6 +426,20 @@ describe('workers', () => {
     }
   });
 
+  test('no workers at all (spawning throws): this thread decodes, the same output', async () => {
+    const bytes = schedule({ switchMode: 'compact', seed: 45 });
+    const none: ParallelHost = {
+      ...workersOnly,
+      spawn() {
+        throw new Error('workers are not allowed here');
+      },
+    };
+    const b = await many(bytes, { host: none, threads: 2, partitions: 4 });
+    expect(b.report.workers).toBe(0);
+    expect(b.report.workersReady).toBe(0);
+    expectSame(one(bytes), b, 'no workers');
+  });
+
   test('a worker that dies is one clear error', async () => {
     const bytes = schedule({ switchMode: 'compact', seed: 43 });
     // the worker "crashes" when it gets its first job: its port reports the failure as the node host does

@@ -185,13 +185,20 @@ export async function decodeParallel(req: ParallelRequest): Promise<DriverResult
   try {
     // workers start now: their scripts load while the input is framed
     const wanted = host ? (host.mainThreadDecodes ? threads - 1 : threads) : 0;
-    report.workers = wanted;
     const path = host?.filePathOf(source) ?? null;
     const where: WorkerSource = path !== null ? { kind: 'file', path } : { kind: 'remote' };
     for (let i = 0; i < wanted; i++) {
+      let port: ReturnType<ParallelHost['spawn']>;
+      try {
+        port = host!.spawn();
+      } catch (e) {
+        // no workers here (a sandbox, a page whose bundle lacks the worker script): this thread decodes
+        req.log?.(`no worker: ${(e as Error).message}`);
+        break;
+      }
       workers.push(
         new WorkerDecoder(
-          host!.spawn(),
+          port,
           module,
           source,
           where,
@@ -210,10 +217,11 @@ export async function decodeParallel(req: ParallelRequest): Promise<DriverResult
         ),
       );
     }
+    report.workers = workers.length;
     if (!host) {
       // no workers (tests): every decoder in this thread, each its own engine, interleaved at their reads
       for (let i = 0; i < threads; i++) idle.push((local = new LocalDecoder(module, source, req.budget)));
-    } else if (host.mainThreadDecodes || threads === 1) {
+    } else if (host.mainThreadDecodes || threads === 1 || workers.length === 0) {
       local = new LocalDecoder(module, source, req.budget);
       idle.push(local);
     }
