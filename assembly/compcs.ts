@@ -191,3 +191,50 @@ export function flushHeldSwitches(): void {
   }
   setRows(T, <i32>r);
 }
+
+// ---- partitioned decodes (src/parallel): each processor's held-back switch, read at the end of one
+// partition and set at the start of the next. Out-of-range processors read as nothing held.
+// @ts-ignore: decorator
+@inline
+function pendingSlot(cpu: i32): usize {
+  return pendingStart + <usize>cpu * PENDING_SLOT_SIZE;
+}
+// @ts-ignore: decorator
+@inline
+function cpuInRange(cpu: i32): bool {
+  return cpu >= 0 && cpu < L.MAX_PROCESSORS;
+}
+export function pendingHeld(cpu: i32): i32 {
+  return cpuInRange(cpu) ? <i32>load<u32>(pendingSlot(cpu), PEND_HELD) : 0;
+}
+export function pendingTimestamp(cpu: i32): i64 {
+  return cpuInRange(cpu) ? load<i64>(pendingSlot(cpu), PEND_TIMESTAMP) : 0;
+}
+export function pendingFileOffset(cpu: i32): f64 {
+  return cpuInRange(cpu) ? load<f64>(pendingSlot(cpu), PEND_FILE_OFFSET) : 0;
+}
+export function pendingOldThreadId(cpu: i32): u32 {
+  return cpuInRange(cpu) ? load<u32>(pendingSlot(cpu), PEND_OLD_THREAD_ID) : 0;
+}
+export function pendingWaitTime(cpu: i32): u32 {
+  return cpuInRange(cpu) ? load<u32>(pendingSlot(cpu), PEND_NEW_THREAD_WAIT_TIME) : 0;
+}
+export function pendingValid(cpu: i32): u32 {
+  return cpuInRange(cpu) ? load<u32>(pendingSlot(cpu), PEND_VALID) : 0;
+}
+/** OldThreadPriority | OldThreadState << 8 | OldThreadWaitReason << 16 | source << 24 */
+export function pendingBytes(cpu: i32): u32 {
+  return cpuInRange(cpu) ? load<u32>(pendingSlot(cpu), PEND_BYTES) : 0;
+}
+/** Sets a processor's held-back switch (held = 0: none; the other fields are stored all the same). */
+export function setPending(cpu: i32, held: i32, ts: i64, fileOffset: f64, oldThreadId: u32, waitTime: u32, valid: u32, bytes: u32): void {
+  if (!cpuInRange(cpu)) return;
+  const slot = pendingSlot(cpu);
+  store<u32>(slot, u32(held != 0), PEND_HELD);
+  store<i64>(slot, ts, PEND_TIMESTAMP);
+  store<f64>(slot, fileOffset, PEND_FILE_OFFSET);
+  store<u32>(slot, oldThreadId, PEND_OLD_THREAD_ID);
+  store<u32>(slot, waitTime, PEND_NEW_THREAD_WAIT_TIME);
+  store<u32>(slot, valid, PEND_VALID);
+  store<u32>(slot, bytes, PEND_BYTES);
+}

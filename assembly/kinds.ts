@@ -117,3 +117,21 @@ export function resetKinds(): void {
 export function kindCount(): i32 {
   return kindEntries;
 }
+
+/**
+ * Partitioned decodes (src/parallel): adds a kind with no events yet — the key words of an entry (word 0:
+ * headerType, flags, version, id, task; word 1: opcode, used; words 2-3: GUID) — as if it had been seen
+ * first, so a partition counts its events like the whole decode would. false when the table is full.
+ */
+export function seedKind(k0: u64, k1: u64, g0: u64, g1: u64): bool {
+  return findOrInsert(k0, k1 | USED_WORD, g0, g1) != 0;
+}
+
+/** seedKind() for `n` keys of four u64 words each at `keys`; returns how many were entered. */
+export function seedKinds(keys: usize, n: i32): i32 {
+  for (let i: i32 = 0; i < n; i++) {
+    const k = keys + (<usize>i << 5);
+    if (!seedKind(load<u64>(k), load<u64>(k, 8), load<u64>(k, 16), load<u64>(k, 24))) return i;
+  }
+  return n;
+}

@@ -245,3 +245,8 @@ export function heapPtr(): usize {
 export function heapSize(): i32 {
   return heapUsed;
 }
+
+/** Address of the i32 row counts, one per table (partitioned decodes read them without a call). */
+export function rowCountsPtr(): usize {
+  return ROW_COUNTS;
+}

@@ -358,3 +358,22 @@ export function headerExtensionSeen(): i32 {
 export function bias(): i32 {
   return biasValue;
 }
+
+// ---- partitioned decodes (src/parallel): the trace-wide state that the decode of a buffer depends on
+// (whether the logfile header was seen, and what it set), read at the end of one partition and set at
+// the start of the next.
+export function processorCount(): u32 {
+  return numberOfProcessors;
+}
+export function compressedLimitValue(): u32 {
+  return compressedLimit;
+}
+/** Continues a decode as if a logfile header had (seen != 0) or had not been decoded, with what it set
+ *  (the bias only when it is not overridden). The header's copy is not restored: logfileCopied() says
+ *  `seen`, but the copy is the one of the decode that saw it. */
+export function setTraceState(seen: i32, processors: u32, biasIn: i32, limit: u32): void {
+  logfileSeen = seen != 0;
+  numberOfProcessors = processors;
+  if (!biasOverridden) biasValue = biasIn;
+  compressedLimit = limit;
+}

@@ -1,4 +1,5 @@
 // Result records (the JSON written to bench/results/) and the printed table.
+import type { ParallelResult } from './parallel.js';
 import type { CaseGroup, EngineName } from './cases.js';
 import type { GitInfo, MachineInfo } from './machine.js';
 import type { ScaleEngine, ScaleResult } from './scale.js';
@@ -7,7 +8,7 @@ export interface CaseResult {
   name: string;
   group: CaseGroup;
   /** scale case only: 'read-only' = plain fs reads, '… cold' = after dropping the file from the page cache */
-  engine: EngineName | ScaleEngine;
+  engine: EngineName | ScaleEngine | `wasm threads=${number}`;
   inputBytes: number;
   outputBytes: number;
   throughputOf: 'input' | 'output';
@@ -39,6 +40,8 @@ export interface ResultFile {
   /** wasm MB/s ÷ reference MB/s per case (cases measured on both) */
   ratios: Record<string, number>;
   scale?: ScaleResult;
+  /** the parallel case (bench/parallel.ts) */
+  parallel?: ParallelResult;
   notes: string[];
 }
 

@@ -14,6 +14,7 @@ import { compareResults, DEFAULT_THRESHOLD, readResults } from './compare.js';
 import { describeMachine, gitInfo, machineInfo } from './machine.js';
 import { ratiosOf, resultsTable, scaleTable, type CaseResult, type ResultFile } from './report.js';
 import { GIB, runScale } from './scale.js';
+import { PARALLEL_CASE, PARALLEL_DESCRIPTION, parallelTable, runParallel, type ParallelResult } from './parallel.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
@@ -28,9 +29,12 @@ const USAGE = `usage: npm run bench -- [regex …] [options]
   --out FILE           also write the results to FILE (e.g. bench/baseline.json)
   --time MS            time budget per case and engine (default 3000, quick 500)
   --scale-bytes N      minimum size of the scale trace (default 1 GiB; accepts 512MiB, 2GiB, …)
+  --rounds N           alternating rounds of the parallel case (default 5)
+  --threads LIST       thread counts of the parallel case, the first the baseline (default 1,2)
+  --trace FILE         the parallel case decodes FILE instead of writing its trace
   --list               list the cases and exit
 
-cases: ${CASE_NAMES.join(', ')}`;
+cases: ${[...CASE_NAMES, PARALLEL_CASE].join(', ')}`;
 
 function parseSize(text: string): number {
   const m = /^(\d+(?:\.\d+)?)\s*(k|m|g)?i?b?$/i.exec(text.trim());
@@ -52,6 +56,9 @@ async function main(): Promise<number> {
       out: { type: 'string' },
       time: { type: 'string' },
       'scale-bytes': { type: 'string' },
+      rounds: { type: 'string' },
+      threads: { type: 'string' },
+      trace: { type: 'string' },
       list: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -63,6 +70,7 @@ async function main(): Promise<number> {
   if (values.list) {
     for (const c of CASES) console.log(`${c.name.padEnd(22)} ${c.description}`);
     console.log(`${SCALE_CASE.padEnd(22)} ${SCALE_DESCRIPTION} (not in --quick)`);
+    console.log(`${PARALLEL_CASE.padEnd(22)} ${PARALLEL_DESCRIPTION} (not in --quick)`);
     return 0;
   }
   const engines: readonly EngineName[] =
@@ -77,7 +85,8 @@ async function main(): Promise<number> {
   const selected = (name: string) => filters.length === 0 || filters.some((r) => r.test(name));
   const cases = CASES.filter((c) => selected(c.name));
   const runScaleCase = !quick && selected(SCALE_CASE);
-  if (!cases.length && !runScaleCase) {
+  const runParallelCase = !quick && selected(PARALLEL_CASE);
+  if (!cases.length && !runScaleCase && !runParallelCase) {
     console.error(`no case matches ${positionals.join(' ')}${quick && selected(SCALE_CASE) ? ' (the scale case is skipped in --quick)' : ''}\n\n${USAGE}`);
     return 2;
   }
@@ -126,6 +135,37 @@ async function main(): Promise<number> {
     }
   }
 
+  let parallel: ParallelResult | undefined;
+  if (runParallelCase) {
+    const minBytes = values['scale-bytes'] ? parseSize(values['scale-bytes']) : GIB;
+    const threads = (values.threads ?? '1,2').split(',').map(Number);
+    if (threads.some((t) => !Number.isInteger(t) || t < 1)) throw new Error(`--threads: expected a list of thread counts, got ${values.threads}`);
+    const rounds = values.rounds === undefined ? 5 : Number(values.rounds);
+    if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds: expected a whole number, got ${values.rounds}`);
+    parallel = await runParallel({ minBytes, threads, rounds, file: values.trace, log });
+    for (const s of parallel.summaries.filter((x) => x.kind === 'library')) {
+      const seconds = s.median;
+      results.push({
+        name: PARALLEL_CASE,
+        group: 'scale',
+        engine: `wasm threads=${s.threads}`,
+        inputBytes: parallel.file.bytes,
+        outputBytes: 0,
+        throughputOf: 'input',
+        events: parallel.jobs.find((j) => j.events)?.events ?? 0,
+        rows: 0,
+        latencyMs: { p50: seconds * 1000, mean: seconds * 1000, min: s.min * 1000, max: s.max * 1000, rme: 0 },
+        samples: rounds,
+        mbPerS: parallel.file.bytes / 1e6 / seconds,
+        meventsPerS: (parallel.jobs.find((j) => j.events)?.events ?? 0) / 1e6 / seconds,
+        mrowsPerS: 0,
+        nsPerEvent: 0,
+        nsPerRow: 0,
+        peakRssBytes: s.maxRssBytes,
+      });
+    }
+  }
+
   const ratios = ratiosOf(results);
   const file: ResultFile = {
     schema: 1,
@@ -138,6 +178,7 @@ async function main(): Promise<number> {
     cases: results,
     ratios,
     scale,
+    parallel,
     notes,
   };
 
@@ -152,8 +193,9 @@ async function main(): Promise<number> {
       'MB/s = 10^6 bytes/s of trace input from the median iteration (xpress: of decompressed output, "out"); ±% = relative margin of error of the mean.',
     );
   }
-  const scaleRows = results.filter((r) => r.group === 'scale');
+  const scaleRows = results.filter((r) => r.group === 'scale' && r.name !== PARALLEL_CASE);
   if (scaleRows.length) out.push('', scaleTable(scaleRows));
+  if (parallel) out.push('', parallelTable(parallel));
   out.push('', ...targets(results, ratios, quick));
   if (notes.length) out.push('', 'notes:', ...notes.map((n) => `  ${n}`));
   console.log(out.join('\n'));

@@ -26,6 +26,12 @@ function parseBias(v: string): number {
   return n;
 }
 
+function parseThreads(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 1024) throw new InvalidArgumentError('expected a whole number of threads from 1 to 1024');
+  return n;
+}
+
 function progressReporter(enabled: boolean): DecodeOptions['onProgress'] {
   if (!enabled) return undefined;
   let last = 0;
@@ -43,12 +49,14 @@ interface CommonOpts {
   engine: 'wasm' | 'reference';
   bias?: number;
   progress?: boolean;
+  threads?: number;
 }
 
 export function decodeOptions(o: CommonOpts): DecodeOptions {
   return {
     engine: o.engine,
     bias: o.bias,
+    threads: o.threads,
     onProgress: progressReporter(o.progress ?? (process.stderr.isTTY === true)),
   };
 }
@@ -57,6 +65,7 @@ export function addCommon(cmd: Command): Command {
   return cmd
     .addOption(new Option('--engine <engine>', 'decoder to use').choices(['wasm', 'reference']).default('wasm'))
     .option('--bias <n>', 'MaximumWaitReason used to decode compact OldThreadStateWr (default: from the trace build)', parseBias)
+    .option('--threads <n>', 'decoding threads (default: the available parallelism; 1 = one thread; inputs under 32 MiB use one)', parseThreads)
     .option('--progress', 'show progress on stderr (default: when stderr is a terminal)')
     .option('--no-progress', 'never show progress');
 }

@@ -12,6 +12,9 @@ import { perTable, type Chunks } from './schema.js';
 import { buildResult, type DecodeResult, type StreamResult } from './summary.js';
 import { LifetimeCollector } from './lifetimes.js';
 import { Table, type DecodedTables } from './table.js';
+import { registerParallelHost, parallelHost } from './parallel/host.js';
+import { decodeInParallel, LIFETIME_TABLES, threadsFor } from './parallel/run.js';
+import { webHost, webWorkersAvailable } from './parallel/web-host.js';
 
 export type { DecodeOptions } from './options.js';
 export type { DecodeResult, StreamResult, TraceSummary, BiasInfo } from './summary.js';
@@ -40,6 +43,9 @@ export { ParquetTableWriter, tableToParquet, DEFAULT_ROW_GROUP_ROWS, DEFAULT_COM
 export type { ParquetOptions, ParquetCompression, ParquetWriteResult } from './output/parquet.js';
 export { analyzeSpinlocks, SpinlockAnalyzer, type SpinlockAnalysis, type SpinlockStats, type SpinlockTotals, type SpinlockOptions } from './analysis/spinlocks.js';
 export { PerfettoWriter, toPerfetto, type PerfettoOptions, type PerfettoStats, type ToPerfettoOptions } from './output/perfetto.js';
+
+// decodes of large inputs use Web Workers where there are any (the node entry registers worker_threads)
+if (webWorkersAvailable() && !parallelHost()) registerParallelHost(webHost);
 
 /**
  * Prepares an engine for decodeSync: compiles the WebAssembly module (default), or loads the reference
@@ -77,11 +83,17 @@ export function decodeSync(input: Uint8Array | ArrayBuffer, options: DecodeOptio
 /** Decodes a whole trace from bytes or a Blob/File. */
 export async function decode(input: Uint8Array | ArrayBuffer | Blob, options: DecodeOptions = {}): Promise<DecodeResult> {
   if (input instanceof Uint8Array || input instanceof ArrayBuffer) {
-    await loadEngine(options.engine ?? 'wasm');
-    return decodeSync(input, options);
+    checkOptions(options);
+    const bytes = asBytes(input);
+    if (threadsFor(options, bytes.length) === 1) {
+      await loadEngine(options.engine ?? 'wasm');
+      return decodeSync(bytes, options);
+    }
+    input = bytes;
   }
   const collector = new TableCollector();
-  const out = await decodeChunks(input, options, 'copy', collector.add);
+  // every row is kept: the threads need not wait for the consumer
+  const out = await decodeChunks(input, { ...options, parallel: { aheadBytes: Infinity, ...options.parallel } }, 'copy', collector.add);
   return { ...out, ...collector.tables() };
 }
 
@@ -119,10 +131,21 @@ async function decodeChunks(
 ): Promise<StreamResult> {
   checkOptions(options);
   const kind = options.engine ?? 'wasm';
+  const source = toSource(input);
+  const threads = threadsFor(options, source.size);
+  if (threads > 1) {
+    // src/parallel: rows come as copies the consumer owns; without a consumer only the lifetimes' tables travel
+    const lifetimes = new LifetimeCollector();
+    const consume = (chunks: Chunks) => {
+      lifetimes.add(chunks, false);
+      return onChunks?.(chunks);
+    };
+    const result = await decodeInParallel(source, options, threads, onChunks ? 'all' : LIFETIME_TABLES, consume, options.onProgress);
+    return buildResult(result, lifetimes, kind, options.bias, options.sourcePath ?? null);
+  }
   const engine = await createEngineAsync(kind);
   try {
     configureEngine(engine, options);
-    const source = toSource(input);
     const lifetimes = new LifetimeCollector();
     const consume = (chunks: Chunks) => {
       lifetimes.add(chunks, rows === 'borrow');

@@ -11,6 +11,8 @@ import { decodeStream, decodeSync, type StreamOptions, type StreamResult } from 
 import type { TraceInfo } from './logfile.js';
 import type { DecodeOptions } from './options.js';
 import { ReferenceEngine } from './reference/walk.js';
+import { registerParallelHost } from './parallel/host.js';
+import { nodeHost, registerFilePath } from './parallel/node-host.js';
 import type { AsyncSource } from './runners.js';
 import type { DecodeResult } from './summary.js';
 
@@ -18,6 +20,8 @@ export * from './index.js';
 
 // Node has no bundle size to keep small: the reference engine is always available, decodeSync included.
 registerReferenceEngine(() => new ReferenceEngine());
+// decodes of large inputs use worker_threads (src/parallel)
+registerParallelHost(nodeHost);
 
 class FileSource implements AsyncSource {
   /** false once synchronous batches were slow twice in a row (the file is not in the page cache) */
@@ -98,7 +102,9 @@ async function withFile<T>(path: string, fn: (source: AsyncSource) => Promise<T>
   try {
     const st = await fh.stat();
     if (!st.isFile()) throw new EtlError('READ_FAILED', `cannot read ${path}: ${NOT_RANDOM_ACCESS}`);
-    return await fn(new FileSource(fh, st.size, path));
+    const source = new FileSource(fh, st.size, path);
+    registerFilePath(source, path); // workers open the file themselves
+    return await fn(source);
   } finally {
     await fh.close();
   }
@@ -112,7 +118,9 @@ export function streamFile(path: string, options: StreamOptions): Promise<Stream
 /** Decodes a whole trace file into tables (memory grows with the number of rows). */
 export async function decodeFile(path: string, options: DecodeOptions = {}): Promise<DecodeResult> {
   const collector = new TableCollector();
-  const out = await withFile(path, (source) => decodeStream(source, { sourcePath: path, ...options, onRows: collector.add }));
+  // every row is kept: the threads need not wait for the consumer
+  const parallel = { aheadBytes: Infinity, ...options.parallel };
+  const out = await withFile(path, (source) => decodeStream(source, { sourcePath: path, ...options, parallel, onRows: collector.add }));
   return { ...out, ...collector.tables() };
 }
 

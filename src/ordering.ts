@@ -95,7 +95,7 @@ export interface LoadPlan {
 }
 
 /** The load plan for decoding `t` in `order`, with chunks of at most `window` bytes (>= the largest record). */
-export function planLoads(t: BufferTable, order: Uint32Array, window: number): LoadPlan {
+export function planLoads(t: Pick<BufferTable, 'count' | 'fileOffset' | 'size'>, order: Uint32Array, window: number): LoadPlan {
   const n = t.count;
   const off = t.fileOffset;
   const size = t.size;

@@ -60,6 +60,11 @@ export class WasmEngine implements Engine {
     this.x.reset();
   }
 
+  /** The instance's exports (src/parallel reads and sets the state carried across partitions through them). */
+  get exports(): WasmExports {
+    return this.x;
+  }
+
   /** Bytes of linear memory the instance holds (it never shrinks). */
   memoryBytes(): number {
     return this.memory.buffer.byteLength;
