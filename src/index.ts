@@ -33,6 +33,7 @@ export { guidText, HEADER_TYPE_NAMES } from './event-kinds.js';
 export * from './enums.js';
 export { analyzeCpu, cpuUsage, CpuAnalyzer, CpuUsageDeriver } from './analysis/cpu.js';
 export type { CpuAnalysis, CpuTotals, ProcessCpu, ThreadCpu, CpuUsageOptions, CpuUsageStats } from './analysis/cpu.js';
+export { TextTableWriter, toCsv, toJsonl, type FormatOptions, type DumpFormat, type TimeColumn, type TextSink } from './output/text.js';
 export { analyzeSpinlocks, SpinlockAnalyzer, type SpinlockAnalysis, type SpinlockStats, type SpinlockTotals, type SpinlockOptions } from './analysis/spinlocks.js';
 
 /**
