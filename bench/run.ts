@@ -249,6 +249,9 @@ function targets(results: readonly CaseResult[], ratios: Record<string, number>,
     const r = ratios[name];
     out.push(r === undefined ? `  -       ${name}: wasm ≥ 2.5× reference (not measured)` : `  ${mark(r >= 2.5)}  ${name}: wasm ≥ 2.5× reference: ${r.toFixed(2)}×`);
   }
+  for (const r of results.filter((x) => x.group === 'format' && x.engine === 'wasm')) {
+    out.push(`  ${mark(r.mbPerS >= 100)}  ${r.name}: ≥ 100 MB/s of output (every table; per table in the notes): ${r.mbPerS.toFixed(0)} MB/s`);
+  }
   const find = (engine: string) => results.find((r) => r.name === SCALE_CASE && r.engine === engine);
   const dec = find('wasm');
   const read = find('read-only');

@@ -153,3 +153,11 @@ describe('tick conversions: the clock\u2019s exact BigInt values', () => {
     expect(slow.mock.calls.length).toBe(2);
   });
 });
+
+test('every value below 10^5 and every power of ten and its neighbours below 2^32 (the 4-digit groups)', () => {
+  for (let v = 0; v < 100_000; v++) {
+    const end = writeU32(buf, 3, v);
+    if (ascii(end) !== String(v)) expect(ascii(end)).toBe(String(v));
+  }
+  for (let p = 1; p <= 4e9; p *= 10) for (const v of [p - 1, p, p + 1, 2 * p - 1, 9 * p + 9]) if (v < 2 ** 32) expect(ascii(writeU32(buf, 3, v))).toBe(String(v));
+});

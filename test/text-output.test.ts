@@ -385,7 +385,7 @@ test('JSON lines: every 64-bit column and converted time is a string (or null) i
       // the converted times are the clock's exact values
       if (name === 'cswitch') {
         const o = JSON.parse(lines[lines.length - 1]!) as Record<string, string>;
-        const ts = tables.cswitch.get(tables.cswitch.length - 1).timestamp;
+        const ts = r.cswitch.get(r.cswitch.length - 1).timestamp;
         expect(o[time === 'ns' ? 'timeNs' : 'fileTime']).toBe((time === 'ns' ? r.clock!.toNanoseconds(ts) : r.clock!.toFileTime(ts)).toString());
         expect(BigInt(o.fileTime ?? o.timeNs!)).toBeGreaterThan(time === 'ns' ? 0n : 2n ** 53n); // FILETIMEs are past 2^53
       }

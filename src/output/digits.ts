@@ -17,51 +17,68 @@ for (let n = 0; n < 100; n++) {
   PAIRS[2 * n + 1] = ZERO + (n % 10);
 }
 
-/** The digits of 0 ≤ v < 2^32. */
-export function writeU32(buf: Uint8Array, pos: number, v: number): number {
+/** Exactly 4 digits of 0 ≤ v < 10^4, zero-padded. */
+function write4(buf: Uint8Array, pos: number, v: number): number {
+  const q = (v * 5243) >>> 19; // floor(v / 100) for v < 43699, in integer arithmetic
+  const r = 2 * (v - 100 * q);
+  buf[pos] = PAIRS[2 * q]!;
+  buf[pos + 1] = PAIRS[2 * q + 1]!;
+  buf[pos + 2] = PAIRS[r]!;
+  buf[pos + 3] = PAIRS[r + 1]!;
+  return pos + 4;
+}
+
+/** The 1 to 4 digits of 0 ≤ v < 10^4. */
+function writeUpTo4(buf: Uint8Array, pos: number, v: number): number {
   if (v < 10) {
     buf[pos] = ZERO + v;
     return pos + 1;
   }
-  const n =
-    v < 100 ? 2 : v < 1000 ? 3 : v < 10000 ? 4 : v < 100000 ? 5 : v < 1000000 ? 6 : v < 10000000 ? 7 : v < 100000000 ? 8 : v < 1000000000 ? 9 : 10;
-  let p = pos + n;
-  while (v >= 100) {
-    const q = (v / 100) >>> 0; // exact floor: v < 2^32
-    const r = 2 * (v - 100 * q);
-    buf[--p] = PAIRS[r + 1]!;
-    buf[--p] = PAIRS[r]!;
-    v = q;
+  if (v < 100) {
+    buf[pos] = PAIRS[2 * v]!;
+    buf[pos + 1] = PAIRS[2 * v + 1]!;
+    return pos + 2;
   }
-  if (v >= 10) {
-    buf[--p] = PAIRS[2 * v + 1]!;
-    buf[--p] = PAIRS[2 * v]!;
-  } else buf[--p] = ZERO + v;
-  return pos + n;
+  const q = (v * 5243) >>> 19;
+  const r = 2 * (v - 100 * q);
+  if (q < 10) {
+    buf[pos] = ZERO + q;
+    pos += 1;
+  } else {
+    buf[pos] = PAIRS[2 * q]!;
+    buf[pos + 1] = PAIRS[2 * q + 1]!;
+    pos += 2;
+  }
+  buf[pos] = PAIRS[r]!;
+  buf[pos + 1] = PAIRS[r + 1]!;
+  return pos + 2;
+}
+
+/** The digits of 0 ≤ v < 2^32 (at most two divisions; the rest in 4-digit groups). */
+export function writeU32(buf: Uint8Array, pos: number, v: number): number {
+  if (v < 10000) return writeUpTo4(buf, pos, v);
+  if (v < 100000000) {
+    const a = (v / 10000) >>> 0; // exact floor: v < 2^32
+    return write4(buf, writeUpTo4(buf, pos, a), v - a * 10000);
+  }
+  const a = (v / 100000000) >>> 0; // ≤ 42
+  const b = v - a * 100000000;
+  const c = (b / 10000) >>> 0;
+  return write4(buf, write4(buf, writeUpTo4(buf, pos, a), c), b - c * 10000);
 }
 
 /** Exactly 8 digits of 0 ≤ v < 10^8, zero-padded. */
 function write8(buf: Uint8Array, pos: number, v: number): number {
-  for (let p = pos + 6; p >= pos; p -= 2) {
-    const q = (v / 100) >>> 0;
-    const r = 2 * (v - 100 * q);
-    buf[p] = PAIRS[r]!;
-    buf[p + 1] = PAIRS[r + 1]!;
-    v = q;
-  }
-  return pos + 8;
+  const a = (v / 10000) >>> 0;
+  return write4(buf, write4(buf, pos, a), v - a * 10000);
 }
 
 /** Exactly 6 digits of 0 ≤ v < 10^6, zero-padded. */
 function write6(buf: Uint8Array, pos: number, v: number): number {
-  for (let p = pos + 4; p >= pos; p -= 2) {
-    const q = (v / 100) >>> 0;
-    const r = 2 * (v - 100 * q);
-    buf[p] = PAIRS[r]!;
-    buf[p + 1] = PAIRS[r + 1]!;
-    v = q;
-  }
-  return pos + 6;
+  const a = (v / 10000) >>> 0; // < 100
+  buf[pos] = PAIRS[2 * a]!;
+  buf[pos + 1] = PAIRS[2 * a + 1]!;
+  return write4(buf, pos + 2, v - a * 10000);
 }
 
 /** The digits of an integer 0 ≤ v < 2^53. */

@@ -13,7 +13,7 @@ import { ENUMS } from '../enums.js';
 import { TABLE_COLUMNS, validColumnOf, type ColumnType, type TableName, type TypedColumn } from '../schema.js';
 import type { Table } from '../table.js';
 import type { Clock } from '../time.js';
-import { writeI32, writeI64, writeSafe, writeU32, writeU64 } from './digits.js';
+import { writeI32, writeI64, writeSafe, writeU32, writeU64, writeUSafe } from './digits.js';
 import { csvText, jsonText, StringBytes } from './escape.js';
 import { MAX_TICK_TEXT, TickWriter, type TickConversion } from './ticks.js';
 
@@ -57,7 +57,9 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const LO = LITTLE_ENDIAN ? 0 : 1;
 const HI = LITTLE_ENDIAN ? 1 : 0;
 
+const TWO_32 = 4294967296;
 const QUOTE = 34;
+const COMMA = 44;
 const NEWLINE = 10;
 const CLOSE_BRACE = 125;
 
@@ -231,7 +233,8 @@ export class TextTableWriter {
     for (; i < n && pos <= limit; i++) {
       const vw = valid === null ? -1 : valid[i]!;
       for (let c = 0; c < nc; c++) {
-        for (let k = preStart[c]!, e = preStart[c + 1]!; k < e; k++) buf[pos++] = pre[k]!;
+        if (json) for (let k = preStart[c]!, e = preStart[c + 1]!; k < e; k++) buf[pos++] = pre[k]!;
+        else if (c !== 0) buf[pos++] = COMMA;
         const bit = nullBits[c]!;
         if (bit >= 0 && ((vw >>> bit) & 1) === 0) {
           if (json) {
@@ -244,15 +247,22 @@ export class TextTableWriter {
           continue;
         }
         const d = data[c]!;
+        let v = 0;
         switch (kinds[c]) {
           case K_U8:
-            pos = writeU32(buf, pos, (d as Uint8Array)[i]!);
+            v = (d as Uint8Array)[i]!;
+            if (v < 10) buf[pos++] = 48 + v;
+            else pos = writeU32(buf, pos, v);
             break;
           case K_U16:
-            pos = writeU32(buf, pos, (d as Uint16Array)[i]!);
+            v = (d as Uint16Array)[i]!;
+            if (v < 10) buf[pos++] = 48 + v;
+            else pos = writeU32(buf, pos, v);
             break;
           case K_U32:
-            pos = writeU32(buf, pos, (d as Uint32Array)[i]!);
+            v = (d as Uint32Array)[i]!;
+            if (v < 10) buf[pos++] = 48 + v;
+            else pos = writeU32(buf, pos, v);
             break;
           case K_I8:
             pos = writeI32(buf, pos, (d as Int8Array)[i]!);
@@ -261,15 +271,19 @@ export class TextTableWriter {
             pos = writeI32(buf, pos, (d as Int32Array)[i]!);
             break;
           case K_F64: {
-            const v = (d as Float64Array)[i]!;
-            if (Number.isSafeInteger(v)) pos = writeSafe(buf, pos, v);
+            v = (d as Float64Array)[i]!;
+            if (v >= 0 && v < TWO_32 && v === Math.floor(v)) pos = writeU32(buf, pos, v); // file offsets: -0 too ("0")
+            else if (Number.isSafeInteger(v)) pos = writeSafe(buf, pos, v);
             else pos = writeAscii(buf, pos, String(v)); // as String(v): 1.5, 1e+300, NaN
             break;
           }
           case K_I64: {
             const w = d as Int32Array;
             if (json) buf[pos++] = QUOTE;
-            pos = writeI64(buf, pos, w[2 * i + HI]!, w[2 * i + LO]! >>> 0);
+            const hi = w[2 * i + HI]!;
+            // timestamps: non-negative and below 2^53 (hi < 2^21), one number
+            if (hi >= 0 && hi < 0x200000) pos = writeUSafe(buf, pos, hi * TWO_32 + (w[2 * i + LO]! >>> 0));
+            else pos = writeI64(buf, pos, hi, w[2 * i + LO]! >>> 0);
             if (json) buf[pos++] = QUOTE;
             break;
           }
@@ -293,7 +307,7 @@ export class TextTableWriter {
             break;
           }
           case K_NAME: {
-            const v = (d as Uint8Array)[i]!;
+            v = (d as Uint8Array)[i]!;
             const cell = cells[c]!;
             const b = cell.names![v] ?? this.unknownName(cell, v);
             for (let k = 0; k < b.length; k++) buf[pos + k] = b[k]!;
