@@ -32,7 +32,8 @@ function checkDeclarations() {
     const nullable = t.columns.some(([, type]) => type.endsWith('?'));
     const last = t.columns[t.columns.length - 1];
     if (nullable && (last[0] !== 'valid' || last[1] !== 'u32')) throw new Error(`${t.name}: a table with nullable columns ends with valid (u32)`);
-    if (!Array.isArray(t.kernelFlags) || t.kernelFlags.length === 0) throw new Error(`${t.name}: kernelFlags must name the kernel flag(s) that record its events`);
+    // a derived table whose rows come from no event (traces: from the logfile header and the decode) lists none
+    if (!Array.isArray(t.kernelFlags) || (t.kernelFlags.length === 0 && !t.derived)) throw new Error(`${t.name}: kernelFlags must name the kernel flag(s) that record its events`);
     for (const [flag, mask] of t.kernelFlags) {
       if (!/^[A-Z][A-Z0-9_]*$/.test(flag)) throw new Error(`${t.name}: kernel flag ${flag}: expected an xperf flag name (CSWITCH, SPINLOCK, …)`);
       if (!Number.isInteger(mask) || mask < 0 || mask > 0xffffffff || (mask & 0x1fffffff) === 0) throw new Error(`${t.name}: kernel flag ${flag}: expected a PERF_* group-mask constant`);

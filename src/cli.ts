@@ -11,8 +11,9 @@ import { renderCpu } from './cpu-text.js';
 import { dataLossText, emptyTableText, jsonReplacer, renderSummary } from './summary-text.js';
 import { CliError, EXIT, fileOutput, openInput, OutputClosed, stdoutOutput, type Input, type Output } from './cli-io.js';
 import { registerSpinlocksCommand } from './cli-spinlocks.js';
+import { VERSION } from './version.js';
+import { registerConvertCommand } from './cli-convert.js';
 
-const VERSION = '0.1.0';
 
 function parseTop(v: string): number {
   const n = Number(v);
@@ -196,7 +197,7 @@ export async function main(argv: string[]): Promise<number> {
       }
       summary = res.summary;
       // derived tables are complete only at the end of the decode
-      if (table === 'threads' || table === 'processes') {
+      if (table === 'threads' || table === 'processes' || table === 'traces') {
         if (res[table].length) await writer!.write(res[table]);
       }
       await writer?.end();
@@ -222,6 +223,8 @@ export async function main(argv: string[]): Promise<number> {
   });
 
   registerSpinlocksCommand(program, input);
+  let exitCode: number = EXIT.ok;
+  registerConvertCommand(program, (code) => (exitCode = code));
 
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -246,7 +249,7 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     for (const i of inputs) await i.dispose();
   }
-  return EXIT.ok;
+  return exitCode;
 }
 
 /** --table accepts the registry names and a few spellings people type (cpu-usage). */

@@ -63,7 +63,7 @@ export function decodeSync(input: Uint8Array | ArrayBuffer, options: DecodeOptio
       lifetimes.add(chunks, false);
     };
     const result = runSync(bytesSource(bytes), decodeSteps(bytes.length, engine, options), onChunks, options.onProgress);
-    return { ...buildResult(result, lifetimes, kind, options.bias), ...collector.tables() };
+    return { ...buildResult(result, lifetimes, kind, options.bias, options.sourcePath ?? null), ...collector.tables() };
   } finally {
     releaseEngine(engine);
   }
@@ -124,7 +124,7 @@ async function decodeChunks(
       return onChunks?.(chunks);
     };
     const result = await runAsync(source, decodeSteps(source.size, engine, { ...options, rows }), consume, options.onProgress);
-    return buildResult(result, lifetimes, kind, options.bias);
+    return buildResult(result, lifetimes, kind, options.bias, options.sourcePath ?? null);
   } finally {
     releaseEngine(engine);
   }

@@ -106,13 +106,13 @@ async function withFile<T>(path: string, fn: (source: AsyncSource) => Promise<T>
 
 /** Decodes a trace file with bounded memory, handing rows to `options.onRows` chunk by chunk. */
 export function streamFile(path: string, options: StreamOptions): Promise<StreamResult> {
-  return withFile(path, (source) => decodeStream(source, options));
+  return withFile(path, (source) => decodeStream(source, { sourcePath: path, ...options }));
 }
 
 /** Decodes a whole trace file into tables (memory grows with the number of rows). */
 export async function decodeFile(path: string, options: DecodeOptions = {}): Promise<DecodeResult> {
   const collector = new TableCollector();
-  const out = await withFile(path, (source) => decodeStream(source, { ...options, onRows: collector.add }));
+  const out = await withFile(path, (source) => decodeStream(source, { sourcePath: path, ...options, onRows: collector.add }));
   return { ...out, ...collector.tables() };
 }
 

@@ -10,6 +10,8 @@ export interface DecodeOptions {
   bias?: number;
   /** input window per load in bytes (default 8 MiB) */
   windowBytes?: number;
+  /** where the input came from, for the `traces` table's sourcePath (decodeFile/streamFile set it) */
+  sourcePath?: string;
   /** called now and then with bytes done / total, per phase */
   onProgress?: (phase: string, done: number, total: number) => void;
 }

@@ -107,7 +107,7 @@ export function renderSummary(file: string, s: TraceSummary, clock: Clock | null
     lines.push('trace: no logfile header event found');
   }
   if (clock === null && t) lines.push('note: timestamps stay raw ticks (no conversion for this clock type)');
-  for (const t of TABLE_NAMES) lines.push(`${t} rows: ${s[t]}`);
+  for (const t of TABLE_NAMES) if (t !== 'traces') lines.push(`${t} rows: ${s[t]}`);
   lines.push(
     `  cswitch rows from ${s.diagnostics['cswitchDecoded']} CSwitch events and ${s.compact.batches} compact batches: ` +
       `${s.compact.packets.idleShort} IDLE_SHORT, ${s.compact.packets.idle} IDLE, ${s.compact.packets.lite} LITE, ${s.compact.packets.full} FULL packets`,

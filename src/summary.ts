@@ -11,6 +11,8 @@ import { TABLE_NAMES, type TableName } from './schema.js';
 import type { DecodedTables, Table } from './table.js';
 import type { LifetimeCollector } from './lifetimes.js';
 import { clockUnavailable, createClock, type Clock } from './time.js';
+import { dataLossText } from './summary-text.js';
+import { traceRow } from './trace-row.js';
 
 export interface BiasInfo {
   value: number;
@@ -44,6 +46,8 @@ export interface StreamResult {
   threads: Table<'threads'>;
   /** process lifetimes (derived from the Process events) */
   processes: Table<'processes'>;
+  /** one row describing the trace: source, machine, clock anchor, what was lost (schema/tables.mjs `traces`) */
+  traces: Table<'traces'>;
   summary: TraceSummary;
   /**
    * every whole buffer framed in the input, in file order, as columns (26 bytes per buffer): fileOffset,
@@ -64,14 +68,27 @@ export function buildResult(
   lifetimes: LifetimeCollector,
   engineKind: EngineKind,
   biasOverride: number | undefined,
+  sourcePath: string | null = null,
 ): StreamResult {
   const info = traceInfo(result);
   const threads = lifetimes.threads();
   const processes = lifetimes.processes();
   // cpuUsage has a row per cswitch row whose new thread is known: all but each CPU's last compact switch
   const cpuUsage = result.rows.cswitch - (result.engine.counters[L.D_COMPCS_NEW_THREAD_UNKNOWN] ?? 0);
-  const rows = { ...result.rows, threads: threads.length, processes: processes.length, cpuUsage };
-  return { summary: summarize(result, rows, info, engineKind, biasOverride), buffers: result.buffers, info, clock: clockOf(info), threads, processes };
+  const rows = { ...result.rows, threads: threads.length, processes: processes.length, cpuUsage, traces: 1 };
+  const summary = summarize(result, rows, info, engineKind, biasOverride);
+  const clock = clockOf(info);
+  const traces = traceRow({
+    sourcePath,
+    fileSize: result.size,
+    info,
+    clock,
+    buffers: summary.buffers,
+    events: summary.events,
+    diagnostics: summary.diagnostics,
+    dataLoss: dataLossText(summary.diagnostics),
+  });
+  return { summary, buffers: result.buffers, info, clock, threads, processes, traces };
 }
 
 function summarize(

@@ -399,7 +399,7 @@ describe('etw-decode dump: the bytes of the former formatter', () => {
   const file = join(dir, 'sched.etl');
   const bytes = writeTrace(simulateSchedule({ seed: 21, cpus: 3, duration: 500_000, switchMode: 'mixed', spinlocks: 0.05 }).description).bytes;
   writeFileSync(file, bytes);
-  const r = decodeSync(bytes);
+  const r = decodeSync(bytes, { sourcePath: file }); // the traces row names the file, as dump's does
   const tables = allTables(r);
 
   /** cpuUsage as dump writes it: the streaming deriver's chunks in the order they come */

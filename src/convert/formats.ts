@@ -1,0 +1,81 @@
+// The file formats of a converted dataset: how one part file of one table is written. Every format adds
+// the nanoseconds since the trace's anchor next to each raw time column (`timestamp` → `timeNs`) when
+// the trace's clock converts, and `<column>Name` text columns for enumerations with `names`.
+import { open, type FileHandle } from 'node:fs/promises';
+import { TextTableWriter } from '../output/text.js';
+import type { TableName } from '../schema.js';
+import type { Table } from '../table.js';
+import type { Clock } from '../time.js';
+
+export type DatasetFormat = 'parquet' | 'arrow' | 'csv' | 'jsonl';
+export type ConvertFormat = DatasetFormat | 'perfetto';
+export const CONVERT_FORMATS: readonly ConvertFormat[] = ['parquet', 'arrow', 'csv', 'jsonl', 'perfetto'];
+
+export interface FormatContext {
+  clock: Clock | null;
+  names: boolean;
+}
+
+/** One part file being written. */
+export interface PartWriter {
+  write(t: Table): Promise<void>;
+  /** finishes the file; returns its size in bytes */
+  close(): Promise<number>;
+}
+
+export interface DatasetWriter {
+  readonly ext: string;
+  openPart(path: string, table: TableName, ctx: FormatContext): Promise<PartWriter>;
+}
+
+/** A file written through one handle, in the order given (each write awaited: backpressure). */
+export class FileSink {
+  private bytes = 0;
+  private constructor(private readonly fh: FileHandle) {}
+  static async create(path: string): Promise<FileSink> {
+    return new FileSink(await open(path, 'wx'));
+  }
+  write = async (data: Uint8Array | string): Promise<void> => {
+    const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    let done = 0;
+    while (done < buf.length) done += (await this.fh.write(buf, done, buf.length - done)).bytesWritten;
+    this.bytes += buf.length;
+  };
+  async close(): Promise<number> {
+    await this.fh.close();
+    return this.bytes;
+  }
+}
+
+function textFormat(format: 'csv' | 'jsonl'): DatasetWriter {
+  return {
+    ext: format,
+    async openPart(path, table, ctx) {
+      const sink = await FileSink.create(path);
+      const o = { format, names: ctx.names, time: ctx.clock ? ('ns' as const) : ('raw' as const), clock: ctx.clock };
+      // rows formatted into byte buffers (src/output/text.ts), each written when full
+      const writer = new TextTableWriter(table, o, sink.write, 1 << 18);
+      await writer.writeHeader();
+      return {
+        write: async (t) => {
+          if (t.length) await writer.write(t);
+        },
+        close: async () => {
+          await writer.end();
+          return sink.close();
+        },
+      };
+    },
+  };
+}
+
+/** The writer of a dataset format (loads what the format needs on first use). */
+export async function datasetWriter(format: DatasetFormat): Promise<DatasetWriter> {
+  switch (format) {
+    case 'csv':
+    case 'jsonl':
+      return textFormat(format);
+    default:
+      throw new Error(`format ${format} is not available yet`);
+  }
+}
