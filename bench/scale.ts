@@ -46,7 +46,7 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 const SEED = 0x5eed;
 
 /** Writes the trace in 8 MiB batches; returns its size. */
-function writeTraceFile(path: string, targetBytes: number): number {
+export function writeTraceFile(path: string, targetBytes: number): number {
   const fd = openSync(path, 'w');
   const batch = new Uint8Array(8 << 20);
   let used = 0;

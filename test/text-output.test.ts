@@ -435,3 +435,16 @@ describe('etw-decode dump: the bytes of the former formatter', () => {
     expect(readFileSync(target).equals(oracle(tables.processEvents, o))).toBe(true);
   });
 });
+
+test('src/format.ts (the former string API, now on the byte encoder) returns the former strings', async () => {
+  const compat = await import('../src/format.js');
+  const r = decodeSync(writeTrace(simulateSchedule({ seed: 8, cpus: 2, duration: 200_000, switchMode: 'mixed' }).description).bytes);
+  for (const name of ['cswitch', 'processEvents', 'threads'] as const) {
+    for (const o of [{ format: 'csv' as const }, { format: 'jsonl' as const, names: true, time: 'filetime' as const, clock: r.clock }]) {
+      expect(compat.headerLine(name, o)).toBe(headerLine(name, o));
+      expect(compat.formatRows(r[name], o)).toBe(formatRows(r[name], o));
+      expect(compat.formatRows(sliceTable(r[name], 0, 0), o)).toBe('\n');
+    }
+  }
+  expect(compat.csvText('a,"b"')).toBe('"a,""b"""');
+});
