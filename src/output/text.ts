@@ -82,9 +82,10 @@ const DEFAULT_BUFFER_BYTES = 1 << 16;
 
 /**
  * Formats chunks of one table as CSV or JSON lines. Call writeHeader() once first (it writes the CSV
- * header row; nothing for JSON lines), then write() for every chunk, then end(). Each call returns a
- * promise when the sink returned one (await it before the next call); with a synchronous sink every call
- * is synchronous.
+ * header row; nothing for JSON lines), then write() for every chunk, then end(). Bytes reach the sink in
+ * buffers of about `bufferBytes` (default 64 KiB; more for a row with a longer string), each the sink's to
+ * keep. Each call returns a promise when the sink returned one (await it before the next call: a call
+ * while one is pending throws); with a synchronous sink every call is synchronous.
  */
 export class TextTableWriter {
   /** the output columns, in order: the table's columns, then the converted times, then the names */
@@ -93,9 +94,14 @@ export class TextTableWriter {
   private readonly cells: Cell[];
   private readonly kinds: Int32Array;
   private readonly nullBits: Int32Array;
-  /** bytes written before each cell (`,` / `{"name":` / `,"name":`): prefixBytes[prefixStart[c] … prefixStart[c + 1]) */
-  private readonly prefixBytes: Uint8Array;
-  private readonly prefixStart: Int32Array;
+  /**
+   * JSON: the bytes written before each cell (`{"name":` / `,"name":`) as little-endian 32-bit words,
+   * prefixWords[prefixWordStart[c] … prefixWordStart[c + 1]), prefixLength[c] bytes of them meaningful:
+   * written 4 bytes at a time, the up to 3 bytes past the prefix are overwritten by what follows
+   */
+  private readonly prefixWords: Int32Array;
+  private readonly prefixWordStart: Int32Array;
+  private readonly prefixLength: Int32Array;
   /** room a row needs besides its strings */
   private readonly rowReserve: number;
   private readonly strings: StringBytes;
@@ -103,6 +109,8 @@ export class TextTableWriter {
   private readonly capacity: number;
   private readonly validColumn: number;
   private buf: Uint8Array;
+  /** a DataView of buf (4-byte writes at any position) */
+  private view: DataView;
   private pos = 0;
   private busy = false;
 
@@ -122,11 +130,14 @@ export class TextTableWriter {
     this.kinds = Int32Array.from(this.cells, (c) => c.kind);
     this.nullBits = Int32Array.from(this.cells, (c) => c.nullBit);
     const prefixes = this.cells.map((c, i) => encoder.encode(this.json ? `${i ? ',' : '{'}"${c.name}":` : i ? ',' : ''));
-    this.prefixStart = new Int32Array(prefixes.length + 1);
-    prefixes.forEach((p, i) => (this.prefixStart[i + 1] = this.prefixStart[i]! + p.length));
-    this.prefixBytes = new Uint8Array(this.prefixStart[prefixes.length]!);
-    prefixes.forEach((p, i) => this.prefixBytes.set(p, this.prefixStart[i]!));
-    let reserve = this.prefixBytes.length + 2;
+    this.prefixLength = Int32Array.from(prefixes, (p) => p.length);
+    this.prefixWordStart = new Int32Array(prefixes.length + 1);
+    prefixes.forEach((p, i) => (this.prefixWordStart[i + 1] = this.prefixWordStart[i]! + Math.ceil(p.length / 4)));
+    const padded = new Uint8Array(4 * this.prefixWordStart[prefixes.length]!);
+    prefixes.forEach((p, i) => padded.set(p, 4 * this.prefixWordStart[i]!));
+    const words = new DataView(padded.buffer);
+    this.prefixWords = Int32Array.from({ length: padded.length / 4 }, (_, k) => words.getInt32(4 * k, true));
+    let reserve = padded.length + 2;
     for (const c of this.cells) {
       const longestName = c.names ? Math.max(UNKNOWN_MAX, ...c.names.map((n) => n?.length ?? 0)) : 0;
       reserve += Math.max(4, MAX_BYTES[c.kind]!, longestName);
@@ -134,6 +145,7 @@ export class TextTableWriter {
     this.rowReserve = reserve;
     this.capacity = Math.max(bufferBytes | 0, 2 * reserve, 4096);
     this.buf = new Uint8Array(this.capacity);
+    this.view = new DataView(this.buf.buffer);
   }
 
   /** The CSV header row (column names); nothing for JSON lines. */
@@ -195,6 +207,7 @@ export class TextTableWriter {
     if (this.pos === 0) return;
     const out = this.buf.subarray(0, this.pos);
     this.buf = new Uint8Array(this.capacity);
+    this.view = new DataView(this.buf.buffer);
     this.pos = 0;
     return this.sink(out);
   }
@@ -206,6 +219,7 @@ export class TextTableWriter {
       const bigger = new Uint8Array(Math.max(need, 2 * this.buf.length));
       bigger.set(this.buf.subarray(0, this.pos));
       this.buf = bigger;
+      this.view = new DataView(bigger.buffer);
     }
     return this.buf;
   }
@@ -224,8 +238,10 @@ export class TextTableWriter {
     const limit = this.capacity - this.rowReserve;
     const kinds = this.kinds;
     const nullBits = this.nullBits;
-    const pre = this.prefixBytes;
-    const preStart = this.prefixStart;
+    let view = this.view;
+    const words = this.prefixWords;
+    const wordStart = this.prefixWordStart;
+    const prefixLength = this.prefixLength;
     const cells = this.cells;
     const nc = kinds.length;
     const json = this.json;
@@ -233,8 +249,10 @@ export class TextTableWriter {
     for (; i < n && pos <= limit; i++) {
       const vw = valid === null ? -1 : valid[i]!;
       for (let c = 0; c < nc; c++) {
-        if (json) for (let k = preStart[c]!, e = preStart[c + 1]!; k < e; k++) buf[pos++] = pre[k]!;
-        else if (c !== 0) buf[pos++] = COMMA;
+        if (json) {
+          for (let k = wordStart[c]!, e = wordStart[c + 1]!, p = pos; k < e; k++, p += 4) view.setInt32(p, words[k]!, true);
+          pos += prefixLength[c]!;
+        } else if (c !== 0) buf[pos++] = COMMA;
         const bit = nullBits[c]!;
         if (bit >= 0 && ((vw >>> bit) & 1) === 0) {
           if (json) {
@@ -300,6 +318,7 @@ export class TextTableWriter {
             if (pos + len + this.rowReserve > buf.length) {
               this.pos = pos;
               buf = this.ensure(len);
+              view = this.view;
             }
             if (len > 32) buf.set(b, pos);
             else for (let k = 0; k < len; k++) buf[pos + k] = b[k]!;
