@@ -4,10 +4,11 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import fc from 'fast-check';
 import { createClock, type Clock } from '../src/node.js';
-import { writeI32, writeI64, writeSafe, writeU32, writeU64 } from '../src/output/digits.js';
+import { DIGITS_OVERHANG, writeI32, writeI64, writeSafe, writeU32, writeU64 } from '../src/output/digits.js';
 import { TickWriter, type TickConversion } from '../src/output/ticks.js';
 
 const buf = new Uint8Array(64);
+const out = new DataView(buf.buffer);
 const ascii = (end: number, start = 3) => String.fromCharCode(...buf.subarray(start, end));
 const half = (v: bigint) => {
   const u = BigInt.asUintN(64, v);
@@ -18,11 +19,11 @@ describe('digits', () => {
   const U64 = [0n, 1n, 9n, 10n, 99n, 100n, 2n ** 32n - 1n, 2n ** 32n, 10n ** 9n, 10n ** 10n, 2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 10n ** 16n, 10n ** 19n - 1n, 10n ** 19n, 2n ** 63n - 1n, 2n ** 63n, 2n ** 64n - 1n];
   test('u32, i32, safe integers: edges', () => {
     for (const v of [0, 1, 9, 10, 99, 100, 999, 1000, 99999999, 100000000, 999999999, 1000000000, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1]) {
-      expect(ascii(writeU32(buf, 3, v))).toBe(String(v));
+      expect(ascii(writeU32(out, 3, v))).toBe(String(v));
     }
-    for (const v of [0, -1, 1, -128, 127, -(2 ** 31), 2 ** 31 - 1]) expect(ascii(writeI32(buf, 3, v))).toBe(String(v));
+    for (const v of [0, -1, 1, -128, 127, -(2 ** 31), 2 ** 31 - 1]) expect(ascii(writeI32(out, 3, v))).toBe(String(v));
     for (const v of [0, -0, 2 ** 32, 2 ** 32 + 1, 10 ** 8 * 2 ** 20, 10 ** 15, 10 ** 15 - 1, 2 ** 53 - 1, -(2 ** 53 - 1), 4503599627370497, 99999999_99999999 - 1]) {
-      expect(ascii(writeSafe(buf, 3, v))).toBe(String(v));
+      expect(ascii(writeSafe(out, 3, v))).toBe(String(v));
     }
   });
 
@@ -30,10 +31,10 @@ describe('digits', () => {
     for (const e of U64) {
       for (const v of [e - 1n, e, e + 1n].filter((x) => x >= 0n && x < 2n ** 64n)) {
         const { hi, lo } = half(v);
-        expect(ascii(writeU64(buf, 3, hi, lo))).toBe(v.toString());
+        expect(ascii(writeU64(out, 3, hi, lo))).toBe(v.toString());
         const s = BigInt.asIntN(64, v);
-        expect(ascii(writeI64(buf, 3, hi | 0, lo))).toBe(s.toString()); // hi read signed
-        expect(ascii(writeI64(buf, 3, hi, lo))).toBe(s.toString()); // or unsigned
+        expect(ascii(writeI64(out, 3, hi | 0, lo))).toBe(s.toString()); // hi read signed
+        expect(ascii(writeI64(out, 3, hi, lo))).toBe(s.toString()); // or unsigned
       }
     }
   });
@@ -42,18 +43,21 @@ describe('digits', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }), (v) => {
         const { hi, lo } = half(v);
-        expect(ascii(writeU64(buf, 3, hi, lo))).toBe(v.toString());
-        expect(ascii(writeI64(buf, 3, hi | 0, lo))).toBe(BigInt.asIntN(64, v).toString());
+        expect(ascii(writeU64(out, 3, hi, lo))).toBe(v.toString());
+        expect(ascii(writeI64(out, 3, hi | 0, lo))).toBe(BigInt.asIntN(64, v).toString());
       }),
       { numRuns: 5000 },
     );
   });
 
-  test('writes nothing outside [pos, returned position)', () => {
-    buf.fill(0xee);
-    const end = writeU64(buf, 5, 0xffffffff, 0xffffffff);
-    expect(end).toBe(25);
-    expect([buf[4], buf[25]]).toEqual([0xee, 0xee]);
+  test('stores nothing before pos and at most DIGITS_OVERHANG bytes past the returned position', () => {
+    for (const [hi, lo, digits] of [[0xffffffff, 0xffffffff, 20], [0, 7, 1], [0, 42, 2], [0, 123456789, 9]] as const) {
+      buf.fill(0xee);
+      const end = writeU64(out, 5, hi, lo);
+      expect(end).toBe(5 + digits);
+      expect(buf[4]).toBe(0xee);
+      expect(buf.subarray(end + DIGITS_OVERHANG).every((b) => b === 0xee)).toBe(true);
+    }
   });
 });
 
@@ -82,7 +86,7 @@ function exact(clock: Clock, kind: TickConversion, t: bigint): string {
 
 function converted(w: TickWriter, t: bigint): string {
   const { hi, lo } = half(t);
-  return ascii(w.write(buf, 3, hi | 0, lo));
+  return ascii(w.write(out, 3, hi | 0, lo));
 }
 
 /** x with x·num ≡ −1 (mod den): the exact quotient of a·num/den is just below an integer */
@@ -156,8 +160,8 @@ describe('tick conversions: the clock\u2019s exact BigInt values', () => {
 
 test('every value below 10^5 and every power of ten and its neighbours below 2^32 (the 4-digit groups)', () => {
   for (let v = 0; v < 100_000; v++) {
-    const end = writeU32(buf, 3, v);
+    const end = writeU32(out, 3, v);
     if (ascii(end) !== String(v)) expect(ascii(end)).toBe(String(v));
   }
-  for (let p = 1; p <= 4e9; p *= 10) for (const v of [p - 1, p, p + 1, 2 * p - 1, 9 * p + 9]) if (v < 2 ** 32) expect(ascii(writeU32(buf, 3, v))).toBe(String(v));
+  for (let p = 1; p <= 4e9; p *= 10) for (const v of [p - 1, p, p + 1, 2 * p - 1, 9 * p + 9]) if (v < 2 ** 32) expect(ascii(writeU32(out, 3, v))).toBe(String(v));
 });

@@ -13,7 +13,7 @@ import { ENUMS } from '../enums.js';
 import { TABLE_COLUMNS, validColumnOf, type ColumnType, type TableName, type TypedColumn } from '../schema.js';
 import type { Table } from '../table.js';
 import type { Clock } from '../time.js';
-import { writeI32, writeI64, writeSafe, writeU32, writeU64, writeUSafe } from './digits.js';
+import { DIGITS_OVERHANG, writeI32, writeI64, writeSafe, writeU32, writeU64, writeUSafe } from './digits.js';
 import { csvText, jsonText, StringBytes } from './escape.js';
 import { MAX_TICK_TEXT, TickWriter, type TickConversion } from './ticks.js';
 
@@ -137,7 +137,7 @@ export class TextTableWriter {
     prefixes.forEach((p, i) => padded.set(p, 4 * this.prefixWordStart[i]!));
     const words = new DataView(padded.buffer);
     this.prefixWords = Int32Array.from({ length: padded.length / 4 }, (_, k) => words.getInt32(4 * k, true));
-    let reserve = padded.length + 2;
+    let reserve = padded.length + 2 + DIGITS_OVERHANG;
     for (const c of this.cells) {
       const longestName = c.names ? Math.max(UNKNOWN_MAX, ...c.names.map((n) => n?.length ?? 0)) : 0;
       reserve += Math.max(4, MAX_BYTES[c.kind]!, longestName);
@@ -270,28 +270,28 @@ export class TextTableWriter {
           case K_U8:
             v = (d as Uint8Array)[i]!;
             if (v < 10) buf[pos++] = 48 + v;
-            else pos = writeU32(buf, pos, v);
+            else pos = writeU32(view, pos, v);
             break;
           case K_U16:
             v = (d as Uint16Array)[i]!;
             if (v < 10) buf[pos++] = 48 + v;
-            else pos = writeU32(buf, pos, v);
+            else pos = writeU32(view, pos, v);
             break;
           case K_U32:
             v = (d as Uint32Array)[i]!;
             if (v < 10) buf[pos++] = 48 + v;
-            else pos = writeU32(buf, pos, v);
+            else pos = writeU32(view, pos, v);
             break;
           case K_I8:
-            pos = writeI32(buf, pos, (d as Int8Array)[i]!);
+            pos = writeI32(view, pos, (d as Int8Array)[i]!);
             break;
           case K_I32:
-            pos = writeI32(buf, pos, (d as Int32Array)[i]!);
+            pos = writeI32(view, pos, (d as Int32Array)[i]!);
             break;
           case K_F64: {
             v = (d as Float64Array)[i]!;
-            if (v >= 0 && v < TWO_32 && v === Math.floor(v)) pos = writeU32(buf, pos, v); // file offsets: -0 too ("0")
-            else if (Number.isSafeInteger(v)) pos = writeSafe(buf, pos, v);
+            if (v >= 0 && v < TWO_32 && v === Math.floor(v)) pos = writeU32(view, pos, v); // file offsets: -0 too ("0")
+            else if (Number.isSafeInteger(v)) pos = writeSafe(view, pos, v);
             else pos = writeAscii(buf, pos, String(v)); // as String(v): 1.5, 1e+300, NaN
             break;
           }
@@ -300,15 +300,15 @@ export class TextTableWriter {
             if (json) buf[pos++] = QUOTE;
             const hi = w[2 * i + HI]!;
             // timestamps: non-negative and below 2^53 (hi < 2^21), one number
-            if (hi >= 0 && hi < 0x200000) pos = writeUSafe(buf, pos, hi * TWO_32 + (w[2 * i + LO]! >>> 0));
-            else pos = writeI64(buf, pos, hi, w[2 * i + LO]! >>> 0);
+            if (hi >= 0 && hi < 0x200000) pos = writeUSafe(view, pos, hi * TWO_32 + (w[2 * i + LO]! >>> 0));
+            else pos = writeI64(view, pos, hi, w[2 * i + LO]! >>> 0);
             if (json) buf[pos++] = QUOTE;
             break;
           }
           case K_U64: {
             const w = d as Int32Array;
             if (json) buf[pos++] = QUOTE;
-            pos = writeU64(buf, pos, w[2 * i + HI]! >>> 0, w[2 * i + LO]! >>> 0);
+            pos = writeU64(view, pos, w[2 * i + HI]! >>> 0, w[2 * i + LO]! >>> 0);
             if (json) buf[pos++] = QUOTE;
             break;
           }
@@ -336,7 +336,7 @@ export class TextTableWriter {
           case K_TICKS: {
             const w = d as Int32Array;
             if (json) buf[pos++] = QUOTE;
-            pos = cells[c]!.ticks!.write(buf, pos, w[2 * i + HI]!, w[2 * i + LO]! >>> 0);
+            pos = cells[c]!.ticks!.write(view, pos, w[2 * i + HI]!, w[2 * i + LO]! >>> 0);
             if (json) buf[pos++] = QUOTE;
             break;
           }

@@ -72,21 +72,22 @@ export class TickWriter {
   }
 
   /**
-   * Writes the converted value of the i64 whose halves are hi (signed) and lo (unsigned) at buf[pos];
-   * returns the position after it. Room for 20 bytes is the caller's to provide.
+   * Writes the converted value of the i64 whose halves are hi (signed) and lo (unsigned) at `pos`;
+   * returns the position after it (up to 3 more bytes may be stored past it, as digits.ts writers do).
+   * Room for MAX_TICK_TEXT bytes is the caller's to provide.
    */
-  write(buf: Uint8Array, pos: number, hi: number, lo: number): number {
+  write(out: DataView, pos: number, hi: number, lo: number): number {
     if (this.fast) {
       const dhi = hi - this.anchorHi;
       if (dhi > -HI_LIMIT && dhi < HI_LIMIT) {
         const a = dhi * TWO_32 + (lo - this.anchorLo); // exact: |a| < 2^52 + 2^32
         if (this.kind === 'duration') {
           const v = a < 0 ? -this.scale(-a) : this.scale(a); // BigInt division truncates toward zero
-          if (v === v) return writeSafe(buf, pos, v);
+          if (v === v) return writeSafe(out, pos, v);
         } else {
           const v = this.scale(a);
           if (v === v) {
-            if (this.kind === 'ns') return writeSafe(buf, pos, v);
+            if (this.kind === 'ns') return writeSafe(out, pos, v);
             // FILETIME = origin + v, in 32-bit halves (|origin| < 2^62, |v| < 2^53: no overflow)
             const vhi = Math.floor(v / TWO_32);
             let sumLo = this.originLo + (v - vhi * TWO_32);
@@ -95,12 +96,12 @@ export class TickWriter {
               sumLo -= TWO_32;
               carry = 1;
             }
-            return writeI64(buf, pos, this.originHi + vhi + carry, sumLo);
+            return writeI64(out, pos, this.originHi + vhi + carry, sumLo);
           }
         }
       }
     }
-    return this.writeSlow(buf, pos, hi, lo);
+    return this.writeSlow(out, pos, hi, lo);
   }
 
   /** floor(a·num/den) exactly, or NaN when it would not be below 2^53 */
@@ -134,7 +135,7 @@ export class TickWriter {
   }
 
   /** The clock's own BigInt conversion (exact for any input). */
-  private writeSlow(buf: Uint8Array, pos: number, hi: number, lo: number): number {
+  private writeSlow(out: DataView, pos: number, hi: number, lo: number): number {
     const t = BigInt.asIntN(64, (BigInt(hi >>> 0) << 32n) | BigInt(lo >>> 0));
     const v =
       this.kind === 'ns'
@@ -143,7 +144,7 @@ export class TickWriter {
           ? this.clock.toFileTime(t)
           : (t * 1_000_000_000n) / this.clock.ticksPerSecond;
     const s = v.toString();
-    for (let i = 0; i < s.length; i++) buf[pos + i] = s.charCodeAt(i);
+    for (let i = 0; i < s.length; i++) out.setUint8(pos + i, s.charCodeAt(i));
     return pos + s.length;
   }
 }
@@ -157,5 +158,6 @@ function floorDiv(x: number, d: number): number {
   return q;
 }
 
-/** Bytes of the longest text the slow path can write: a BigInt beyond 64 bits (hostile ticks, odd clocks). */
+/** Bytes of the longest text a conversion can store (the slow path: a BigInt beyond 64 bits, from hostile
+ *  ticks or odd clocks, is at most 31 characters), overhang included. */
 export const MAX_TICK_TEXT = 48;
