@@ -2,7 +2,7 @@
 // (test/helpers/format-oracle.ts) for every table and option on generated traces and on random tables;
 // chunking, flushing and async sinks; exact 64-bit values and converted times; CSV and JSON that parse
 // back to exactly the values.
-import { describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,6 +15,7 @@ import { TABLES } from '../src/generated/registry.js';
 import { ENUMS } from '../src/enums.js';
 import { simulateSchedule, writeTrace } from '../src/writer/index.js';
 import { formatRows, headerLine } from './helpers/format-oracle.js';
+import { rowLoopSettings } from '../src/output/row-loop.js';
 
 const utf8 = new TextDecoder();
 
@@ -60,48 +61,54 @@ function describeOptions(o: FormatOptions): string {
   return [o.format, o.names ? '--names' : '', o.time && o.time !== 'raw' ? `--time ${o.time}` : ''].filter(Boolean).join(' ');
 }
 
+// every check below runs on both row loops: compiled (the default) and interpreted
+describe.each([true, false])('row loop compiled: %s', (compiled) => {
+  beforeAll(() => void (rowLoopSettings.compile = compiled));
+  afterAll(() => void (rowLoopSettings.compile = true));
+
 describe('the same bytes as the former string formatter', () => {
-  // a simulated schedule with every table (compact rows with nulls, strings with commas and quotes in
-  // command lines, rundowns, lifetimes, spin locks, cpuUsage with its durations); two clocks
-  const traces: [string, Uint8Array][] = [
-    ['QPC 10 MHz', writeTrace(simulateSchedule({ seed: 11, cpus: 4, duration: 600_000, switchMode: 'mixed', spinlocks: 0.05 }).description).bytes],
-    [
-      'QPC 3.579545 MHz, v4 threads',
-      writeTrace({ ...simulateSchedule({ seed: 12, cpus: 2, duration: 300_000, switchMode: 'mixed', threadVersion: 4, spinlocks: 0.05 }).description, perfFreq: 3_579_545n }).bytes,
-    ],
-  ];
-  for (const [label, bytes] of traces) {
-    test(`${label}: every table, every option, csv and jsonl`, () => {
-      const r = decodeSync(bytes);
-      expect(r.clock).not.toBeNull();
-      const tables = allTables(r);
-      let checked = 0;
-      for (const name of TABLE_NAMES) {
-        const t = tables[name];
-        expect([name, t.length > 0]).toEqual([name, true]);
-        for (const format of ['csv', 'jsonl'] as const) {
-          for (const extra of OPTIONS) {
-            const o: FormatOptions = { ...extra, format, clock: r.clock };
-            const want = oracle(t, o);
-            const whole = format === 'csv' ? toCsv(t, o) : toJsonl(t, o);
-            expect([name, describeOptions(o), Buffer.from(whole).equals(want)]).toEqual([name, describeOptions(o), true]);
-            // chunks of 7 rows into a 4 KiB buffer: rows and flushes meet at every offset
-            expect([name, describeOptions(o), written(t, o, 7).equals(want)]).toEqual([name, describeOptions(o), true]);
-            checked++;
+    // a simulated schedule with every table (compact rows with nulls, strings with commas and quotes in
+    // command lines, rundowns, lifetimes, spin locks, cpuUsage with its durations); two clocks
+    const traces: [string, Uint8Array][] = [
+      ['QPC 10 MHz', writeTrace(simulateSchedule({ seed: 11, cpus: 4, duration: 600_000, switchMode: 'mixed', spinlocks: 0.05 }).description).bytes],
+      [
+        'QPC 3.579545 MHz, v4 threads',
+        writeTrace({ ...simulateSchedule({ seed: 12, cpus: 2, duration: 300_000, switchMode: 'mixed', threadVersion: 4, spinlocks: 0.05 }).description, perfFreq: 3_579_545n }).bytes,
+      ],
+    ];
+    for (const [label, bytes] of traces) {
+      test(`${label}: every table, every option, csv and jsonl`, () => {
+        const r = decodeSync(bytes);
+        expect(r.clock).not.toBeNull();
+        const tables = allTables(r);
+        let checked = 0;
+        for (const name of TABLE_NAMES) {
+          const t = tables[name];
+          expect([name, t.length > 0]).toEqual([name, true]);
+          for (const format of ['csv', 'jsonl'] as const) {
+            for (const extra of OPTIONS) {
+              const o: FormatOptions = { ...extra, format, clock: r.clock };
+              const want = oracle(t, o);
+              const whole = format === 'csv' ? toCsv(t, o) : toJsonl(t, o);
+              expect([name, describeOptions(o), Buffer.from(whole).equals(want)]).toEqual([name, describeOptions(o), true]);
+              // chunks of 7 rows into a 4 KiB buffer: rows and flushes meet at every offset
+              expect([name, describeOptions(o), written(t, o, 7).equals(want)]).toEqual([name, describeOptions(o), true]);
+              checked++;
+            }
           }
         }
-      }
-      expect(checked).toBe(TABLE_NAMES.length * 2 * OPTIONS.length);
+        expect(checked).toBe(TABLE_NAMES.length * 2 * OPTIONS.length);
+      });
+    }
+  
+    test('the trace has what the comparison needs: nulls, quoted CSV cells, 64-bit values past 2^53', () => {
+      const r = decodeSync(traces[0]![1]);
+      const csv = utf8.decode(toCsv(r.processEvents));
+      expect(csv).toMatch(/"[^"\n]*,[^"\n]*"/); // a command line with a comma, quoted
+      expect(csv).toMatch(/""/); // a quote inside a quoted cell
+      expect(utf8.decode(toJsonl(r.cswitch))).toMatch(/"newThreadPriority":null/);
+      expect(r.spinlock.toArray().some((row) => row.spinLockAddress > 2n ** 53n)).toBe(true);
     });
-  }
-
-  test('the trace has what the comparison needs: nulls, quoted CSV cells, 64-bit values past 2^53', () => {
-    const r = decodeSync(traces[0]![1]);
-    const csv = utf8.decode(toCsv(r.processEvents));
-    expect(csv).toMatch(/"[^"\n]*,[^"\n]*"/); // a command line with a comma, quoted
-    expect(csv).toMatch(/""/); // a quote inside a quoted cell
-    expect(utf8.decode(toJsonl(r.cswitch))).toMatch(/"newThreadPriority":null/);
-    expect(r.spinlock.toArray().some((row) => row.spinLockAddress > 2n ** 53n)).toBe(true);
   });
 });
 
@@ -188,72 +195,77 @@ const optionsArb = fc.record({
   clock: clockArb,
 });
 
-describe('random tables', () => {
-  test.each(TABLE_NAMES)('%s: the bytes of the former formatter, any values, chunking and buffer size', (name) => {
-    fc.assert(
-      fc.property(tableArb(name, true), optionsArb, fc.integer({ min: 1, max: 5 }), fc.constantFrom(0, 1024, 1 << 16), (t, o, chunk, bufferBytes) => {
-        const want = oracle(t, o);
-        expect(written(t, o, chunk, bufferBytes).equals(want)).toBe(true);
-      }),
-      { numRuns: 150 },
-    );
-  });
+describe.each([true, false])('row loop compiled: %s', (compiled) => {
+  beforeAll(() => void (rowLoopSettings.compile = compiled));
+  afterAll(() => void (rowLoopSettings.compile = true));
 
-  test.each(TABLE_NAMES)('%s: CSV parses back and JSON lines JSON.parse back to exactly the values', (name) => {
-    const specs = TABLE_COLUMNS[name].filter((s) => s.name !== 'valid');
-    const ticks = TABLES[name].columns.filter((c) => c.time !== null);
-    const enums = TABLES[name].columns.filter((c) => c.enum !== null);
-    fc.assert(
-      fc.property(tableArb(name, false), optionsArb, (t, o) => {
-        const csv = parseCsv(utf8.decode(toCsv(t, o)));
-        const json = utf8
-          .decode(toJsonl(t, o))
-          .split('\n')
-          .slice(0, -1)
-          .map((l) => JSON.parse(l) as Record<string, unknown>);
-        const header = csv[0]!;
-        expect(csv.length).toBe(t.length + 1);
-        expect(json.length).toBe(t.length);
-        for (let i = 0; i < t.length; i++) {
-          const cells = csv[i + 1]!;
-          expect(cells.length).toBe(header.length);
-          const obj = json[i]!;
-          const row = t.get(i) as Record<string, unknown>;
-          const cell = (col: string) => cells[header.indexOf(col)];
-          for (const s of specs) {
-            const v = row[s.name];
-            if (v === null) {
-              expect([s.name, cell(s.name), obj[s.name]]).toEqual([s.name, '', null]);
-            } else if (typeof v === 'bigint') {
-              expect([s.name, BigInt(cell(s.name)!), obj[s.name]]).toEqual([s.name, v, v.toString()]); // always a string in JSON
-            } else if (typeof v === 'number') {
-              expect([s.name, Number(cell(s.name)), obj[s.name]]).toEqual([s.name, v === 0 ? 0 : v, v === 0 ? 0 : v]);
-            } else {
-              expect([s.name, cell(s.name), obj[s.name]]).toEqual([s.name, v, v]);
+describe('random tables', () => {
+    test.each(TABLE_NAMES)('%s: the bytes of the former formatter, any values, chunking and buffer size', (name) => {
+      fc.assert(
+        fc.property(tableArb(name, true), optionsArb, fc.integer({ min: 1, max: 5 }), fc.constantFrom(0, 1024, 1 << 16), (t, o, chunk, bufferBytes) => {
+          const want = oracle(t, o);
+          expect(written(t, o, chunk, bufferBytes).equals(want)).toBe(true);
+        }),
+        { numRuns: 150 },
+      );
+    });
+  
+    test.each(TABLE_NAMES)('%s: CSV parses back and JSON lines JSON.parse back to exactly the values', (name) => {
+      const specs = TABLE_COLUMNS[name].filter((s) => s.name !== 'valid');
+      const ticks = TABLES[name].columns.filter((c) => c.time !== null);
+      const enums = TABLES[name].columns.filter((c) => c.enum !== null);
+      fc.assert(
+        fc.property(tableArb(name, false), optionsArb, (t, o) => {
+          const csv = parseCsv(utf8.decode(toCsv(t, o)));
+          const json = utf8
+            .decode(toJsonl(t, o))
+            .split('\n')
+            .slice(0, -1)
+            .map((l) => JSON.parse(l) as Record<string, unknown>);
+          const header = csv[0]!;
+          expect(csv.length).toBe(t.length + 1);
+          expect(json.length).toBe(t.length);
+          for (let i = 0; i < t.length; i++) {
+            const cells = csv[i + 1]!;
+            expect(cells.length).toBe(header.length);
+            const obj = json[i]!;
+            const row = t.get(i) as Record<string, unknown>;
+            const cell = (col: string) => cells[header.indexOf(col)];
+            for (const s of specs) {
+              const v = row[s.name];
+              if (v === null) {
+                expect([s.name, cell(s.name), obj[s.name]]).toEqual([s.name, '', null]);
+              } else if (typeof v === 'bigint') {
+                expect([s.name, BigInt(cell(s.name)!), obj[s.name]]).toEqual([s.name, v, v.toString()]); // always a string in JSON
+              } else if (typeof v === 'number') {
+                expect([s.name, Number(cell(s.name)), obj[s.name]]).toEqual([s.name, v === 0 ? 0 : v, v === 0 ? 0 : v]);
+              } else {
+                expect([s.name, cell(s.name), obj[s.name]]).toEqual([s.name, v, v]);
+              }
+            }
+            if (o.time !== 'raw') {
+              const ns = o.time === 'ns';
+              for (const c of ticks) {
+                if (c.time === 'duration' && !ns) continue;
+                const col = c.name === 'timestamp' ? (ns ? 'timeNs' : 'fileTime') : c.name + (ns ? 'Ns' : 'FileTime');
+                const raw = row[c.name] as bigint | null;
+                const want =
+                  raw === null ? null : c.time === 'duration' ? (raw * 1_000_000_000n) / o.clock.ticksPerSecond : ns ? o.clock.toNanoseconds(raw) : o.clock.toFileTime(raw);
+                expect([col, cell(col), obj[col]]).toEqual([col, want === null ? '' : want.toString(), want === null ? null : want.toString()]);
+              }
+            }
+            if (o.names) {
+              for (const c of enums) {
+                const v = row[c.name] as number | null;
+                const want = v === null ? null : (ENUMS[c.enum!]![v] ?? `Unknown(${v})`);
+                expect([c.name, cell(c.name + 'Name'), obj[c.name + 'Name']]).toEqual([c.name, want ?? '', want]);
+              }
             }
           }
-          if (o.time !== 'raw') {
-            const ns = o.time === 'ns';
-            for (const c of ticks) {
-              if (c.time === 'duration' && !ns) continue;
-              const col = c.name === 'timestamp' ? (ns ? 'timeNs' : 'fileTime') : c.name + (ns ? 'Ns' : 'FileTime');
-              const raw = row[c.name] as bigint | null;
-              const want =
-                raw === null ? null : c.time === 'duration' ? (raw * 1_000_000_000n) / o.clock.ticksPerSecond : ns ? o.clock.toNanoseconds(raw) : o.clock.toFileTime(raw);
-              expect([col, cell(col), obj[col]]).toEqual([col, want === null ? '' : want.toString(), want === null ? null : want.toString()]);
-            }
-          }
-          if (o.names) {
-            for (const c of enums) {
-              const v = row[c.name] as number | null;
-              const want = v === null ? null : (ENUMS[c.enum!]![v] ?? `Unknown(${v})`);
-              expect([c.name, cell(c.name + 'Name'), obj[c.name + 'Name']]).toEqual([c.name, want ?? '', want]);
-            }
-          }
-        }
-      }),
-      { numRuns: 100 },
-    );
+        }),
+        { numRuns: 100 },
+      );
+    });
   });
 });
 
