@@ -3,7 +3,7 @@
 //   wasm       the WebAssembly engine (assembly/ via src/wasm/)
 //   reference  the pure-TypeScript reference decoder (src/reference/)
 // The scale case (a ≥ 1 GiB file through streamFile) lives in scale.ts; it is listed here for the filter.
-import { closeSync, ftruncateSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdirSync, openAsBlob, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeStream, decodeSync, streamFile } from '../src/node.js';
@@ -20,7 +20,7 @@ import { compressedBombs, template, tinyBuffers } from '../test/helpers/hostile.
 export type EngineName = 'wasm' | 'reference';
 export const ENGINES: readonly EngineName[] = ['wasm', 'reference'];
 
-export type CaseGroup = 'walk' | 'decode' | 'tables' | 'derive' | 'xpress' | 'hostile' | 'scale' | 'format';
+export type CaseGroup = 'walk' | 'decode' | 'tables' | 'derive' | 'xpress' | 'hostile' | 'blob' | 'scale' | 'format';
 
 export interface CaseSettings {
   /** approximate size of each generated trace fixture */
@@ -324,6 +324,54 @@ export const HOSTILE_CASES: readonly BenchCase[] = [
 ];
 
 // ------------------------------------------------------------------------------------------------
+// blob cases (issue 11): decoding a File-backed Blob (Node's fs.openAsBlob, the path browsers take with a
+// File) against the same bytes in memory. The "wasm" column is the Blob, the "reference" column the
+// bytes in memory — both with the wasm engine — so the ratio column is Blob speed / in-memory speed.
+
+function blobCase(name: string, description: string, file: string): BenchCase {
+  return {
+    name,
+    group: 'blob',
+    description,
+    prepare(s) {
+      const bytes = corpusFile(file, s.root);
+      if (!bytes) return { skipped: `${file} not found (../shared/corpus/real)` };
+      const dir = join(tmpdir(), 'etw-decode-bench');
+      mkdirSync(dir, { recursive: true });
+      const path = join(dir, `${name.replace(/\W+/g, '-')}.etl`);
+      const fd = openSync(path, 'w');
+      try {
+        writeSync(fd, bytes);
+      } finally {
+        closeSync(fd);
+      }
+      const notes: string[] = [];
+      const { events, rows } = checkEngines(bytes, notes, name);
+      let blob: Blob | undefined;
+      const count = (t: { cswitch: { length: number }; spinlock: { length: number } }) => t.cswitch.length + t.spinlock.length;
+      return {
+        work: { inputBytes: bytes.length, outputBytes: 0, throughputOf: 'input', events, rows },
+        run: {
+          wasm: async () => {
+            blob ??= await openAsBlob(path);
+            let n = 0;
+            await decodeStream(blob, { rows: 'borrow', onRows: (t) => void (n += count(t)) });
+            return n;
+          },
+          reference: async () => {
+            let n = 0;
+            await decodeStream(bytes, { rows: 'borrow', onRows: (t) => void (n += count(t)) });
+            return n;
+          },
+        },
+        notes,
+        cleanup: () => rmSync(path, { force: true }),
+      };
+    },
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
 
 const MIXED: Omit<MixedTraceOptions, 'targetBytes'> = { seed: SEED, cpus: 4 }; // default mix: cswitch 3, compact 4, spinlock 1, noise 2
 
@@ -372,6 +420,11 @@ export const CASES: readonly BenchCase[] = [
     return file ? compressedPayloads('perfview-net.4.5.2.x64.etl', file) : 'perfview-net.4.5.2.x64.etl not found (../shared/corpus/real)';
   }),
   ...HOSTILE_CASES,
+  blobCase(
+    'blob/perfview-net',
+    'perfview-net.4.5.2.x64.etl (4.9 MB, 359 compressed buffers of varying sizes) from a File-backed Blob (fs.openAsBlob): "wasm" column = Blob, "reference" = the bytes in memory (wasm engine both)',
+    'perfview-net.4.5.2.x64.etl',
+  ),
   ...FORMAT_CASES,
 ];
 

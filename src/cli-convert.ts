@@ -105,6 +105,7 @@ export function registerConvertCommand(program: Command, setExit: (code: number)
 function fileLine(f: FileOutcome): string {
   if (!f.ok) return `etw-decode: ${f.path}: failed: ${f.error}`;
   const r = f.result;
+  if (r.sameAs) return `etw-decode: ${f.path}: skipped (the same trace as ${r.sameAs}: trace=${r.id})`;
   if (r.status === 'skipped') return `etw-decode: ${f.path}: skipped (trace=${r.id} is in the dataset)`;
   const rows = Object.entries(r.rows)
     .filter(([t]) => t !== 'traces')

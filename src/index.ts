@@ -1,5 +1,6 @@
 // etw-decode — browser-safe entry (no node: imports). Node users get the same API plus file helpers
 // from the package's node entry (src/node.ts).
+import { blobSource } from './blob-source.js';
 import { TableCollector } from './collector.js';
 import { decodeSteps } from './decode-steps.js';
 import { createEngine, createEngineAsync, loadEngine, releaseEngine } from './engines.js';
@@ -34,7 +35,12 @@ export * from './enums.js';
 export { analyzeCpu, cpuUsage, CpuAnalyzer, CpuUsageDeriver } from './analysis/cpu.js';
 export type { CpuAnalysis, CpuTotals, ProcessCpu, ThreadCpu, CpuUsageOptions, CpuUsageStats } from './analysis/cpu.js';
 export { TextTableWriter, toCsv, toJsonl, type FormatOptions, type DumpFormat, type TimeColumn, type TextSink } from './output/text.js';
+export { toArrow, tableToArrowIpc, ArrowIpcWriter } from './output/arrow.js';
+export type { ArrowOptions, ArrowIpcWriterOptions, ByteSink } from './output/arrow.js';
+export { ParquetTableWriter, tableToParquet, DEFAULT_ROW_GROUP_ROWS, DEFAULT_COMPRESSION } from './output/parquet.js';
+export type { ParquetOptions, ParquetCompression, ParquetWriteResult } from './output/parquet.js';
 export { analyzeSpinlocks, SpinlockAnalyzer, type SpinlockAnalysis, type SpinlockStats, type SpinlockTotals, type SpinlockOptions } from './analysis/spinlocks.js';
+export { PerfettoWriter, toPerfetto, type PerfettoOptions, type PerfettoStats, type ToPerfettoOptions } from './output/perfetto.js';
 
 /**
  * Prepares an engine for decodeSync: compiles the WebAssembly module (default), or loads the reference
@@ -123,7 +129,7 @@ async function decodeChunks(
       lifetimes.add(chunks, rows === 'borrow');
       return onChunks?.(chunks);
     };
-    const result = await runAsync(source, decodeSteps(source.size, engine, { ...options, rows }), consume, options.onProgress);
+    const result = await runAsync(source, decodeSteps(source.size, engine, { ...options, rows, headerBatch: source.headerBatch }), consume, options.onProgress);
     return buildResult(result, lifetimes, kind, options.bias, options.sourcePath ?? null);
   } finally {
     releaseEngine(engine);
@@ -135,17 +141,6 @@ function toSource(input: Blob | Uint8Array | AsyncSource): AsyncSource {
     const sync = bytesSource(input);
     return { size: sync.size, read: async (p, n) => sync.read(p, n), readInto: async (p, t) => sync.readInto(p, t) };
   }
-  if (typeof Blob !== 'undefined' && input instanceof Blob) {
-    const slice = async (position: number, length: number) => new Uint8Array(await input.slice(position, position + length).arrayBuffer());
-    return {
-      size: input.size,
-      read: slice,
-      readInto: async (position, target) => {
-        const b = await slice(position, target.length);
-        target.set(b);
-        return b.length;
-      },
-    };
-  }
+  if (typeof Blob !== 'undefined' && input instanceof Blob) return blobSource(input);
   return input as AsyncSource;
 }

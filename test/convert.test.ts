@@ -3,8 +3,12 @@
 // does not stop the others (exit 1), files in parallel worker threads; and the (cpu, time) sort itself.
 import { describe, expect, test, beforeAll } from 'vitest';
 import fc from 'fast-check';
+import protobuf from 'protobufjs';
+import { decodeSync } from '../src/node.js';
+import { tableFromIPC } from 'apache-arrow';
+import { duck } from './helpers/readers.js';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -128,6 +132,96 @@ describe('convert --to csv / jsonl', () => {
     expect(typeof row.timestamp).toBe('string');
     expect(typeof row.timeNs).toBe('string');
     expect(typeof row.cpu).toBe('number');
+  });
+
+  test('--to perfetto: one timeline per trace with every switch, wake-up and process name', async () => {
+    const out = join(dir, 'timelines');
+    const r = cli(['convert', a, b, '--to', 'perfetto', '--out', out, '--no-progress']);
+    expect(r.status).toBe(0);
+    const files = readdirSync(out).sort();
+    expect(files.map((f) => f.replace(/-[0-9a-f]{8}/, ''))).toEqual(['a.perfetto-trace', 'b.perfetto-trace']);
+    const root = protobuf.loadSync(fileURLToPath(new URL('./fixtures/perfetto/perfetto-etw.proto', import.meta.url)));
+    const Trace = root.lookupType('perfetto.protos.Trace');
+    const lib = decodeSync(readFileSync(a));
+    const trace = Trace.toObject(Trace.decode(readFileSync(join(out, files[0]!))), { longs: String }) as {
+      packet: { etwEvents?: { event: { cSwitch?: unknown; readyThread?: unknown }[] }; processTree?: { processes: unknown[]; threads: unknown[] } }[];
+    };
+    const events = trace.packet.flatMap((p) => p.etwEvents?.event ?? []);
+    expect(events.filter((e) => e.cSwitch).length).toBe(lib.cswitch.length);
+    expect(events.filter((e) => e.readyThread).length).toBe(lib.readythread.length);
+    const tree = trace.packet.find((p) => p.processTree)!.processTree!;
+    expect(tree.processes.length).toBe(lib.processes.length);
+    const again = cli(['convert', a, '--to', 'perfetto', '--out', out, '--no-progress']);
+    expect(again.stderr).toMatch(/0 converted, 1 skipped/);
+  });
+
+  test('--to parquet: DuckDB reads the dataset with hive partitioning, joins tables by trace, sums CPU time by process', async () => {
+    const out = join(dir, 'ds-parquet');
+    const r = cli(['convert', a, b, '--to', 'parquet', '--out', out, '--threads', '2', '--no-progress']);
+    expect(r.status, r.stderr).toBe(0);
+    const c = await duck();
+    const q = async (sql: string) => (await c.runAndReadAll(sql)).getRowObjects();
+    const glob = (t: string) => `read_parquet('${out}/${t}/*/*.parquet', hive_partitioning = true)`;
+    // every table: rows per trace equal the library's decode
+    for (const [file, name] of [[a, 'a'], [b, 'b']] as const) {
+      const lib = decodeSync(readFileSync(file));
+      for (const table of TABLE_NAMES) {
+        const want = table === 'cpuUsage' ? lib.summary.cpuUsage : lib[table].length;
+        const [row] = await q(`SELECT count(*) AS n FROM ${glob(table)} WHERE trace LIKE '${name}-%'`);
+        expect(Number(row!.n), `${table} of ${name}`).toBe(want);
+      }
+      // cells: the first switches of the trace, in (cpu, timestamp) order, with timeNs next to the ticks
+      const rows = await q(`SELECT timestamp, timeNs, cpu, newThreadId, oldThreadId FROM ${glob('cswitch')} WHERE trace LIKE '${name}-%' ORDER BY cpu, timestamp LIMIT 50`);
+      const order = Array.from({ length: lib.cswitch.length }, (_, i) => i).sort((x, y) => {
+        const rx = lib.cswitch.get(x);
+        const ry = lib.cswitch.get(y);
+        return rx.cpu - ry.cpu || (rx.timestamp < ry.timestamp ? -1 : rx.timestamp > ry.timestamp ? 1 : x - y);
+      });
+      rows.forEach((row, k) => {
+        const want = lib.cswitch.get(order[k]!);
+        expect(row.timestamp).toBe(want.timestamp);
+        expect(row.timeNs).toBe(lib.clock!.toNanoseconds(want.timestamp));
+        expect(row.cpu).toBe(want.cpu);
+        expect(row.oldThreadId).toBe(want.oldThreadId);
+      });
+    }
+    // the README's query: CPU time by process, from cpuUsage joined with processes and traces
+    const top = await q(`
+      SELECT t.sourcePath, p.imageFileName, sum(u.cpuUsage) / any_value(t.ticksPerSecond) AS cpuSeconds
+      FROM ${glob('cpuUsage')} u
+      JOIN ${glob('traces')} t USING (trace)
+      LEFT JOIN ${glob('processes')} p ON p.trace = u.trace AND p.processId = u.newProcessId
+        AND (p.startTime IS NULL OR p.startTime <= u.switchInTime) AND (p.endTime IS NULL OR u.switchInTime < p.endTime)
+      WHERE u.newProcessId IS NOT NULL
+      GROUP BY ALL ORDER BY cpuSeconds DESC LIMIT 20`);
+    expect(top.length).toBeGreaterThan(2);
+    expect(top.some((row) => row.sourcePath === a)).toBe(true);
+    const [arrowRows] = await q(`SELECT count(*) AS n FROM ${glob('traces')}`);
+    expect(Number(arrowRows!.n)).toBe(2);
+  });
+
+  test('--to arrow: IPC files apache-arrow reads back', async () => {
+    const out = join(dir, 'ds-arrow');
+    expect(cli(['convert', b, '--to', 'arrow', '--out', out, '--tables', 'cswitch,spinlock,traces', '--no-progress']).status).toBe(0);
+    const lib = decodeSync(readFileSync(b));
+    const [part] = readdirSync(join(out, 'spinlock'));
+    const t = tableFromIPC(readFileSync(join(out, 'spinlock', part!, 'part-0.arrow')));
+    expect(t.numRows).toBe(lib.spinlock.length);
+    const addresses = new Set(Array.from({ length: lib.spinlock.length }, (_, i) => lib.spinlock.get(i).spinLockAddress));
+    for (let i = 0; i < t.numRows; i++) expect(addresses.has(t.get(i)!.spinLockAddress as bigint)).toBe(true);
+    expect(readdirSync(out).sort()).toEqual(['cswitch', 'spinlock', 'traces']);
+  });
+
+  test('the same trace twice in one run (a copy of the same name): converted once, the copy skipped', () => {
+    mkdirSync(join(dir, 'copies'), { recursive: true });
+    const copy = join(dir, 'copies', 'a.etl');
+    writeFileSync(copy, readFileSync(a));
+    const out = join(dir, 'ds-dup');
+    const r = cli(['convert', a, copy, '--to', 'csv', '--out', out, '--threads', '2', '--tables', 'cswitch,traces', '--no-progress']);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toMatch(/copies\/a\.etl: skipped \(the same trace as .*a\.etl: trace=a-[0-9a-f]{8}\)/);
+    expect(r.stderr).toMatch(/1 converted, 1 skipped/);
+    expect(readdirSync(join(out, 'traces'))).toHaveLength(1);
   });
 
   test('usage errors exit 2', () => {

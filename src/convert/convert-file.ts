@@ -1,10 +1,10 @@
 // Converts one trace file into a dataset (dataset.ts) or a Perfetto timeline: decodes it streaming,
 // buffers each table's rows up to one part (partRows), writes the part sorted by (cpu, time), and moves
 // the finished trace into place. Memory: at most partRows rows per table buffered (plus one decode chunk).
-import { mkdir, rename, rm, rmdir } from 'node:fs/promises';
+import { mkdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { CpuUsageDeriver } from '../analysis/cpu.js';
-import { EtlError } from '../errors.js';
+import { PerfettoWriter } from '../output/perfetto.js';
 import { readTraceInfo, streamFile } from '../node.js';
 import type { DecodeOptions } from '../options.js';
 import { concatChunks, DECODED_TABLE_NAMES, TABLE_NAMES, type ColumnChunk, type TableName, type TypedColumn } from '../schema.js';
@@ -12,7 +12,7 @@ import { dataLossText } from '../summary-text.js';
 import { Table } from '../table.js';
 import { createClock, clockUnavailable, type Clock } from '../time.js';
 import { isConverted, partFile, partitionDir, perfettoFile, STAGING, traceIdOf } from './dataset.js';
-import { datasetWriter, type ConvertFormat, type DatasetWriter, type FormatContext } from './formats.js';
+import { datasetWriter, FileSink, type ConvertFormat, type DatasetWriter, type FormatContext } from './formats.js';
 import { sortByCpuTime } from './sort.js';
 
 export interface ConvertOptions {
@@ -42,6 +42,8 @@ export interface ConvertResult {
   bytes: number;
   /** what could not be decoded (as `summary` says it), or null */
   dataLoss: string | null;
+  /** skipped because it is the same trace as this file, given earlier in the same run */
+  sameAs?: string;
 }
 
 export const DEFAULT_PART_ROWS = 1 << 20;
@@ -117,7 +119,11 @@ export async function convertFile(path: string, options: ConvertOptions): Promis
   const staging = join(out, STAGING, `${id}.${process.pid}.${Math.random().toString(36).slice(2, 8)}`);
   await mkdir(staging, { recursive: true });
   try {
-    if (perfetto) throw new EtlError('BAD_OPTION', 'perfetto output is not available yet');
+    if (perfetto) {
+      const result = await convertToPerfetto(source, id, join(staging, 'timeline'), info, options);
+      await rename(join(staging, 'timeline'), perfettoFile(out, id));
+      return result;
+    }
     const result = await convertToDataset(source, id, staging, info, options);
     // into place: every table, then the traces row that marks the trace done
     const tables = Object.keys(result.rows) as TableName[];
@@ -136,6 +142,45 @@ export async function convertFile(path: string, options: ConvertOptions): Promis
   }
 }
 
+/** One Perfetto timeline (CPU tracks with thread states, wake-ups, process and thread names) per trace. */
+async function convertToPerfetto(
+  source: string,
+  id: string,
+  file: string,
+  info: Awaited<ReturnType<typeof readTraceInfo>>,
+  options: ConvertOptions,
+): Promise<ConvertResult> {
+  const sink = await FileSink.create(file);
+  let res: Awaited<ReturnType<typeof streamFile>>;
+  try {
+    const writer = new PerfettoWriter(sink.write, { clock: clockOfInfo(info) });
+    res = await streamFile(source, {
+      engine: options.engine,
+      bias: options.bias,
+      rows: 'borrow', // each chunk is encoded before onRows returns
+      onProgress: options.onProgress ? (phase, done, total) => phase === 'decode' && options.onProgress!(done, total) : undefined,
+      onRows: async (rows) => {
+        await writer.readyThread(rows.readythread);
+        await writer.cswitch(rows.cswitch);
+      },
+    });
+    await writer.processTree(res.threads, res.processes);
+    await writer.close();
+  } finally {
+    await sink.close();
+  }
+  const bytes = (await stat(file)).size;
+  return {
+    id,
+    source,
+    status: 'converted',
+    rows: { cswitch: res.summary.cswitch, readythread: res.summary.readythread, threads: res.summary.threads, processes: res.summary.processes },
+    files: 1,
+    bytes,
+    dataLoss: dataLossText(res.summary.diagnostics),
+  };
+}
+
 async function convertToDataset(
   source: string,
   id: string,
@@ -144,10 +189,10 @@ async function convertToDataset(
   options: ConvertOptions,
 ): Promise<ConvertResult> {
   if (options.to === 'perfetto') throw new Error('unreachable');
-  const writer = await datasetWriter(options.to);
+  const partRows = options.partRows ?? DEFAULT_PART_ROWS;
+  const writer = await datasetWriter(options.to, partRows);
   const ctx: FormatContext = { clock: clockOfInfo(info), names: options.names ?? false };
   const wanted = new Set<TableName>(options.tables ?? TABLE_NAMES);
-  const partRows = options.partRows ?? DEFAULT_PART_ROWS;
   const parts = new Map<TableName, Parts>();
   for (const t of TABLE_NAMES) if (wanted.has(t)) parts.set(t, new Parts(t, partitionDir(staging, t, id), writer, ctx, partRows));
   const decoded = DECODED_TABLE_NAMES.filter((t) => wanted.has(t));

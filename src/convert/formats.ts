@@ -3,6 +3,8 @@
 // the trace's clock converts, and `<column>Name` text columns for enumerations with `names`.
 import { open, type FileHandle } from 'node:fs/promises';
 import { TextTableWriter } from '../output/text.js';
+import { ArrowIpcWriter } from '../output/arrow.js';
+import { ParquetTableWriter } from '../output/parquet.js';
 import type { TableName } from '../schema.js';
 import type { Table } from '../table.js';
 import type { Clock } from '../time.js';
@@ -41,10 +43,17 @@ export class FileSink {
     while (done < buf.length) done += (await this.fh.write(buf, done, buf.length - done)).bytesWritten;
     this.bytes += buf.length;
   };
-  async close(): Promise<number> {
-    await this.fh.close();
+  get size(): number {
     return this.bytes;
   }
+  async close(): Promise<number> {
+    if (!this.closed) {
+      this.closed = true;
+      await this.fh.close();
+    }
+    return this.bytes;
+  }
+  private closed = false;
 }
 
 function textFormat(format: 'csv' | 'jsonl'): DatasetWriter {
@@ -69,13 +78,64 @@ function textFormat(format: 'csv' | 'jsonl'): DatasetWriter {
   };
 }
 
+/** Parquet (zstd, min/max statistics): a part file is one row group. */
+function parquetFormat(partRows: number): DatasetWriter {
+  return {
+    ext: 'parquet',
+    async openPart(path, table, ctx) {
+      const sink = await FileSink.create(path);
+      try {
+        const w = await ParquetTableWriter.create(table, sink.write, { clock: ctx.clock, names: ctx.names, rowGroupRows: partRows });
+        return {
+          write: (t) => w.write(t),
+          close: async () => {
+            try {
+              await w.close();
+            } finally {
+              await sink.close();
+            }
+            return sink.size;
+          },
+        };
+      } catch (e) {
+        await sink.close();
+        throw e;
+      }
+    },
+  };
+}
+
+/** Arrow IPC files (`.arrow`, the Feather v2 format): record batches of the part's rows. */
+function arrowFormat(): DatasetWriter {
+  return {
+    ext: 'arrow',
+    async openPart(path, table, ctx) {
+      const sink = await FileSink.create(path);
+      const w = new ArrowIpcWriter(table, sink.write, { clock: ctx.clock, names: ctx.names, format: 'file' });
+      return {
+        write: (t) => w.write(t),
+        close: async () => {
+          try {
+            await w.close();
+          } finally {
+            await sink.close();
+          }
+          return sink.size;
+        },
+      };
+    },
+  };
+}
+
 /** The writer of a dataset format (loads what the format needs on first use). */
-export async function datasetWriter(format: DatasetFormat): Promise<DatasetWriter> {
+export async function datasetWriter(format: DatasetFormat, partRows: number): Promise<DatasetWriter> {
   switch (format) {
     case 'csv':
     case 'jsonl':
       return textFormat(format);
-    default:
-      throw new Error(`format ${format} is not available yet`);
+    case 'parquet':
+      return parquetFormat(partRows);
+    case 'arrow':
+      return arrowFormat();
   }
 }

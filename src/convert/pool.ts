@@ -9,6 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { EtlError } from '../errors.js';
 import { loadWasmModule } from '../wasm/instance.js';
 import { convertFile, type ConvertOptions, type ConvertResult } from './convert-file.js';
+import { traceIdOf } from './dataset.js';
 
 export type FileOutcome = { path: string; ok: true; result: ConvertResult } | { path: string; ok: false; error: string; code?: string };
 
@@ -54,11 +55,25 @@ export async function convertFiles(files: readonly string[], options: PoolOption
     options.onFile?.(outcome);
     report();
   };
+  // the same trace twice in one run (a copy, a link): converted once, the other copies skipped
+  const ids = await Promise.all(files.map((f) => traceIdOf(f).catch(() => null)));
+  const first = new Map<string, number>();
+  const todo: number[] = [];
+  for (let i = 0; i < files.length; i++) {
+    const id = ids[i];
+    const seen = id === null || id === undefined ? undefined : first.get(id);
+    if (seen === undefined) {
+      if (id) first.set(id, i);
+      todo.push(i);
+    } else {
+      finish(i, { path: files[i]!, ok: true, result: { id: id!, source: files[i]!, status: 'skipped', rows: {}, files: 0, bytes: 0, dataLoss: null, sameAs: files[seen]! } });
+    }
+  }
   const { threads: _t, onProgress: _p, onFile: _f, ...convertOptions } = options;
-  const threads = Math.max(1, Math.min(options.threads ?? 1, files.length));
+  const threads = Math.max(1, Math.min(options.threads ?? 1, todo.length));
   const workerScript = fileURLToPath(WORKER_URL);
   if (threads === 1 || !existsSync(workerScript)) {
-    for (let i = 0; i < files.length; i++) {
+    for (const i of todo) {
       try {
         const result = await convertFile(files[i]!, {
           ...convertOptions,
@@ -82,12 +97,12 @@ export async function convertFiles(files: readonly string[], options: PoolOption
         const worker = new Worker(WORKER_URL, { workerData: { wasmModule, options: convertOptions } });
         let current = -1;
         const feed = () => {
-          if (next >= files.length) {
+          if (next >= todo.length) {
             current = -1;
             void worker.terminate();
             return;
           }
-          current = next++;
+          current = todo[next++]!;
           worker.postMessage({ type: 'file', index: current, path: files[current]! } satisfies ToWorker);
         };
         worker.on('message', (m: FromWorker) => {
