@@ -10,16 +10,17 @@ import { decodeStream, decodeSync, streamFile } from '../src/node.js';
 import type { DecodeResult } from '../src/node.js';
 import { xpressDecompress as tsXpress } from '../src/reference/xpress.js';
 import { loadWasmModuleSync, type WasmExports } from '../src/wasm/instance.js';
-import { simulateSchedule, writeTrace, type MixedTraceOptions } from '../src/writer/index.js';
+import type { MixedTraceOptions } from '../src/writer/index.js';
 import { cpuUsage } from '../src/node.js';
 import { cpuUsageReference } from '../src/reference/cpu-usage.js';
-import { compressedPayloads, corpusFile, traceFixture, type XpressSet } from './fixtures.js';
+import { compressedPayloads, corpusFile, scheduleFixture, traceFixture, type XpressSet } from './fixtures.js';
+import { FORMAT_CASES } from './format-cases.js';
 import { compressedBombs, template, tinyBuffers } from '../test/helpers/hostile.js';
 
 export type EngineName = 'wasm' | 'reference';
 export const ENGINES: readonly EngineName[] = ['wasm', 'reference'];
 
-export type CaseGroup = 'walk' | 'decode' | 'tables' | 'derive' | 'xpress' | 'hostile' | 'blob' | 'scale';
+export type CaseGroup = 'walk' | 'decode' | 'tables' | 'derive' | 'xpress' | 'hostile' | 'blob' | 'scale' | 'format';
 
 export interface CaseSettings {
   /** approximate size of each generated trace fixture */
@@ -123,18 +124,6 @@ function traceCase(
 // ------------------------------------------------------------------------------------------------
 // scheduling cases: a simulated schedule (Thread/Process rundowns and lifetimes, ReadyThread wake-ups,
 // CSwitch and compact switches) — the decoders of issue 9 and the cpuUsage derivation
-
-const schedules = new Map<number, Uint8Array>();
-/** A simulated schedule of about `bytes` (generated once per run). */
-function scheduleFixture(bytes: number): Uint8Array {
-  let f = schedules.get(bytes);
-  if (!f) {
-    // the simulation writes ~0.2 bytes per tick of duration on 8 CPUs
-    f = writeTrace(simulateSchedule({ seed: SEED + 9, cpus: 8, threads: 400, processes: 40, switchMode: 'mixed', duration: Math.round(bytes * 5.3) }).description).bytes;
-    schedules.set(bytes, f);
-  }
-  return f;
-}
 
 function scheduleDecodeCase(): BenchCase {
   return {
@@ -436,6 +425,7 @@ export const CASES: readonly BenchCase[] = [
     'perfview-net.4.5.2.x64.etl (4.9 MB, 359 compressed buffers of varying sizes) from a File-backed Blob (fs.openAsBlob): "wasm" column = Blob, "reference" = the bytes in memory (wasm engine both)',
     'perfview-net.4.5.2.x64.etl',
   ),
+  ...FORMAT_CASES,
 ];
 
 export const CASE_NAMES: readonly string[] = [...CASES.map((c) => c.name), SCALE_CASE];

@@ -297,6 +297,9 @@ function targets(results: readonly CaseResult[], ratios: Record<string, number>,
       ? '  -       blob/perfview-net: a Blob within 2× of the bytes in memory (not measured)'
       : `  ${mark(blobNet >= 0.5)}  blob/perfview-net: a Blob within 2× of the bytes in memory: ${(1 / blobNet).toFixed(2)}× the in-memory time`,
   );
+  for (const r of results.filter((x) => x.group === 'format' && x.engine === 'wasm')) {
+    out.push(`  ${mark(r.mbPerS >= 100)}  ${r.name}: ≥ 100 MB/s of output (every table; per table in the notes): ${r.mbPerS.toFixed(0)} MB/s`);
+  }
   const find = (engine: string) => results.find((r) => r.name === SCALE_CASE && r.engine === engine);
   const dec = find('wasm');
   const read = find('read-only');

@@ -37,6 +37,7 @@ export { guidText, HEADER_TYPE_NAMES } from './event-kinds.js';
 export * from './enums.js';
 export { analyzeCpu, cpuUsage, CpuAnalyzer, CpuUsageDeriver } from './analysis/cpu.js';
 export type { CpuAnalysis, CpuTotals, ProcessCpu, ThreadCpu, CpuUsageOptions, CpuUsageStats } from './analysis/cpu.js';
+export { TextTableWriter, toCsv, toJsonl, type FormatOptions, type DumpFormat, type TimeColumn, type TextSink } from './output/text.js';
 export { toArrow, tableToArrowIpc, ArrowIpcWriter } from './output/arrow.js';
 export type { ArrowOptions, ArrowIpcWriterOptions, ByteSink } from './output/arrow.js';
 export { ParquetTableWriter, tableToParquet, DEFAULT_ROW_GROUP_ROWS, DEFAULT_COMPRESSION } from './output/parquet.js';

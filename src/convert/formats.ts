@@ -2,7 +2,7 @@
 // the nanoseconds since the trace's anchor next to each raw time column (`timestamp` → `timeNs`) when
 // the trace's clock converts, and `<column>Name` text columns for enumerations with `names`.
 import { open, type FileHandle } from 'node:fs/promises';
-import { formatRows, headerLine } from '../format.js';
+import { TextTableWriter } from '../output/text.js';
 import { ArrowIpcWriter } from '../output/arrow.js';
 import { ParquetTableWriter } from '../output/parquet.js';
 import type { TableName } from '../schema.js';
@@ -62,12 +62,17 @@ function textFormat(format: 'csv' | 'jsonl'): DatasetWriter {
     async openPart(path, table, ctx) {
       const sink = await FileSink.create(path);
       const o = { format, names: ctx.names, time: ctx.clock ? ('ns' as const) : ('raw' as const), clock: ctx.clock };
-      await sink.write(headerLine(table, o));
+      // rows formatted into byte buffers (src/output/text.ts), each written when full
+      const writer = new TextTableWriter(table, o, sink.write, 1 << 18);
+      await writer.writeHeader();
       return {
         write: async (t) => {
-          if (t.length) await sink.write(formatRows(t, o));
+          if (t.length) await writer.write(t);
         },
-        close: () => sink.close(),
+        close: async () => {
+          await writer.end();
+          return sink.close();
+        },
       };
     },
   };

@@ -15,8 +15,8 @@ import {
   Table,
   type Clock,
   type DecodedTableName,
+  TextTableWriter,
 } from '../../src/index.js';
-import { formatRows, headerLine } from '../../src/format.js';
 import { clockUnavailable } from '../../src/time.js';
 import type { ExportFormat, ExportTable } from './export-formats.js';
 
@@ -55,12 +55,13 @@ const isDecoded = (t: ExportTable): t is DecodedTableName => (DECODED_TABLE_NAME
 
 /** The CSV of one table, as `etw-decode dump <file> --table <table> --format csv` writes it. */
 async function csv(file: Blob, table: ExportTable, onProgress: Progress): Promise<{ blob: Blob; rows: number }> {
-  const fmt = { format: 'csv' as const };
   const out = new BlobSink();
-  out.write(headerLine(table, fmt));
+  // formatted into 1 MiB byte buffers (src/output/text.ts), each appended to the Blob when full
+  const w = new TextTableWriter(table, { format: 'csv' }, (bytes) => out.write(bytes), 1 << 20);
+  w.writeHeader();
   let rows = 0;
   const put = (t: Table) => {
-    if (t.length) out.write(formatRows(t, fmt));
+    if (t.length) w.write(t);
     rows += t.length;
   };
   const deriver = table === 'cpuUsage' ? new CpuUsageDeriver(put) : null;
@@ -71,6 +72,7 @@ async function csv(file: Blob, table: ExportTable, onProgress: Progress): Promis
   });
   deriver?.finish();
   if (table === 'threads' || table === 'processes') put(res[table]);
+  w.end();
   return { blob: out.finish('text/csv'), rows };
 }
 
