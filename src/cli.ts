@@ -1,7 +1,10 @@
 // etw-decode command line: `summary` and `dump`, streaming with bounded memory. Every expected failure
 // is one line on stderr and an exit code (README § Command line); only a bug prints a stack trace.
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { readTraceInfo, streamFile, createClock, type TraceSummary, EtlError } from './node.js';
+import { readTraceInfo, streamFile } from './files.js';
+import { createClock } from './time.js';
+import { EtlError } from './errors.js';
+import type { TraceSummary } from './summary.js';
 import type { DecodeOptions } from './options.js';
 import { DECODED_TABLE_NAMES, TABLE_NAMES, type DecodedTableName, type TableName } from './schema.js';
 import { TextTableWriter, type DumpFormat, type FormatOptions, type TimeColumn } from './output/text.js';

@@ -5,7 +5,7 @@ import { mkdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { CpuUsageDeriver } from '../analysis/cpu.js';
 import { PerfettoWriter } from '../output/perfetto.js';
-import { readTraceInfo, streamFile } from '../node.js';
+import { readTraceInfo, streamFile } from '../files.js';
 import type { DecodeOptions } from '../options.js';
 import { concatChunks, DECODED_TABLE_NAMES, TABLE_NAMES, type ColumnChunk, type TableName, type TypedColumn } from '../schema.js';
 import { dataLossText } from '../summary-text.js';
