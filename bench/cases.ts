@@ -49,6 +49,8 @@ export interface PreparedCase {
   notes: string[];
   /** called once the case has run (e.g. deletes its temporary file) */
   cleanup?: () => void;
+  /** the trace bytes, when the native reference decoder (bench/native.ts) does the same work on them */
+  nativeInput?: Uint8Array;
 }
 
 export interface BenchCase {
@@ -115,6 +117,7 @@ function traceCase(
         work: { inputBytes: f.bytes.length, outputBytes: 0, throughputOf: 'input', events, rows },
         run: { wasm: streamRunner(f.bytes, 'wasm'), reference: streamRunner(f.bytes, 'reference') },
         notes,
+        nativeInput: f.bytes,
       };
     },
   };
