@@ -15,6 +15,14 @@ const SCRATCH_INITIAL: i32 = 1 << 20;
 const SLACK: i32 = 16;
 /** bytes of one per-processor held-back switch (layout in compcs.ts) */
 export const PENDING_SLOT_SIZE: usize = 40;
+/**
+ * Gap after every output column. Columns hold rowCap × width bytes, a multiple of a large power of two for
+ * the default capacities, so without a gap row r of every same-width column sits at the same address modulo
+ * 4 KiB (and 64 KiB): the 26 column streams of the cswitch table then compete for one L1 set and one L2 set
+ * and evict each other on every row. One cache line per column staggers them (decode/cswitch kernel time
+ * -40 % on this VM).
+ */
+const COLUMN_GAP: usize = 64;
 /** column directory slots per table */
 const DIR_SLOTS: i32 = L.MAX_COLUMNS;
 
@@ -98,7 +106,7 @@ function placeRegions(inputBytes: i32, rowCapacity: i32): void {
     store<i32>(ROW_LIMITS + (<usize>t << 2), rowCapacity - L.rowReserve(t));
     const n = L.columnCount(t);
     for (let c: i32 = 0; c < n; c++) {
-      store<u32>(COLUMN_DIR + <usize>((t * DIR_SLOTS + c) << 2), <u32>alloc(<usize>rowCapacity * <usize>L.columnWidth(t, c)));
+      store<u32>(COLUMN_DIR + <usize>((t * DIR_SLOTS + c) << 2), <u32>alloc(<usize>rowCapacity * <usize>L.columnWidth(t, c) + COLUMN_GAP));
     }
   }
   countersStart = alloc(<usize>L.D_COUNTER_COUNT << 3);
