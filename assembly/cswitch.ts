@@ -7,7 +7,8 @@
 //  +0x0E u8  OldThreadState         +0x0F u8 OldThreadIdealProcessor
 //  +0x10 u32 NewThreadWaitTime      +0x14 i32 OldThreadRemainingQuantum   (v2+, if Size allows)
 //
-// Columns not written stay zero: resetRows() zeroes every used row.
+// Columns not written stay zero: resetRows() zeroes them (memory.ts rewrittenColumns: the columns every
+// row stores are not zeroed).
 import * as L from './layout';
 import { count, issue } from './diag';
 import { addRow, col } from './memory';
@@ -72,15 +73,19 @@ export function cswitchEvent(data: usize, n: i32, version: i32, cpu: i32, tsAt: 
       mask |= bit(L.CS_OLD_THREAD_BAM_QOS_LEVEL) | bit(L.CS_NEW_THREAD_BAM_QOS_LEVEL);
     }
   }
+  // every row stores newThreadWaitTime, its at-most-one-tick flag and source (memory.ts rewrittenColumns)
+  let waitTime: u32 = 0;
   if (n >= L.CSW_NEW_THREAD_WAIT_TIME + 4) {
-    store<u32>(col(T, L.CS_NEW_THREAD_WAIT_TIME) + (r << 2), load<u32>(data, L.CSW_NEW_THREAD_WAIT_TIME));
+    waitTime = load<u32>(data, L.CSW_NEW_THREAD_WAIT_TIME);
     mask |= bit(L.CS_NEW_THREAD_WAIT_TIME);
   }
+  store<u32>(col(T, L.CS_NEW_THREAD_WAIT_TIME) + (r << 2), waitTime);
+  store<u8>(col(T, L.CS_NEW_THREAD_WAIT_TIME_AT_MOST_ONE_TICK) + r, 0);
+  store<u8>(col(T, L.CS_SOURCE) + r, <u8>L.CS_SOURCE_CSWITCH);
   if (n >= L.CSW_OLD_THREAD_REMAINING_QUANTUM + 4) {
     store<i32>(col(T, L.CS_OLD_THREAD_REMAINING_QUANTUM) + (r << 2), load<i32>(data, L.CSW_OLD_THREAD_REMAINING_QUANTUM));
     mask |= bit(L.CS_OLD_THREAD_REMAINING_QUANTUM);
   }
-  // CS_SOURCE stays 0 = CS_SOURCE_CSWITCH
   store<u8>(col(T, L.CS_VERSION) + r, <u8>version);
   store<f64>(col(T, L.CS_FILE_OFFSET) + (r << 3), fileOffset);
   store<u32>(col(T, L.CS_VALID) + (r << 2), mask);

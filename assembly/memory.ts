@@ -4,8 +4,8 @@
 //
 // Regions: input window (+16 bytes slack), the output columns of every table of the registry
 // (schema/tables.mjs; `rowCap` rows each, 16-byte aligned so JS can view them as typed arrays),
-// diagnostic counters (u64, schema/stats.mjs), issue log, per-kind tally table and its hash index
-// (§B.2), per-CPU held-back compact switch (§D.8), a copy of the TRACE_LOGFILE_HEADER payload (§A.8),
+// diagnostic counters (u64, schema/stats.mjs), issue log, per-kind tally table, its hash index and its
+// per-HookId cache (§B.2), per-CPU held-back compact switch (§D.8), a copy of the TRACE_LOGFILE_HEADER payload (§A.8),
 // the ETW_KERNEL_HEADER_EXTENSION (§A.9) and the scratch. The column directory (pointer of every
 // column), the row counts and the row limits of the tables are small static blocks.
 import * as L from './layout';
@@ -53,6 +53,9 @@ export let kindIndexStart: usize = 0;
 /** slots of the kind hash index (kinds.ts): u32 each, a power of two, ~5× KIND_MAX_DISTINCT so that
  *  lookups of kinds not in the table (a full table) stop after one or two probes */
 export const KIND_INDEX_SLOTS: i32 = 16384;
+/** slots of the per-HookId kind cache (kinds.ts tallyPerfinfo): u16 each, indexed by HookId modulo this */
+export const HOOK_CACHE_SLOTS: i32 = 4096;
+export let hookCacheStart: usize = 0;
 export let pendingStart: usize = 0;
 /** string heap of the `str` columns (layout.ts STR_*): HEAP_CAPACITY bytes, emptied with the rows */
 export const HEAP_CAPACITY: i32 = 1 << 20;
@@ -113,6 +116,7 @@ function placeRegions(inputBytes: i32, rowCapacity: i32): void {
   logStart = alloc(<usize>(L.LOG_CAPACITY * L.LOG_ENTRY_SIZE));
   kindsStart = alloc(<usize>(L.KIND_CAPACITY * L.KIND_ENTRY_SIZE));
   kindIndexStart = alloc(<usize>KIND_INDEX_SLOTS << 2);
+  hookCacheStart = alloc(<usize>HOOK_CACHE_SLOTS << 1);
   pendingStart = alloc(<usize>L.MAX_PROCESSORS * PENDING_SLOT_SIZE);
   logfileStart = alloc(<usize>L.LOGFILE_HEADER_COPY_MAX);
   headerExtensionStart = alloc(<usize>L.KHE_SIZE);
@@ -130,7 +134,7 @@ function placeRegions(inputBytes: i32, rowCapacity: i32): void {
 }
 
 /**
- * Zeroes what a decode wrote outside the rows — counters, issue log, kind table and index, held-back
+ * Zeroes what a decode wrote outside the rows — counters, issue log, kind table, index and HookId cache, held-back
  * switches, logfile-header and header-extension copies (laid out back to back by layoutArena) — and the
  * rows still in the tables, so the arena is as layoutArena left it, without touching the rest.
  */
@@ -187,7 +191,7 @@ export function setRows(t: i32, n: i32): void {
   if (n > load<i32>(ROW_LIMITS + (<usize>t << 2))) drainWanted = true;
 }
 
-/** Index of a new row of table `t` (its cells are zero). */
+/** Index of a new row of table `t` (its cells are zero, except in the columns every row overwrites). */
 // @ts-ignore: decorator
 @inline
 export function addRow(t: i32): usize {
@@ -206,12 +210,49 @@ export function heapTake(bytes: i32): i32 {
   return at;
 }
 
-/** Zeroes the rows handed out so far (every column of every table) and empties the tables. */
+/** the cswitch columns both of its row writers (cswitch.ts and compcs.ts emitHeld) store in every row */
+const CS_REWRITTEN: u32 =
+  (<u32>1 << L.CS_TIMESTAMP) |
+  (<u32>1 << L.CS_CPU) |
+  (<u32>1 << L.CS_NEW_THREAD_ID) |
+  (<u32>1 << L.CS_OLD_THREAD_ID) |
+  (<u32>1 << L.CS_OLD_THREAD_PRIORITY) |
+  (<u32>1 << L.CS_OLD_THREAD_WAIT_REASON) |
+  (<u32>1 << L.CS_OLD_THREAD_STATE) |
+  (<u32>1 << L.CS_NEW_THREAD_WAIT_TIME) |
+  (<u32>1 << L.CS_NEW_THREAD_WAIT_TIME_AT_MOST_ONE_TICK) |
+  (<u32>1 << L.CS_SOURCE) |
+  (<u32>1 << L.CS_VERSION) |
+  (<u32>1 << L.CS_FILE_OFFSET) |
+  (<u32>1 << L.CS_VALID);
+
+/**
+ * Columns (bit = column) that every row writer of table `t` stores in every row it adds, whatever the
+ * event: resetRows need not zero them, the next rows overwrite them. Null cells must still read 0, so a
+ * column some writer leaves alone in some rows is zeroed. Kept true by cswitch.ts, compcs.ts (emitHeld),
+ * spinlock.ts and readythread.ts; test/kernel-rows.test.ts poisons the columns to check it.
+ */
+function rewrittenColumns(t: i32): u32 {
+  if (t == L.TABLE_CSWITCH) return CS_REWRITTEN;
+  if (t == L.TABLE_SPINLOCK || t == L.TABLE_READYTHREAD) return (<u32>1 << <u32>L.columnCount(t)) - 1;
+  return 0;
+}
+
+/**
+ * Empties the tables, zeroing the rows handed out so far in the columns that the next rows do not always
+ * overwrite (rewrittenColumns): the rest of the arena is as layoutArena left it, so a new row's cells are
+ * zero unless written.
+ */
 export function resetRows(): void {
   for (let t: i32 = 0; t < L.TABLE_COUNT; t++) {
     const used = <usize>rows(t);
-    const n = L.columnCount(t);
-    for (let c: i32 = 0; c < n; c++) memory.fill(col(t, c), 0, used * <usize>L.columnWidth(t, c));
+    if (used != 0) {
+      const keep = rewrittenColumns(t);
+      const n = L.columnCount(t);
+      for (let c: i32 = 0; c < n; c++) {
+        if (((keep >>> <u32>c) & 1) == 0) memory.fill(col(t, c), 0, used * <usize>L.columnWidth(t, c));
+      }
+    }
     store<i32>(ROW_COUNTS + (<usize>t << 2), 0);
   }
   heapUsed = 0;

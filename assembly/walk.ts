@@ -16,7 +16,7 @@ import { processEvent } from './process';
 import { readyThreadEvent } from './readythread';
 import { threadEvent } from './thread';
 import { count, countN, issue, resetDiag } from './diag';
-import { resetKinds, tally } from './kinds';
+import { resetKinds, tally, tallyPerfinfo } from './kinds';
 import {
   clearArena,
   drainWanted,
@@ -36,8 +36,13 @@ import { xpressDecompress } from './xpress';
 /** decodeBuffer with an offset/length outside the input window (API misuse; nothing is counted) */
 const STATUS_BAD_ARGS: i32 = -1;
 
-/** L.headerInfo() of every HeaderType, one byte each (filled by init: one load per event) */
-const HEADER_INFO: usize = memory.data(L.HEADER_TYPE_COUNT);
+/**
+ * B.1/B.2 by the marker's top 16 bits (marker flags byte, HeaderType): L.headerInfo() of the HeaderType
+ * (class << 4 | fixed header bytes >> 3) where those bits make a SYSTEM/COMPACT/PERFINFO/FULL/INSTANCE/
+ * EVENT/ERROR marker (top two bits set), 0 for everything else (MESSAGE markers, bad markers, padding:
+ * walkOther sorts them out). Filled by init: one load classifies an event.
+ */
+const MARKER_INFO: usize = memory.data(0x10000);
 
 // ---- trace-wide state (A.8, A.9, D.5)
 let numberOfProcessors: u32 = 0;
@@ -64,7 +69,11 @@ let walkCut: bool = false;
 /** Lays out the arena (memory.ts) and starts with empty state. */
 export function init(inputBytes: i32, rowCapacity: i32): void {
   layoutArena(inputBytes, rowCapacity);
-  for (let t: i32 = 0; t < L.HEADER_TYPE_COUNT; t++) store<u8>(HEADER_INFO + <usize>t, <u8>L.headerInfo(t));
+  for (let top: i32 = 0; top < 0x10000; top++) {
+    const headerType = top & 0xff;
+    const info = top >>> 14 == 3 && headerType < L.HEADER_TYPE_COUNT ? L.headerInfo(headerType) : 0;
+    store<u8>(MARKER_INFO + <usize>top, <u8>info);
+  }
   resetState();
 }
 
@@ -207,9 +216,17 @@ export function finish(): i32 {
   return L.STATUS_OK;
 }
 
-/** B.4: the events in [p, end); an event's file offset is fileBase + (its pointer - base). */
+/**
+ * B.4: the events in [p, end); an event's file offset is fileBase + (its pointer - base).
+ *
+ * The loop is the hot path of every decode, shaped for the common case: a SYSTEM/COMPACT/PERFINFO event
+ * (nearly every event of a kernel trace) is recognised by one load from MARKER_INFO (its header class and
+ * size from the marker's top 16 bits), checked, tallied through the per-HookId cache and dispatched without
+ * leaving the loop. Every other event — other header kinds, bad markers and sizes, the end-of-buffer
+ * padding — goes to walkOther(), out of line, so its many values do not take registers from the loop.
+ */
 function walkEvents(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32): i32 {
-  let events: u64 = 0;
+  let events: i32 = 0;
   while (p + 4 <= end) {
     if (drainWanted) {
       walkPending = true;
@@ -218,59 +235,85 @@ function walkEvents(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32):
       walkBase = base;
       walkFileBase = fileBase;
       walkCpu = cpu;
-      countN(L.D_EVENTS, events);
+      countN(L.D_EVENTS, <u64>events);
       return L.STATUS_NEED_DRAIN;
     }
     const m = load<u32>(p);
-    if (m == L.END_OF_BUFFER_MARKER) break;
-    // B.1/B.2: header kind, fixed header bytes and Size
-    let headerType: i32 = 0;
-    let cls: i32 = L.HC_NONE;
-    let headerSize: i32 = 0;
-    let size: i32 = 0;
-    let abandon: i32 = 0; // 0 ok, else the counter to charge
-    if ((m & L.TRACE_HEADER_FLAG) == 0) {
-      abandon = L.D_EVENTS_BAD_MARKER;
-    } else if (((m >>> 24) & 0xd0) == 0x90) {
-      headerType = L.HT_MESSAGE;
-      cls = L.HC_MESSAGE;
-      size = <i32>(m & 0xffff);
-      headerSize = L.MESSAGE_HEADER_SIZE;
-    } else if (m >>> 30 == 3) {
-      headerType = <i32>((m >>> 16) & 0xff);
-      const info = headerType < L.HEADER_TYPE_COUNT ? <i32>load<u8>(HEADER_INFO + <usize>headerType) : 0;
-      cls = info >> 4;
-      if (info == 0) {
-        abandon = L.D_EVENTS_BAD_MARKER;
-      } else if (p + 8 > end) {
-        abandon = L.D_EVENTS_BAD_SIZE;
-      } else if (cls == L.HC_PERFINFO) {
-        headerSize = ((info & 0xf) << 3) + L.extendedItemBytes(m);
-        size = <i32>load<u16>(p, L.TH_SIZE);
-      } else {
-        headerSize = (info & 0xf) << 3;
-        size = <i32>load<u16>(p);
+    const info = <i32>load<u8>(MARKER_INFO + <usize>(m >>> 16));
+    if (info >> 4 == L.HC_PERFINFO && p + 8 <= end) {
+      // B.1/B.3: SYSTEM/COMPACT/PERFINFO: Size at +4 counts the fixed header and the extended items
+      const headerSize = ((info & 0xf) << 3) + L.extendedItemBytes(m);
+      const w = load<u64>(p); // marker, Size, HookId
+      const size = <i32>(<u32>(w >>> 32) & 0xffff);
+      if (size >= headerSize && p + <usize>size <= end) {
+        events++;
+        const headerType = <i32>((m >>> 16) & 0xff);
+        tallyPerfinfo(w, headerType, size);
+        dispatch(p, m, headerType, headerSize, size, cpu, fileBase + <f64>(p - base));
+        p += <usize>((size + 7) & ~7);
+        continue;
       }
-    } else {
-      abandon = L.D_EVENTS_BAD_MARKER;
     }
-    if (abandon == 0 && (size < headerSize || p + <usize>size > end)) abandon = L.D_EVENTS_BAD_SIZE;
-    if (abandon != 0) {
-      // a cut buffer ends inside an event: that is the truncation (buffersTruncated), not a bad event
-      if (walkCut && abandon == L.D_EVENTS_BAD_SIZE && (p + 8 > end || size >= headerSize)) break;
-      // the rest of this buffer cannot be framed
-      count(abandon);
-      issue(L.D_BUFFERS_TRUNCATED_WALK, <u32>(abandon == L.D_EVENTS_BAD_MARKER ? L.WALK_BAD_MARKER : L.WALK_BAD_SIZE), fileBase + <f64>(p - base));
-      countN(L.D_BYTES_ABANDONED, <u64>(end - p));
-      break;
-    }
+    const step = walkOther(p, end, base, fileBase);
+    if (step <= 0) break;
     events++;
-    tally(p, headerType, cls, size);
-    if (cls == L.HC_PERFINFO) dispatch(p, m, headerType, headerSize, size, cpu, fileBase + <f64>(p - base));
-    p += <usize>((size + 7) & ~7);
+    p += <usize>step;
   }
-  countN(L.D_EVENTS, events);
+  countN(L.D_EVENTS, <u64>events);
   return L.STATUS_OK;
+}
+
+/**
+ * B.1/B.2 for an event the fast path of walkEvents did not take: the end-of-buffer padding (0: stop), a
+ * walkable event of another header kind (tallied; returns its aligned size), or an event that cannot be
+ * framed — then the rest of the buffer is abandoned (counted; 0: stop). A SYSTEM/COMPACT/PERFINFO event
+ * only arrives here when its Size does not fit, so nothing valid is left undispatched.
+ */
+function walkOther(p: usize, end: usize, base: usize, fileBase: f64): i32 {
+  const m = load<u32>(p);
+  if (m == L.END_OF_BUFFER_MARKER) return 0;
+  let headerType: i32 = 0;
+  let cls: i32 = L.HC_NONE;
+  let headerSize: i32 = 0;
+  let size: i32 = 0;
+  let abandon: i32 = 0; // 0 ok, else the counter to charge
+  if ((m & L.TRACE_HEADER_FLAG) == 0) {
+    abandon = L.D_EVENTS_BAD_MARKER;
+  } else if (((m >>> 24) & 0xd0) == 0x90) {
+    headerType = L.HT_MESSAGE;
+    cls = L.HC_MESSAGE;
+    size = <i32>(m & 0xffff);
+    headerSize = L.MESSAGE_HEADER_SIZE;
+  } else if (m >>> 30 == 3) {
+    headerType = <i32>((m >>> 16) & 0xff);
+    const info = headerType < L.HEADER_TYPE_COUNT ? <i32>load<u8>(MARKER_INFO + <usize>(m >>> 16)) : 0;
+    cls = info >> 4;
+    if (info == 0) {
+      abandon = L.D_EVENTS_BAD_MARKER;
+    } else if (p + 8 > end) {
+      abandon = L.D_EVENTS_BAD_SIZE;
+    } else if (cls == L.HC_PERFINFO) {
+      headerSize = ((info & 0xf) << 3) + L.extendedItemBytes(m);
+      size = <i32>load<u16>(p, L.TH_SIZE);
+    } else {
+      headerSize = (info & 0xf) << 3;
+      size = <i32>load<u16>(p);
+    }
+  } else {
+    abandon = L.D_EVENTS_BAD_MARKER;
+  }
+  if (abandon == 0 && (size < headerSize || p + <usize>size > end)) abandon = L.D_EVENTS_BAD_SIZE;
+  if (abandon != 0) {
+    // a cut buffer ends inside an event: that is the truncation (buffersTruncated), not a bad event
+    if (walkCut && abandon == L.D_EVENTS_BAD_SIZE && (p + 8 > end || size >= headerSize)) return 0;
+    // the rest of this buffer cannot be framed
+    count(abandon);
+    issue(L.D_BUFFERS_TRUNCATED_WALK, <u32>(abandon == L.D_EVENTS_BAD_MARKER ? L.WALK_BAD_MARKER : L.WALK_BAD_SIZE), fileBase + <f64>(p - base));
+    countN(L.D_BYTES_ABANDONED, <u64>(end - p));
+    return 0;
+  }
+  tally(p, headerType, cls, size);
+  return (size + 7) & ~7;
 }
 
 /** B.5: routes a SYSTEM/COMPACT/PERFINFO event by HookId. */
