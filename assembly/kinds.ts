@@ -12,7 +12,7 @@
 // opcode, used (always 1); words 2-3 = GUID. Kernel events repeat, so the last entry is cached.
 import * as L from './layout';
 import { count } from './diag';
-import { HOOK_CACHE_SLOTS, hookCacheStart, KIND_INDEX_SLOTS, kindIndexStart, kindsStart } from './memory';
+import { HOOK_CACHE_BITS, hookCacheStart, KIND_INDEX_SLOTS, kindIndexStart, kindsStart } from './memory';
 
 /** key word 1 of every entry: opcode 0, used 1 */
 const USED_WORD: u64 = <u64>1 << 8;
@@ -66,15 +66,16 @@ export function tally(p: usize, headerType: i32, cls: i32, size: i32): void {
 
 /**
  * Counts a SYSTEM/COMPACT/PERFINFO event (`w` = its first 8 bytes: marker, Size, HookId): the walker's
- * fast path. The kind is looked up in a direct-mapped cache indexed by HookId (u16 slots: entry number + 1,
- * 0 = empty), checked against the entry's key word 0 (which holds headerType, version and HookId, and is
+ * fast path. The kind is looked up in a direct-mapped cache indexed by a hash of its key word 0 (u16
+ * slots: entry number + 1, 0 = empty), checked against the entry's key word 0 (which holds headerType, version and HookId, and is
  * unique to SYSTEM/COMPACT/PERFINFO kinds: their other key words are fixed); the hash only on a miss.
  */
 // @ts-ignore: decorator
 @inline
 export function tallyPerfinfo(w: u64, headerType: i32, size: i32): void {
   const k0 = <u64>headerType | ((w & 0xff) << 16) | ((w >>> 48) << 32);
-  const slot = hookCacheStart + (<usize>(<u32>(w >>> 48) & (HOOK_CACHE_SLOTS - 1)) << 1);
+  // slot by a hash of the whole key word (HookId alone would make versions of one HookId evict each other)
+  const slot = hookCacheStart + (<usize>(k0 * 0x9e3779b97f4a7c15 >>> (64 - HOOK_CACHE_BITS)) << 1);
   const n = <i32>load<u16>(slot);
   if (n != 0) {
     const e = kindsStart + <usize>((n - 1) * L.KIND_ENTRY_SIZE);

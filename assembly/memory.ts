@@ -5,8 +5,8 @@
 // Regions: input window (+16 bytes slack), the output columns of every table of the registry
 // (schema/tables.mjs; `rowCap` rows each, 16-byte aligned so JS can view them as typed arrays),
 // diagnostic counters (u64, schema/stats.mjs), issue log, per-kind tally table, its hash index and its
-// per-HookId cache (§B.2), per-CPU held-back compact switch (§D.8), a copy of the TRACE_LOGFILE_HEADER payload (§A.8),
-// the ETW_KERNEL_HEADER_EXTENSION (§A.9) and the scratch. The column directory (pointer of every
+// SYSTEM/COMPACT/PERFINFO kind cache (§B.2), per-CPU held-back compact switch (§D.8), a copy of the
+// TRACE_LOGFILE_HEADER payload (§A.8), the ETW_KERNEL_HEADER_EXTENSION (§A.9) and the scratch. The column directory (pointer of every
 // column), the row counts and the row limits of the tables are small static blocks.
 import * as L from './layout';
 /** first size of the decompression scratch */
@@ -53,8 +53,9 @@ export let kindIndexStart: usize = 0;
 /** slots of the kind hash index (kinds.ts): u32 each, a power of two, ~5× KIND_MAX_DISTINCT so that
  *  lookups of kinds not in the table (a full table) stop after one or two probes */
 export const KIND_INDEX_SLOTS: i32 = 16384;
-/** slots of the per-HookId kind cache (kinds.ts tallyPerfinfo): u16 each, indexed by HookId modulo this */
-export const HOOK_CACHE_SLOTS: i32 = 4096;
+/** the SYSTEM/COMPACT/PERFINFO kind cache (kinds.ts tallyPerfinfo): 1 << HOOK_CACHE_BITS u16 slots */
+export const HOOK_CACHE_BITS: i32 = 12;
+const HOOK_CACHE_SLOTS: i32 = 1 << HOOK_CACHE_BITS;
 export let hookCacheStart: usize = 0;
 export let pendingStart: usize = 0;
 /** string heap of the `str` columns (layout.ts STR_*): HEAP_CAPACITY bytes, emptied with the rows */
@@ -134,7 +135,7 @@ function placeRegions(inputBytes: i32, rowCapacity: i32): void {
 }
 
 /**
- * Zeroes what a decode wrote outside the rows — counters, issue log, kind table, index and HookId cache, held-back
+ * Zeroes what a decode wrote outside the rows — counters, issue log, kind table, index and cache, held-back
  * switches, logfile-header and header-extension copies (laid out back to back by layoutArena) — and the
  * rows still in the tables, so the arena is as layoutArena left it, without touching the rest.
  */

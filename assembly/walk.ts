@@ -221,7 +221,7 @@ export function finish(): i32 {
  *
  * The loop is the hot path of every decode, shaped for the common case: a SYSTEM/COMPACT/PERFINFO event
  * (nearly every event of a kernel trace) is recognised by one load from MARKER_INFO (its header class and
- * size from the marker's top 16 bits), checked, tallied through the per-HookId cache and dispatched without
+ * size from the marker's top 16 bits), checked, tallied through the kind cache and dispatched without
  * leaving the loop. Every other event — other header kinds, bad markers and sizes, the end-of-buffer
  * padding — goes to walkOther(), out of line, so its many values do not take registers from the loop.
  */
