@@ -3,7 +3,7 @@
 // decompression scratch (docs/format.md §A.6) and the input window may be replaced by larger regions.
 //
 // Regions: input window (+16 bytes slack), the output columns of every table of the registry
-// (schema/tables.mjs; `rowCap` rows each, 16-byte aligned so JS can view them as typed arrays),
+// (schema/tables.mjs; one block per table, see MAX_ROWS; 16-byte aligned so JS can view them as typed arrays),
 // diagnostic counters (u64, schema/stats.mjs), issue log, per-kind tally table, its hash index and its
 // SYSTEM/COMPACT/PERFINFO kind cache (§B.2), per-CPU held-back compact switch (§D.8), a copy of the
 // TRACE_LOGFILE_HEADER payload (§A.8), the ETW_KERNEL_HEADER_EXTENSION (§A.9) and the scratch. The column directory (pointer of every
@@ -16,18 +16,23 @@ const SLACK: i32 = 16;
 /** bytes of one per-processor held-back switch (layout in compcs.ts) */
 export const PENDING_SLOT_SIZE: usize = 40;
 /**
- * Gap after every output column. Columns hold rowCap × width bytes, a multiple of a large power of two for
- * the default capacities, so without a gap row r of every same-width column sits at the same address modulo
- * 4 KiB (and 64 KiB): the 26 column streams of the cswitch table then compete for one L1 set and one L2 set
- * and evict each other on every row. One cache line per column staggers them (decode/cswitch kernel time
- * -40 % on this VM).
+ * Every decoded table is one block of columns: column c at block + L.<PREFIX>_<COLUMN>_AT, room for
+ * L.ENGINE_MAX_ROWS rows, then L.ENGINE_COLUMN_GAP bytes (both in schema generation, scripts/gen.mjs). The
+ * offsets are constants, so a row writer stores every cell with one instruction: store<T>(block + (row <<
+ * shift), value, L.X_AT). The gap: column sizes are multiples of a large power of two, so without it row r
+ * of every same-width column sits at the same address modulo 4 KiB (and 64 KiB), and the 26 column streams
+ * of the cswitch table compete for one L1 set and one L2 set, evicting each other on every row; one cache
+ * line per column staggers them (decode/cswitch kernel time -40 % on this VM).
  */
-const COLUMN_GAP: usize = 64;
+const MAX_ROWS: i32 = L.ENGINE_MAX_ROWS;
+const COLUMN_GAP: i32 = L.ENGINE_COLUMN_GAP;
 /** column directory slots per table */
 const DIR_SLOTS: i32 = L.MAX_COLUMNS;
 
 /** column directory: u32 pointer of column c of table t at COLUMN_DIR + 4 * (t * DIR_SLOTS + c) */
 const COLUMN_DIR: usize = memory.data(L.TABLE_COUNT * DIR_SLOTS * 4, 16);
+/** u32 start of table t's block of columns at TABLE_BLOCKS + 4 * t */
+const TABLE_BLOCKS: usize = memory.data(L.TABLE_COUNT * 4, 16);
 /** i32 rows written to table t since the last drain, at ROW_COUNTS + 4 * t */
 const ROW_COUNTS: usize = memory.data(L.TABLE_COUNT * 4, 16);
 /** i32 most rows table t may hold before a drain is wanted: rowCap - rowReserve(t) */
@@ -101,6 +106,7 @@ function placeRegions(inputBytes: i32, rowCapacity: i32): void {
   allocFailed = false;
   if (inputBytes < 0) inputBytes = 0;
   for (let t: i32 = 0; t < L.TABLE_COUNT; t++) rowCapacity = max<i32>(rowCapacity, L.rowReserve(t));
+  rowCapacity = min<i32>(rowCapacity, MAX_ROWS);
   inputStart = alloc(<usize>inputBytes + SLACK);
   inputCapacity = inputBytes;
   rowCap = rowCapacity;
@@ -108,9 +114,16 @@ function placeRegions(inputBytes: i32, rowCapacity: i32): void {
   for (let t: i32 = 0; t < L.TABLE_COUNT; t++) {
     store<i32>(ROW_COUNTS + (<usize>t << 2), 0);
     store<i32>(ROW_LIMITS + (<usize>t << 2), rowCapacity - L.rowReserve(t));
+    // the block: the columns at the offsets of the generated <PREFIX>_<COLUMN>_AT constants
     const n = L.columnCount(t);
+    let bytes: usize = 0;
+    for (let c: i32 = 0; c < n; c++) bytes += <usize>(L.columnWidth(t, c) * MAX_ROWS + COLUMN_GAP);
+    const start = alloc(bytes);
+    store<u32>(TABLE_BLOCKS + (<usize>t << 2), <u32>start);
+    let at = start;
     for (let c: i32 = 0; c < n; c++) {
-      store<u32>(COLUMN_DIR + <usize>((t * DIR_SLOTS + c) << 2), <u32>alloc(<usize>rowCapacity * <usize>L.columnWidth(t, c) + COLUMN_GAP));
+      store<u32>(COLUMN_DIR + <usize>((t * DIR_SLOTS + c) << 2), <u32>at);
+      at += <usize>(L.columnWidth(t, c) * MAX_ROWS + COLUMN_GAP);
     }
   }
   countersStart = alloc(<usize>L.D_COUNTER_COUNT << 3);
@@ -175,6 +188,13 @@ export function reserveScratch(bytes: i32): bool {
 @inline
 export function col(t: i32, c: i32): usize {
   return <usize>load<u32>(COLUMN_DIR + <usize>((t * DIR_SLOTS + c) << 2));
+}
+
+/** Start of table `t`'s block of columns (t constant in decode paths: one load from a fixed address). */
+// @ts-ignore: decorator
+@inline
+export function block(t: i32): usize {
+  return <usize>load<u32>(TABLE_BLOCKS + (<usize>t << 2));
 }
 
 /** Rows written to table `t` since the last drain. */

@@ -17,7 +17,7 @@ import {
 import type { WasmExports } from './instance.js';
 
 export interface WasmEngineOptions {
-  /** rows per output table held in wasm memory between drains (default 131072; at least 32770 are used) */
+  /** rows per output table held in wasm memory between drains (default and most 131072; at least 32770 are used) */
   rowCapacity?: number;
   /** initial input window in bytes (default 4 MiB; reserveInput() grows it) */
   inputBytes?: number;
