@@ -60,8 +60,11 @@ export interface KindRow {
   bytes: number;
 }
 
+/** two lowercase hex digits of every byte value */
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
 export function guidText(b: Uint8Array): string {
-  const h = (i: number) => b[i]!.toString(16).padStart(2, '0');
+  const h = (i: number) => HEX[b[i]!]!;
   return (
     h(3) + h(2) + h(1) + h(0) + '-' + h(5) + h(4) + '-' + h(7) + h(6) + '-' + h(8) + h(9) + '-' +
     h(10) + h(11) + h(12) + h(13) + h(14) + h(15)
@@ -129,3 +132,46 @@ export function compareKinds(a: KindRow, b: KindRow): number {
   );
 }
 
+
+/**
+ * `rows` sorted by compareKinds, in place. The text fields are ranked once among their distinct values
+ * (with the same collator), so the sort compares numbers only: a trace with thousands of kinds (many with
+ * equal counts) sorts in a fraction of the time, in exactly the same order.
+ */
+export function sortKinds(rows: KindRow[]): KindRow[] {
+  const headerTypes = textRanks(rows.map((r) => r.headerType));
+  const providers = textRanks(rows.map((r) => r.provider ?? ''));
+  const keyed = rows.map((row) => ({ row, h: headerTypes.get(row.headerType)!, p: providers.get(row.provider ?? '')! }));
+  const num = (x: number | undefined, y: number | undefined) => (x ?? -1) - (y ?? -1);
+  keyed.sort((x, y) => {
+    const a = x.row;
+    const b = y.row;
+    return (
+      b.count - a.count ||
+      x.h - y.h ||
+      num(a.hookId, b.hookId) ||
+      x.p - y.p ||
+      num(a.eventId, b.eventId) ||
+      num(a.eventType, b.eventType) ||
+      num(a.messageNumber, b.messageNumber) ||
+      num(a.version, b.version) ||
+      num(a.opcode, b.opcode) ||
+      num(a.task, b.task) ||
+      Number(a.extended ?? false) - Number(b.extended ?? false)
+    );
+  });
+  for (let i = 0; i < keyed.length; i++) rows[i] = keyed[i]!.row;
+  return rows;
+}
+
+/** Rank of each distinct text in the collator's order (texts the collator finds equal share a rank). */
+function textRanks(texts: string[]): Map<string, number> {
+  const distinct = [...new Set(texts)].sort((x, y) => collator.compare(x, y));
+  const ranks = new Map<string, number>();
+  let rank = 0;
+  distinct.forEach((t, i) => {
+    if (i > 0 && collator.compare(distinct[i - 1]!, t) !== 0) rank++;
+    ranks.set(t, rank);
+  });
+  return ranks;
+}
