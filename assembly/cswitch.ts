@@ -19,7 +19,10 @@ function bit(c: i32): u32 {
   return <u32>1 << <u32>c;
 }
 
-/** Decodes one CSwitch event: payload `data` of `n` bytes; the row space was checked by the walker. */
+/** Decodes one CSwitch event: payload `data` of `n` bytes; the row space was checked by the walker. Inlined into
+ *  the walker's loop: a call there for every event makes the compiled loop keep its values on the stack. */
+// @ts-ignore: decorator
+@inline
 export function cswitchEvent(data: usize, n: i32, version: i32, cpu: i32, tsAt: usize, fileOffset: f64): void {
   if (version < 1 || version > 4) {
     count(L.D_CSWITCH_SKIPPED_VERSION);
@@ -29,6 +32,13 @@ export function cswitchEvent(data: usize, n: i32, version: i32, cpu: i32, tsAt: 
     issue(L.D_CSWITCH_SKIPPED_SHORT, <u32>n, fileOffset);
     return;
   }
+  putCswitch(data, n, version, cpu, tsAt, fileOffset);
+}
+
+/** The row of a CSwitch event that passed the checks (counted as decoded). */
+// @ts-ignore: decorator
+@inline
+export function putCswitch(data: usize, n: i32, version: i32, cpu: i32, tsAt: usize, fileOffset: f64): void {
   count(L.D_CSWITCH_DECODED);
   const T = L.TABLE_CSWITCH;
   const r = addRow(T);

@@ -64,36 +64,58 @@ export function tally(p: usize, headerType: i32, cls: i32, size: i32): void {
   store<u64>(e, load<u64>(e, L.KIND_BYTES) + <u64>size, L.KIND_BYTES);
 }
 
+/** Key word 0 of a SYSTEM/COMPACT/PERFINFO kind (`w` = the event's first 8 bytes: marker, Size, HookId). */
+// @ts-ignore: decorator
+@inline
+function perfinfoKey(w: u64, headerType: i32): u64 {
+  return <u64>headerType | ((w & 0xff) << 16) | ((w >>> 48) << 32);
+}
+
+/** The kind cache slot of a SYSTEM/COMPACT/PERFINFO key (a hash of the whole word: by HookId alone,
+ *  the versions of one HookId would evict each other). */
+// @ts-ignore: decorator
+@inline
+function perfinfoSlot(k0: u64): usize {
+  return hookCacheStart + (<usize>(k0 * 0x9e3779b97f4a7c15 >>> (64 - HOOK_CACHE_BITS)) << 1);
+}
+
 /**
- * Counts a SYSTEM/COMPACT/PERFINFO event (`w` = its first 8 bytes: marker, Size, HookId): the walker's
- * fast path. The kind is looked up in a direct-mapped cache indexed by a hash of its key word 0 (u16
- * slots: entry number + 1, 0 = empty), checked against the entry's key word 0 (which holds headerType, version and HookId, and is
- * unique to SYSTEM/COMPACT/PERFINFO kinds: their other key words are fixed); the hash only on a miss.
+ * The entry of a SYSTEM/COMPACT/PERFINFO event's kind if the kind cache has it, else 0. The cache is
+ * direct-mapped (u16 slots: entry number + 1, 0 = empty) and checked against the entry's key word 0, which
+ * holds headerType, version and HookId and is unique to SYSTEM/COMPACT/PERFINFO kinds (their other key
+ * words are fixed).
  */
 // @ts-ignore: decorator
 @inline
-export function tallyPerfinfo(w: u64, headerType: i32, size: i32): void {
-  const k0 = <u64>headerType | ((w & 0xff) << 16) | ((w >>> 48) << 32);
-  // slot by a hash of the whole key word (HookId alone would make versions of one HookId evict each other)
-  const slot = hookCacheStart + (<usize>(k0 * 0x9e3779b97f4a7c15 >>> (64 - HOOK_CACHE_BITS)) << 1);
-  const n = <i32>load<u16>(slot);
-  if (n != 0) {
-    const e = kindsStart + <usize>((n - 1) * L.KIND_ENTRY_SIZE);
-    if (load<u64>(e) == k0) {
-      store<u64>(e, load<u64>(e, L.KIND_COUNT) + 1, L.KIND_COUNT);
-      store<u64>(e, load<u64>(e, L.KIND_BYTES) + <u64>size, L.KIND_BYTES);
-      return;
-    }
-  }
-  tallyPerfinfoMiss(k0, slot, size);
+export function cachedPerfinfoKind(w: u64, headerType: i32): usize {
+  const k0 = perfinfoKey(w, headerType);
+  const n = <i32>load<u16>(perfinfoSlot(k0));
+  if (n == 0) return 0;
+  const e = kindsStart + <usize>((n - 1) * L.KIND_ENTRY_SIZE);
+  return load<u64>(e) == k0 ? e : 0;
 }
 
-function tallyPerfinfoMiss(k0: u64, slot: usize, size: i32): void {
-  const e = findOrInsert(k0, USED_WORD, 0, 0);
-  if (e == 0) return;
-  store<u16>(slot, <u16>(<i32>(e - kindsStart) / L.KIND_ENTRY_SIZE + 1));
+/** Counts an event of `size` bytes in entry `e`. */
+// @ts-ignore: decorator
+@inline
+export function countKind(e: usize, size: i32): void {
   store<u64>(e, load<u64>(e, L.KIND_COUNT) + 1, L.KIND_COUNT);
   store<u64>(e, load<u64>(e, L.KIND_BYTES) + <u64>size, L.KIND_BYTES);
+}
+
+/**
+ * The tally entry of a SYSTEM/COMPACT/PERFINFO event's kind (`w` = its first 8 bytes): from the kind
+ * cache, else found or inserted through the hash; 0 when the table is full (counted).
+ */
+export function perfinfoKind(w: u64, headerType: i32): usize {
+  const e = cachedPerfinfoKind(w, headerType);
+  return e != 0 ? e : perfinfoKindMiss(perfinfoKey(w, headerType));
+}
+
+function perfinfoKindMiss(k0: u64): usize {
+  const e = findOrInsert(k0, USED_WORD, 0, 0);
+  if (e != 0) store<u16>(perfinfoSlot(k0), <u16>(<i32>(e - kindsStart) / L.KIND_ENTRY_SIZE + 1));
+  return e;
 }
 
 /** The entry of a key (inserted if new), or 0 when the table already holds KIND_MAX_DISTINCT kinds. */

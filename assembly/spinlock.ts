@@ -12,7 +12,10 @@ import * as L from './layout';
 import { count, issue } from './diag';
 import { addRow, block } from './memory';
 
-/** Decodes one SpinLock event: payload `data` of `n` bytes; the row space was checked by the walker. */
+/** Decodes one SpinLock event: payload `data` of `n` bytes; the row space was checked by the walker. Inlined into
+ *  the walker's loop: a call there for every event makes the compiled loop keep its values on the stack. */
+// @ts-ignore: decorator
+@inline
 export function spinlockEvent(data: usize, n: i32, version: i32, pointerSize: i32, cpu: i32, tsAt: usize, fileOffset: f64): void {
   if (version != L.SPL_EVENT_VERSION) {
     count(L.D_SPINLOCK_SKIPPED_VERSION);
@@ -22,6 +25,13 @@ export function spinlockEvent(data: usize, n: i32, version: i32, pointerSize: i3
     issue(L.D_SPINLOCK_SKIPPED_SHORT, <u32>n, fileOffset);
     return;
   }
+  putSpinlock(data, version, pointerSize, cpu, tsAt, fileOffset);
+}
+
+/** The row of a SpinLock event that passed the checks (counted as decoded). */
+// @ts-ignore: decorator
+@inline
+export function putSpinlock(data: usize, version: i32, pointerSize: i32, cpu: i32, tsAt: usize, fileOffset: f64): void {
   count(L.D_SPINLOCK_DECODED);
   const T = L.TABLE_SPINLOCK;
   const r = addRow(T);

@@ -16,7 +16,7 @@ import { processEvent } from './process';
 import { readyThreadEvent } from './readythread';
 import { threadEvent } from './thread';
 import { count, countN, issue, resetDiag } from './diag';
-import { resetKinds, tally, tallyPerfinfo } from './kinds';
+import { countKind, perfinfoKind, resetKinds, tally } from './kinds';
 import {
   clearArena,
   drainWanted,
@@ -43,6 +43,50 @@ const STATUS_BAD_ARGS: i32 = -1;
  * walkOther sorts them out). Filled by init: one load classifies an event.
  */
 const MARKER_INFO: usize = memory.data(0x10000);
+
+// B.5: the decoder of each HookId (decoderOf, one byte per HookId in HOOK_DECODERS, filled by init)
+const DEC_NONE: u8 = 0; // tallied only
+const DEC_COMPCS: u8 = 1;
+const DEC_CSWITCH: u8 = 2;
+const DEC_SPINLOCK: u8 = 3;
+const DEC_READY_THREAD: u8 = 4;
+const DEC_THREAD: u8 = 5;
+const DEC_PROCESS: u8 = 6;
+const DEC_HEADER: u8 = 7;
+const DEC_HEADER_EXTENSION: u8 = 8;
+const HOOK_DECODERS: usize = memory.data(0x10000);
+
+/** B.5: which decoder a SYSTEM/COMPACT/PERFINFO event of this HookId goes to: the one list of them. */
+function decoderOf(hookId: i32): u8 {
+  switch (hookId) {
+    case L.HOOK_COMPCS:
+      return DEC_COMPCS;
+    case L.HOOK_CSWITCH:
+      return DEC_CSWITCH;
+    case L.HOOK_SPINLOCK:
+      return DEC_SPINLOCK;
+    case L.HOOK_READY_THREAD:
+      return DEC_READY_THREAD;
+    case L.HOOK_THREAD_START:
+    case L.HOOK_THREAD_END:
+    case L.HOOK_THREAD_DC_START:
+    case L.HOOK_THREAD_DC_END:
+    case L.HOOK_THREAD_SET_NAME:
+      return DEC_THREAD;
+    case L.HOOK_PROCESS_START:
+    case L.HOOK_PROCESS_END:
+    case L.HOOK_PROCESS_DC_START:
+    case L.HOOK_PROCESS_DC_END:
+    case L.HOOK_PROCESS_DEFUNCT:
+      return DEC_PROCESS;
+    case L.HOOK_HEADER:
+      return DEC_HEADER;
+    case L.HOOK_HEADER_EXTENSION:
+      return DEC_HEADER_EXTENSION;
+    default:
+      return DEC_NONE;
+  }
+}
 
 // ---- trace-wide state (A.8, A.9, D.5)
 let numberOfProcessors: u32 = 0;
@@ -73,6 +117,7 @@ export function init(inputBytes: i32, rowCapacity: i32): void {
     const headerType = top & 0xff;
     const info = top >>> 14 == 3 && headerType < L.HEADER_TYPE_COUNT ? L.headerInfo(headerType) : 0;
     store<u8>(MARKER_INFO + <usize>top, <u8>info);
+    store<u8>(HOOK_DECODERS + <usize>top, decoderOf(top));
   }
   resetState();
 }
@@ -221,12 +266,16 @@ export function finish(): i32 {
  *
  * The loop is the hot path of every decode, shaped for the common case: a SYSTEM/COMPACT/PERFINFO event
  * (nearly every event of a kernel trace) is recognised by one load from MARKER_INFO (its header class and
- * size from the marker's top 16 bits), checked, tallied through the kind cache and dispatched without
- * leaving the loop. Every other event — other header kinds, bad markers and sizes, the end-of-buffer
- * padding — goes to walkOther(), out of line, so its many values do not take registers from the loop.
+ * size from the marker's top 16 bits), checked, tallied — a run of one kind without a lookup — and
+ * dispatched (CSwitch and SpinLock rows are written in the loop). Every other event — other header kinds,
+ * bad markers and sizes, the end-of-buffer padding — goes to walkOther(), out of line.
  */
 function walkEvents(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32): i32 {
   let events: i32 = 0;
+  // the kind of the last SYSTEM/COMPACT/PERFINFO event (its first 8 bytes masked to headerType, version and
+  // HookId; 0 = none) and its tally entry: runs of one kind are counted without a lookup
+  let lastKind: u64 = 0;
+  let lastEntry: usize = 0;
   while (p + 4 <= end) {
     if (drainWanted) {
       walkPending = true;
@@ -248,7 +297,15 @@ function walkEvents(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32):
       if (size >= headerSize && p + <usize>size <= end) {
         events++;
         const headerType = <i32>((m >>> 16) & 0xff);
-        tallyPerfinfo(w, headerType, size);
+        const kind = w & 0xffff0000_00ff00ff;
+        if (kind != lastKind) {
+          const e = perfinfoKind(w, headerType);
+          if (e != 0) {
+            lastKind = kind;
+            lastEntry = e;
+          }
+        }
+        if (kind == lastKind) countKind(lastEntry, size);
         dispatch(p, m, headerType, headerSize, size, cpu, fileBase + <f64>(p - base));
         p += <usize>((size + 7) & ~7);
         continue;
@@ -316,7 +373,7 @@ function walkOther(p: usize, end: usize, base: usize, fileBase: f64): i32 {
   return (size + 7) & ~7;
 }
 
-/** B.5: routes a SYSTEM/COMPACT/PERFINFO event by HookId. */
+/** B.5: routes a SYSTEM/COMPACT/PERFINFO event by HookId (decoderOf). */
 // @ts-ignore: decorator
 @inline
 function dispatch(p: usize, m: u32, headerType: i32, headerSize: i32, size: i32, cpu: i32, fileOffset: f64): void {
@@ -326,37 +383,29 @@ function dispatch(p: usize, m: u32, headerType: i32, headerSize: i32, size: i32,
   const data = p + <usize>headerSize;
   const n = size - headerSize;
   const hookId = <i32>load<u16>(p, L.TH_HOOK_ID);
-  switch (hookId) {
-    case L.HOOK_COMPCS:
+  switch (load<u8>(HOOK_DECODERS + <usize>hookId)) {
+    case DEC_COMPCS:
       compactBatch(data, n, version, cpu, tsAt, fileOffset, biasValue);
       break;
-    case L.HOOK_CSWITCH:
+    case DEC_CSWITCH:
       cswitchEvent(data, n, version, cpu, tsAt, fileOffset);
       break;
-    case L.HOOK_SPINLOCK:
+    case DEC_SPINLOCK:
       spinlockEvent(data, n, version, pointerSize, cpu, tsAt, fileOffset);
       break;
-    case L.HOOK_READY_THREAD:
+    case DEC_READY_THREAD:
       readyThreadEvent(data, n, version, cpu, tsAt, fileOffset);
       break;
-    case L.HOOK_THREAD_START:
-    case L.HOOK_THREAD_END:
-    case L.HOOK_THREAD_DC_START:
-    case L.HOOK_THREAD_DC_END:
-    case L.HOOK_THREAD_SET_NAME:
+    case DEC_THREAD:
       threadEvent(data, n, version, pointerSize, hookId & 0xff, cpu, tsAt, fileOffset);
       break;
-    case L.HOOK_PROCESS_START:
-    case L.HOOK_PROCESS_END:
-    case L.HOOK_PROCESS_DC_START:
-    case L.HOOK_PROCESS_DC_END:
-    case L.HOOK_PROCESS_DEFUNCT:
+    case DEC_PROCESS:
       processEvent(data, n, version, pointerSize, hookId & 0xff, cpu, tsAt, fileOffset);
       break;
-    case L.HOOK_HEADER:
+    case DEC_HEADER:
       logfileHeader(data, n, pointerSize, tsAt);
       break;
-    case L.HOOK_HEADER_EXTENSION:
+    case DEC_HEADER_EXTENSION:
       // A.9 ETW_KERNEL_HEADER_EXTENSION: the last one wins
       if (n >= L.KHE_SIZE) {
         memory.copy(headerExtensionStart, data, <usize>L.KHE_SIZE);
