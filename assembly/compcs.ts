@@ -30,18 +30,62 @@ const PEND_HELD: i32 = 32; // u32 1 = a switch is held back
 const T: i32 = L.TABLE_CSWITCH;
 
 // What fastBatch needs to know of a packet kind (D.4), 16 bytes per DataType: field positions in the 8 bytes
-// read at the packet (FULL's second dword = bits 32-63), masks for the fields it carries, its row constants.
+// read at the packet (FULL's second dword = bits 32-63) and masks for the fields it carries.
 const PK_DELTA_MASK: i32 = 0; // u32 TimeDelta bits
-const PK_VALID: i32 = 4; // u32 valid columns of its row (but the Waiting-only wait reason)
 const PK_DELTA_SHIFT: i32 = 8; // u8
 const PK_INDEX_SHIFT: i32 = 9; // u8 OldThreadIdIndex
 const PK_STATE_SHIFT: i32 = 10; // u8 OldThreadStateWr
-const PK_BYTES: i32 = 11; // u8 packet length
 const PK_BUSY: i32 = 12; // i8 -1: names a TidTable thread (LITE, FULL)
 const PK_FULL: i32 = 13; // i8 -1: FULL
-const PK_SOURCE: i32 = 14; // u8 the row's source
-const PK_AT_MOST_ONE_TICK: i32 = 15; // u8 LITE: the new thread waited at most one tick
 const PACKET_KINDS: usize = packetKinds();
+
+// What fastBatch writes for a packet of DataType `type` and OldThreadStateWr `swr` (D.5: a wait reason below
+// the bias, else the biased thread state), 8 bytes at SWR_TABLE + ((type << 6 | swr) << 3), for the bias
+// in swrTableBias: u32 valid columns of its row (its next switch included), u8 OldThreadState, u8
+// OldThreadWaitReason, u8 source, u8 flags (SWR_AT_MOST_ONE_TICK, SWR_BAD_STATE).
+const SWR_STATE: i32 = 4;
+const SWR_WAIT_REASON: i32 = 5;
+const SWR_SOURCE: i32 = 6;
+const SWR_FLAGS: i32 = 7;
+const SWR_AT_MOST_ONE_TICK: u32 = 1; // LITE: the new thread waited at most one tick
+const SWR_BAD_STATE: u32 = 0x80; // D.8: a biased state of 5 (Waiting) or past the last state: reported
+const SWR_TABLE: usize = memory.data(4 * 64 * 8, 16);
+let swrTableBias: i32 = -1;
+
+/** Fills SWR_TABLE for `bias`. */
+function fillSwrTable(bias: i32): void {
+  for (let type: i32 = 0; type < 4; type++) {
+    const busy = type >= L.CCS_TYPE_LITE;
+    const full = type == L.CCS_TYPE_FULL;
+    for (let swr: i32 = 0; swr < 64; swr++) {
+      const e = SWR_TABLE + (<usize>(type << 6 | swr) << 3);
+      const waiting = swr < bias;
+      const biasedState = <u32>(swr - bias);
+      let valid = L.CCS_IDLE_VALID | L.CCS_NEXT_VALID;
+      let state: u32 = 0;
+      let reason: u32 = 0;
+      let flags: u32 = type == L.CCS_TYPE_LITE ? SWR_AT_MOST_ONE_TICK : 0;
+      if (busy) {
+        valid |= L.CCS_BUSY_VALID;
+        if (waiting) {
+          valid |= L.CCS_WAITING_VALID;
+          state = L.THREAD_STATE_WAITING;
+          reason = <u32>swr;
+        } else {
+          state = biasedState & 0xff;
+          if (biasedState == L.THREAD_STATE_WAITING || biasedState >= <u32>L.THREAD_STATE_COUNT) flags |= SWR_BAD_STATE;
+        }
+      }
+      if (full) valid |= L.CCS_FULL_VALID;
+      store<u32>(e, valid);
+      store<u8>(e, <u8>state, SWR_STATE);
+      store<u8>(e, <u8>reason, SWR_WAIT_REASON);
+      store<u8>(e, <u8>(type + L.CS_SOURCE_IDLE_SHORT), SWR_SOURCE);
+      store<u8>(e, <u8>flags, SWR_FLAGS);
+    }
+  }
+  swrTableBias = bias;
+}
 
 function packetKinds(): usize {
   const at = memory.data(64, 16);
@@ -52,15 +96,11 @@ function packetKinds(): usize {
     const lite = type == L.CCS_TYPE_LITE;
     const bits = type == L.CCS_TYPE_IDLE_SHORT ? L.CCS_SHORT_DELTA_BITS : lite ? L.CCS_SMALL_DELTA_BITS : L.CCS_FULL_DELTA_BITS;
     store<u32>(e, (<u32>1 << <u32>bits) - 1, PK_DELTA_MASK);
-    store<u32>(e, L.CCS_IDLE_VALID | L.CCS_NEXT_VALID | (busy ? L.CCS_BUSY_VALID : 0) | (full ? L.CCS_FULL_VALID : 0), PK_VALID);
     store<u8>(e, <u8>(lite ? 15 : 2), PK_DELTA_SHIFT);
     store<u8>(e, <u8>(full ? 32 : 2), PK_INDEX_SHIFT);
     store<u8>(e, <u8>(full ? 36 : 9), PK_STATE_SHIFT);
-    store<u8>(e, <u8>L.packetBytes(<u32>type), PK_BYTES);
     store<i8>(e, busy ? -1 : 0, PK_BUSY);
     store<i8>(e, full ? -1 : 0, PK_FULL);
-    store<u8>(e, <u8>(type + L.CS_SOURCE_IDLE_SHORT), PK_SOURCE);
-    store<u8>(e, <u8>lite, PK_AT_MOST_ONE_TICK);
   }
   return at;
 }
@@ -119,8 +159,7 @@ function fastBatch(data: usize, n: i32, cpu: i32, tsAt: usize, fileOffset: f64, 
   const first = r0 + <usize>held; // row of the first packet
   let r = first;
   const blk = block(T); // columns at constant offsets (memory.ts)
-  const tidTable = data + L.CCS_TID_TABLE;
-  const basePriority = data + L.CCS_THREAD_BASE_PRIORITY;
+  if (bias != swrTableBias) fillSwrTable(bias);
   let t = load<i64>(data, L.CCS_FIRST_TIMESTAMP);
   let p = data + L.CCS_HEADER_SIZE;
   const end = data + <usize>n;
@@ -130,41 +169,44 @@ function fastBatch(data: usize, n: i32, cpu: i32, tsAt: usize, fileOffset: f64, 
     // 8 bytes whatever the packet's length: the bytes past a packet only feed fields that are then masked
     // out, and at most 7 bytes past the event are read, inside the buffer or the input's slack
     const w = load<u64>(p);
-    const e = PACKET_KINDS + (<usize>(<u32>w & 3) << 4);
-    const need = <usize>load<u8>(e, PK_BYTES);
+    const type = <u32>w & 3;
+    const need = <usize>L.packetBytes(type);
     if (need > end - p) return false; // truncated packet: reported by slowBatch
+    const e = PACKET_KINDS + (<usize>type << 4);
     const busy = <u32>load<i8>(e, PK_BUSY); // all ones for LITE/FULL (a TidTable thread), else 0
-    const full = <u32>load<i8>(e, PK_FULL); // all ones for FULL
     const index = <u32>(w >>> <u64>load<u8>(e, PK_INDEX_SHIFT)) & 0xf;
-    const stateWr = <u32>(w >>> <u64>load<u8>(e, PK_STATE_SHIFT)) & 0x3f;
-    const tid = load<u32>(tidTable + (<usize>index << 2));
-    const waiting = -<u32>(<i32>stateWr < bias); // all ones when the state is Waiting
-    const biasedState = stateWr - <u32>bias;
-    // D.8 checks, for LITE/FULL: index past highest + 1 or an empty TidTable slot; biased state 5 or >= 10
-    const badIndex = u32(<i32>index > highestIndex + 1) | u32(tid == 0);
-    const badState = ~waiting & (u32(biasedState == L.THREAD_STATE_WAITING) | u32(biasedState >= <u32>L.THREAD_STATE_COUNT));
-    bad |= busy & (badIndex | badState);
+    const swr = <u32>(w >>> <u64>load<u8>(e, PK_STATE_SHIFT)) & 0x3f;
+    const tid = load<u32>(data + (<usize>index << 2), L.CCS_TID_TABLE);
+    const out = load<u64>(SWR_TABLE + (<usize>(type << 6 | swr) << 3));
+    // D.8 checks, for LITE/FULL: index past highest + 1, an empty TidTable slot; the state (SWR_BAD_STATE)
+    bad |= (busy & (u32(<i32>index > highestIndex + 1) | u32(tid == 0))) | <u32>(out >>> 63);
     highestIndex = select<i32>(max<i32>(highestIndex, <i32>index), highestIndex, busy != 0);
     t += <i64>((<u32>w >>> <u32>load<u8>(e, PK_DELTA_SHIFT)) & load<u32>(e, PK_DELTA_MASK));
-    const litePriority = <u32>(<i32>load<i8>(basePriority + <usize>index) + <i32>((<u32>w >>> 6) & 7));
-    const priority = select<u32>(<u32>(w >>> 42) & 0x1f, litePriority, full != 0);
+    const priority = select<u32>(
+      <u32>(w >>> 42) & 0x1f,
+      <u32>(<i32>load<i8>(data + <usize>index, L.CCS_THREAD_BASE_PRIORITY) + <i32>((<u32>w >>> 6) & 7)),
+      type == <u32>L.CCS_TYPE_FULL,
+    );
     store<i64>(blk + (r << 3), t, L.CS_TIMESTAMP_AT);
-    store<u16>(blk + (r << 1), <u16>cpu, L.CS_CPU_AT);
     store<u32>(blk + (r << 2), tid & busy, L.CS_OLD_THREAD_ID_AT);
     store<u8>(blk + r, <u8>(priority & busy), L.CS_OLD_THREAD_PRIORITY_AT);
-    store<u8>(blk + r, <u8>(select<u32>(L.THREAD_STATE_WAITING, biasedState, waiting != 0) & busy), L.CS_OLD_THREAD_STATE_AT);
-    store<u8>(blk + r, <u8>(stateWr & waiting & busy), L.CS_OLD_THREAD_WAIT_REASON_AT);
-    store<u32>(blk + (r << 2), <u32>(w >>> 47) & full, L.CS_NEW_THREAD_WAIT_TIME_AT);
-    store<u8>(blk + r, load<u8>(e, PK_AT_MOST_ONE_TICK), L.CS_NEW_THREAD_WAIT_TIME_AT_MOST_ONE_TICK_AT);
-    store<u8>(blk + r, load<u8>(e, PK_SOURCE), L.CS_SOURCE_AT);
-    store<u8>(blk + r, <u8>L.CCS_EVENT_VERSION, L.CS_VERSION_AT);
-    store<f64>(blk + (r << 3), fileOffset, L.CS_FILE_OFFSET_AT);
+    store<u32>(blk + (r << 2), <u32>(w >>> 47) & <u32>load<i8>(e, PK_FULL), L.CS_NEW_THREAD_WAIT_TIME_AT);
     // every packet row has a next switch but the last, which becomes the held-back one (valid without it)
-    store<u32>(blk + (r << 2), load<u32>(e, PK_VALID) | (L.CCS_WAITING_VALID & waiting & busy), L.CS_VALID_AT);
+    store<u32>(blk + (r << 2), <u32>out, L.CS_VALID_AT);
+    store<u8>(blk + r, <u8>(out >>> 32), L.CS_OLD_THREAD_STATE_AT);
+    store<u8>(blk + r, <u8>(out >>> 40), L.CS_OLD_THREAD_WAIT_REASON_AT);
+    store<u8>(blk + r, <u8>(out >>> 48), L.CS_SOURCE_AT);
+    store<u8>(blk + r, <u8>(out >>> 56) & <u8>SWR_AT_MOST_ONE_TICK, L.CS_NEW_THREAD_WAIT_TIME_AT_MOST_ONE_TICK_AT);
     r++;
     p += need;
   }
   if (bad != 0) return false;
+  // the columns that are the same for every row of the batch
+  for (let i = first; i < r; i++) {
+    store<u16>(blk + (i << 1), <u16>cpu, L.CS_CPU_AT);
+    store<u8>(blk + i, <u8>L.CCS_EVENT_VERSION, L.CS_VERSION_AT);
+    store<f64>(blk + (i << 3), fileOffset, L.CS_FILE_OFFSET_AT);
+  }
   const k = r - first; // packets
   // D.7 self-check: the first switch of a batch must not precede the last switch before it on this CPU
   if (k != 0 && held && load<i64>(blk + (first << 3), L.CS_TIMESTAMP_AT) < load<i64>(slot, PEND_TIMESTAMP)) return false;
