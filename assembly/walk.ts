@@ -56,7 +56,12 @@ const DEC_HEADER: u8 = 7;
 const DEC_HEADER_EXTENSION: u8 = 8;
 const HOOK_DECODERS: usize = memory.data(0x10000);
 
-/** B.5: which decoder a SYSTEM/COMPACT/PERFINFO event of this HookId goes to: the one list of them. */
+/** [from, to) ranges of HookIds that hold every HookId decoderOf decodes (HookId = group << 8 | type): the
+ *  header group, the Process group and the Thread group (which has CSwitch, compact and SpinLock) */
+const DECODED_HOOK_RANGES: StaticArray<i32> = [0x0000, 0x0010, 0x0300, 0x0400, 0x0500, 0x0600];
+
+/** B.5: which decoder a SYSTEM/COMPACT/PERFINFO event of this HookId goes to: the one list of them (a
+ *  new one must lie in DECODED_HOOK_RANGES). */
 function decoderOf(hookId: i32): u8 {
   switch (hookId) {
     case L.HOOK_COMPCS:
@@ -113,11 +118,16 @@ let walkCut: bool = false;
 /** Lays out the arena (memory.ts) and starts with empty state. */
 export function init(inputBytes: i32, rowCapacity: i32): void {
   layoutArena(inputBytes, rowCapacity);
-  for (let top: i32 = 0; top < 0x10000; top++) {
-    const headerType = top & 0xff;
-    const info = top >>> 14 == 3 && headerType < L.HEADER_TYPE_COUNT ? L.headerInfo(headerType) : 0;
-    store<u8>(MARKER_INFO + <usize>top, <u8>info);
-    store<u8>(HOOK_DECODERS + <usize>top, decoderOf(top));
+  // (both tables start zero; only the entries that are not are written)
+  for (let flags: i32 = 0xc0; flags <= 0xff; flags++) {
+    for (let headerType: i32 = 0; headerType < L.HEADER_TYPE_COUNT; headerType++) {
+      store<u8>(MARKER_INFO + <usize>(flags << 8 | headerType), <u8>L.headerInfo(headerType));
+    }
+  }
+  for (let i: i32 = 0; i < DECODED_HOOK_RANGES.length; i += 2) {
+    for (let hookId = DECODED_HOOK_RANGES[i]; hookId < DECODED_HOOK_RANGES[i + 1]; hookId++) {
+      store<u8>(HOOK_DECODERS + <usize>hookId, decoderOf(hookId));
+    }
   }
   resetState();
 }

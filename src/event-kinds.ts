@@ -111,11 +111,15 @@ export function kindRow(k: KindTally): KindRow {
 }
 
 /** A total order of kind rows: by count (descending), then every key field. */
-const collator = new Intl.Collator();
+let collator: Intl.Collator | undefined;
+/** The collator of String.prototype.localeCompare, made on first use (making one costs milliseconds). */
+function textOrder(): Intl.Collator {
+  return (collator ??= new Intl.Collator());
+}
 
 export function compareKinds(a: KindRow, b: KindRow): number {
   // the same order as String.prototype.localeCompare, without building a collator per call
-  const text = (x: string | undefined, y: string | undefined) => collator.compare(x ?? '', y ?? '');
+  const text = (x: string | undefined, y: string | undefined) => textOrder().compare(x ?? '', y ?? '');
   const num = (x: number | undefined, y: number | undefined) => (x ?? -1) - (y ?? -1);
   return (
     b.count - a.count ||
@@ -132,46 +136,76 @@ export function compareKinds(a: KindRow, b: KindRow): number {
   );
 }
 
+/** sort keys per row in sortKinds, in compareKinds' order (count negated: descending) */
+const KEYS = 11;
 
 /**
- * `rows` sorted by compareKinds, in place. The text fields are ranked once among their distinct values
- * (with the same collator), so the sort compares numbers only: a trace with thousands of kinds (many with
- * equal counts) sorts in a fraction of the time, in exactly the same order.
+ * `rows` sorted by compareKinds, in place. Every field becomes a number — the texts their rank among the
+ * distinct values — and the sort compares those: a trace with thousands of kinds (many with equal counts)
+ * sorts in a fraction of the time, in exactly the same order.
  */
 export function sortKinds(rows: KindRow[]): KindRow[] {
+  const n = rows.length;
   const headerTypes = textRanks(rows.map((r) => r.headerType));
   const providers = textRanks(rows.map((r) => r.provider ?? ''));
-  const keyed = rows.map((row) => ({ row, h: headerTypes.get(row.headerType)!, p: providers.get(row.provider ?? '')! }));
-  const num = (x: number | undefined, y: number | undefined) => (x ?? -1) - (y ?? -1);
-  keyed.sort((x, y) => {
-    const a = x.row;
-    const b = y.row;
-    return (
-      b.count - a.count ||
-      x.h - y.h ||
-      num(a.hookId, b.hookId) ||
-      x.p - y.p ||
-      num(a.eventId, b.eventId) ||
-      num(a.eventType, b.eventType) ||
-      num(a.messageNumber, b.messageNumber) ||
-      num(a.version, b.version) ||
-      num(a.opcode, b.opcode) ||
-      num(a.task, b.task) ||
-      Number(a.extended ?? false) - Number(b.extended ?? false)
-    );
+  const key = new Float64Array(n * KEYS);
+  const num = (x: number | undefined) => x ?? -1;
+  for (let i = 0; i < n; i++) {
+    const r = rows[i]!;
+    const k = i * KEYS;
+    key[k] = -r.count;
+    key[k + 1] = headerTypes.get(r.headerType)!;
+    key[k + 2] = num(r.hookId);
+    key[k + 3] = providers.get(r.provider ?? '')!;
+    key[k + 4] = num(r.eventId);
+    key[k + 5] = num(r.eventType);
+    key[k + 6] = num(r.messageNumber);
+    key[k + 7] = num(r.version);
+    key[k + 8] = num(r.opcode);
+    key[k + 9] = num(r.task);
+    key[k + 10] = Number(r.extended ?? false);
+  }
+  const order = Array.from({ length: n }, (_, i) => i);
+  order.sort((a, b) => {
+    const x = a * KEYS;
+    const y = b * KEYS;
+    for (let j = 0; j < KEYS; j++) {
+      const d = key[x + j]! - key[y + j]!;
+      if (d !== 0) return d;
+    }
+    return a - b; // (distinct kinds never tie; as a stable sort would)
   });
-  for (let i = 0; i < keyed.length; i++) rows[i] = keyed[i]!.row;
+  const sorted = order.map((i) => rows[i]!);
+  for (let i = 0; i < n; i++) rows[i] = sorted[i]!;
   return rows;
+}
+
+/**
+ * Whether `t` is a text whose order under the collator is its UTF-16 code-unit order (checked by
+ * test/event-kinds.test.ts): '', a header type name kindRow writes (one of HEADER_TYPE_NAMES, or TYPE_0x..
+ * with upper-case hex digits) or a GUID as guidText writes it (lower-case hex digits, '-' at fixed places).
+ */
+export function plainText(t: string): boolean {
+  return t === '' || HEADER_TYPE_TEXTS.has(t) || /^TYPE_0x[0-9A-F]+$/.test(t) || /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(t);
 }
 
 /** Rank of each distinct text in the collator's order (texts the collator finds equal share a rank). */
 function textRanks(texts: string[]): Map<string, number> {
-  const distinct = [...new Set(texts)].sort((x, y) => collator.compare(x, y));
+  const distinct = [...new Set(texts)];
   const ranks = new Map<string, number>();
+  if (distinct.every(plainText)) {
+    // (no collator needed: making one costs milliseconds)
+    distinct.sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)).forEach((t, i) => ranks.set(t, i));
+    return ranks;
+  }
+  const c = textOrder();
+  distinct.sort((x, y) => c.compare(x, y));
   let rank = 0;
   distinct.forEach((t, i) => {
-    if (i > 0 && collator.compare(distinct[i - 1]!, t) !== 0) rank++;
+    if (i > 0 && c.compare(distinct[i - 1]!, t) !== 0) rank++;
     ranks.set(t, rank);
   });
   return ranks;
 }
+
+const HEADER_TYPE_TEXTS: ReadonlySet<string> = new Set(Object.values(HEADER_TYPE_NAMES));

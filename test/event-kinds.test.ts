@@ -1,7 +1,7 @@
 // summary.eventsByKind order: sortKinds (ranks the text fields once) = sorting with compareKinds.
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
-import { compareKinds, guidText, kindRow, sortKinds, type KindRow } from '../src/event-kinds.js';
+import { compareKinds, guidText, HEADER_TYPE_NAMES, kindRow, plainText, sortKinds, type KindRow } from '../src/event-kinds.js';
 import * as L from '../src/generated/layout.js';
 import type { KindTally } from '../src/engine.js';
 
@@ -15,7 +15,7 @@ const tally = fc.record({
   task: fc.integer({ min: 0, max: 3 }),
   opcode: fc.integer({ min: 0, max: 3 }),
   // few providers, some differing only in letter case of no digit (the collator's order is not code-unit order)
-  guid: fc.constantFrom(...[0x00, 0x0a, 0xa0, 0xff, 0x5f].map((b) => new Uint8Array(16).fill(b))),
+  guid: fc.oneof(fc.constantFrom(...[0x00, 0x0a, 0xa0, 0xff, 0x5f].map((b) => new Uint8Array(16).fill(b))), fc.uint8Array({ minLength: 16, maxLength: 16 })),
   count: fc.integer({ min: 1, max: 4 }),
   bytes: fc.integer({ min: 0, max: 1000 }),
 }) as fc.Arbitrary<KindTally>;
@@ -47,6 +47,28 @@ describe('eventsByKind order', () => {
       'PERFINFO64/1321',
       'SYSTEM64/1316',
     ]);
+  });
+
+  test('the texts sorted without the collator are in the collator\'s order', () => {
+    const collator = new Intl.Collator();
+    const byCollator = (texts: string[]) => [...texts].sort(collator.compare);
+    const byCodeUnits = (texts: string[]) => [...texts].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+    const names = [...Object.values(HEADER_TYPE_NAMES), ...Array.from({ length: 256 }, (_, i) => `TYPE_0x${i.toString(16).toUpperCase().padStart(2, '0')}`), ''];
+    expect(names.every(plainText)).toBe(true);
+    expect(byCodeUnits(names)).toEqual(byCollator(names));
+    fc.assert(
+      fc.property(fc.array(fc.uint8Array({ minLength: 16, maxLength: 16 }), { minLength: 2, maxLength: 50 }), (guids) => {
+        const texts = [...guids.map(guidText), ''];
+        expect(texts.every(plainText)).toBe(true);
+        expect(byCodeUnits(texts)).toEqual(byCollator(texts));
+      }),
+      { numRuns: 300 },
+    );
+    // texts outside those: the collator ranks them ('_' before letters, unlike code units)
+    const odd: KindRow[] = ['A_B', 'AB', 'Ab', 'a_b', 'AA'].map((headerType) => ({ headerType, version: 0, count: 1, bytes: 0 }));
+    expect(sortKinds([...odd]).map((r) => r.headerType)).toEqual([...odd].sort(compareKinds).map((r) => r.headerType));
+    expect(plainText('ab_c')).toBe(false);
+    expect(plainText('0123456789ABCDEF-0000-0000-0000-000000000000')).toBe(false);
   });
 
   test('guidText: registry format of the GUID bytes (little-endian first three fields)', () => {
