@@ -127,7 +127,9 @@ export async function convertFile(path: string, options: ConvertOptions): Promis
       return result;
     }
     const result = await convertToDataset(source, id, staging, info, options);
-    // into place: every table, then the traces row that marks the trace done
+    // into place: the old traces row (the mark of a finished trace) goes first, every table follows, the
+    // new traces row last — an interruption in between leaves a trace a re-run converts again
+    await rm(partitionDir(out, 'traces', id), { recursive: true, force: true });
     const tables = Object.keys(result.rows) as TableName[];
     const order = [...tables.filter((t) => t !== 'traces'), ...tables.filter((t) => t === 'traces')];
     for (const t of order) {
@@ -136,7 +138,6 @@ export async function convertFile(path: string, options: ConvertOptions): Promis
       await rm(final, { recursive: true, force: true });
       await rename(partitionDir(staging, t, id), final);
     }
-    if (order.includes('traces') === false) await rm(partitionDir(out, 'traces', id), { recursive: true, force: true });
     return result;
   } finally {
     await rm(staging, { recursive: true, force: true });
