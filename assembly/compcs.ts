@@ -156,7 +156,7 @@ export function compactBatch(data: usize, n: i32, version: i32, cpu: i32, tsAt: 
 function fastBatch(data: usize, n: i32, cpu: i32, tsAt: usize, fileOffset: f64, bias: i32, slot: usize): bool {
   const held = load<u32>(slot, PEND_HELD) != 0;
   const r0 = <usize>rows(T);
-  const first = r0 + <usize>held; // row of the first packet
+  const first = r0 + (held ? 1 : 0); // row of the first packet
   let r = first;
   const blk = block(T); // columns at constant offsets (memory.ts)
   if (bias != swrTableBias) fillSwrTable(bias);
@@ -246,7 +246,10 @@ function fastBatch(data: usize, n: i32, cpu: i32, tsAt: usize, fileOffset: f64, 
   }
   // packets by DataType, from the rows' source column (kept out of the loop)
   let packets: u64 = 0; // 16 bits per DataType
-  for (let i = first; i < r; i++) packets += <u64>1 << (<u64>(load<u8>(blk + i, L.CS_SOURCE_AT) - L.CS_SOURCE_IDLE_SHORT) << 4);
+  for (let i = first; i < r; i++) {
+    const kind: u64 = <u64>(load<u8>(blk + i, L.CS_SOURCE_AT) - L.CS_SOURCE_IDLE_SHORT);
+    packets += (<u64>1) << (kind << 4);
+  }
   countN(L.D_COMPCS_PACKETS_IDLE_SHORT, packets & 0xffff);
   countN(L.D_COMPCS_PACKETS_IDLE, (packets >>> 16) & 0xffff);
   countN(L.D_COMPCS_PACKETS_LITE, (packets >>> 32) & 0xffff);
