@@ -37,12 +37,24 @@ import { xpressDecompress } from './xpress';
 const STATUS_BAD_ARGS: i32 = -1;
 
 /**
- * B.1/B.2 by the marker's top 16 bits (marker flags byte, HeaderType): L.headerInfo() of the HeaderType
- * (class << 4 | fixed header bytes >> 3) where those bits make a SYSTEM/COMPACT/PERFINFO/FULL/INSTANCE/
- * EVENT/ERROR marker (top two bits set), 0 for everything else (MESSAGE markers, bad markers, padding:
- * walkOther sorts them out). Filled by init: one load classifies an event.
+ * B.1/B.2 by the marker's top 16 bits (marker flags byte, HeaderType), u16 each: L.headerInfo() of the
+ * HeaderType (class << 4 | fixed header bytes >> 3) where those bits make a SYSTEM/COMPACT/PERFINFO/FULL/
+ * INSTANCE/EVENT/ERROR marker (top two bits set), 0 for everything else (MESSAGE markers, bad markers,
+ * padding: walkOther sorts them out); for SYSTEM/COMPACT/PERFINFO also MI_POINTER_4 and MI_TIMESTAMP_8.
+ * Filled by init: one load classifies an event.
  */
-const MARKER_INFO: usize = memory.data(0x10000);
+const MARKER_INFO: usize = memory.data(0x20000);
+/** the 32-bit payload layout (B.2: SYSTEM32, COMPACT32, PERFINFO32) */
+const MI_POINTER_4: i32 = 0x100;
+/** the timestamp at +8 (B.3: PERFINFO32/64), else at +0x10 */
+const MI_TIMESTAMP_8: i32 = 0x200;
+
+/** MARKER_INFO of the event whose marker is `m` */
+// @ts-ignore: decorator
+@inline
+function markerInfo(m: u32): i32 {
+  return <i32>load<u16>(MARKER_INFO + (<usize>(m >>> 16) << 1));
+}
 
 // B.5: the decoder of each HookId (decoderOf, one byte per HookId in HOOK_DECODERS, filled by init)
 const DEC_NONE: u8 = 0; // tallied only
@@ -121,7 +133,12 @@ export function init(inputBytes: i32, rowCapacity: i32): void {
   // (both tables start zero; only the entries that are not are written)
   for (let flags: i32 = 0xc0; flags <= 0xff; flags++) {
     for (let headerType: i32 = 0; headerType < L.HEADER_TYPE_COUNT; headerType++) {
-      store<u8>(MARKER_INFO + <usize>(flags << 8 | headerType), <u8>L.headerInfo(headerType));
+      let info = L.headerInfo(headerType);
+      if (info >> 4 == L.HC_PERFINFO) {
+        if (L.pointerSizeOf(headerType) == 4) info |= MI_POINTER_4;
+        if (L.timestampOffset(headerType) == L.PERFINFO_TIMESTAMP) info |= MI_TIMESTAMP_8;
+      }
+      store<u16>(MARKER_INFO + (<usize>(flags << 8 | headerType) << 1), <u16>info);
     }
   }
   for (let i: i32 = 0; i < DECODED_HOOK_RANGES.length; i += 2) {
@@ -298,8 +315,8 @@ function walkEvents(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32):
       return L.STATUS_NEED_DRAIN;
     }
     const m = load<u32>(p);
-    const info = <i32>load<u8>(MARKER_INFO + <usize>(m >>> 16));
-    if (info >> 4 == L.HC_PERFINFO && p + 8 <= end) {
+    const info = markerInfo(m);
+    if (((info >> 4) & 0xf) == L.HC_PERFINFO && p + 8 <= end) {
       // B.1/B.3: SYSTEM/COMPACT/PERFINFO: Size at +4 counts the fixed header and the extended items
       const headerSize = ((info & 0xf) << 3) + L.extendedItemBytes(m);
       const w = load<u64>(p); // marker, Size, HookId
@@ -316,7 +333,7 @@ function walkEvents(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32):
           }
         }
         if (kind == lastKind) countKind(lastEntry, size);
-        dispatch(p, m, headerType, headerSize, size, cpu, fileBase + <f64>(p - base));
+        dispatch(p, m, info, headerSize, size, cpu, fileBase + <f64>(p - base));
         p += <usize>((size + 7) & ~7);
         continue;
       }
@@ -353,7 +370,7 @@ function walkOther(p: usize, end: usize, base: usize, fileBase: f64): i32 {
     headerSize = L.MESSAGE_HEADER_SIZE;
   } else if (m >>> 30 == 3) {
     headerType = <i32>((m >>> 16) & 0xff);
-    const info = headerType < L.HEADER_TYPE_COUNT ? <i32>load<u8>(MARKER_INFO + <usize>(m >>> 16)) : 0;
+    const info = headerType < L.HEADER_TYPE_COUNT ? markerInfo(m) & 0xff : 0;
     cls = info >> 4;
     if (info == 0) {
       abandon = L.D_EVENTS_BAD_MARKER;
@@ -386,10 +403,11 @@ function walkOther(p: usize, end: usize, base: usize, fileBase: f64): i32 {
 /** B.5: routes a SYSTEM/COMPACT/PERFINFO event by HookId (decoderOf). */
 // @ts-ignore: decorator
 @inline
-function dispatch(p: usize, m: u32, headerType: i32, headerSize: i32, size: i32, cpu: i32, fileOffset: f64): void {
+function dispatch(p: usize, m: u32, info: i32, headerSize: i32, size: i32, cpu: i32, fileOffset: f64): void {
   const version = <i32>(m & 0xff);
-  const tsAt = p + <usize>L.timestampOffset(headerType);
-  const pointerSize = L.pointerSizeOf(headerType);
+  // B.3 timestamp at +8 (PERFINFO) or +0x10; B.2 pointer size 4 or 8 (MARKER_INFO)
+  const tsAt = p + <usize>(L.SYSTEM_TIMESTAMP - ((info >> 6) & 8));
+  const pointerSize = 8 - ((info >> 6) & 4);
   const data = p + <usize>headerSize;
   const n = size - headerSize;
   const hookId = <i32>load<u16>(p, L.TH_HOOK_ID);

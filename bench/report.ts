@@ -94,10 +94,12 @@ export function textTable(header: string[], rows: string[][], leftColumns = 2, l
 export function resultsTable(cases: readonly CaseResult[], ratios: Record<string, number>, nativeRatios: Record<string, number> = {}): string {
   const withNative = Object.keys(nativeRatios).length > 0;
   const header = ['case', 'engine', 'MB/s', 'Mev/s', 'Mrows/s', 'ns/event', 'ns/row', 'median ms', '±%', 'n', 'wasm/ref'];
-  if (withNative) header.push('wasm time/native');
+  if (withNative) header.push('wasm time/native', 'best/best');
   const rows = cases.map((c) => {
     const ratio = c.engine === 'wasm' && ratios[c.name] !== undefined ? `${ratios[c.name]!.toFixed(2)}×` : '';
     const nat = c.engine === 'wasm' && nativeRatios[c.name] !== undefined ? `${nativeRatios[c.name]!.toFixed(2)}×` : '';
+    const native = c.engine === 'wasm' ? cases.find((r) => r.name === c.name && r.engine === 'native') : undefined;
+    const best = native && native.latencyMs.min > 0 ? `${(c.latencyMs.min / native.latencyMs.min).toFixed(2)}×` : '';
     const mb = `${sig(c.mbPerS)}${c.throughputOf === 'output' ? ' out' : ''}`;
     return [
       c.name,
@@ -111,7 +113,7 @@ export function resultsTable(cases: readonly CaseResult[], ratios: Record<string
       fmt(c.latencyMs.rme, 1),
       c.engine === 'native' ? `${c.samples} proc` : String(c.samples),
       ratio,
-      ...(withNative ? [nat] : []),
+      ...(withNative ? [nat, best] : []),
     ];
   });
   return textTable(header, rows);

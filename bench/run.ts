@@ -216,7 +216,7 @@ async function main(): Promise<number> {
     if (Object.keys(nativeRatios).length) {
       out.push(
         "native = cdecode.c on the same bytes, --window-mb 8: median over 3 processes of each one's best decode_s of 5 (n = processes); " +
-          'wasm time/native = wasm median ms ÷ native decode_s (1.00× = native speed).',
+          'wasm time/native = wasm median ms ÷ native decode_s (1.00× = native speed); best/best = the fastest wasm iteration ÷ the fastest native decode (steadier on a busy machine).',
       );
     }
   }

@@ -5,7 +5,7 @@ import type { EngineKind } from './engine.js';
 import type { DriverResult } from './decode-steps.js';
 import type { BufferList } from './buffers.js';
 import { describeIssue, namedCounters, type DiagnosticCounters, type Issue } from './diagnostics.js';
-import { kindRow, sortKinds, type KindRow } from './event-kinds.js';
+import { kindRows, type KindRow } from './event-kinds.js';
 import { parseLogfileHeader, type TraceInfo } from './logfile.js';
 import { TABLE_NAMES, type TableName } from './schema.js';
 import type { DecodedTables, Table } from './table.js';
@@ -104,12 +104,12 @@ function summarize(
     .sort((a, b) => a.fileOffset - b.fileOffset)
     .slice(0, L.LOG_CAPACITY)
     .map(describeIssue);
-  return {
+  const summary: TraceSummary = {
     engine: engineKind,
     fileSize: result.size,
     buffers: result.buffers.length,
     events: counters[L.D_EVENTS]!,
-    eventsByKind: sortKinds(s.kinds.map(kindRow)),
+    eventsByKind: [],
     ...(Object.fromEntries(TABLE_NAMES.map((t) => [t, rows[t]])) as Record<TableName, number>),
     compact: {
       batches: counters[L.D_COMPCS_BATCHES]!,
@@ -134,6 +134,19 @@ function summarize(
     },
     issues,
   };
+  // eventsByKind is made when first read (a trace can have thousands of kinds to name and sort, which a
+  // caller that never looks at them should not wait for); it stays an ordinary enumerable field
+  const tallies = s.kinds;
+  let kindTable: KindRow[] | null = null;
+  Object.defineProperty(summary, 'eventsByKind', {
+    enumerable: true,
+    configurable: true,
+    get: () => (kindTable ??= kindRows(tallies)),
+    set: (value: KindRow[]) => {
+      kindTable = value;
+    },
+  });
+  return summary;
 }
 
 export function traceInfo(result: DriverResult): TraceInfo | null {

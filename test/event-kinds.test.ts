@@ -1,9 +1,11 @@
 // summary.eventsByKind order: sortKinds (ranks the text fields once) = sorting with compareKinds.
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
-import { compareKinds, guidText, HEADER_TYPE_NAMES, kindRow, plainText, sortKinds, type KindRow } from '../src/event-kinds.js';
+import { compareKinds, guidText, HEADER_TYPE_NAMES, kindRow, kindRows, plainText, sortKinds, type KindRow } from '../src/event-kinds.js';
 import * as L from '../src/generated/layout.js';
 import type { KindTally } from '../src/engine.js';
+import { readFileSync } from 'node:fs';
+import { decodeSync } from '../src/node.js';
 
 const HEADER_TYPES = [L.HT_SYSTEM32, L.HT_SYSTEM64, L.HT_COMPACT64, L.HT_PERFINFO64, L.HT_FULL_HEADER64, L.HT_INSTANCE32, L.HT_EVENT_HEADER64, L.HT_EVENT_HEADER32, L.HT_MESSAGE, L.HT_ERROR, 0x17, 0xfe];
 
@@ -21,12 +23,13 @@ const tally = fc.record({
 }) as fc.Arbitrary<KindTally>;
 
 describe('eventsByKind order', () => {
-  test('sortKinds gives the order of compareKinds (property: many equal counts)', () => {
+  test('sortKinds and kindRows give the order of compareKinds (property: many equal counts)', () => {
     fc.assert(
       fc.property(fc.array(tally, { maxLength: 300 }), (tallies) => {
         const rows = tallies.map(kindRow);
         const expected = [...rows].sort(compareKinds);
         expect(sortKinds([...rows])).toEqual(expected);
+        expect(kindRows(tallies)).toEqual(expected);
       }),
       { numRuns: 200 },
     );
@@ -74,5 +77,17 @@ describe('eventsByKind order', () => {
   test('guidText: registry format of the GUID bytes (little-endian first three fields)', () => {
     const b = Uint8Array.from([0x67, 0x45, 0x23, 0x01, 0xab, 0x89, 0xef, 0xcd, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef]);
     expect(guidText(b)).toBe('01234567-89ab-cdef-0123-456789abcdef');
+  });
+
+  test('summary.eventsByKind: made on first read, an ordinary enumerable field in its place', () => {
+    const r = decodeSync(new Uint8Array(readFileSync(new URL('../samples/sample.etl', import.meta.url))));
+    const keys = Object.keys(r.summary);
+    expect(keys.indexOf('eventsByKind')).toBe(keys.indexOf('events') + 1);
+    const rows = r.summary.eventsByKind;
+    expect(rows.length).toBeGreaterThan(5);
+    expect(r.summary.eventsByKind).toBe(rows); // made once
+    expect(rows).toEqual([...rows].sort(compareKinds));
+    expect(JSON.parse(JSON.stringify({ ...r.summary, trace: null })).eventsByKind).toEqual(JSON.parse(JSON.stringify(rows)));
+    expect({ ...r.summary }.eventsByKind).toBe(rows);
   });
 });
