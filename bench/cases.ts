@@ -3,23 +3,24 @@
 //   wasm       the WebAssembly engine (assembly/ via src/wasm/)
 //   reference  the pure-TypeScript reference decoder (src/reference/)
 // The scale case (a ≥ 1 GiB file through streamFile) lives in scale.ts; it is listed here for the filter.
-import { closeSync, ftruncateSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdirSync, openAsBlob, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeStream, decodeSync, streamFile } from '../src/node.js';
 import type { DecodeResult } from '../src/node.js';
 import { xpressDecompress as tsXpress } from '../src/reference/xpress.js';
 import { loadWasmModuleSync, type WasmExports } from '../src/wasm/instance.js';
-import { simulateSchedule, writeTrace, type MixedTraceOptions } from '../src/writer/index.js';
+import type { MixedTraceOptions } from '../src/writer/index.js';
 import { cpuUsage } from '../src/node.js';
 import { cpuUsageReference } from '../src/reference/cpu-usage.js';
-import { compressedPayloads, corpusFile, traceFixture, type XpressSet } from './fixtures.js';
+import { compressedPayloads, corpusFile, scheduleFixture, traceFixture, type XpressSet } from './fixtures.js';
+import { FORMAT_CASES } from './format-cases.js';
 import { compressedBombs, template, tinyBuffers } from '../test/helpers/hostile.js';
 
 export type EngineName = 'wasm' | 'reference';
 export const ENGINES: readonly EngineName[] = ['wasm', 'reference'];
 
-export type CaseGroup = 'walk' | 'decode' | 'tables' | 'derive' | 'xpress' | 'hostile' | 'scale';
+export type CaseGroup = 'walk' | 'decode' | 'tables' | 'derive' | 'xpress' | 'hostile' | 'blob' | 'scale' | 'format';
 
 export interface CaseSettings {
   /** approximate size of each generated trace fixture */
@@ -123,18 +124,6 @@ function traceCase(
 // ------------------------------------------------------------------------------------------------
 // scheduling cases: a simulated schedule (Thread/Process rundowns and lifetimes, ReadyThread wake-ups,
 // CSwitch and compact switches) — the decoders of issue 9 and the cpuUsage derivation
-
-const schedules = new Map<number, Uint8Array>();
-/** A simulated schedule of about `bytes` (generated once per run). */
-function scheduleFixture(bytes: number): Uint8Array {
-  let f = schedules.get(bytes);
-  if (!f) {
-    // the simulation writes ~0.2 bytes per tick of duration on 8 CPUs
-    f = writeTrace(simulateSchedule({ seed: SEED + 9, cpus: 8, threads: 400, processes: 40, switchMode: 'mixed', duration: Math.round(bytes * 5.3) }).description).bytes;
-    schedules.set(bytes, f);
-  }
-  return f;
-}
 
 function scheduleDecodeCase(): BenchCase {
   return {
@@ -335,6 +324,54 @@ export const HOSTILE_CASES: readonly BenchCase[] = [
 ];
 
 // ------------------------------------------------------------------------------------------------
+// blob cases (issue 11): decoding a File-backed Blob (Node's fs.openAsBlob, the path browsers take with a
+// File) against the same bytes in memory. The "wasm" column is the Blob, the "reference" column the
+// bytes in memory — both with the wasm engine — so the ratio column is Blob speed / in-memory speed.
+
+function blobCase(name: string, description: string, file: string): BenchCase {
+  return {
+    name,
+    group: 'blob',
+    description,
+    prepare(s) {
+      const bytes = corpusFile(file, s.root);
+      if (!bytes) return { skipped: `${file} not found (../shared/corpus/real)` };
+      const dir = join(tmpdir(), 'etw-decode-bench');
+      mkdirSync(dir, { recursive: true });
+      const path = join(dir, `${name.replace(/\W+/g, '-')}.etl`);
+      const fd = openSync(path, 'w');
+      try {
+        writeSync(fd, bytes);
+      } finally {
+        closeSync(fd);
+      }
+      const notes: string[] = [];
+      const { events, rows } = checkEngines(bytes, notes, name);
+      let blob: Blob | undefined;
+      const count = (t: { cswitch: { length: number }; spinlock: { length: number } }) => t.cswitch.length + t.spinlock.length;
+      return {
+        work: { inputBytes: bytes.length, outputBytes: 0, throughputOf: 'input', events, rows },
+        run: {
+          wasm: async () => {
+            blob ??= await openAsBlob(path);
+            let n = 0;
+            await decodeStream(blob, { rows: 'borrow', onRows: (t) => void (n += count(t)) });
+            return n;
+          },
+          reference: async () => {
+            let n = 0;
+            await decodeStream(bytes, { rows: 'borrow', onRows: (t) => void (n += count(t)) });
+            return n;
+          },
+        },
+        notes,
+        cleanup: () => rmSync(path, { force: true }),
+      };
+    },
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
 
 const MIXED: Omit<MixedTraceOptions, 'targetBytes'> = { seed: SEED, cpus: 4 }; // default mix: cswitch 3, compact 4, spinlock 1, noise 2
 
@@ -383,6 +420,12 @@ export const CASES: readonly BenchCase[] = [
     return file ? compressedPayloads('perfview-net.4.5.2.x64.etl', file) : 'perfview-net.4.5.2.x64.etl not found (../shared/corpus/real)';
   }),
   ...HOSTILE_CASES,
+  blobCase(
+    'blob/perfview-net',
+    'perfview-net.4.5.2.x64.etl (4.9 MB, 359 compressed buffers of varying sizes) from a File-backed Blob (fs.openAsBlob): "wasm" column = Blob, "reference" = the bytes in memory (wasm engine both)',
+    'perfview-net.4.5.2.x64.etl',
+  ),
+  ...FORMAT_CASES,
 ];
 
 export const CASE_NAMES: readonly string[] = [...CASES.map((c) => c.name), SCALE_CASE];

@@ -1,7 +1,7 @@
 // Seeded benchmark inputs: traces from the writer (src/writer), generated once per run and kept in memory,
 // and sets of XPRESS-compressed buffer payloads (from a compressed writer trace or a real file).
 import { existsSync, readFileSync } from 'node:fs';
-import { generateMixedTrace, type MixedTraceOptions } from '../src/writer/index.js';
+import { generateMixedTrace, simulateSchedule, writeTrace, type MixedTraceOptions } from '../src/writer/index.js';
 
 export interface TraceFixture {
   name: string;
@@ -21,6 +21,20 @@ export function traceFixture(name: string, options: MixedTraceOptions): TraceFix
     const trace = generateMixedTrace(options);
     f = { name, bytes: trace.bytes, options, generateMs: performance.now() - t0 };
     traces.set(key, f);
+  }
+  return f;
+}
+
+const SEED = 0x5eed;
+
+const schedules = new Map<number, Uint8Array>();
+/** A simulated schedule of about `bytes` (generated once per run). */
+export function scheduleFixture(bytes: number): Uint8Array {
+  let f = schedules.get(bytes);
+  if (!f) {
+    // the simulation writes ~0.2 bytes per tick of duration on 8 CPUs
+    f = writeTrace(simulateSchedule({ seed: SEED + 9, cpus: 8, threads: 400, processes: 40, switchMode: 'mixed', duration: Math.round(bytes * 5.3) }).description).bytes;
+    schedules.set(bytes, f);
   }
   return f;
 }

@@ -291,6 +291,15 @@ function targets(results: readonly CaseResult[], ratios: Record<string, number>,
     const r = ratios[name];
     out.push(r === undefined ? `  -       ${name}: wasm ≥ 2.5× reference (not measured)` : `  ${mark(r >= 2.5)}  ${name}: wasm ≥ 2.5× reference: ${r.toFixed(2)}×`);
   }
+  const blobNet = ratios['blob/perfview-net'];
+  out.push(
+    blobNet === undefined
+      ? '  -       blob/perfview-net: a Blob within 2× of the bytes in memory (not measured)'
+      : `  ${mark(blobNet >= 0.5)}  blob/perfview-net: a Blob within 2× of the bytes in memory: ${(1 / blobNet).toFixed(2)}× the in-memory time`,
+  );
+  for (const r of results.filter((x) => x.group === 'format' && x.engine === 'wasm')) {
+    out.push(`  ${mark(r.mbPerS >= 100)}  ${r.name}: ≥ 100 MB/s of output (every table; per table in the notes): ${r.mbPerS.toFixed(0)} MB/s`);
+  }
   const find = (engine: string) => results.find((r) => r.name === SCALE_CASE && r.engine === engine);
   const dec = find('wasm');
   const read = find('read-only');
@@ -309,6 +318,11 @@ function targets(results: readonly CaseResult[], ratios: Record<string, number>,
       `  ${mark(share >= 0.8)}  ${SCALE_CASE}: the same with the file in the page cache: ` +
         `decode ${dec.mbPerS.toFixed(0)} MB/s = ${(100 * share).toFixed(0)} % of read ${read.mbPerS.toFixed(0)} MB/s`,
     );
+    const blob = find('wasm blob');
+    if (blob) {
+      const slower = dec.mbPerS / blob.mbPerS;
+      out.push(`  ${mark(slower <= 1.5)}  ${SCALE_CASE}: from a Blob (fs.openAsBlob) within 1.5× of the file path: ${slower.toFixed(2)}× its time`);
+    }
     const rss = dec.peakRssBytes ?? 0;
     out.push(
       `  ${mark(rss < dec.inputBytes / 4)}  ${SCALE_CASE}: peak RSS bounded (< 25 % of the file): ` +

@@ -1,13 +1,14 @@
 // Child process of the scale case (scale.ts), so its peak RSS is that of one job alone:
 //   node scale-worker.js read <file>            plain reads of the whole file into one 8 MiB buffer
 //   node scale-worker.js decode <file> <engine>  streamFile with a consumer that counts and drops rows
+//   node scale-worker.js blob <file> <engine>    the same through a File-backed Blob (fs.openAsBlob + decodeStream)
 // Prints one JSON line (WorkerReport) on stdout.
-import { readFileSync } from 'node:fs';
+import { openAsBlob, readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { streamFile } from '../src/node.js';
+import { decodeStream, streamFile } from '../src/node.js';
 
 export interface WorkerReport {
-  mode: 'read' | 'decode';
+  mode: 'read' | 'decode' | 'blob';
   engine?: string;
   bytes: number;
   seconds: number;
@@ -39,7 +40,7 @@ const READ_BYTES = 8 << 20;
 
 async function main(): Promise<void> {
   const [mode, file, engine] = process.argv.slice(2);
-  if ((mode !== 'read' && mode !== 'decode') || !file) throw new Error('usage: scale-worker.js read|decode <file> [wasm|reference]');
+  if ((mode !== 'read' && mode !== 'decode' && mode !== 'blob') || !file) throw new Error('usage: scale-worker.js read|decode|blob <file> [wasm|reference]');
   const rssStartBytes = process.memoryUsage.rss();
   let peak = rssStartBytes;
   const timer = setInterval(() => {
@@ -69,13 +70,14 @@ async function main(): Promise<void> {
   } else {
     if (engine !== 'wasm' && engine !== 'reference') throw new Error(`scale-worker: unknown engine ${engine}`);
     let rows = 0;
-    const out = await streamFile(file, {
+    const options = {
       engine,
       rows: 'borrow', // the consumer only counts: no copy out of the engine
-      onRows: ({ cswitch, spinlock }) => {
+      onRows: ({ cswitch, spinlock }: { cswitch: { length: number }; spinlock: { length: number } }) => {
         rows += cswitch.length + spinlock.length;
       },
-    });
+    } as const;
+    const out = mode === 'blob' ? await decodeStream(await openAsBlob(file), options) : await streamFile(file, options);
     const seconds = (performance.now() - t0) / 1000;
     report = {
       mode,

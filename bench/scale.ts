@@ -21,9 +21,10 @@ export interface ScaleOptions {
   log: (line: string) => void;
 }
 
-/** wasm, reference: streamFile, file in the page cache; read-only: plain reads of the cached file;
+/** wasm, reference: streamFile, file in the page cache; wasm blob: decodeStream of fs.openAsBlob(file)
+ *  (the path of a File in browsers); read-only: plain reads of the cached file;
  *  `… cold`: the same after the file's pages were dropped from the page cache (read from the disk) */
-export type ScaleEngine = EngineName | 'read-only' | 'wasm cold' | 'read-only cold';
+export type ScaleEngine = EngineName | 'read-only' | 'wasm cold' | 'read-only cold' | 'wasm blob';
 
 export interface ScaleJob {
   engine: ScaleEngine;
@@ -144,6 +145,11 @@ export async function runScale(o: ScaleOptions): Promise<ScaleResult> {
     for (const engine of o.engines) {
       const j = job(await runWorker(['decode', path, engine]), engine);
       o.log(`scale: ${engine}: ${j.mbPerS.toFixed(0)} MB/s, peak RSS ${mib(j.peakRssBytes)}`);
+      jobs.push(j);
+    }
+    if (o.engines.includes('wasm')) {
+      const j = job(await runWorker(['blob', path, 'wasm']), 'wasm blob');
+      o.log(`scale: wasm from a Blob (fs.openAsBlob): ${j.mbPerS.toFixed(0)} MB/s, peak RSS ${mib(j.peakRssBytes)}`);
       jobs.push(j);
     }
     reads.push(job(await runWorker(['read', path]), 'read-only'));

@@ -7,7 +7,7 @@ import { mkdir, open, realpath, rename, rm, stat, unlink, type FileHandle } from
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { decodeSync } from './index.js';
+import { decodeSync } from './decode.js';
 import * as L from './generated/layout.js';
 
 /** Exit codes (README § Command line). */
@@ -242,7 +242,8 @@ async function spool(stream: Readable, name: string): Promise<Input> {
 
 /** Where a command writes its text. */
 export interface Output {
-  write(text: string): Promise<void>;
+  /** text (UTF-8) or bytes; bytes must not change after the call (they may be written later) */
+  write(data: string | Uint8Array): Promise<void>;
   /** all written: flush, and for a file make it appear under its name */
   commit(): Promise<void>;
   /** failed: remove what was written under a temporary name */
@@ -343,7 +344,7 @@ export async function fileOutput(target: string): Promise<Output> {
   return {
     async write(text) {
       try {
-        await writeAll(fh, Buffer.from(text, 'utf8'));
+        await writeAll(fh, typeof text === 'string' ? Buffer.from(text, 'utf8') : text);
       } catch (e) {
         // `-o /dev/stdout | head`: the reader went away, as on standard output
         if (inPlace && (e as NodeJS.ErrnoException).code === 'EPIPE') throw new OutputClosed();

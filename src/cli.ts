@@ -1,16 +1,21 @@
 // etw-decode command line: `summary` and `dump`, streaming with bounded memory. Every expected failure
 // is one line on stderr and an exit code (README § Command line); only a bug prints a stack trace.
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { readTraceInfo, streamFile, createClock, type TraceSummary, EtlError } from './node.js';
+import { readTraceInfo, streamFile } from './files.js';
+import { createClock } from './time.js';
+import { EtlError } from './errors.js';
+import type { TraceSummary } from './summary.js';
 import type { DecodeOptions } from './options.js';
 import { DECODED_TABLE_NAMES, TABLE_NAMES, type DecodedTableName, type TableName } from './schema.js';
-import { formatRows, headerLine, type DumpFormat, type FormatOptions, type TimeColumn } from './format.js';
+import { TextTableWriter, type DumpFormat, type FormatOptions, type TimeColumn } from './output/text.js';
+import type { Table } from './table.js';
 import { CpuAnalyzer, CpuUsageDeriver } from './analysis/cpu.js';
 import { renderCpu } from './cpu-text.js';
 import { dataLossText, emptyTableText, jsonReplacer, renderSummary } from './summary-text.js';
 import { CliError, EXIT, fileOutput, openInput, OutputClosed, stdoutOutput, type Input, type Output } from './cli-io.js';
 import { registerSpinlocksCommand } from './cli-spinlocks.js';
 import { VERSION } from './version.js';
+import { registerConvertCommand } from './cli-convert.js';
 
 
 function parseTop(v: string): number {
@@ -174,36 +179,40 @@ export async function main(argv: string[]): Promise<number> {
     const out: Output = o.output ? await fileOutput(o.output) : stdoutOutput();
     let summary: TraceSummary;
     try {
-      if (table !== 'events') await out.write(headerLine(table, fmt));
+      // rows are formatted into 256 KiB byte buffers, each handed to the output (which owns it) when full
+      const writer = table !== 'events' ? new TextTableWriter(table, fmt, (bytes) => out.write(bytes), 1 << 18) : null;
+      await writer?.writeHeader();
       const decoded = isDecodedTable(table) ? table : null;
-      // cpuUsage is derived while the trace streams by; its rows come out as each switch completes
-      const pendingText: string[] = [];
-      const deriver = table === 'cpuUsage' ? new CpuUsageDeriver((t) => pendingText.push(formatRows(t, fmt))) : null;
+      // cpuUsage is derived while the trace streams by; its rows come out as each switch completes (the
+      // deriver's chunks are ours to keep until they are written)
+      const pending: Table<'cpuUsage'>[] = [];
+      const deriver = table === 'cpuUsage' ? new CpuUsageDeriver((t) => pending.push(t)) : null;
       const res = await streamFile(inp.path, {
         ...decodeOptions(o),
         rows: 'borrow', // each chunk is formatted before onRows returns
         onRows: decoded
           ? async (rows) => {
               const t = rows[decoded];
-              if (t.length) await out.write(formatRows(t, fmt));
+              if (t.length) await writer!.write(t);
             }
           : deriver
             ? async (rows) => {
                 deriver.add(rows.cswitch, rows.readythread, rows.threadEvents);
-                for (const text of pendingText.splice(0)) await out.write(text);
+                for (const t of pending.splice(0)) await writer!.write(t);
               }
             : undefined,
       });
       if (deriver) {
         const stats = deriver.finish();
-        for (const text of pendingText.splice(0)) await out.write(text);
+        for (const t of pending.splice(0)) await writer!.write(t);
         if (stats.lateEvents) note(`${stats.lateEvents} events arrived behind the cpuUsage reorder window: their rows may miss ready times or process ids`);
       }
       summary = res.summary;
       // derived tables are complete only at the end of the decode
       if (table === 'threads' || table === 'processes' || table === 'traces') {
-        if (res[table].length) await out.write(formatRows(res[table], fmt));
+        if (res[table].length) await writer!.write(res[table]);
       }
+      await writer?.end();
       if (table === 'events') {
         const keys = ['headerType', 'hookId', 'name', 'provider', 'eventId', 'eventType', 'messageNumber', 'opcode', 'task', 'extended', 'version', 'count', 'bytes'] as const;
         if (o.format === 'csv') {
@@ -226,6 +235,8 @@ export async function main(argv: string[]): Promise<number> {
   });
 
   registerSpinlocksCommand(program, input);
+  let exitCode: number = EXIT.ok;
+  registerConvertCommand(program, (code) => (exitCode = code));
 
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -250,7 +261,7 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     for (const i of inputs) await i.dispose();
   }
-  return EXIT.ok;
+  return exitCode;
 }
 
 /** --table accepts the registry names and a few spellings people type (cpu-usage). */

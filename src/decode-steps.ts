@@ -26,6 +26,8 @@ export interface DriverOptions {
    * engine's output, valid only until the consumer returns — no copy), 'discard' (no rows at all).
    */
   rows?: RowMode;
+  /** buffer headers per batched read while framing (default 64; sources whose reads are round trips ask for more) */
+  headerBatch?: number;
 }
 
 export interface DriverResult {
@@ -73,7 +75,7 @@ function readFailed(position: number, wanted: number, got: number): EtlError {
 export function* decodeSteps(size: number, engine: Engine, options: DriverOptions = {}): Steps<DriverResult> {
   const framingIssues: FramingIssue[] = [];
   const framingCounters = new Array<number>(L.D_COUNTER_COUNT).fill(0);
-  const table = yield* frameBuffers(size, framingIssues, framingCounters);
+  const table = yield* frameBuffers(size, framingIssues, framingCounters, options.headerBatch);
   const order = decodeOrder(table);
   const drainRows = options.drainRows ?? 65536;
   const rowMode = options.rows ?? 'copy';

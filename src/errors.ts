@@ -6,7 +6,8 @@ export type EtlErrorCode =
   | 'EMPTY' // zero-length input
   | 'READ_FAILED' // the file could not be read (I/O error, or it changed while reading)
   | 'NO_CLOCK' // the trace's timestamps cannot be converted (no logfile header, unknown clock type, zero frequency)
-  | 'BAD_OPTION'; // API misuse
+  | 'BAD_OPTION' // API misuse
+  | 'WRITE_FAILED'; // an output (Arrow IPC, Parquet) could not be written
 
 export class EtlError extends Error {
   override readonly name = 'EtlError';

@@ -1,104 +1,28 @@
-// CSV / JSON-lines rendering of table chunks: one header row of column names, decimal integers
-// (64-bit values exact), empty cell (CSV) or null (JSON) for null. The internal `valid` mask is not written.
-// Optional extra columns: enum names (--names) and converted times (--time ns|filetime).
-import { TABLES } from './generated/registry.js';
-import { TABLE_COLUMNS, type TableName } from './schema.js';
+// The former string API of CSV / JSON-lines rendering, kept for callers that want text: it now runs on
+// the byte encoder of src/output/text.ts (TextTableWriter, toCsv, toJsonl), which is what `dump` uses.
+import { TextTableWriter, type FormatOptions } from './output/text.js';
+import type { TableName } from './schema.js';
 import type { Table } from './table.js';
-import type { Clock } from './time.js';
-import { ENUMS, nameOf } from './enums.js';
 
-export type DumpFormat = 'csv' | 'jsonl';
-export type TimeColumn = 'raw' | 'ns' | 'filetime';
+export { csvText } from './output/escape.js';
+export type { DumpFormat, FormatOptions, TimeColumn } from './output/text.js';
 
-export interface FormatOptions {
-  format: DumpFormat;
-  /** add name columns for enum values */
-  names?: boolean;
-  /** add a converted time column (needs the clock) */
-  time?: TimeColumn;
-  clock?: Clock | null;
+const decoder = new TextDecoder();
+
+function text(table: TableName, o: FormatOptions, write: (w: TextTableWriter) => void): string {
+  let out = '';
+  const w = new TextTableWriter(table, o, (b) => void (out += decoder.decode(b, { stream: true })), 1 << 20);
+  write(w);
+  w.end();
+  return out + decoder.decode();
 }
 
-interface Extra {
-  name: string;
-  /** text for row i, or null */
-  value(t: Table, i: number): string | null;
-  quoted: boolean;
-}
-
-function extras(table: TableName, o: FormatOptions): Extra[] {
-  const out: Extra[] = [];
-  if (o.time && o.time !== 'raw') {
-    const clock = o.clock;
-    if (!clock) throw new RangeError('--time needs a trace whose clock type can be converted (QPC, system time or CPU cycles)');
-    const ns = o.time === 'ns';
-    const convert = ns ? clock.toNanoseconds : clock.toFileTime;
-    const perSecond = clock.ticksPerSecond;
-    // every column of raw ticks (registry `time`): `timestamp` → timeNs / fileTime, others → <name>Ns /
-    // <name>FileTime; differences of ticks (`duration`) → <name>Ns with --time ns
-    for (const c of TABLES[table].columns) {
-      if (c.time === null || (c.time === 'duration' && !ns)) continue;
-      const name = c.name === 'timestamp' ? (ns ? 'timeNs' : 'fileTime') : c.name + (ns ? 'Ns' : 'FileTime');
-      const value =
-        c.time === 'time'
-          ? (t: Table, i: number) => (t.isNull(c.id, i) ? null : convert((t.columns[c.id] as BigInt64Array)[i]!).toString())
-          : (t: Table, i: number) => (t.isNull(c.id, i) ? null : (((t.columns[c.id] as BigInt64Array)[i]! * 1_000_000_000n) / perSecond).toString());
-      out.push({ name, value, quoted: false });
-    }
-  }
-  if (o.names) {
-    // a name column after the others for every column that holds an enumeration (registry `enum`)
-    for (const c of TABLES[table].columns) {
-      if (c.enum === null) continue;
-      const names = ENUMS[c.enum]!;
-      out.push({ name: c.name + 'Name', value: (t, i) => (t.isNull(c.id, i) ? null : nameOf(names, t.columns[c.id]![i] as number)), quoted: true });
-    }
-  }
-  return out;
-}
-
-function visibleColumns(table: TableName) {
-  return TABLE_COLUMNS[table].filter((c) => c.name !== 'valid');
-}
-
+/** The CSV header row (column names and a line break); '' for JSON lines. */
 export function headerLine(table: TableName, o: FormatOptions): string {
-  if (o.format !== 'csv') return '';
-  return [...visibleColumns(table).map((c) => c.name), ...extras(table, o).map((e) => e.name)].join(',') + '\n';
+  return text(table, o, (w) => w.writeHeader());
 }
 
-/** A CSV cell: quoted when it holds a comma, a quote or a line break. */
-export function csvText(s: string): string {
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
+/** The rows of a chunk, one line each ('\n' alone for an empty chunk, as this function always returned). */
 export function formatRows(t: Table, o: FormatOptions): string {
-  const specs = visibleColumns(t.name);
-  const cols = specs.map((s) => t.columns[s.id]!);
-  const text = specs.map((s) => s.type === 'str');
-  // JSON: 64-bit columns are always decimal strings (JSON.parse and jq would round them past 2^53), so a
-  // column's JSON type never changes from row to row; converted times are 64-bit too
-  const wide = specs.map((s) => s.type === 'i64' || s.type === 'u64');
-  const more = extras(t.name, o);
-  const csv = o.format === 'csv';
-  const parts: string[] = [];
-  for (let i = 0; i < t.length; i++) {
-    let line = csv ? '' : '{';
-    for (let c = 0; c < specs.length; c++) {
-      if (c) line += ',';
-      const isNull = t.isNull(specs[c]!.id, i);
-      const v = cols[c]![i];
-      if (csv) {
-        if (!isNull) line += text[c] ? csvText(v as string) : String(v);
-      } else {
-        line += `"${specs[c]!.name}":${isNull ? 'null' : text[c] ? JSON.stringify(v) : wide[c] ? `"${v}"` : String(v)}`;
-      }
-    }
-    for (const e of more) {
-      const v = e.value(t, i);
-      if (csv) line += ',' + (v ?? '');
-      else line += `,"${e.name}":${v === null ? 'null' : JSON.stringify(v)}`;
-    }
-    parts.push(csv ? line : line + '}');
-  }
-  return parts.join('\n') + '\n';
+  return t.length === 0 ? '\n' : text(t.name, o, (w) => w.write(t));
 }

@@ -22,11 +22,22 @@ export interface FramingIssue {
 const HEADER = L.WMI_BUFFER_HEADER_SIZE;
 /** bytes a resync candidate needs: the header and the first event's marker */
 const CANDIDATE = HEADER + 4;
-/** buffer headers requested at once while framing (see frameBuffers) */
-const HEADER_BATCH = 64;
+/** buffer headers requested at once while framing (see frameBuffers), unless the source asks for another number */
+export const HEADER_BATCH = 64;
 /** buffers this small are framed from contiguous reads of CONTIGUOUS_READ bytes, not a read per header */
 const SMALL_STRIDE = 0x2000;
 const CONTIGUOUS_READ = 256 << 10;
+/**
+ * Buffers of varying sizes (compressed buffers) defeat the batches, which guess that the next buffer has
+ * the size of the last: after a batch whose guess failed at once, headers come from contiguous reads of
+ * 16 buffers of the last size, between VARIABLE_READ_MIN and VARIABLE_READ_MAX bytes, until STABLE_RUN
+ * buffers in a row have one size again.
+ */
+const VARIABLE_READ_MIN = 1 << 20;
+const VARIABLE_READ_MAX = 4 << 20;
+const STABLE_RUN = 8;
+/** the first batch of a run of buffers; the next ones double up to the batch size */
+const FIRST_BATCH = 16;
 /** resync reads: the first SCAN_FIRST bytes, each further one twice as long, up to SCAN_MAX */
 const SCAN_FIRST = 64 << 10;
 const SCAN_MAX = 4 << 20;
@@ -263,8 +274,17 @@ function* chainsOn(at: number, size: number, win: Window): Steps<boolean> {
   return plausibleHeader(v, i, end, size, false);
 }
 
-/** Frames the input into buffers (file order), into `table` (a caller may watch it fill: src/parallel). */
-export function* frameBuffers(size: number, issues: FramingIssue[], counters: number[], table = new BufferTable()): Steps<BufferTable> {
+/**
+ * Frames the input into buffers (file order), into `table` (a caller may watch it fill: src/parallel).
+ * `headerBatch`: headers per batched request (sources whose reads are round trips, like Blobs, ask for more).
+ */
+export function* frameBuffers(
+  size: number,
+  issues: FramingIssue[],
+  counters: number[],
+  headerBatch = HEADER_BATCH,
+  table = new BufferTable(),
+): Steps<BufferTable> {
   const first = yield* read(0, HEADER + 8);
   checkFirstBuffer(first, size);
   const win = new Window();
@@ -280,6 +300,12 @@ export function* frameBuffers(size: number, issues: FramingIssue[], counters: nu
   let aheadAt: number[] = [];
   let aheadNext = 0;
   let stride = 0;
+  /** buffer sizes vary: headers from contiguous reads (see VARIABLE_READ_MIN) */
+  let variable = false;
+  /** buffers in a row with the size `stride` */
+  let sameRun = 0;
+  /** headers in the last batch */
+  let batch = FIRST_BATCH;
   while (pos < size) {
     if (size - pos < HEADER) {
       counters[L.D_TRUNCATED_TAIL_BYTES]! += size - pos;
@@ -287,15 +313,20 @@ export function* frameBuffers(size: number, issues: FramingIssue[], counters: nu
     }
     let v: DataView<ArrayBufferLike>;
     let at = 0;
+    // the guess of the last batch failed at its second header: the sizes vary
+    const missed = aheadNext === 1 && aheadAt.length > 1 && aheadAt[1] !== pos;
+    if (missed && !win.covers(pos, HEADER)) variable = true;
     if (win.covers(pos, HEADER)) {
       v = win.view;
       at = pos - win.base;
     } else if (aheadNext < aheadAt.length && aheadAt[aheadNext] === pos && ahead[aheadNext]!.length === HEADER) {
       const h = ahead[aheadNext++]!;
       v = new DataView(h.buffer, h.byteOffset, h.byteLength);
-    } else if (stride > SMALL_STRIDE) {
+    } else if (stride > SMALL_STRIDE && !variable) {
       const positions: number[] = [];
-      for (let p = pos; positions.length < HEADER_BATCH && p + HEADER <= size; p += stride) positions.push(p);
+      // a batch after the sizes changed is small, and doubles while its guesses hold
+      batch = aheadAt.length > 0 && aheadNext === aheadAt.length ? Math.min(2 * batch, headerBatch) : FIRST_BATCH;
+      for (let p = pos; positions.length < batch && p + HEADER <= size; p += stride) positions.push(p);
       ahead = yield* readMany(positions, HEADER);
       aheadAt = positions;
       aheadNext = 1;
@@ -303,12 +334,18 @@ export function* frameBuffers(size: number, issues: FramingIssue[], counters: nu
       if (h.length < HEADER) throw readFailed(pos, HEADER, h.length);
       v = new DataView(h.buffer, h.byteOffset, h.byteLength);
     } else {
-      const want = stride >= HEADER ? Math.min(CONTIGUOUS_READ, size - pos) : HEADER;
+      const want =
+        stride > SMALL_STRIDE // variable sizes
+          ? Math.min(Math.max(VARIABLE_READ_MIN, 16 * stride), VARIABLE_READ_MAX, size - pos)
+          : stride >= HEADER
+            ? Math.min(CONTIGUOUS_READ, size - pos)
+            : HEADER;
       const got = yield* read(pos, want);
       if (got.length < HEADER) throw readFailed(pos, want, got.length);
       win.set(pos, got);
       v = win.view;
     }
+    if (missed) aheadAt = []; // judged once
     const bufferSize = v.getUint32(at + L.BUF_BUFFER_SIZE, true);
     const sizeOk = bufferSize >= HEADER && bufferSize <= L.MAX_BUFFER_SIZE;
     if (sizeOk && pos + bufferSize <= size) {
@@ -320,6 +357,8 @@ export function* frameBuffers(size: number, issues: FramingIssue[], counters: nu
       }
       table.push(v, at, pos, bufferSize, false);
       pos += bufferSize;
+      sameRun = bufferSize === stride ? sameRun + 1 : 0;
+      if (variable && sameRun >= STABLE_RUN) variable = false;
       stride = bufferSize;
       if (pos - lastProgress >= PROGRESS_EVERY) {
         lastProgress = pos;

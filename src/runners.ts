@@ -20,6 +20,8 @@ export interface AsyncSource {
   readInto(position: number, target: Uint8Array): Promise<number>;
   /** optional: many small reads at once (buffer headers); default: `read` for each position */
   readMany?(positions: readonly number[], length: number): Promise<Uint8Array[]>;
+  /** optional: how many positions readMany should get at once (default 64) */
+  readonly headerBatch?: number;
 }
 
 export function bytesSource(bytes: Uint8Array): SyncSource {

@@ -34,6 +34,25 @@ function scale(a: bigint, m: bigint, d: bigint): bigint {
   return q * m + floorDiv(r * m, d);
 }
 
+/**
+ * The linear form of a clock made by createClock: toNanoseconds(t) = floor((t − anchorTicks)·10^9 / ticksPerSecond)
+ * and toFileTime(t) = fileTimeOrigin + floor((t − anchorTicks)·10^7 / ticksPerSecond). Fast exact converters
+ * (src/output/ticks.ts) rely on it; a Clock made another way has none and is converted through its methods.
+ */
+export interface LinearClock {
+  readonly anchorTicks: bigint;
+  readonly ticksPerSecond: bigint;
+  /** FILETIME at anchorTicks as toFileTime computes it (system-time clocks: anchorTicks itself) */
+  readonly fileTimeOrigin: bigint;
+}
+
+const linearClocks = new WeakMap<Clock, LinearClock>();
+
+/** The linear form of a clock made by createClock, or null for any other object. */
+export function linearClock(clock: Clock): LinearClock | null {
+  return linearClocks.get(clock) ?? null;
+}
+
 type ClockInfo = Pick<TraceInfo, 'clockType' | 'perfFreq' | 'cpuSpeedInMHz' | 'headerTimestamp' | 'startTime'>;
 
 /** Why the trace's timestamps cannot be converted, or null when they can. */
@@ -58,26 +77,30 @@ export function createClock(info: ClockInfo): Clock {
   const w0 = info.startTime;
   let ticksPerSecond: bigint;
   let toFileTime: (t: bigint) => bigint;
+  let fileTimeOrigin: bigint;
   switch (info.clockType) {
     case 1:
       ticksPerSecond = info.perfFreq;
       toFileTime = (t) => w0 + scale(t - t0, 10_000_000n, ticksPerSecond);
+      fileTimeOrigin = w0;
       break;
     case 2:
       ticksPerSecond = 10_000_000n;
       toFileTime = (t) => t; // already a FILETIME (MS-WNODE)
+      fileTimeOrigin = t0; // t = t0 + floor((t − t0)·10^7 / 10^7)
       break;
     case 3: {
       const mhz = BigInt(info.cpuSpeedInMHz);
       ticksPerSecond = mhz * 1_000_000n;
-      toFileTime = (t) => w0 + scale(t - t0, 10n, mhz);
+      toFileTime = (t) => w0 + scale(t - t0, 10n, mhz); // = floor((t − t0)·10^7 / (mhz·10^6))
+      fileTimeOrigin = w0;
       break;
     }
     default:
       throw new EtlError('NO_CLOCK', `clock type ${info.clockType}`); // excluded by clockUnavailable
   }
   const toNanoseconds = (t: bigint): bigint => scale(t - t0, 1_000_000_000n, ticksPerSecond);
-  return {
+  const clock: Clock = {
     ticksPerSecond,
     anchorTicks: t0,
     anchorFileTime: w0,
@@ -90,4 +113,6 @@ export function createClock(info: ClockInfo): Clock {
       return out;
     },
   };
+  linearClocks.set(clock, { anchorTicks: t0, ticksPerSecond, fileTimeOrigin });
+  return clock;
 }

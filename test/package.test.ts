@@ -9,6 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { generateMixedTrace } from '../src/writer/index.js';
 import { decodeSync } from '../src/index.js';
+import { readParquetFooter } from '../src/output/parquet-footer.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -21,9 +22,9 @@ test('exports: browser, node and default conditions, types first, ESM', () => {
   expect(dot.browser.import).toBe('./dist/index.js');
   expect(dot.node.import).toBe('./dist/node.js');
   expect(pkg.bin['etw-decode']).toBe('bin/etw-decode.js');
-  // versions are pinned, and only the CLI needs a runtime dependency
-  expect(Object.keys(pkg.dependencies)).toEqual(['commander']);
-  for (const v of Object.values({ ...pkg.dependencies, ...pkg.devDependencies }) as string[]) expect(v).toMatch(/^\d+\.\d+\.\d+$/);
+  // versions are pinned; runtime dependencies: the CLI's, and Arrow and Parquet output (src/output/)
+  expect(Object.keys(pkg.dependencies)).toEqual(['apache-arrow', 'commander', 'parquet-wasm']);
+  for (const v of Object.values({ ...pkg.dependencies, ...pkg.devDependencies }) as string[]) expect(v).toMatch(/^\d+\.\d+\.\d+(-[0-9A-Za-z.]+)?$/);
 });
 
 test('the browser entry bundles for the browser platform with no node: imports', async () => {
@@ -60,6 +61,13 @@ test('the browser entry does not carry the reference engine: it is a separate ch
     expect(chunks.some((c) => c.text.includes(marker))).toBe(true);
   }
   expect(entry.text).toContain('import("./');
+  // the Parquet writer (parquet-wasm's glue and its embedded module, ~2 MB of base64) is a lazy chunk too
+  const gzipBase64 = /["']H4sI/; // the start of the embedded module: gzip's magic in base64
+  expect(entry.text).not.toMatch(gzipBase64);
+  expect(entry.text.length).toBeLessThan(1_000_000);
+  expect(chunks.some((c) => gzipBase64.test(c.text) && c.text.length > 2_000_000)).toBe(true);
+  expect(entry.text).not.toContain('function initSync(');
+  expect(chunks.some((c) => c.text.includes('function initSync('))).toBe(true);
 });
 
 test('the built browser entry decodes with Buffer and process removed', () => {
@@ -73,6 +81,9 @@ test('the built browser entry decodes with Buffer and process removed', () => {
     `import { readFileSync } from 'node:fs';
 const bytes = new Uint8Array(readFileSync(${JSON.stringify(tracePath)}));
 const out = globalThis.process.stdout;
+// Node's fetch classes are lazy getters that load undici, which needs Buffer (browsers have them built in):
+// parquet-wasm's glue tests 'instanceof Response', so they are loaded before Buffer goes
+void [globalThis.Request, globalThis.Response];
 delete globalThis.Buffer;
 Object.defineProperty(globalThis, 'process', { value: undefined, configurable: true });
 const m = await import(${JSON.stringify(pathToFileURL(join(root, 'dist/index.js')).href)});
@@ -81,7 +92,9 @@ let before = '';
 try { m.decodeSync(bytes, { engine: 'reference' }); } catch (e) { before = e.code + ': ' + e.message; }
 await m.init({ engine: 'reference' });
 const ref = m.decodeSync(bytes, { engine: 'reference' });
-out.write(JSON.stringify({ cs: r.cswitch.length, sl: r.spinlock.length, events: r.summary.events, buffer: typeof Buffer, process: typeof process, before, ref: ref.cswitch.length }));
+const pq = await m.tableToParquet(r.cswitch, { names: true });
+const ipc = m.tableToArrowIpc(r.cswitch);
+out.write(JSON.stringify({ cs: r.cswitch.length, sl: r.spinlock.length, events: r.summary.events, buffer: typeof Buffer, process: typeof process, before, ref: ref.cswitch.length, parquet: Array.from(pq), ipc: ipc.length }));
 `,
   );
   const res = JSON.parse(execFileSync(process.execPath, [script], { encoding: 'utf8' }));
@@ -90,4 +103,8 @@ out.write(JSON.stringify({ cs: r.cswitch.length, sl: r.spinlock.length, events: 
   // the reference engine is loaded on demand in the browser entry: decodeSync says how until init() loaded it
   expect(res.before).toMatch(/^BAD_OPTION: the reference engine is not loaded: call `await init\(\{ engine: 'reference' \}\)` first/);
   expect(res.ref).toBe(lib.cswitch.length);
+  // Parquet (the embedded wasm, gunzipped and instantiated without fetch) and Arrow IPC without Node's globals
+  const footer = readParquetFooter(Uint8Array.from(res.parquet));
+  expect(footer.rows).toBe(lib.cswitch.length);
+  expect(res.ipc).toBeGreaterThan(lib.cswitch.length * 20);
 });

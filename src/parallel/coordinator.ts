@@ -302,7 +302,7 @@ export async function decodeParallel(req: ParallelRequest): Promise<DriverResult
     const cutter = req.cuts || req.partitions ? null : new SpeculativeCuts(table, size, decoders, guide);
     const framing = runAsync(
       cutter ? yielding(source) : source,
-      observed(frameBuffers(size, framingIssues, framingCounters, table), () => {
+      observed(frameBuffers(size, framingIssues, framingCounters, source.headerBatch, table), () => {
         if (cutter && cutter.update()) {
           bounds = [0, ...cutter.cuts];
           kick();

@@ -83,3 +83,11 @@ export function loadWasmModuleSync(): WebAssembly.Module {
   cached ??= new WebAssembly.Module(decodeBase64(WASM_BASE64));
   return cached;
 }
+
+/**
+ * Uses a module compiled elsewhere (a worker given its parent's Module: one compilation per process
+ * tree). Ignored when this thread has compiled its own already.
+ */
+export function adoptWasmModule(module: WebAssembly.Module): void {
+  cached ??= module;
+}

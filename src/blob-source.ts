@@ -1,0 +1,168 @@
+// Reading a Blob or File (browsers; Node's fs.openAsBlob) as the decode's random-access input.
+//
+// A Blob read is a round trip whatever its size: `slice().arrayBuffer()` costs ~1 ms in Chromium (a
+// trip through the browser process, which opens the file again) and ~0.1 ms in Node (open, stat, read,
+// close on the thread pool), against ~4 ms/MiB and ~1 ms/MiB of bytes. So the source never makes one
+// read per buffer header:
+// - readMany (framing's batches of headers) coalesces positions closer than `gapBytes` into one slice
+//   each and reads those slices concurrently: one or a few round trips per batch. The gap is the size
+//   whose bytes cost as much as a round trip, estimated from the reads themselves (latency of small
+//   reads × measured throughput), so Chromium reads a batch of 64 KiB buffers as one contiguous slice
+//   while Node reads its 64 headers concurrently.
+// - readInto (the decode's windows, one per load) reads a window as up to READ_PARTS concurrent slices
+//   (each of at least PART_MIN bytes) straight into the target: Node's Blob reads are faster in parallel.
+// - A Blob of at most WHOLE_MAX bytes is read whole with the first read (one round trip) and served
+//   from memory after that: framing and decoding then cost what they cost on bytes in memory.
+// Nothing else is cached: memory is what the caller asks for (and at most WHOLE_MAX), never the file.
+import type { AsyncSource } from './runners.js';
+
+/** Blobs up to this size are read whole, once */
+const WHOLE_MAX = 16 << 20;
+/** readInto splits a read into at most this many concurrent slices ... */
+const READ_PARTS = 4;
+/** ... of at least this many bytes */
+const PART_MIN = 1 << 20;
+/** bounds of the coalescing gap, and its value before anything was measured */
+const GAP_MIN = 16 << 10;
+const GAP_MAX = 1 << 20;
+const GAP_DEFAULT = 128 << 10;
+/** a coalesced slice spans at most this many bytes (more positions start another slice) */
+const RUN_MAX = 8 << 20;
+/** buffer headers framing asks for at once (a batch is one or a few round trips) */
+const BLOB_HEADER_BATCH = 256;
+/** readMany keeps at most this many slices in flight */
+const MANY_CONCURRENCY = 256;
+/** reads up to this size time the round trip; reads from this size time the throughput */
+const SMALL_READ = 4 << 10;
+const LARGE_READ = 1 << 20;
+
+export interface BlobSourceOptions {
+  /** read Blobs of at most this many bytes whole, once (default 16 MiB; 0: never) */
+  wholeMax?: number;
+  /** fixed coalescing gap in bytes (default: estimated from the reads, see the file comment) */
+  gapBytes?: number;
+  /** called with each slice read (start, end): for tests and measurements */
+  onSlice?: (start: number, end: number) => void;
+}
+
+/** Running estimates of a Blob's round-trip time and throughput, from timed reads. */
+class ReadCost {
+  /** ms per round trip (small reads); null until one was timed */
+  latencyMs: number | null = null;
+  /** bytes per ms (large reads, less the latency); null until one was timed */
+  bytesPerMs: number | null = null;
+
+  /** a read of `bytes` that took `ms` (large reads: possibly several slices in parallel) */
+  note(bytes: number, ms: number): void {
+    if (bytes <= SMALL_READ) {
+      this.latencyMs = this.latencyMs === null ? ms : 0.75 * this.latencyMs + 0.25 * ms;
+    } else if (bytes >= LARGE_READ) {
+      const rate = bytes / Math.max(0.01, ms - (this.latencyMs ?? 0));
+      this.bytesPerMs = this.bytesPerMs === null ? rate : 0.75 * this.bytesPerMs + 0.25 * rate;
+    }
+  }
+
+  /** bytes that cost as much to read as one more round trip */
+  gap(): number {
+    if (this.latencyMs === null) return GAP_DEFAULT;
+    const rate = this.bytesPerMs ?? 500_000; // 500 MB/s until a large read was timed
+    return Math.min(GAP_MAX, Math.max(GAP_MIN, Math.round(this.latencyMs * rate)));
+  }
+}
+
+/** A random-access source over a Blob or File (see the file comment). */
+export function blobSource(blob: Blob, options: BlobSourceOptions = {}): AsyncSource {
+  const size = blob.size;
+  const cost = new ReadCost();
+  const slice = async (start: number, end: number, timed: boolean): Promise<Uint8Array> => {
+    options.onSlice?.(start, end);
+    const t0 = timed ? performance.now() : 0;
+    const bytes = new Uint8Array(await blob.slice(start, end).arrayBuffer());
+    if (timed) cost.note(bytes.length, performance.now() - t0);
+    return bytes;
+  };
+  const clampEnd = (position: number, length: number) => Math.max(position, Math.min(size, position + Math.max(0, length)));
+  if (size <= (options.wholeMax ?? WHOLE_MAX)) return wholeSource(size, () => slice(0, size, false));
+
+  return {
+    size,
+    headerBatch: BLOB_HEADER_BATCH,
+    read: (position, length) => slice(position, clampEnd(position, length), true),
+
+    async readInto(position, target) {
+      const end = clampEnd(position, target.length);
+      const total = end - position;
+      const parts = Math.max(1, Math.min(READ_PARTS, Math.floor(total / PART_MIN)));
+      const step = Math.ceil(total / parts);
+      const t0 = performance.now();
+      const got = await Promise.all(
+        Array.from({ length: parts }, async (_, k) => {
+          const a = position + k * step;
+          const b = Math.min(end, a + step);
+          const bytes = await slice(a, b, false);
+          target.set(bytes, a - position);
+          return bytes.length;
+        }),
+      );
+      cost.note(total, performance.now() - t0);
+      // the bytes placed: a short part (the Blob changed under us) ends the count there
+      let n = 0;
+      for (let k = 0; k < parts; k++) {
+        n += got[k]!;
+        if (got[k]! < Math.min(step, total - k * step)) break;
+      }
+      return n;
+    },
+
+    async readMany(positions, length) {
+      const gap = options.gapBytes ?? cost.gap();
+      // runs of positions (in the order given, which framing gives ascending) read as one slice each
+      const runs: { start: number; end: number; first: number; last: number }[] = [];
+      for (let i = 0; i < positions.length; i++) {
+        const p = positions[i]!;
+        const end = clampEnd(p, length);
+        const run = runs[runs.length - 1];
+        if (run && p >= run.start && p - run.end <= gap && end - run.start <= RUN_MAX) {
+          run.end = Math.max(run.end, end);
+          run.last = i;
+        } else {
+          runs.push({ start: p, end, first: i, last: i });
+        }
+      }
+      const out = new Array<Uint8Array>(positions.length);
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        while (next < runs.length) {
+          const run = runs[next++]!;
+          const bytes = await slice(run.start, run.end, runs.length === 1);
+          for (let i = run.first; i <= run.last; i++) {
+            const at = positions[i]! - run.start;
+            out[i] = bytes.subarray(Math.min(at, bytes.length), Math.min(bytes.length, at + Math.max(0, length)));
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(MANY_CONCURRENCY, runs.length) }, worker));
+      return out;
+    },
+  };
+}
+
+/** A small Blob: read whole at the first request, then served from memory. */
+function wholeSource(size: number, readAll: () => Promise<Uint8Array>): AsyncSource {
+  let all: Promise<Uint8Array> | null = null;
+  const bytes = () => (all ??= readAll());
+  const view = (b: Uint8Array, position: number, length: number) => b.subarray(Math.min(position, b.length), Math.min(b.length, position + Math.max(0, length)));
+  return {
+    size,
+    read: async (position, length) => view(await bytes(), position, length),
+    async readInto(position, target) {
+      const src = view(await bytes(), position, target.length);
+      target.set(src);
+      return src.length;
+    },
+    readMany: async (positions, length) => {
+      const b = await bytes();
+      return positions.map((p) => view(b, p, length));
+    },
+  };
+}

@@ -1,0 +1,239 @@
+// Converts one trace file into a dataset (dataset.ts) or a Perfetto timeline: decodes it streaming,
+// buffers each table's rows up to one part (partRows), writes the part sorted by (cpu, time), and moves
+// the finished trace into place. Memory: at most partRows rows per table buffered (plus one decode chunk).
+import { mkdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { CpuUsageDeriver } from '../analysis/cpu.js';
+import { PerfettoWriter } from '../output/perfetto.js';
+import { readTraceInfo, streamFile } from '../files.js';
+import type { DecodeOptions } from '../options.js';
+import { concatChunks, DECODED_TABLE_NAMES, TABLE_NAMES, type ColumnChunk, type TableName, type TypedColumn } from '../schema.js';
+import { dataLossText } from '../summary-text.js';
+import { Table } from '../table.js';
+import { createClock, clockUnavailable, type Clock } from '../time.js';
+import { isConverted, partFile, partitionDir, perfettoFile, STAGING, traceIdOf } from './dataset.js';
+import { datasetWriter, FileSink, type ConvertFormat, type DatasetWriter, type FormatContext } from './formats.js';
+import { sortByCpuTime } from './sort.js';
+
+export interface ConvertOptions {
+  to: ConvertFormat;
+  outDir: string;
+  /** tables to write (default: all); ignored for perfetto */
+  tables?: readonly TableName[];
+  /** rows per part file (default 1,048,576: one Parquet row group) */
+  partRows?: number;
+  /** convert again when the trace is in the dataset already */
+  force?: boolean;
+  /** add `<column>Name` columns for enumerations */
+  names?: boolean;
+  engine?: DecodeOptions['engine'];
+  bias?: number;
+  /** decoding threads for this one file (default: all cores; the pool gives 1 when it converts files side by side) */
+  decodeThreads?: number;
+  /** bytes of the file decoded so far */
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface ConvertResult {
+  id: string;
+  source: string;
+  status: 'converted' | 'skipped';
+  /** rows written per table */
+  rows: Partial<Record<TableName, number>>;
+  files: number;
+  bytes: number;
+  /** what could not be decoded (as `summary` says it), or null */
+  dataLoss: string | null;
+  /** skipped because it is the same trace as this file, given earlier in the same run */
+  sameAs?: string;
+}
+
+export const DEFAULT_PART_ROWS = 1 << 20;
+
+/** The rows of one table on their way into part files. */
+class Parts {
+  private chunks: ColumnChunk[] = [];
+  private pending = 0;
+  rows = 0;
+  files = 0;
+  bytes = 0;
+
+  constructor(
+    private readonly table: TableName,
+    private readonly dir: string,
+    private readonly writer: DatasetWriter,
+    private readonly ctx: FormatContext,
+    private readonly partRows: number,
+  ) {}
+
+  /** Keeps a chunk (it must be ours to keep); writes a part of partRows rows whenever that many are pending. */
+  async add(chunk: ColumnChunk): Promise<void> {
+    let at = 0;
+    while (at < chunk.length) {
+      const take = Math.min(chunk.length - at, this.partRows - this.pending);
+      this.chunks.push(at === 0 && take === chunk.length ? chunk : sliceChunk(chunk, at, at + take));
+      this.pending += take;
+      at += take;
+      if (this.pending >= this.partRows) await this.flush();
+    }
+  }
+
+  private async flush(): Promise<void> {
+    const chunk = sortByCpuTime(this.table, concatChunks(this.table, this.chunks));
+    this.chunks = [];
+    this.pending = 0;
+    if (this.files === 0) await mkdir(this.dir, { recursive: true });
+    const part = await this.writer.openPart(join(this.dir, partFile(this.files, this.writer.ext)), this.table, this.ctx);
+    try {
+      await part.write(new Table(this.table, chunk));
+    } finally {
+      this.bytes += await part.close();
+    }
+    this.files++;
+    this.rows += chunk.length;
+  }
+
+  /** Writes what is pending; a table without rows still gets an empty part-0 (its schema). */
+  async finish(): Promise<void> {
+    if (this.pending > 0 || this.files === 0) await this.flush();
+  }
+}
+
+/** Rows [start, end) of a chunk (views: no copy of numeric columns). */
+function sliceChunk(chunk: ColumnChunk, start: number, end: number): ColumnChunk {
+  return { length: end - start, columns: chunk.columns.map((c) => (Array.isArray(c) ? c.slice(start, end) : c.subarray(start, end))) as TypedColumn[] };
+}
+
+function clockOfInfo(info: Awaited<ReturnType<typeof readTraceInfo>>): Clock | null {
+  return info && clockUnavailable(info) === null ? createClock(info) : null;
+}
+
+/** Converts one trace file; throws EtlError when it cannot be read (nothing is left behind then). */
+export async function convertFile(path: string, options: ConvertOptions): Promise<ConvertResult> {
+  const source = resolve(path);
+  const info = await readTraceInfo(source); // the one clear error for a file that is not a trace, before any output
+  const id = await traceIdOf(source);
+  const out = resolve(options.outDir);
+  const perfetto = options.to === 'perfetto';
+  if (!options.force && (await isConverted(out, id, perfetto))) {
+    return { id, source, status: 'skipped', rows: {}, files: 0, bytes: 0, dataLoss: null };
+  }
+  const staging = join(out, STAGING, `${id}.${process.pid}.${Math.random().toString(36).slice(2, 8)}`);
+  await mkdir(staging, { recursive: true });
+  try {
+    if (perfetto) {
+      const result = await convertToPerfetto(source, id, join(staging, 'timeline'), info, options);
+      await rename(join(staging, 'timeline'), perfettoFile(out, id));
+      return result;
+    }
+    const result = await convertToDataset(source, id, staging, info, options);
+    // into place: every table, then the traces row that marks the trace done
+    const tables = Object.keys(result.rows) as TableName[];
+    const order = [...tables.filter((t) => t !== 'traces'), ...tables.filter((t) => t === 'traces')];
+    for (const t of order) {
+      const final = partitionDir(out, t, id);
+      await mkdir(join(out, t), { recursive: true });
+      await rm(final, { recursive: true, force: true });
+      await rename(partitionDir(staging, t, id), final);
+    }
+    if (order.includes('traces') === false) await rm(partitionDir(out, 'traces', id), { recursive: true, force: true });
+    return result;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+    await rmdir(join(out, STAGING)).catch(() => {}); // only when empty (other runs may be using it)
+  }
+}
+
+/** One Perfetto timeline (CPU tracks with thread states, wake-ups, process and thread names) per trace. */
+async function convertToPerfetto(
+  source: string,
+  id: string,
+  file: string,
+  info: Awaited<ReturnType<typeof readTraceInfo>>,
+  options: ConvertOptions,
+): Promise<ConvertResult> {
+  const sink = await FileSink.create(file);
+  let res: Awaited<ReturnType<typeof streamFile>>;
+  try {
+    const writer = new PerfettoWriter(sink.write, { clock: clockOfInfo(info) });
+    res = await streamFile(source, {
+      engine: options.engine,
+      bias: options.bias,
+      threads: options.decodeThreads,
+      rows: 'borrow', // each chunk is encoded before onRows returns
+      onProgress: options.onProgress ? (phase, done, total) => phase === 'decode' && options.onProgress!(done, total) : undefined,
+      onRows: async (rows) => {
+        await writer.readyThread(rows.readythread);
+        await writer.cswitch(rows.cswitch);
+      },
+    });
+    await writer.processTree(res.threads, res.processes);
+    await writer.close();
+  } finally {
+    await sink.close();
+  }
+  const bytes = (await stat(file)).size;
+  return {
+    id,
+    source,
+    status: 'converted',
+    rows: { cswitch: res.summary.cswitch, readythread: res.summary.readythread, threads: res.summary.threads, processes: res.summary.processes },
+    files: 1,
+    bytes,
+    dataLoss: dataLossText(res.summary.diagnostics),
+  };
+}
+
+async function convertToDataset(
+  source: string,
+  id: string,
+  staging: string,
+  info: Awaited<ReturnType<typeof readTraceInfo>>,
+  options: ConvertOptions,
+): Promise<ConvertResult> {
+  if (options.to === 'perfetto') throw new Error('unreachable');
+  const partRows = options.partRows ?? DEFAULT_PART_ROWS;
+  const writer = await datasetWriter(options.to, partRows);
+  const ctx: FormatContext = { clock: clockOfInfo(info), names: options.names ?? false };
+  const wanted = new Set<TableName>(options.tables ?? TABLE_NAMES);
+  const parts = new Map<TableName, Parts>();
+  for (const t of TABLE_NAMES) if (wanted.has(t)) parts.set(t, new Parts(t, partitionDir(staging, t, id), writer, ctx, partRows));
+  const decoded = DECODED_TABLE_NAMES.filter((t) => wanted.has(t));
+  const usage = parts.get('cpuUsage');
+  const derived: ColumnChunk[] = [];
+  const deriver = usage ? new CpuUsageDeriver((t) => derived.push({ length: t.length, columns: t.columns })) : null;
+  const res = await streamFile(source, {
+    engine: options.engine,
+    bias: options.bias,
+    threads: options.decodeThreads,
+    rows: 'copy',
+    onProgress: options.onProgress ? (phase, done, total) => phase === 'decode' && options.onProgress!(done, total) : undefined,
+    onRows: async (rows) => {
+      for (const t of decoded) await parts.get(t)!.add({ length: rows[t].length, columns: rows[t].columns });
+      if (deriver) {
+        deriver.add(rows.cswitch, rows.readythread, rows.threadEvents);
+        for (const c of derived.splice(0)) await usage!.add(c);
+      }
+    },
+  });
+  if (deriver) {
+    deriver.finish();
+    for (const c of derived.splice(0)) await usage!.add(c);
+  }
+  const ends: Partial<Record<TableName, Table>> = { threads: res.threads, processes: res.processes, traces: res.traces };
+  for (const [t, table] of Object.entries(ends) as [TableName, Table][]) {
+    const p = parts.get(t);
+    if (p) await p.add({ length: table.length, columns: table.columns });
+  }
+  for (const p of parts.values()) await p.finish();
+  const rows: Partial<Record<TableName, number>> = {};
+  let files = 0;
+  let bytes = 0;
+  for (const [t, p] of parts) {
+    rows[t] = p.rows;
+    files += p.files;
+    bytes += p.bytes;
+  }
+  return { id, source, status: 'converted', rows, files, bytes, dataLoss: dataLossText(res.summary.diagnostics) };
+}
+

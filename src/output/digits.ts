@@ -1,0 +1,140 @@
+// Decimal digits written as ASCII bytes straight into a buffer (through a DataView), with number arithmetic
+// only (no string, no BigInt): 32-bit integers, safe integers (|v| < 2^53) and 64-bit integers given as two
+// 32-bit halves. Groups of up to 4 digits come from tables and are stored 4 bytes at a time, so a writer
+// may store up to 3 bytes past the position it returns (they are overwritten by whatever comes next).
+// Every writer returns the position after the last digit; the caller makes sure there is room for
+// MAX_INT64_DIGITS + DIGITS_OVERHANG bytes.
+
+/** Bytes of the longest decimal 64-bit integer ("-9223372036854775808", "18446744073709551615"). */
+export const MAX_INT64_DIGITS = 20;
+/** Bytes a writer may store past the position it returns. */
+export const DIGITS_OVERHANG = 3;
+
+const ZERO = 48;
+const MINUS = 45;
+const TWO_32 = 4294967296;
+
+/** the 4 digits of 0 ≤ v < 10^4, zero-padded, as a little-endian word ("0042" → '0' '0' '4' '2') */
+const PADDED = new Int32Array(10000);
+/** the digits of 0 ≤ v < 10^4 without padding, from the low byte up ("42" → '4' '2' 0 0), and their count */
+const PLAIN = new Int32Array(10000);
+const PLAIN_LENGTH = new Uint8Array(10000);
+for (let v = 0; v < 10000; v++) {
+  const d = [Math.floor(v / 1000), Math.floor(v / 100) % 10, Math.floor(v / 10) % 10, v % 10].map((x) => ZERO + x);
+  PADDED[v] = d[0]! | (d[1]! << 8) | (d[2]! << 16) | (d[3]! << 24);
+  const n = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : 4;
+  let w = 0;
+  for (let k = 0; k < n; k++) w |= d[4 - n + k]! << (8 * k);
+  PLAIN[v] = w;
+  PLAIN_LENGTH[v] = n;
+}
+
+/** The 1 to 4 digits of 0 ≤ v < 10^4. */
+function writeUpTo4(out: DataView, pos: number, v: number): number {
+  out.setInt32(pos, PLAIN[v]!, true);
+  return pos + PLAIN_LENGTH[v]!;
+}
+
+/** Exactly 4 digits of 0 ≤ v < 10^4, zero-padded. */
+function write4(out: DataView, pos: number, v: number): number {
+  out.setInt32(pos, PADDED[v]!, true);
+  return pos + 4;
+}
+
+/** The digits of 0 ≤ v < 2^32 (at most two divisions). */
+export function writeU32(out: DataView, pos: number, v: number): number {
+  if (v < 10000) return writeUpTo4(out, pos, v);
+  if (v < 100000000) {
+    const a = (v / 10000) >>> 0; // exact floor: v < 2^32
+    return write4(out, writeUpTo4(out, pos, a), v - a * 10000);
+  }
+  const a = (v / 100000000) >>> 0; // ≤ 42
+  const b = v - a * 100000000;
+  const c = (b / 10000) >>> 0;
+  return write4(out, write4(out, writeUpTo4(out, pos, a), c), b - c * 10000);
+}
+
+/** Exactly 8 digits of 0 ≤ v < 10^8, zero-padded. */
+function write8(out: DataView, pos: number, v: number): number {
+  const a = (v / 10000) >>> 0;
+  return write4(out, write4(out, pos, a), v - a * 10000);
+}
+
+/** Exactly 6 digits of 0 ≤ v < 10^6, zero-padded. */
+function write6(out: DataView, pos: number, v: number): number {
+  const a = (v / 10000) >>> 0; // < 100: the last two of its 4 padded digits
+  out.setUint16(pos, PADDED[a]! >>> 16, true);
+  return write4(out, pos + 2, v - a * 10000);
+}
+
+/** The digits of an integer 0 ≤ v < 2^53. */
+export function writeUSafe(out: DataView, pos: number, v: number): number {
+  if (v < TWO_32) return writeU32(out, pos, v);
+  // v = hi·10^8 + lo with hi < 2^27; the quotient of the float division is corrected, never trusted
+  let hi = Math.floor(v / 1e8);
+  let lo = v - hi * 1e8;
+  if (lo < 0) {
+    hi -= 1;
+    lo += 1e8;
+  } else if (lo >= 1e8) {
+    hi += 1;
+    lo -= 1e8;
+  }
+  return write8(out, writeU32(out, pos, hi), lo);
+}
+
+/** The digits of an integer |v| < 2^53, with '-' when negative (-0 is "0", as String(-0)). */
+export function writeSafe(out: DataView, pos: number, v: number): number {
+  if (v < 0) {
+    out.setUint8(pos, MINUS);
+    return writeUSafe(out, pos + 1, -v);
+  }
+  return writeUSafe(out, pos, v);
+}
+
+/** The digits of a 32-bit signed integer (i8, i16, i32 columns). */
+export function writeI32(out: DataView, pos: number, v: number): number {
+  if (v < 0) {
+    out.setUint8(pos, MINUS);
+    return writeU32(out, pos + 1, -v);
+  }
+  return writeU32(out, pos, v);
+}
+
+/** The digits of the unsigned 64-bit integer hi·2^32 + lo (0 ≤ hi, lo < 2^32). */
+export function writeU64(out: DataView, pos: number, hi: number, lo: number): number {
+  if (hi < 0x200000) return writeUSafe(out, pos, hi * TWO_32 + lo); // < 2^53: exact as a number
+  // long division by 10^6 in two steps, every intermediate below 2^53:
+  //   hi = qh·10^6 + rh;  rh·2^32 + lo = ql·10^6 + r  (< 10^6·2^32 < 2^53)
+  //   value = (qh·2^32 + ql)·10^6 + r, and qh·2^32 + ql < 2^64 / 10^6 < 2^45
+  let qh = Math.floor(hi / 1e6);
+  let rh = hi - qh * 1e6;
+  if (rh < 0) {
+    qh -= 1;
+    rh += 1e6;
+  } else if (rh >= 1e6) {
+    qh += 1;
+    rh -= 1e6;
+  }
+  const x = rh * TWO_32 + lo;
+  let ql = Math.floor(x / 1e6);
+  let r = x - ql * 1e6;
+  if (r < 0) {
+    ql -= 1;
+    r += 1e6;
+  } else if (r >= 1e6) {
+    ql += 1;
+    r -= 1e6;
+  }
+  return write6(out, writeUSafe(out, pos, qh * TWO_32 + ql), r);
+}
+
+/** The digits of the signed 64-bit integer whose two's complement halves are hi (signed or not) and lo (0 ≤ lo < 2^32). */
+export function writeI64(out: DataView, pos: number, hi: number, lo: number): number {
+  if (hi >= 0 && hi < 0x80000000) return writeU64(out, pos, hi, lo);
+  hi |= 0; // the sign bit, whichever way hi was read
+  // magnitude = 2^64 − value: negate the 64-bit two's complement
+  out.setUint8(pos, MINUS);
+  if (lo === 0) return writeU64(out, pos + 1, -hi, 0); // -hi in 1 … 2^31
+  return writeU64(out, pos + 1, ~hi >>> 0, TWO_32 - lo);
+}

@@ -1,0 +1,283 @@
+// CSV and JSON lines of any table, formatted straight into a reusable byte buffer: one header row of
+// column names (CSV), decimal integers (64-bit exact; in JSON lines every 64-bit column and converted time is
+// a decimal string, so a column's JSON type never changes by row), an empty cell (CSV) or null (JSON) for
+// null. Optional extra columns: converted times (--time ns|filetime: every tick column of the registry) and
+// enum names (--names). The internal `valid` mask is not written.
+//
+// Speed: digits are written by hand (src/output/digits.ts), 64-bit cells from the two 32-bit halves of the
+// column (an Int32Array over the same memory, no BigInt per cell), converted times with number arithmetic
+// (src/output/ticks.ts), strings and names encoded once per distinct value (src/output/escape.ts), the row
+// loop compiled per layout where the platform allows (src/output/row-loop.ts). Each row costs no
+// allocation; the buffer is handed to the sink when nearly full.
+import { TABLES } from '../generated/registry.js';
+import { ENUMS } from '../enums.js';
+import { TABLE_COLUMNS, validColumnOf, type ColumnType, type TableName, type TypedColumn } from '../schema.js';
+import type { Table } from '../table.js';
+import type { Clock } from '../time.js';
+import { DIGITS_OVERHANG } from './digits.js';
+import { csvText, jsonText, StringBytes } from './escape.js';
+import { MAX_TICK_TEXT, TickWriter, type TickConversion } from './ticks.js';
+import { K_F64, K_I32, K_I64, K_I8, K_NAME, K_STR, K_TICKS, K_U16, K_U32, K_U64, K_U8, rowLoop, type RowCell, type RowLoop, type RowTarget } from './row-loop.js';
+
+export type DumpFormat = 'csv' | 'jsonl';
+export type TimeColumn = 'raw' | 'ns' | 'filetime';
+
+export interface FormatOptions {
+  format: DumpFormat;
+  /** add name columns for enum values */
+  names?: boolean;
+  /** add a converted time column (needs the clock) */
+  time?: TimeColumn;
+  clock?: Clock | null;
+}
+
+/**
+ * Receives the formatted bytes. The bytes are the sink's to keep: the writer never touches them again
+ * (it continues in a new buffer). A returned promise is awaited before the writer goes on (backpressure).
+ */
+export type TextSink = (bytes: Uint8Array) => void | Promise<void>;
+
+const KIND_OF: Record<ColumnType, number> = { u8: K_U8, u16: K_U16, u32: K_U32, i8: K_I8, i32: K_I32, f64: K_F64, i64: K_I64, u64: K_U64, str: K_STR };
+/** longest text of a value of each kind (STR: none, checked per string; NAME: per enum) */
+const MAX_BYTES = [3, 5, 10, 4, 11, 32, 22, 22, 0, 0, MAX_TICK_TEXT + 2];
+
+interface Cell extends RowCell {
+  /** output column name */
+  name: string;
+  /** the table column the value comes from */
+  column: number;
+}
+
+const encoder = new TextEncoder();
+const DEFAULT_BUFFER_BYTES = 1 << 16;
+
+/**
+ * Formats chunks of one table as CSV or JSON lines. Call writeHeader() once first (it writes the CSV
+ * header row; nothing for JSON lines), then write() for every chunk, then end(). Bytes reach the sink in
+ * buffers of about `bufferBytes` (default 64 KiB; more for a row with a longer string), each the sink's to
+ * keep. Each call returns a promise when the sink returned one (await it before the next call: a call
+ * while one is pending throws); with a synchronous sink every call is synchronous.
+ */
+export class TextTableWriter {
+  /** the output columns, in order: the table's columns, then the converted times, then the names */
+  readonly columns: readonly string[];
+  private readonly json: boolean;
+  private readonly cells: Cell[];
+  private readonly out: OutBuffer;
+  private readonly rows: RowLoop;
+  private readonly validColumn: number;
+  private busy = false;
+
+  constructor(
+    readonly table: TableName,
+    options: FormatOptions,
+    private readonly sink: TextSink,
+    bufferBytes: number = DEFAULT_BUFFER_BYTES,
+  ) {
+    if (options.format !== 'csv' && options.format !== 'jsonl') throw new RangeError(`format must be 'csv' or 'jsonl', got '${String(options.format)}'`);
+    this.json = options.format === 'jsonl';
+    const quote = this.json ? jsonText : csvText;
+    this.cells = cellsOf(table, options, quote);
+    this.columns = this.cells.map((c) => c.name);
+    this.validColumn = validColumnOf(table);
+    // JSON: the bytes before each cell as little-endian words (stored 4 at a time; the up to 3 bytes past
+    // a prefix are overwritten by the value that follows)
+    const prefixes = this.cells.map((c, i) => encoder.encode(this.json ? `${i ? ',' : '{'}"${c.name}":` : i ? ',' : ''));
+    const prefixLength = Int32Array.from(prefixes, (p) => p.length);
+    const prefixWordStart = new Int32Array(prefixes.length + 1);
+    prefixes.forEach((p, i) => (prefixWordStart[i + 1] = prefixWordStart[i]! + Math.ceil(p.length / 4)));
+    const padded = new Uint8Array(4 * prefixWordStart[prefixes.length]!);
+    prefixes.forEach((p, i) => padded.set(p, 4 * prefixWordStart[i]!));
+    const words = new DataView(padded.buffer);
+    const prefixWords = Int32Array.from({ length: padded.length / 4 }, (_, k) => words.getInt32(4 * k, true));
+    let reserve = padded.length + 2 + DIGITS_OVERHANG;
+    for (const c of this.cells) {
+      const longestName = c.names ? Math.max(UNKNOWN_MAX, ...c.names.map((n) => n?.length ?? 0)) : 0;
+      reserve += Math.max(4, MAX_BYTES[c.kind]!, longestName);
+    }
+    this.out = new OutBuffer(Math.max(bufferBytes | 0, 2 * reserve, 4096), reserve, new StringBytes(quote), quote);
+    this.rows = rowLoop({ json: this.json, cells: this.cells, prefixWords, prefixWordStart, prefixLength });
+  }
+
+  /** The CSV header row (column names); nothing for JSON lines. */
+  writeHeader(): void | Promise<void> {
+    this.idle();
+    if (this.json) return;
+    const out = this.out;
+    const line = encoder.encode(this.columns.join(',') + '\n');
+    out.ensure(line.length);
+    out.buf.set(line, out.pos);
+    out.pos += line.length;
+    return out.pos > out.limit ? this.track(this.flush()) : undefined;
+  }
+
+  /** Formats every row of `t` (a chunk of this writer's table). Rows are read before the call (or its promise) ends. */
+  write(t: Table): void | Promise<void> {
+    this.idle();
+    if (t.name !== this.table) throw new RangeError(`this writer formats ${this.table} rows, not ${t.name}`);
+    if (t.length === 0) return;
+    const cols = t.columns;
+    // 64-bit columns are read as two 32-bit halves: an Int32Array over the same bytes (no BigInt per cell)
+    const data = this.cells.map((c): TypedColumn => {
+      const col = cols[c.column]!;
+      if (c.kind !== K_I64 && c.kind !== K_U64 && c.kind !== K_TICKS) return col;
+      const w = col as BigInt64Array;
+      return new Int32Array(w.buffer, w.byteOffset, w.length * 2);
+    });
+    const valid = this.validColumn >= 0 ? (cols[this.validColumn] as Uint32Array) : null;
+    return this.track(this.run(data, valid, t.length, 0));
+  }
+
+  /** Hands what is buffered to the sink. */
+  end(): void | Promise<void> {
+    this.idle();
+    return this.track(this.flush());
+  }
+
+  private idle(): void {
+    if (this.busy) throw new Error('TextTableWriter: the previous call has not finished (await its promise first)');
+  }
+
+  private track(r: void | Promise<void>): void | Promise<void> {
+    if (!isPromise(r)) return;
+    this.busy = true;
+    return r.finally(() => {
+      this.busy = false;
+    });
+  }
+
+  private run(data: TypedColumn[], valid: Uint32Array | null, n: number, from: number): void | Promise<void> {
+    let i = from;
+    for (;;) {
+      i = this.rows(this.out, data, valid, n, i);
+      if (i >= n) return;
+      const r = this.flush();
+      if (isPromise(r)) return r.then(() => this.run(data, valid, n, i));
+    }
+  }
+
+  private flush(): void | Promise<void> {
+    const bytes = this.out.take();
+    return bytes ? this.sink(bytes) : undefined;
+  }
+}
+
+/** The buffer rows are formatted into (the row loop's RowTarget). */
+class OutBuffer implements RowTarget {
+  buf: Uint8Array;
+  view: DataView;
+  pos = 0;
+  readonly limit: number;
+
+  constructor(
+    private readonly capacity: number,
+    readonly rowReserve: number,
+    private readonly strings: StringBytes,
+    private readonly quote: (s: string) => string,
+  ) {
+    this.limit = capacity - rowReserve;
+    this.buf = new Uint8Array(capacity);
+    this.view = new DataView(this.buf.buffer);
+  }
+
+  text(s: string): Uint8Array {
+    return this.strings.get(s);
+  }
+
+  ensure(bytes: number): void {
+    const need = this.pos + bytes + this.rowReserve;
+    if (need <= this.buf.length) return;
+    const bigger = new Uint8Array(Math.max(need, 2 * this.buf.length));
+    bigger.set(this.buf.subarray(0, this.pos));
+    this.buf = bigger;
+    this.view = new DataView(bigger.buffer);
+  }
+
+  unknownName(cell: RowCell, v: number): Uint8Array {
+    const b = encoder.encode(this.quote(`Unknown(${v})`)); // as enums.ts nameOf
+    cell.names![v] = b; // enum columns are u8: at most 256 entries
+    return b;
+  }
+
+  /** The bytes written so far (null when none), handed over: writing goes on in a new buffer. */
+  take(): Uint8Array | null {
+    if (this.pos === 0) return null;
+    const bytes = this.buf.subarray(0, this.pos);
+    this.buf = new Uint8Array(this.capacity);
+    this.view = new DataView(this.buf.buffer);
+    this.pos = 0;
+    return bytes;
+  }
+}
+
+/** room for the longest Unknown(v) name of a u8..u32 value, quoted */
+const UNKNOWN_MAX = 'Unknown(4294967295)'.length + 2;
+
+function isPromise(r: void | Promise<void>): r is Promise<void> {
+  return r !== undefined && typeof (r as Promise<void>).then === 'function';
+}
+
+/** The output cells of a table: its visible columns, then converted times, then names (registry order). */
+function cellsOf(table: TableName, o: FormatOptions, quote: (s: string) => string): Cell[] {
+  const cells: Cell[] = TABLE_COLUMNS[table]
+    .filter((c) => c.name !== 'valid')
+    .map((c) => ({ name: c.name, kind: KIND_OF[c.type], column: c.id, nullBit: c.nullable ? c.id : -1, names: null, ticks: null }));
+  const columns = TABLES[table].columns;
+  if (o.time && o.time !== 'raw') {
+    const clock = o.clock;
+    if (!clock) throw new RangeError('--time needs a trace whose clock type can be converted (QPC, system time or CPU cycles)');
+    const ns = o.time === 'ns';
+    // every column of raw ticks (registry `time`): `timestamp` → timeNs / fileTime, others → <name>Ns /
+    // <name>FileTime; differences of ticks (`duration`) → <name>Ns with --time ns
+    for (const c of columns) {
+      if (c.time === null || (c.time === 'duration' && !ns)) continue;
+      const name = c.name === 'timestamp' ? (ns ? 'timeNs' : 'fileTime') : c.name + (ns ? 'Ns' : 'FileTime');
+      const conversion: TickConversion = c.time === 'duration' ? 'duration' : ns ? 'ns' : 'filetime';
+      cells.push({ name, kind: K_TICKS, column: c.id, nullBit: c.nullable ? c.id : -1, names: null, ticks: new TickWriter(clock, conversion) });
+    }
+  }
+  if (o.names) {
+    // a name column after the others for every column that holds an enumeration (registry `enum`)
+    for (const c of columns) {
+      if (c.enum === null) continue;
+      const type: ColumnType = c.type;
+      if (type !== 'u8') throw new Error(`${table}.${c.name}: enum columns must be u8 (the name cache is indexed by value)`);
+      const names = Array.from(ENUMS[c.enum]!, (n) => (n === undefined ? undefined : encoder.encode(quote(n))));
+      cells.push({ name: c.name + 'Name', kind: K_NAME, column: c.id, nullBit: c.nullable ? c.id : -1, names, ticks: null });
+    }
+  }
+  return cells;
+}
+
+/** Bytes of every chunk handed to a sink, as one array. */
+function collect(write: (sink: TextSink) => void): Uint8Array {
+  const parts: Uint8Array[] = [];
+  write((b) => void parts.push(b));
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** A whole table as CSV (header row, then one row per record), UTF-8. */
+export function toCsv(table: Table, options: Omit<FormatOptions, 'format'> = {}): Uint8Array {
+  return collect((sink) => {
+    const w = new TextTableWriter(table.name, { ...options, format: 'csv' }, sink, 1 << 20);
+    w.writeHeader();
+    w.write(table);
+    w.end();
+  });
+}
+
+/** A whole table as JSON lines (one object per record), UTF-8. */
+export function toJsonl(table: Table, options: Omit<FormatOptions, 'format'> = {}): Uint8Array {
+  return collect((sink) => {
+    const w = new TextTableWriter(table.name, { ...options, format: 'jsonl' }, sink, 1 << 20);
+    w.write(table);
+    w.end();
+  });
+}

@@ -1,0 +1,136 @@
+// Decoding a Blob/File: the same result as the bytes in memory, with a few large slices instead of a
+// slice per buffer header (src/blob-source.ts), and framing of buffers whose sizes vary (compressed
+// buffers) from contiguous reads instead of batches whose guesses fail (src/framing.ts).
+import { describe, expect, test } from 'vitest';
+import { mkdtempSync, openAsBlob, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decode, decodeStream, decodeSync, type DecodeResult } from '../src/node.js';
+import { blobSource } from '../src/blob-source.js';
+import { generateMixedTrace } from '../src/writer/index.js';
+import { readCorpus } from './helpers/corpus.js';
+import { bytesCounting, decodeCountedAsync } from './helpers/counting.js';
+
+/** What must agree between two decodes of the same bytes. */
+function digest(r: DecodeResult) {
+  return {
+    summary: JSON.stringify(r.summary, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v)),
+    cswitch: r.cswitch.length,
+    spinlock: r.spinlock.length,
+    ts: Array.from((r.cswitch.column('timestamp') as BigInt64Array).subarray(0, 1000), String),
+    tid: Array.from(r.cswitch.column('oldThreadId') as Uint32Array),
+    buffers: Array.from(r.buffers.fileOffset),
+  };
+}
+
+/** Slices a decode of `blob` makes (through blobSource). */
+async function slicesOf(blob: Blob, gapBytes?: number, wholeMax = 0): Promise<{ slices: [number, number][]; result: Awaited<ReturnType<typeof decodeStream>> }> {
+  const slices: [number, number][] = [];
+  const result = await decodeStream(blobSource(blob, { gapBytes, wholeMax, onSlice: (a, b) => slices.push([a, b]) }), {});
+  return { slices, result };
+}
+
+/** a Blob holding `bytes` */
+const blobOf = (bytes: Uint8Array): Blob => new Blob([bytes as Uint8Array<ArrayBuffer>]);
+
+const perfview = readCorpus('perfview-net.4.5.2.x64.etl');
+
+describe('perfview-net.4.5.2.x64.etl (359 compressed buffers of varying sizes)', () => {
+  test('a File-backed Blob (fs.openAsBlob) decodes as the bytes do', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'etw-blob-'));
+    const path = join(dir, 'perfview-net.etl');
+    writeFileSync(path, perfview);
+    const blob = await openAsBlob(path);
+    expect(digest(await decode(blob))).toEqual(digest(decodeSync(perfview)));
+  });
+
+  test('is read in a few large slices, not one per buffer header', async () => {
+    const { slices, result } = await slicesOf(blobOf(perfview));
+    expect(result.summary.buffers).toBe(360);
+    // it was 8339 slices of 72 bytes; now a handful: the header, framing reads of 256 KiB-1 MiB, the decode's window in parts
+    expect(slices.length).toBeLessThanOrEqual(16);
+    const bytes = slices.reduce((n, [a, b]) => n + (b - a), 0);
+    expect(bytes).toBeLessThanOrEqual(2.2 * perfview.length); // framing reads the file once, the decode once
+  });
+
+  test('framing reads varying buffer sizes contiguously (any source)', async () => {
+    const src = bytesCounting(perfview);
+    const r = await decodeCountedAsync(src, 'wasm');
+    expect(r.buffers.length).toBe(360);
+    // batches of guessed headers would cost a read per buffer plus the wasted guesses (23 k positions)
+    expect(src.counts.calls).toBeLessThan(30);
+  });
+});
+
+describe('uniform 64 KiB buffers', () => {
+  const bytes = generateMixedTrace({ seed: 77, targetBytes: 6 << 20, cpus: 4, bufferSize: 0x10000 }).bytes;
+  const buffers = decodeSync(bytes).summary.buffers;
+
+  test('a Blob decodes as the bytes do, whatever the coalescing gap', async () => {
+    const expected = digest(decodeSync(bytes));
+    expect(digest(await decode(blobOf(bytes)))).toEqual(expected);
+    for (const gap of [0, 1 << 20]) {
+      const { result } = await slicesOf(blobOf(bytes), gap);
+      expect(result.summary.buffers).toBe(buffers);
+      expect(result.summary.cswitch).toBe(expected.cswitch);
+    }
+  });
+
+  test('headers close together are one slice per batch; far apart, one slice each (in parallel)', async () => {
+    expect(buffers).toBeGreaterThan(90);
+    const near = await slicesOf(blobOf(bytes), 1 << 20);
+    const headerSlices = (s: [number, number][]) => s.filter(([a, b]) => b - a === 72).length;
+    // batches of 16, 32, 64, 128, 256 headers: a slice each (the first buffer's header is read alone)
+    expect(near.slices.length).toBeLessThanOrEqual(12);
+    expect(headerSlices(near.slices)).toBeLessThanOrEqual(2);
+    const far = await slicesOf(blobOf(bytes), 0);
+    expect(headerSlices(far.slices)).toBeGreaterThanOrEqual(buffers - 2);
+  });
+
+  test('a window is read as a few parts of at least 1 MiB', async () => {
+    const { slices } = await slicesOf(blobOf(bytes), 1 << 20);
+    const big = slices.filter(([a, b]) => b - a >= 1 << 20);
+    expect(big.length).toBeGreaterThanOrEqual(4);
+    expect(big.length).toBeLessThanOrEqual(8);
+  });
+});
+
+describe('compressed writer trace', () => {
+  test('decodes from a Blob as from bytes', async () => {
+    const bytes = generateMixedTrace({ seed: 5, targetBytes: 2 << 20, cpus: 4, compress: true }).bytes;
+    expect(digest(await decode(blobOf(bytes)))).toEqual(digest(decodeSync(bytes)));
+  });
+});
+
+describe('small Blobs (up to 16 MiB) are read whole, once', () => {
+  test('perfview-net: one slice, the same result', async () => {
+    const { slices, result } = await slicesOf(blobOf(perfview), undefined, 16 << 20);
+    expect(slices).toEqual([[0, perfview.length]]);
+    expect(result.summary.events).toBe(decodeSync(perfview).summary.events);
+  });
+});
+
+describe('blobSource reads', () => {
+  const bytes = new Uint8Array(5 << 20);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7 + (i >>> 16)) & 0xff;
+  const same = (a: Uint8Array, b: Uint8Array) => Buffer.compare(a, b) === 0;
+  const blob = blobOf(bytes);
+
+  test('readInto in parts fills the target exactly; short at the end of the Blob', async () => {
+    const src = blobSource(blob, { wholeMax: 0 });
+    const t = new Uint8Array(3 << 20);
+    expect(await src.readInto(12345, t)).toBe(t.length);
+    expect(same(t, bytes.subarray(12345, 12345 + t.length))).toBe(true);
+    const tail = new Uint8Array(4 << 20);
+    expect(await src.readInto(bytes.length - (1 << 20), tail)).toBe(1 << 20);
+    expect(same(tail.subarray(0, 1 << 20), bytes.subarray(bytes.length - (1 << 20)))).toBe(true);
+  });
+
+  test('readMany returns each position, clipped at the end', async () => {
+    const src = blobSource(blob, { gapBytes: 4096, wholeMax: 0 });
+    const positions = [0, 100, 5000, 1 << 20, bytes.length - 10];
+    const got = await src.readMany!(positions, 72);
+    expect(got.map((g) => g.length)).toEqual([72, 72, 72, 72, 10]);
+    positions.forEach((p, i) => expect(same(got[i]!, bytes.subarray(p, p + 72))).toBe(true));
+  });
+});

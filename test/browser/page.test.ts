@@ -1,0 +1,355 @@
+// The web page (web/) in a real headless Chromium: open the sample and a real corpus file, check the
+// numbers shown against the library's own result for the same bytes, the timeline's pixels, hover and
+// keyboard, the CSV download against `etw-decode dump`, Parquet read back with hyparquet, the Perfetto trace, a non-ETL file, cancelling, a million switches,
+// and that the page makes no request off this machine. Skipped (one line) without Chromium; failed under
+// CI=true. A screenshot of the loaded page goes to test/artifacts/page.png.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Page } from 'playwright-core';
+import { analyzeCpu, analyzeSpinlocks, cpuUsage, decodeSync, type DecodeResult } from '../../src/node.js';
+import { generateMixedTrace } from '../../src/writer/index.js';
+import { template, tinyBuffers } from '../helpers/hostile.js';
+import { corpusPath } from '../helpers/corpus.js';
+import { hyparquetRows, readBytes } from '../helpers/readers.js';
+import { ARTIFACTS, browserTestsEnabled, buildPage, cardValue, DIST, launch, ROOT, servePage, settled, type Browser } from './chromium.js';
+
+const enabled = browserTestsEnabled();
+const en = (n: number | bigint) => n.toLocaleString('en-US');
+const SAMPLE = join(ROOT, 'samples', 'sample.etl');
+const CLI = join(ROOT, 'bin', 'etw-decode.js');
+
+let browser: Browser;
+let server: Server;
+let url: string;
+let tmp: string;
+
+describe.skipIf(!enabled)('the web page in Chromium', () => {
+  beforeAll(async () => {
+    buildPage();
+    ({ server, url } = await servePage());
+    browser = await launch();
+    tmp = mkdtempSync(join(tmpdir(), 'etw-decode-web-'));
+    mkdirSync(ARTIFACTS, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    server?.close();
+  });
+
+  /** A page at the served URL (or file://), with a decoded trace or an error shown. */
+  async function openPage(how: { sample: true } | { file: string }, from: 'http' | 'file' = 'http'): Promise<{ page: Page; state: 'result' | 'error' }> {
+    const page = await browser.newPage();
+    await page.goto(from === 'http' ? url : pathToFileURL(join(DIST, 'index.html')).href);
+    if ('sample' in how) await page.click('#open-sample');
+    else await page.setInputFiles('#file-input', how.file);
+    return { page, state: await settled(page) };
+  }
+
+  /** The numbers the summary shows, against the library's result for the same bytes. */
+  async function checkSummary(page: Page, r: DecodeResult): Promise<void> {
+    const s = r.summary;
+    expect(await cardValue(page, 'windows')).toBe(s.trace!.osVersion);
+    expect(await page.locator('[data-testid="windows"] .sub').innerText()).toContain(`build ${s.trace!.build}`);
+    expect(await cardValue(page, 'cpus')).toBe(String(s.trace!.numberOfProcessors));
+    expect(await cardValue(page, 'clock')).toBe(s.trace!.clockName);
+    expect(await cardValue(page, 'events')).toBe(en(s.events));
+    expect(await page.locator('[data-testid="events"] .sub').innerText()).toBe(`${en(s.buffers)} buffers · ${en(s.eventsByKind.length)} kinds`);
+    expect(await cardValue(page, 'cswitch')).toBe(en(s.cswitch));
+    expect(await cardValue(page, 'spinlock')).toBe(en(s.spinlock));
+    expect(await cardValue(page, 'lifetimes')).toBe(`${en(s.threads)} · ${en(s.processes)}`);
+    // events by kind: the biggest kind first, with its count
+    const top = [...s.eventsByKind].sort((a, b) => b.count - a.count)[0]!;
+    expect(await page.locator('[data-testid="kinds"] tbody tr').first().locator('td').nth(3).innerText()).toBe(en(top.count));
+  }
+
+  test('the sample (served on localhost): the summary, CPU usage and spin locks are the library’s numbers', async () => {
+    const { page, state } = await openPage({ sample: true });
+    expect(state).toBe('result');
+    const r = decodeSync(readFileSync(SAMPLE));
+    await checkSummary(page, r);
+    // CPU usage by process: the first rows are analyzeCpu's, in its order, with its milliseconds
+    const cpu = analyzeCpu(r);
+    const rows = page.locator('[data-testid="cpu-process"] tbody tr');
+    for (let i = 0; i < 3; i++) {
+      const p = cpu.processes[i]!;
+      const cells = rows.nth(i).locator('td');
+      expect((await cells.nth(0).innerText()).trim()).toBe(p.imageFileName ?? (p.processId === 0 ? 'Idle' : '–'));
+      expect(await cells.nth(1).innerText()).toBe(String(p.processId));
+      expect(await cells.nth(3).innerText()).toBe(p.cpuMs!.toLocaleString('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 }));
+      expect(await cells.nth(5).innerText()).toBe(en(p.switchIns));
+    }
+    // sorting by switch-ins: the table follows
+    await page.click('[data-testid="cpu-process"] button.sort[data-key="switchIns"]');
+    const most = Math.max(...cpu.processes.map((p) => p.switchIns));
+    expect(await rows.first().locator('td').nth(5).innerText()).toBe(en(most));
+    // by thread
+    await page.click('#tab-thread');
+    expect(await page.locator('[data-testid="cpu-thread"] tbody tr').count()).toBe(Math.min(50, cpu.threads.length));
+    // spin locks: totals and the most contended lock
+    const spin = analyzeSpinlocks(r);
+    const note = await page.locator('#spin-note').innerText();
+    expect(note).toContain(`${en(spin.totals.rows)} released spin locks, ${en(spin.totals.contended)} contended`);
+    expect(note).toContain(`${en(spin.totals.locks)} locks, ${en(spin.totals.callers)} callers`);
+    const first = page.locator('[data-testid="spin-lock"] tbody tr').first().locator('td');
+    expect(await first.nth(0).innerText()).toBe('0x' + spin.byLock[0]!.address.toString(16).padStart(16, '0'));
+    expect(await first.nth(2).innerText()).toBe(en(spin.byLock[0]!.contended));
+    // nothing lost in the sample
+    await expect(page.locator('[data-testid="no-problems"]').count()).resolves.toBe(1);
+    await page.click('#tab-process');
+    await page.screenshot({ path: join(ARTIFACTS, 'page.png'), fullPage: true });
+    if (process.env.UPDATE_DOCS_SCREENSHOT) {
+      // the README's picture (docs/page.png): the top of the page at a laptop's width
+      await page.setViewportSize({ width: 1280, height: 980 });
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: join(ROOT, 'docs', 'page.png') });
+    }
+    await page.close();
+  });
+
+  test('the timeline is drawn, answers hover and the keyboard', async () => {
+    const { page } = await openPage({ sample: true });
+    const canvas = page.locator('canvas.timeline-canvas');
+    await expect(canvas.count()).resolves.toBe(1);
+    await page.waitForFunction(() => document.querySelector<HTMLCanvasElement>('canvas.timeline-canvas')?.dataset.drawMs !== undefined);
+    // pixels of the lanes: mostly coloured (the sample's CPUs are busy), in several process colours
+    const px = await page.evaluate(() => {
+      const c = document.querySelector<HTMLCanvasElement>('canvas.timeline-canvas')!;
+      const d = c.getContext('2d')!.getImageData(Math.round(c.width * 0.1), Math.round(c.height * 0.3), Math.round(c.width * 0.85), Math.round(c.height * 0.5)).data;
+      let coloured = 0;
+      const colours = new Set<number>();
+      for (let i = 0; i < d.length; i += 4) {
+        const r = d[i]!, g = d[i + 1]!, b = d[i + 2]!;
+        if (Math.max(r, g, b) - Math.min(r, g, b) > 40) {
+          coloured++;
+          colours.add((r << 16) | (g << 8) | b);
+        }
+      }
+      return { coloured: coloured / (d.length / 4), colours: colours.size };
+    });
+    expect(px.coloured).toBeGreaterThan(0.3);
+    expect(px.colours).toBeGreaterThanOrEqual(5);
+    // hover: a tooltip naming the process, thread, CPU and times of the switch under the pointer
+    const box = (await canvas.boundingBox())!;
+    let tip = '';
+    for (let x = 0.2; x < 0.95 && !tip; x += 0.05) {
+      await page.mouse.move(box.x + 58 + x * (box.width - 58), box.y + 24 + 10);
+      if (await page.locator('.tooltip').isVisible()) tip = await page.locator('.tooltip').innerText();
+    }
+    expect(tip).toMatch(/thread\s+\d+/);
+    expect(tip).toMatch(/CPU\s+0/);
+    expect(tip).toMatch(/ran\s+[\d,]+\.\d{3} ms → [\d,]+\.\d{3} ms/);
+    // keyboard: + zooms in, Home resets
+    const range = () => page.locator('#timeline-range').innerText();
+    const full = await range();
+    await canvas.focus();
+    await page.keyboard.press('+');
+    await page.keyboard.press('+');
+    expect(await range()).not.toBe(full);
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('Home');
+    expect(await range()).toBe(full);
+    // a process of the legend highlights
+    await page.locator('#legend button').first().press('Enter');
+    await expect(page.locator('#legend button').first().getAttribute('aria-pressed')).resolves.toBe('true');
+    await page.close();
+  });
+
+  test('downloads: the CSV of cswitch and of cpuUsage is `etw-decode dump` byte for byte', async () => {
+    const { page } = await openPage({ sample: true });
+    for (const table of ['cswitch', 'cpuUsage']) {
+      await page.selectOption('#dl-table', table);
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#dl-buttons button[data-format="csv"]')]);
+      expect(download.suggestedFilename()).toBe(`sample.${table}.csv`);
+      const path = join(tmp, `${table}.csv`);
+      await download.saveAs(path);
+      const got = readFileSync(path, 'utf8');
+      const want = execFileSync(process.execPath, [CLI, 'dump', SAMPLE, '--table', table, '--format', 'csv'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+      expect(got.split('\n').length).toBeGreaterThan(1000);
+      expect(got).toBe(want);
+    }
+    // the view's CSV: the CPU usage table as sorted on the page
+    const [view] = await Promise.all([page.waitForEvent('download'), page.click('#dl-view')]);
+    const viewPath = join(tmp, 'view.csv');
+    await view.saveAs(viewPath);
+    const lines = readFileSync(viewPath, 'utf8').trim().split('\n');
+    const cpu = analyzeCpu(decodeSync(readFileSync(SAMPLE)));
+    expect(lines[0]).toBe('processId,imageFileName,threads,switchIns,cpuTicks,readyTicks,waitTicks,cpuMs,readyMs,waitMs');
+    expect(lines.length - 1).toBe(cpu.processes.length);
+    expect(lines[1]!.split(',').slice(0, 5)).toEqual([String(cpu.processes[0]!.processId), cpu.processes[0]!.imageFileName, String(cpu.processes[0]!.threads), String(cpu.processes[0]!.switchIns), String(cpu.processes[0]!.cpuTicks)]);
+    await page.close();
+  });
+
+  test('downloads: Parquet reads back (hyparquet) as the library’s table; the Perfetto trace is framed TracePackets', async () => {
+    const { page } = await openPage({ sample: true }, 'file');
+    const r = decodeSync(readFileSync(SAMPLE));
+    for (const table of ['cswitch', 'cpuUsage'] as const) {
+      await page.selectOption('#dl-table', table);
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#dl-buttons button[data-format="parquet"]')]);
+      expect(download.suggestedFilename()).toBe(`sample.${table}.parquet`);
+      const path = join(tmp, `${table}.parquet`);
+      await download.saveAs(path);
+      const rows = await hyparquetRows(readBytes(path));
+      const want = table === 'cswitch' ? r.cswitch : cpuUsage(r);
+      expect(rows.length).toBe(want.length);
+      // cswitch in decode order; cpuUsage in the streaming deriver's order: compare as sets of rows
+      const key = (x: Record<string, unknown>) =>
+        table === 'cswitch'
+          ? `${x.timestamp}/${x.cpu}/${x.oldThreadId}/${x.newThreadId}/${x.fileOffset}`
+          : `${x.cpu}/${x.switchInTime}/${x.newThreadId}/${x.newProcessId}/${x.cpuUsage}/${x.ready}/${x.waits}`;
+      const got = rows.map(key);
+      const expected = want.toArray().map((x) => key(x as unknown as Record<string, unknown>));
+      if (table === 'cswitch') expect(got).toEqual(expected);
+      else expect([...got].sort()).toEqual([...expected].sort());
+    }
+    const [trace] = await Promise.all([page.waitForEvent('download'), page.click('#dl-trace button[data-format="perfetto"]')]);
+    expect(trace.suggestedFilename()).toBe('sample.perfetto-trace');
+    const path = join(tmp, 'sample.perfetto-trace');
+    await trace.saveAs(path);
+    const bytes = readFileSync(path);
+    expect(bytes.length).toBeGreaterThan(10_000);
+    expect(bytes[0]).toBe(0x0a); // Trace.packet, field 1, length-delimited
+    // the whole file is a sequence of `packet` fields: tag 0x0a, varint length, the packet
+    let at = 0;
+    let packets = 0;
+    while (at < bytes.length) {
+      expect(bytes[at]).toBe(0x0a);
+      at++;
+      let len = 0;
+      for (let shift = 0; ; shift += 7) {
+        const b = bytes[at++]!;
+        len += (b & 0x7f) * 2 ** shift;
+        if (b < 0x80) break;
+      }
+      at += len;
+      packets++;
+    }
+    expect(at).toBe(bytes.length);
+    expect(packets).toBeGreaterThan(3);
+    expect(await page.locator('#dl-status').innerText()).toContain('sample.perfetto-trace');
+    await page.close();
+  });
+
+  test('a real trace from the corpus, page opened from file://: its numbers, and that it holds no context switches', async () => {
+    const file = corpusPath('perfview-net.4.5.2.x64.etl');
+    const { page, state } = await openPage({ file }, 'file');
+    expect(state).toBe('result');
+    const r = decodeSync(readFileSync(file));
+    await checkSummary(page, r);
+    expect(r.summary.cswitch).toBe(0);
+    const note = await page.locator('[data-testid="no-switches"]').innerText();
+    expect(note).toContain('No context switches in this trace');
+    expect(note).toContain('kernel flag CSWITCH was off');
+    expect(await page.locator('#timeline').innerText()).toContain('No thread ran');
+    await page.close();
+  });
+
+  test('files that are not ETL traces get a clear error', async () => {
+    const text = join(tmp, 'notes.txt');
+    writeFileSync(text, 'these are my notes, not a trace\n'.repeat(20));
+    const { page, state } = await openPage({ file: text });
+    expect(state).toBe('error');
+    expect(await page.locator('#error-title').innerText()).toBe('notes.txt is not an ETL trace');
+    expect(await page.locator('#error-text').innerText()).toMatch(/^not an ETL file: .*the file starts with text/);
+    const empty = join(tmp, 'empty.etl');
+    writeFileSync(empty, new Uint8Array(0));
+    await page.setInputFiles('#file-input', empty);
+    await page.waitForFunction(() => document.getElementById('error-text')!.textContent!.includes('input is empty'));
+    expect(await page.locator('#drop').isVisible()).toBe(true); // ready for another file
+    await page.close();
+  });
+
+  test('lost and corrupt data is shown, with its severity', async () => {
+    // 200 buffers, each followed by a corrupt buffer header: 200 corrupt buffers skipped
+    const bytes = tinyBuffers(200, 'ascending', true);
+    const path = join(tmp, 'corrupt.etl');
+    writeFileSync(path, bytes);
+    const r = decodeSync(bytes);
+    expect(r.summary.diagnostics.buffersCorrupt).toBe(200);
+    const { page, state } = await openPage({ file: path });
+    expect(state).toBe('result');
+    const warn = await page.locator('[data-testid="data-loss"]').innerText();
+    expect(warn).toContain('Data was lost or is corrupt');
+    expect(warn).toContain('200 corrupt buffers skipped');
+    const item = page.locator('[data-testid="problems"] li[data-counter="buffersCorrupt"]');
+    expect(await item.locator('.badge').innerText()).toBe('data loss');
+    expect(await item.locator('.num').innerText()).toBe('200');
+    // the issues with their file offsets
+    expect(await page.locator('#diagnostics details summary').first().innerText()).toContain(`${en(r.summary.issues.length)} issues`);
+    expect(await cardValue(page, 'cswitch')).toBe(en(r.summary.cswitch));
+    await page.close();
+  });
+
+  test('a long decode can be cancelled', async () => {
+    // a header buffer, then 1 GiB of zeros (a sparse file): the resync scan reads it all
+    const path = join(tmp, 'zeros.etl');
+    const fd = openSync(path, 'w');
+    writeSync(fd, template().header);
+    ftruncateSync(fd, 1 << 30);
+    closeSync(fd);
+    const page = await browser.newPage();
+    await page.goto(url);
+    await page.setInputFiles('#file-input', path);
+    await page.waitForSelector('#progress:not([hidden])');
+    await page.click('#cancel');
+    await page.waitForSelector('#drop:not([hidden])');
+    expect(await page.locator('#error-title').innerText()).toBe('Decoding cancelled');
+    expect(await page.locator('#result').isVisible()).toBe(false);
+    await page.close();
+  });
+
+  test('a million context switches decode and draw', async () => {
+    const bytes = generateMixedTrace({ seed: 11, targetBytes: 16 << 20, cpus: 8, mix: { compact: 3, cswitch: 1 } }).bytes;
+    const path = join(tmp, 'million.etl');
+    writeFileSync(path, bytes);
+    const r = decodeSync(bytes);
+    expect(r.summary.cswitch).toBeGreaterThan(1_000_000);
+    const usage = cpuUsage(r);
+    const { page, state } = await openPage({ file: path });
+    expect(state).toBe('result');
+    expect(await cardValue(page, 'cswitch')).toBe(en(r.summary.cswitch));
+    // every switch-in is in the timeline, none coalesced
+    expect(await page.locator('#timeline-note').innerText()).toContain(`${en(usage.length)} switches, every one drawn`);
+    // a redraw of the whole range (every entry in view) and one zoomed in
+    const drawMs = async () => Number(await page.locator('canvas.timeline-canvas').getAttribute('data-draw-ms'));
+    await page.locator('canvas.timeline-canvas').focus();
+    await page.keyboard.press('+');
+    await page.waitForTimeout(100);
+    const zoomed = await drawMs();
+    await page.keyboard.press('Home');
+    await page.waitForTimeout(100);
+    const full = await drawMs();
+    console.log(`timeline of ${en(usage.length)} switches: full redraw ${full} ms, zoomed ${zoomed} ms`);
+    expect(full).toBeLessThan(500); // ~20-60 ms here; generous for a loaded machine
+    await page.close();
+  });
+
+  test('keyboard only: Tab reaches the buttons, Enter opens the sample', async () => {
+    const page = await browser.newPage();
+    // listening before the page loads: Playwright intercepts file choosers from then on (no race)
+    const choosers: boolean[] = [];
+    page.on('filechooser', (c) => choosers.push(c.isMultiple()));
+    await page.goto(url);
+    const focused = () => page.evaluate(() => document.activeElement?.id ?? '');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('open-file');
+    // Enter on "Open .etl…" opens the file chooser (one file)
+    await page.keyboard.press('Enter');
+    await expect.poll(() => choosers).toEqual([false]);
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('open-sample');
+    await page.keyboard.press('Enter');
+    expect(await settled(page)).toBe('result');
+    await page.close();
+  });
+
+  test('no request left this machine, and no errors in the console', () => {
+    expect(browser.external).toEqual([]);
+    expect(browser.errors).toEqual([]);
+  });
+});

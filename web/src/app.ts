@@ -1,0 +1,552 @@
+// The page: pick, drop or open the sample trace; decode it in a Web Worker (progress, cancel); show the
+// trace, the per-CPU timeline, CPU usage, spin-lock contention, events by kind and diagnostics; download
+// tables. No framework, no network: the worker's code is part of this script (started from a Blob URL,
+// which works from file:// too) and the sample is a script (sample.js) loaded on demand.
+import { COUNTERS, type KindRow, type ProcessCpu, type SpinlockStats, type ThreadCpu } from '../../src/index.js';
+import { bytes, esc, fileTime, hex, int, ms, msCell, percent } from './format.js';
+import { EXPORT_TABLES, FORMATS, type ExportFormat, type ExportTable } from './export-formats.js';
+import type { FromWorker, PageResult, ToWorker } from './protocol.js';
+import { renderTable, type Column } from './table-view.js';
+import { TimelineView } from './timeline-view.js';
+
+declare const __WORKER_SOURCE__: string;
+
+const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
+
+// ------------------------------------------------------------------------------------------------
+// workers
+
+let workerUrl: string | null = null;
+function newWorker(): Worker {
+  workerUrl ??= URL.createObjectURL(new Blob([__WORKER_SOURCE__], { type: 'text/javascript' }));
+  return new Worker(workerUrl);
+}
+
+/** A script next to the page that sets a global (sample.js, export-worker.js): works from file:// too. */
+function loadScript<T>(src: string, value: () => T | undefined): Promise<T> {
+  const ready = value();
+  if (ready !== undefined) return Promise.resolve(ready);
+  return new Promise((resolve, reject) => {
+    const s = document.createElement('script');
+    s.src = src;
+    s.onload = () => resolve(value()!);
+    s.onerror = () => reject(new Error(`${src} could not be loaded (is it next to index.html?)`));
+    document.head.append(s);
+  });
+}
+
+let exportUrl: string | null = null;
+/** The download worker (its code is loaded on first use). */
+async function newExportWorker(): Promise<Worker> {
+  if (!exportUrl) {
+    const source = await loadScript('export-worker.js', () => window.ETW_DECODE_EXPORT_WORKER);
+    exportUrl = URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+  }
+  return new Worker(exportUrl);
+}
+
+let decoding: Worker | null = null;
+let current: { file: Blob; name: string; result: PageResult | null } | null = null;
+
+function show(which: 'drop' | 'progress' | 'result' | 'error-only'): void {
+  $('drop').hidden = which !== 'drop' && which !== 'error-only';
+  $('progress').hidden = which !== 'progress';
+  $('result').hidden = which !== 'result';
+  if (which !== 'error-only') $('error').hidden = true;
+}
+
+function showError(title: string, text: string, kind: 'error' | 'info' = 'error'): void {
+  $('error').className = `alert ${kind}`;
+  $('error-title').textContent = title;
+  $('error-text').textContent = text;
+  $('error').hidden = false;
+}
+
+function setProgress(phase: string, done: number, total: number): void {
+  // framing reads the buffer headers (the first part), decoding the rest
+  const f = total > 0 ? done / total : 0;
+  const pct = Math.round(100 * (phase === 'frame' ? 0.1 * f : 0.1 + 0.9 * f));
+  $('progress-fill').style.width = `${pct}%`;
+  $('progress-bar').setAttribute('aria-valuenow', String(pct));
+  $('progress-text').textContent = `${phase === 'frame' ? 'reading buffer headers' : 'decoding'} — ${bytes(done)} of ${bytes(total)} (${pct} %)`;
+}
+
+/** Decodes `file` in a fresh worker (a decode in progress is cancelled). */
+function open(file: Blob, name: string): void {
+  decoding?.terminate();
+  current = { file, name, result: null };
+  show('progress');
+  $('progress-file').textContent = name;
+  setProgress('frame', 0, file.size);
+  const w = newWorker();
+  decoding = w;
+  w.onmessage = (ev: MessageEvent<FromWorker>) => {
+    const m = ev.data;
+    if (m.type === 'progress') setProgress(m.phase, m.done, m.total);
+    else if (m.type === 'result') {
+      w.terminate();
+      decoding = null;
+      current!.result = m.result;
+      show('result');
+      render(m.result);
+    } else if (m.type === 'error') {
+      w.terminate();
+      decoding = null;
+      show('error-only');
+      const notEtl = m.code === 'NOT_ETL' || m.code === 'EMPTY';
+      showError(notEtl ? `${name} is not an ETL trace` : `${name} could not be decoded`, m.message);
+    }
+  };
+  w.onerror = (e) => {
+    decoding = null;
+    show('error-only');
+    showError(`${name} could not be decoded`, `the decoder stopped: ${e.message}`);
+  };
+  w.postMessage({ type: 'decode', file, name } satisfies ToWorker);
+}
+
+function cancel(): void {
+  decoding?.terminate();
+  decoding = null;
+  show('drop');
+  showError('Decoding cancelled', `${current?.name ?? 'The trace'} was not decoded. Open it again, or another trace.`, 'info');
+}
+
+// ------------------------------------------------------------------------------------------------
+// the sample trace: sample.js sets a global with its bytes (base64), so it loads from file:// too
+
+declare global {
+  interface Window {
+    ETW_DECODE_SAMPLE?: string;
+    ETW_DECODE_EXPORT_WORKER?: string;
+  }
+}
+
+async function loadSample(): Promise<Uint8Array<ArrayBuffer>> {
+  const bin = atob(await loadScript('sample.js', () => window.ETW_DECODE_SAMPLE));
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+async function openSample(): Promise<void> {
+  try {
+    open(new File([await loadSample()], 'sample.etl'), 'sample.etl');
+  } catch (e) {
+    showError('The sample could not be opened', (e as Error).message);
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// rendering
+
+const PALETTE = [0x4e79a7, 0xf28e2b, 0xe15759, 0x76b7b2, 0x59a14f, 0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f, 0x2f4b7c, 0xd45087, 0x8cd17d, 0x665191, 0xffa600, 0x499894, 0xe17c05];
+
+/** A colour per process index: the palette by CPU rank, then hues spread by the golden angle. */
+function processColours(r: PageResult): (proc: number) => number {
+  const rank = new Map<number | null, number>();
+  r.cpu.processes.forEach((p, i) => rank.set(p.processId, i));
+  const cache = new Map<number, number>();
+  return (proc) => {
+    let c = cache.get(proc);
+    if (c !== undefined) return c;
+    const k = rank.get(r.timeline.pids[proc] ?? null) ?? 1000 + proc;
+    c = k < PALETTE.length ? PALETTE[k]! : hsl(((k * 137.508) % 360) / 360, 0.45, 0.58);
+    cache.set(proc, c);
+    return c;
+  };
+}
+
+function hsl(h: number, s: number, l: number): number {
+  const f = (n: number) => {
+    const k = (n + h * 12) % 12;
+    const a = s * Math.min(l, 1 - l);
+    return Math.round(255 * (l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1))));
+  };
+  return (f(0) << 16) | (f(8) << 8) | f(4);
+}
+
+/** the idle process (not drawn: idle time is blank) */
+const NO_CHIP = '<span class="chip none" title="not drawn"></span>';
+const chip = (c: number) => `<span class="chip" style="background:#${c.toString(16).padStart(6, '0')}"></span>`;
+
+function card(label: string, value: string, sub = '', testId = ''): string {
+  return `<div class="card"${testId ? ` data-testid="${testId}"` : ''}><div class="label">${esc(label)}</div><div class="value">${esc(value)}</div>${sub ? `<div class="sub">${esc(sub)}</div>` : ''}</div>`;
+}
+
+function notice(kind: 'warn' | 'info' | 'error', title: string, text: string, testId: string): string {
+  return `<div class="alert ${kind}" data-testid="${testId}"><strong>${esc(title)}</strong><p>${esc(text)}</p></div>`;
+}
+
+function render(r: PageResult): void {
+  const s = r.summary;
+  const t = s.trace;
+  const tpms = r.ticksPerSecond ? r.ticksPerSecond / 1000 : null;
+  $('summary-file').textContent = `· ${r.fileName}`;
+  $('summary-decode').textContent = `decoded in ${ms(r.decodeMs)} · ${bytes(s.fileSize)}`;
+
+  // the trace
+  const durationMs =
+    t && t.endTime > t.startTime ? Number(t.endTime - t.startTime) / 10_000 : tpms && r.switchSpanTicks > 0 ? r.switchSpanTicks / tpms : null;
+  const cards = [
+    card('Windows', t ? `${t.osVersion}` : 'unknown', t ? `build ${t.build} · ${t.pointerSize * 8}-bit` : 'no logfile header', 'windows'),
+    card('CPUs', t ? String(t.numberOfProcessors) : '–', `${r.timeline.lanes.length} with context switches`, 'cpus'),
+    card('Clock', t ? t.clockName : '–', t ? (t.clockType === 1 ? `${int(t.perfFreq)} Hz` : t.clockType === 3 ? `${int(t.cpuSpeedInMHz)} MHz` : '100 ns') : '', 'clock'),
+    card('Duration', ms(durationMs), t ? `from ${fileTime(t.startTime)}` : '', 'duration'),
+    card('Events', int(s.events), `${int(s.buffers)} buffers · ${int(s.eventsByKind.length)} kinds`, 'events'),
+    card('Context switches', int(s.cswitch), `${int(s.compact.batches)} compact batches · ${int(s.readythread)} ready events`, 'cswitch'),
+    card('Spin-lock rows', int(s.spinlock), `${int(r.spin.totals.contended)} contended`, 'spinlock'),
+    card('Threads · processes', `${int(s.threads)} · ${int(s.processes)}`, 'lifetimes from Thread/Process events', 'lifetimes'),
+  ];
+  $('cards').innerHTML = cards.join('');
+
+  const notes: string[] = [];
+  if (r.noSwitches) notes.push(notice('warn', 'No context switches in this trace', `${r.noSwitches}. The timeline and CPU usage need the CSWITCH kernel flag (xperf -on PROC_THREAD+CSWITCH, or WPR's CPU profile).`, 'no-switches'));
+  if (r.dataLoss) notes.push(notice('warn', 'Data was lost or is corrupt', `${r.dataLoss}. What could be decoded is shown; see Diagnostics for where.`, 'data-loss'));
+  if (r.lateEvents) notes.push(notice('info', 'Out-of-order events', `${int(r.lateEvents)} events arrived behind the CPU-usage reorder window: their rows may miss ready times or process ids.`, 'late'));
+  $('notices').innerHTML = notes.join('');
+
+  renderTimeline(r, tpms);
+  renderCpu(r);
+  renderSpin(r);
+  renderKinds(s.eventsByKind);
+  renderDiagnostics(r);
+  renderDownloads(r);
+}
+
+let timeline: TimelineView | null = null;
+
+function renderTimeline(r: PageResult, tpms: number | null): void {
+  const colour = processColours(r);
+  const image = new Map(r.processNames);
+  const threadName = new Map(r.threadNames.map((x) => [`${x.threadId}/${x.processId}`, x.name]));
+  const procName = (proc: number) => {
+    const pid = r.timeline.pids[proc];
+    if (pid === null || pid === undefined) return 'unknown process';
+    return `${image.get(pid) ?? 'pid'} (${pid})`;
+  };
+  const panel = $('timeline-panel');
+  if (r.timeline.entries === 0) {
+    $('timeline').innerHTML = `<p class="muted">No thread ran on any CPU in the decoded data${r.noSwitches ? ' (no context switches)' : ''}.</p>`;
+    $('legend').innerHTML = '';
+    $('timeline-note').textContent = '';
+    panel.querySelector('.toolbar')!.setAttribute('hidden', '');
+    $('timeline-hint').hidden = true;
+    timeline = null;
+    return;
+  }
+  panel.querySelector('.toolbar')!.removeAttribute('hidden');
+  $('timeline-hint').hidden = false;
+  timeline = new TimelineView($('timeline'), r.timeline, {
+    processName: procName,
+    threadName: (tid, proc) => threadName.get(`${tid}/${r.timeline.pids[proc]}`) ?? null,
+    color: colour,
+    ticksPerMs: tpms,
+    offsetTicks: Number(r.timeline.baseTicks - r.startTicks),
+  });
+  timeline.rangeListener = (a, b) => {
+    $('timeline-range').textContent = tpms ? `${ms(a / tpms)} – ${ms(b / tpms)} (${ms((b - a) / tpms)} shown)` : `${int(Math.round(a))} – ${int(Math.round(b))} ticks`;
+  };
+  // legend: processes by CPU time (their colour), clickable to highlight
+  const procIndex = new Map(r.timeline.pids.map((p, i) => [p, i]));
+  const top = r.cpu.processes.filter((p) => procIndex.has(p.processId) && p.processId !== 0).slice(0, 14);
+  $('legend').innerHTML = top
+    .map((p) => {
+      const i = procIndex.get(p.processId)!;
+      return `<button type="button" data-proc="${i}" aria-pressed="false">${chip(colour(i))}${esc(procName(i))}</button>`;
+    })
+    .join('');
+  for (const b of $('legend').querySelectorAll<HTMLButtonElement>('button')) {
+    b.addEventListener('click', () => {
+      const on = b.getAttribute('aria-pressed') !== 'true';
+      for (const o of $('legend').querySelectorAll('button')) o.setAttribute('aria-pressed', 'false');
+      b.setAttribute('aria-pressed', String(on));
+      timeline?.highlight(on ? Number(b.dataset.proc) : null);
+    });
+  }
+  const tl = r.timeline;
+  $('timeline-note').textContent = tl.bucket
+    ? `${int(tl.switches)} switches: past ${int(1 << 21)} entries the timeline is kept coalesced (entries starting in the same ${timeline.duration(tl.bucket)} of a CPU are merged, the longest named); the tables are exact.`
+    : `${int(tl.switches)} switches, every one drawn (${int(tl.entries)} of them ran a thread other than idle).`;
+}
+
+type CpuRow = ProcessCpu | ThreadCpu;
+let cpuView: () => CpuRow[] = () => [];
+let cpuBy: 'process' | 'thread' = 'process';
+
+function renderCpu(r: PageResult): void {
+  const tot = Number(r.cpu.total.cpuTicks);
+  const clock = r.cpu.ticksPerSecond !== null;
+  $('cpu-note').textContent = clock
+    ? `CPU time ${ms(r.cpu.total.cpuMs)} in ${int(r.cpu.total.switchIns)} switch-ins; ready = waiting for a CPU, waits = blocked before being readied.`
+    : 'This trace’s clock does not convert: times are in ticks.';
+  const colour = processColours(r);
+  const procIndex = new Map(r.timeline.pids.map((p, i) => [p, i]));
+  const image = (x: CpuRow) => x.imageFileName ?? (x.processId === 0 ? 'Idle' : '–');
+  const time = (v: number | null, ticks: bigint) => (clock ? msCell(v) : int(ticks));
+  const unit = clock ? ' (ms)' : ' (ticks)';
+  const common: Column<CpuRow>[] = [
+    { key: 'cpu', label: `CPU${unit}`, numeric: true, text: (x) => time(x.cpuMs, x.cpuTicks), sort: (x) => x.cpuTicks },
+    { key: 'pct', label: '% of CPU time', numeric: true, text: (x) => percent(Number(x.cpuTicks), tot), sort: (x) => x.cpuTicks },
+    { key: 'switchIns', label: 'switch-ins', numeric: true, text: (x) => int(x.switchIns), sort: (x) => x.switchIns },
+    { key: 'ready', label: `ready${unit}`, title: 'time ready to run, waiting for a CPU', numeric: true, text: (x) => time(x.readyMs, x.readyTicks), sort: (x) => x.readyTicks },
+    { key: 'waits', label: `waits${unit}`, title: 'time blocked before being readied', numeric: true, text: (x) => time(x.waitMs, x.waitTicks), sort: (x) => x.waitTicks },
+  ];
+  const draw = () => {
+    const host = $('cpu-table');
+    if (cpuBy === 'process') {
+      cpuView = renderTable<CpuRow>(host, {
+        caption: 'CPU usage by process',
+        testId: 'cpu-process',
+        sortKey: 'cpu',
+        rows: r.cpu.processes,
+        empty: 'no context switches decoded',
+        columns: [
+          { key: 'image', label: 'process', text: image, sort: image, prefix: (x) => (procIndex.has(x.processId) ? chip(colour(procIndex.get(x.processId)!)) : NO_CHIP) },
+          { key: 'pid', label: 'pid', numeric: true, text: (x) => (x.processId === null ? '–' : String(x.processId)), sort: (x) => x.processId },
+          { key: 'threads', label: 'threads', numeric: true, text: (x) => int((x as ProcessCpu).threads), sort: (x) => (x as ProcessCpu).threads },
+          ...common,
+        ],
+      });
+    } else {
+      cpuView = renderTable<CpuRow>(host, {
+        caption: 'CPU usage by thread',
+        testId: 'cpu-thread',
+        sortKey: 'cpu',
+        rows: r.cpu.threads,
+        empty: 'no context switches decoded',
+        columns: [
+          { key: 'tid', label: 'tid', numeric: true, text: (x) => String((x as ThreadCpu).threadId), sort: (x) => (x as ThreadCpu).threadId },
+          { key: 'name', label: 'thread', text: (x) => (x as ThreadCpu).name ?? '', sort: (x) => (x as ThreadCpu).name ?? '' },
+          { key: 'image', label: 'process', text: image, sort: image, prefix: (x) => (procIndex.has(x.processId) ? chip(colour(procIndex.get(x.processId)!)) : NO_CHIP) },
+          { key: 'pid', label: 'pid', numeric: true, text: (x) => (x.processId === null ? '–' : String(x.processId)), sort: (x) => x.processId },
+          ...common,
+        ],
+      });
+    }
+  };
+  tabs(['tab-process', 'tab-thread'], (i) => {
+    cpuBy = i === 0 ? 'process' : 'thread';
+    draw();
+  });
+  cpuBy = 'process';
+  draw();
+}
+
+/** Wires a pair of tab buttons (arrow keys move between them). */
+function tabs(ids: string[], onSelect: (i: number) => void): void {
+  const buttons = ids.map((id) => $<HTMLButtonElement>(id));
+  const select = (i: number) => {
+    buttons.forEach((b, k) => {
+      b.setAttribute('aria-selected', String(k === i));
+      b.tabIndex = k === i ? 0 : -1;
+    });
+    onSelect(i);
+  };
+  buttons.forEach((b, i) => {
+    b.onclick = () => select(i);
+    b.onkeydown = (e) => {
+      if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') {
+        const j = (i + (e.key === 'ArrowRight' ? 1 : buttons.length - 1)) % buttons.length;
+        buttons[j]!.focus();
+        select(j);
+        e.preventDefault();
+      }
+    };
+    b.setAttribute('aria-selected', String(i === 0));
+    b.tabIndex = i === 0 ? 0 : -1;
+  });
+}
+
+function renderSpin(r: PageResult): void {
+  const sp = r.spin;
+  const ns = sp.cpuSpeedInMHz !== null;
+  $('spin-note').textContent = r.noSpinlocks
+    ? `${r.noSpinlocks}.`
+    : `${int(sp.totals.rows)} released spin locks, ${int(sp.totals.contended)} contended (${percent(sp.totals.contended, sp.totals.rows)}), ${int(sp.totals.locks)} locks, ${int(sp.totals.callers)} callers${ns ? '' : '; CpuSpeedInMHz unknown: cycles only'}.`;
+  const nsText = (v: bigint | null) => (v === null ? '–' : int(v));
+  const columns = (what: string): Column<SpinlockStats>[] => [
+    { key: 'address', label: what, text: (x) => hex(x.address), sort: (x) => x.address },
+    { key: 'count', label: 'count', numeric: true, text: (x) => int(x.count), sort: (x) => x.count },
+    { key: 'contended', label: 'contended', numeric: true, text: (x) => int(x.contended), sort: (x) => x.contended },
+    { key: 'spins', label: 'spins', numeric: true, text: (x) => int(x.spinCountSum), sort: (x) => x.spinCountSum },
+    ns
+      ? { key: 'wait', label: 'wait (ns)', numeric: true, text: (x) => nsText(x.waitNsSum), sort: (x) => x.waitTimeInCyclesSum }
+      : { key: 'wait', label: 'wait (cycles)', numeric: true, text: (x) => int(x.waitTimeInCyclesSum), sort: (x) => x.waitTimeInCyclesSum },
+    ns
+      ? { key: 'hold', label: 'hold (ns)', numeric: true, text: (x) => nsText(x.holdNsSum), sort: (x) => x.holdCyclesSum }
+      : { key: 'hold', label: 'hold (cycles)', numeric: true, text: (x) => int(x.holdCyclesSum), sort: (x) => x.holdCyclesSum },
+  ];
+  const draw = (byLock: boolean) =>
+    renderTable<SpinlockStats>($('spin-table'), {
+      caption: byLock ? 'Spin locks by lock address' : 'Spin locks by caller address',
+      testId: byLock ? 'spin-lock' : 'spin-caller',
+      sortKey: 'contended',
+      rows: byLock ? sp.byLock : sp.byCaller,
+      empty: r.noSpinlocks ? 'no spin-lock events in this trace' : 'nothing to show',
+      columns: columns(byLock ? 'lock' : 'caller'),
+    });
+  tabs(['tab-lock', 'tab-caller'], (i) => draw(i === 0));
+  draw(true);
+}
+
+function kindText(k: KindRow): string {
+  if (k.hookId !== undefined) return `${hex(k.hookId).replace(/^0x0{4}/, '0x')}${k.name ? ' ' + k.name : ''}`;
+  if (k.provider !== undefined) return `${k.provider} ${k.eventId !== undefined ? 'id ' + k.eventId : 'type ' + k.eventType}`;
+  if (k.messageNumber !== undefined) return `message ${k.messageNumber}`;
+  return '';
+}
+
+function renderKinds(kinds: KindRow[]): void {
+  renderTable<KindRow>($('kinds-table'), {
+    caption: 'Events by kind',
+    testId: 'kinds',
+    sortKey: 'count',
+    rows: kinds,
+    limit: 25,
+    columns: [
+      { key: 'kind', label: 'kind', text: kindText, sort: kindText },
+      { key: 'header', label: 'header', text: (k) => k.headerType, sort: (k) => k.headerType },
+      { key: 'version', label: 'v', numeric: true, text: (k) => String(k.version), sort: (k) => k.version },
+      { key: 'count', label: 'events', numeric: true, text: (k) => int(k.count), sort: (k) => k.count },
+      { key: 'bytes', label: 'bytes', numeric: true, text: (k) => int(k.bytes), sort: (k) => k.bytes },
+    ],
+  });
+}
+
+function renderDiagnostics(r: PageResult): void {
+  const d = r.summary.diagnostics;
+  const order = { error: 0, dataLoss: 1, info: 2 } as const;
+  const set = COUNTERS.filter((c) => (d[c.name] ?? 0) !== 0).sort((a, b) => order[a.severity] - order[b.severity]);
+  const problems = set.filter((c) => c.severity !== 'info');
+  const infos = set.filter((c) => c.severity === 'info');
+  const item = (c: (typeof COUNTERS)[number]) =>
+    `<li data-counter="${c.name}"><span><span class="badge ${c.severity}">${c.severity === 'dataLoss' ? 'data loss' : c.severity}</span></span><span class="num">${int(d[c.name] ?? 0)}</span><span><span class="name">${esc(c.name)}</span><br><span class="desc">${esc(c.description)}</span></span></li>`;
+  const issues = r.summary.issues;
+  $('diagnostics').innerHTML =
+    (problems.length
+      ? `<ul class="diag-list" data-testid="problems">${problems.map(item).join('')}</ul>`
+      : `<p data-testid="no-problems"><span class="badge ok">ok</span> No lost, corrupt or undecoded data.</p>`) +
+    (issues.length
+      ? `<details${problems.length ? ' open' : ''}><summary>${int(issues.length)} issue${issues.length === 1 ? '' : 's'} with their file offsets</summary><div class="table-scroll"><table><thead><tr><th>offset</th><th>counter</th><th>what</th></tr></thead><tbody>${issues
+          .slice(0, 200)
+          .map((i) => `<tr><td class="mono">${esc(i.at)}</td><td>${esc(i.counter)}</td><td>${esc(i.message)}</td></tr>`)
+          .join('')}</tbody></table></div></details>`
+      : '') +
+    (infos.length ? `<details><summary>${infos.length} informational counters</summary><ul class="diag-list">${infos.map(item).join('')}</ul></details>` : '');
+}
+
+// ------------------------------------------------------------------------------------------------
+// downloads
+
+function save(blob: Blob, fileName: string): void {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = fileName;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+function renderDownloads(r: PageResult): void {
+  const sel = $<HTMLSelectElement>('dl-table');
+  const counts: Record<string, number> = r.summary as unknown as Record<string, number>;
+  sel.innerHTML = EXPORT_TABLES.map((t) => `<option value="${t}">${t} (${int(counts[t] ?? 0)} rows)</option>`).join('');
+  const button = (f: (typeof FORMATS)[number]) =>
+    `<button type="button" class="button" data-format="${f.id}" title="${esc(f.note)}"${f.available ? '' : ' disabled'}>${esc(f.label)}</button>`;
+  $('dl-buttons').innerHTML = FORMATS.filter((f) => f.id !== 'perfetto').map(button).join('');
+  const perfetto = FORMATS.find((f) => f.id === 'perfetto')!;
+  $('dl-trace').innerHTML = `${button(perfetto)}<span class="muted small">${esc(perfetto.available ? 'the whole trace, to open in ui.perfetto.dev' : perfetto.note)}</span>`;
+  for (const b of document.querySelectorAll<HTMLButtonElement>('#dl-buttons button, #dl-trace button')) {
+    b.onclick = () => void exportRun(sel.value as ExportTable, b.dataset.format as ExportFormat);
+  }
+  $('dl-view').onclick = () => {
+    const rows = cpuView();
+    const head =
+      cpuBy === 'process'
+        ? ['processId', 'imageFileName', 'threads', 'switchIns', 'cpuTicks', 'readyTicks', 'waitTicks', 'cpuMs', 'readyMs', 'waitMs']
+        : ['threadId', 'name', 'processId', 'imageFileName', 'switchIns', 'cpuTicks', 'readyTicks', 'waitTicks', 'cpuMs', 'readyMs', 'waitMs'];
+    const cell = (v: unknown) => (v === null || v === undefined ? '' : /[",\n\r]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
+    const text = [head.join(','), ...rows.map((x) => head.map((k) => cell((x as unknown as Record<string, unknown>)[k])).join(','))].join('\n') + '\n';
+    save(new Blob([text], { type: 'text/csv' }), `${r.fileName.replace(/\.etl$/i, '')}.cpu-by-${cpuBy}.csv`);
+  };
+}
+
+async function exportRun(table: ExportTable, format: ExportFormat): Promise<void> {
+  if (!current) return;
+  const status = $('dl-status');
+  const buttons = [...document.querySelectorAll<HTMLButtonElement>('#dl-buttons button, #dl-trace button')];
+  const label = FORMATS.find((f) => f.id === format)!.label;
+  const what = format === 'perfetto' ? 'the trace' : table;
+  status.textContent = `writing ${what} as ${label}…`;
+  buttons.forEach((b) => (b.disabled = true));
+  let w: Worker;
+  try {
+    w = await newExportWorker();
+  } catch (e) {
+    buttons.forEach((b) => (b.disabled = false));
+    status.textContent = `could not write ${what}: ${(e as Error).message}`;
+    return;
+  }
+  const done = () => {
+    w.terminate();
+    buttons.forEach((b) => (b.disabled = !FORMATS.find((f) => f.id === b.dataset.format)!.available));
+  };
+  w.onmessage = (ev: MessageEvent<FromWorker>) => {
+    const m = ev.data;
+    if (m.type === 'progress') status.textContent = `writing ${what} as ${label}… ${Math.round((100 * m.done) / Math.max(1, m.total))} %`;
+    else if (m.type === 'exported') {
+      done();
+      save(m.blob, m.fileName);
+      status.textContent = `${m.fileName}: ${int(m.rows)} rows, ${bytes(m.blob.size)}`;
+    } else if (m.type === 'error') {
+      done();
+      status.textContent = `could not write ${what}: ${m.message}`;
+    }
+  };
+  w.postMessage({ type: 'export', file: current.file, name: current.name, table, format } satisfies ToWorker);
+}
+
+// ------------------------------------------------------------------------------------------------
+// wiring
+
+function init(): void {
+  const input = $<HTMLInputElement>('file-input');
+  input.addEventListener('change', () => {
+    const f = input.files?.[0];
+    if (f) open(f, f.name);
+    input.value = '';
+  });
+  for (const id of ['open-file', 'open-file-2']) $(id).addEventListener('click', () => input.click());
+  $('open-sample').addEventListener('click', () => void openSample());
+  $('open-sample-2').addEventListener('click', () => void openSample());
+  $('cancel').addEventListener('click', cancel);
+  $('zoom-in').addEventListener('click', () => timeline?.zoom(1.6));
+  $('zoom-out').addEventListener('click', () => timeline?.zoom(1 / 1.6));
+  $('zoom-reset').addEventListener('click', () => timeline?.reset());
+  const drop = $('drop');
+  let depth = 0;
+  window.addEventListener('dragenter', (e) => {
+    e.preventDefault();
+    depth++;
+    drop.classList.add('over');
+  });
+  window.addEventListener('dragleave', () => {
+    if (--depth <= 0) drop.classList.remove('over');
+  });
+  window.addEventListener('dragover', (e) => e.preventDefault());
+  window.addEventListener('drop', (e) => {
+    e.preventDefault();
+    depth = 0;
+    drop.classList.remove('over');
+    const f = e.dataTransfer?.files?.[0];
+    if (f) open(f, f.name);
+  });
+  window.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && decoding) cancel();
+  });
+}
+
+init();

@@ -1,0 +1,49 @@
+// Messages between the page (app.ts) and its decoding worker (worker.ts). Everything crosses by
+// structured clone (bigints included); the timeline's typed arrays are transferred, not copied.
+import type { CpuAnalysis, SpinlockAnalysis, TraceSummary } from '../../src/index.js';
+import type { TimelineData } from './timeline-data.js';
+import type { ExportFormat, ExportTable } from './export-formats.js';
+
+export type ToWorker =
+  | { type: 'decode'; file: Blob; name: string }
+  | { type: 'export'; file: Blob; name: string; table: ExportTable; format: ExportFormat };
+
+export type FromWorker =
+  | { type: 'progress'; phase: string; done: number; total: number }
+  | { type: 'result'; result: PageResult }
+  | { type: 'exported'; blob: Blob; fileName: string; rows: number }
+  | { type: 'error'; message: string; code: string | null };
+
+/** A thread's name and process, for the timeline's tooltips. */
+export interface ThreadName {
+  threadId: number;
+  processId: number | null;
+  name: string;
+}
+
+/** What the page shows of a decoded trace. */
+export interface PageResult {
+  fileName: string;
+  summary: TraceSummary;
+  /** ticks per second of the trace's clock (null: it does not convert; times are shown in ticks) */
+  ticksPerSecond: number | null;
+  /** raw ticks of the trace start (the logfile header event), or of the first switch */
+  startTicks: bigint;
+  /** duration from the first to the last event time seen (switches), in ticks */
+  switchSpanTicks: number;
+  /** "3 corrupt buffers skipped, …" or null */
+  dataLoss: string | null;
+  /** why cswitch / spinlock came out empty, or null */
+  noSwitches: string | null;
+  noSpinlocks: string | null;
+  cpu: CpuAnalysis;
+  spin: SpinlockAnalysis;
+  timeline: TimelineData;
+  /** image names by process id, thread names */
+  processNames: [number, string][];
+  threadNames: ThreadName[];
+  /** cpuUsage events that arrived behind the reorder window (see the README) */
+  lateEvents: number;
+  /** wall time of the decode, ms */
+  decodeMs: number;
+}

@@ -1,0 +1,66 @@
+// The page's decoding worker: streams the File (never the whole file in memory) through decodeStream
+// with borrowed rows, and keeps only what the page shows — the cpuUsage rows folded into per-process and
+// per-thread totals and into the bounded timeline, spin locks folded by lock and caller. Cancelling is
+// terminating this worker. (Downloads run in export-worker.ts, loaded only when one is asked for.)
+import {
+  CpuAnalyzer,
+  CpuUsageDeriver,
+  decodeStream,
+  SpinlockAnalyzer,
+} from '../../src/index.js';
+import { dataLossText, emptyTableText } from '../../src/summary-text.js';
+import type { PageResult, ToWorker } from './protocol.js';
+import { TimelineBuilder, timelineBuffers } from './timeline-data.js';
+
+import { fail, post, progress } from './worker-common.js';
+
+async function decodeForPage(file: Blob, name: string): Promise<PageResult> {
+  const t0 = performance.now();
+  const timeline = new TimelineBuilder();
+  const cpu = new CpuAnalyzer();
+  const spin = new SpinlockAnalyzer();
+  const deriver = new CpuUsageDeriver((rows) => {
+    cpu.add(rows);
+    timeline.add(rows);
+  });
+  const res = await decodeStream(file, {
+    rows: 'borrow', // the consumers fold each chunk before onRows returns
+    onProgress: progress(),
+    onRows: (t) => {
+      deriver.add(t.cswitch, t.readythread, t.threadEvents);
+      spin.add(t.spinlock);
+    },
+  });
+  const stats = deriver.finish();
+  const s = res.summary;
+  const tl = timeline.finish();
+  const info = res.info;
+  const processNames: [number, string][] = [];
+  for (const p of res.processes) if (p.imageFileName) processNames.push([p.processId, p.imageFileName]);
+  const threadNames = [];
+  for (const t of res.threads) if (t.name) threadNames.push({ threadId: t.threadId, processId: t.processId, name: t.name });
+  return {
+    fileName: name,
+    summary: s,
+    ticksPerSecond: res.clock ? Number(res.clock.ticksPerSecond) : null,
+    startTicks: info?.headerTimestamp ?? tl.baseTicks,
+    switchSpanTicks: tl.last - tl.first,
+    dataLoss: dataLossText(s.diagnostics),
+    noSwitches: s.cswitch === 0 ? emptyTableText('cswitch', s) : null,
+    noSpinlocks: s.spinlock === 0 ? emptyTableText('spinlock', s) : null,
+    cpu: cpu.result(res),
+    spin: spin.result(info),
+    timeline: tl,
+    processNames,
+    threadNames,
+    lateEvents: stats.lateEvents,
+    decodeMs: performance.now() - t0,
+  };
+}
+
+self.onmessage = (ev: MessageEvent<ToWorker>) => {
+  const m = ev.data;
+  if (m.type === 'decode') {
+    decodeForPage(m.file, m.name).then((result) => post({ type: 'result', result }, timelineBuffers(result.timeline)), fail);
+  }
+};
