@@ -12,7 +12,8 @@ import { Bench } from 'tinybench';
 import { CASES, CASE_NAMES, ENGINES, SCALE_CASE, SCALE_DESCRIPTION, type BenchCase, type EngineName } from './cases.js';
 import { compareResults, DEFAULT_THRESHOLD, readResults } from './compare.js';
 import { describeMachine, gitInfo, machineInfo } from './machine.js';
-import { ratiosOf, resultsTable, scaleTable, type CaseResult, type ResultFile } from './report.js';
+import { buildNative, runNativeBytes, type NativeDecoder } from './native.js';
+import { nativeRatiosOf, ratiosOf, resultsTable, scaleTable, type CaseResult, type ResultFile } from './report.js';
 import { GIB, runScale } from './scale.js';
 import { PARALLEL_CASE, PARALLEL_DESCRIPTION, parallelTable, runParallel, type ParallelResult } from './parallel.js';
 
@@ -33,6 +34,11 @@ const USAGE = `usage: npm run bench -- [regex …] [options]
   --threads LIST       thread counts of the parallel case, the first the baseline (default 1,2)
   --trace FILE         the parallel case decodes FILE instead of writing its trace
   --list               list the cases and exit
+  --no-native          do not build and run the native C decoder (../shared/bench/cdecode.c) next to the cases
+
+The native decoder runs when gcc and cdecode.c are there (ETW_BENCH_NATIVE=0 turns it off, CC and
+ETW_BENCH_NATIVE_CFLAGS choose the compiler and its flags, default -O2): on the bytes of every walk/decode/
+tables case, its decode_s printed as the 'native' engine and the ratio wasm time / native time per case.
 
 cases: ${[...CASE_NAMES, PARALLEL_CASE].join(', ')}`;
 
@@ -60,6 +66,7 @@ async function main(): Promise<number> {
       threads: { type: 'string' },
       trace: { type: 'string' },
       list: { type: 'boolean', default: false },
+      'no-native': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -103,9 +110,20 @@ async function main(): Promise<number> {
 
   const results: CaseResult[] = [];
   const notes: string[] = [];
-  for (const c of cases) {
-    const r = await runCase(c, engines, settings, notes);
-    results.push(...r);
+  const wantsNative = !values['no-native'] && engines.includes('wasm') && cases.some((c) => NATIVE_GROUPS.has(c.group));
+  const built = wantsNative ? buildNative(ROOT) : null;
+  const native = built && 'exe' in built ? built : null;
+  if (built && 'skipped' in built) {
+    notes.push(`native: not run: ${built.skipped}`);
+    log(`native decoder: not run (${built.skipped})`);
+  } else if (native) log(`native decoder: ${native.source} built with gcc ${native.flags.join(' ')}`);
+  try {
+    for (const c of cases) {
+      const r = await runCase(c, engines, settings, notes, native);
+      results.push(...r);
+    }
+  } finally {
+    native?.dispose();
   }
   let scale: ResultFile['scale'];
   if (runScaleCase) {
@@ -167,6 +185,7 @@ async function main(): Promise<number> {
   }
 
   const ratios = ratiosOf(results);
+  const nativeRatios = nativeRatiosOf(results);
   const file: ResultFile = {
     schema: 1,
     date: new Date().toISOString(),
@@ -177,6 +196,8 @@ async function main(): Promise<number> {
     settings,
     cases: results,
     ratios,
+    nativeRatios,
+    native: native ? { source: native.source, flags: native.flags } : built && 'skipped' in built ? { skipped: built.skipped } : undefined,
     scale,
     parallel,
     notes,
@@ -187,11 +208,17 @@ async function main(): Promise<number> {
   const out: string[] = [];
   out.push('', `machine: ${describeMachine(machine)}`, `code:    git ${git.commit ?? '?'}${git.dirty ? ' + uncommitted changes' : ''}`, '');
   if (inMemory.length) {
-    out.push(resultsTable(inMemory, ratios));
+    out.push(resultsTable(inMemory, ratios, nativeRatios));
     out.push(
       '',
       'MB/s = 10^6 bytes/s of trace input from the median iteration (xpress: of decompressed output, "out"); ±% = relative margin of error of the mean.',
     );
+    if (Object.keys(nativeRatios).length) {
+      out.push(
+        "native = cdecode.c on the same bytes, --window-mb 8: median over 3 processes of each one's best decode_s of 5 (n = processes); " +
+          'wasm time/native = wasm median ms ÷ native decode_s (1.00× = native speed).',
+      );
+    }
   }
   const scaleRows = results.filter((r) => r.group === 'scale' && r.name !== PARALLEL_CASE);
   if (scaleRows.length) out.push('', scaleTable(scaleRows));
@@ -225,7 +252,10 @@ interface Settings {
   warmupMs: number;
 }
 
-async function runCase(c: BenchCase, engines: readonly EngineName[], s: Settings, notes: string[]): Promise<CaseResult[]> {
+/** groups whose cases the native decoder can do too (walk and decode the same trace bytes) */
+const NATIVE_GROUPS = new Set(['walk', 'decode', 'tables']);
+
+async function runCase(c: BenchCase, engines: readonly EngineName[], s: Settings, notes: string[], native: NativeDecoder | null): Promise<CaseResult[]> {
   const t0 = performance.now();
   const prepared = c.prepare({ fixtureBytes: s.fixtureBytes, root: ROOT });
   if ('skipped' in prepared) {
@@ -276,6 +306,29 @@ async function runCase(c: BenchCase, engines: readonly EngineName[], s: Settings
       mrowsPerS: w.rows / 1e6 / sec,
       nsPerEvent: w.events ? (sec * 1e9) / w.events : 0,
       nsPerRow: w.rows ? (sec * 1e9) / w.rows : 0,
+    });
+  }
+  if (native && prepared.nativeInput && NATIVE_GROUPS.has(c.group) && engines.includes('wasm')) {
+    const n = runNativeBytes(native, c.name, prepared.nativeInput);
+    const sec = n.decodeSeconds;
+    if (n.events !== w.events) notes.push(`${c.name}: the native decoder walked ${n.events} events, etw-decode ${w.events}`);
+    if (n.problems) notes.push(`${c.name}: the native decoder reported ${n.problems} problems`);
+    out.push({
+      name: c.name,
+      group: c.group,
+      engine: 'native',
+      inputBytes: w.inputBytes,
+      outputBytes: 0,
+      throughputOf: 'input',
+      events: n.events,
+      rows: n.rows,
+      latencyMs: { p50: sec * 1000, mean: sec * 1000, min: Math.min(...n.samples) * 1000, max: Math.max(...n.samples) * 1000, rme: 0 },
+      samples: n.samples.length,
+      mbPerS: w.inputBytes / 1e6 / sec,
+      meventsPerS: n.events / 1e6 / sec,
+      mrowsPerS: n.rows / 1e6 / sec,
+      nsPerEvent: n.events ? (sec * 1e9) / n.events : 0,
+      nsPerRow: n.rows ? (sec * 1e9) / n.rows : 0,
     });
   }
   const summary = out.map((o) => `${o.engine} ${o.mbPerS.toFixed(1)} MB/s`).join(', ');
