@@ -350,7 +350,10 @@ class PartitionRun {
     const fo = viewColumn('f64', buffer, x.columnPtr(CSW, L.CS_FILE_OFFSET) >>> 0, count) as Float64Array;
     let p = this.bufferRowStart;
     while (p < count && fo[p] !== SENTINEL_FILE_OFFSET) p++;
-    if (p === count) throw new Error(`partition ${this.job.partition}: processor ${cpu} left its stand-in without a placeholder row`);
+    if (p === count) {
+      // the buffers' processors are not those framing read
+      throw new EtlError('READ_FAILED', `processor ${cpu}'s buffers are not what was read before (did the file change while it was read?)`);
+    }
     // the first switch of the processor: the next compact row (all rows after p are this buffer's), or still held
     const source = viewColumn('u8', buffer, x.columnPtr(CSW, L.CS_SOURCE) >>> 0, count) as Uint8Array;
     let q = p + 1;
