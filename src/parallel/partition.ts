@@ -91,9 +91,12 @@ export interface PartitionOutcome {
   rows: Record<DecodedTableName, number>;
   startTrace: TraceState;
   endTrace: TraceState;
-  /** counters (placeholder checks taken back), the issues logged (at most LOG_CAPACITY), the kinds */
+  /** counters (placeholder checks taken back), the issues logged (at most LOG_CAPACITY) */
   counters: number[];
   log: IssueLogEntry[];
+  /** events and bytes of the kinds it was seeded with (in their order), and the kinds it added */
+  seededCounts: Float64Array;
+  seededBytes: Float64Array;
   kinds: KindTally[];
   /** the logfile header when this partition decoded it (its trace-wide state started unseen) */
   logfile: { payload: Uint8Array | null; length: number; pointerSize: number; timestamp: bigint } | null;
@@ -175,7 +178,9 @@ export function* partitionSteps(engine: WasmEngine, job: PartitionJob, sink: Par
     endTrace,
     counters,
     log: run.log,
-    kinds: st.kinds,
+    seededCounts: Float64Array.from(st.kinds.slice(0, kindSeed), (k) => k.count),
+    seededBytes: Float64Array.from(st.kinds.slice(0, kindSeed), (k) => k.bytes),
+    kinds: st.kinds.slice(kindSeed).map((k) => ({ ...k, guid: k.guid.slice() })),
     logfile: !startTrace.seen && endTrace.seen
       ? { payload: st.logfilePayload, length: st.logfilePayloadLength, pointerSize: st.logfilePointerSize, timestamp: st.logfileTimestamp }
       : null,

@@ -188,9 +188,14 @@ export class Stitcher {
     }
     while (ri < issues.length && issues[ri]!.logIndex <= o.log.length) push(issues[ri++]!.entry);
     // kinds: the partition's table starts with the kinds it was seeded with, which are the first ones here
+    for (let i = 0; i < o.kindSeed; i++) {
+      const e = this.kinds[i]!;
+      e.count += o.seededCounts[i]!;
+      e.bytes += o.seededBytes[i]!;
+    }
     for (let i = 0; i < o.kinds.length; i++) {
       const k = o.kinds[i]!;
-      const e = i < o.kindSeed ? this.kinds[i]! : this.kindIndex.get(kindKey(k));
+      const e = this.kindIndex.get(kindKey(k));
       if (e) {
         e.count += k.count;
         e.bytes += k.bytes;
