@@ -25,7 +25,10 @@ import { load, prefetch, type Steps } from '../steps.js';
 import type { WasmEngine } from '../wasm/engine.js';
 import {
   exportsOf,
+  readCounters,
+  readHeaderState,
   readHeld,
+  readKinds,
   readTraceState,
   seedHeld,
   seedKinds,
@@ -168,8 +171,10 @@ export function* partitionSteps(engine: WasmEngine, job: PartitionJob, sink: Par
   yield { kind: 'progress', phase: 'decode', done: run.bytesDone, total: job.inputSize };
   run.takeLog();
 
-  const st = engine.state();
-  const counters = st.counters.map((v, i) => v + run.counterFix[i]!);
+  const counters = readCounters(x);
+  for (let i = 0; i < counters.length; i++) counters[i]! += run.counterFix[i]!;
+  const kinds = readKinds(x, kindSeed);
+  const header = readHeaderState(x);
   const endTrace = readTraceState(x);
   return {
     partition: job.partition,
@@ -178,14 +183,12 @@ export function* partitionSteps(engine: WasmEngine, job: PartitionJob, sink: Par
     endTrace,
     counters,
     log: run.log,
-    seededCounts: Float64Array.from(st.kinds.slice(0, kindSeed), (k) => k.count),
-    seededBytes: Float64Array.from(st.kinds.slice(0, kindSeed), (k) => k.bytes),
-    kinds: st.kinds.slice(kindSeed).map((k) => ({ ...k, guid: k.guid.slice() })),
-    logfile: !startTrace.seen && endTrace.seen
-      ? { payload: st.logfilePayload, length: st.logfilePayloadLength, pointerSize: st.logfilePointerSize, timestamp: st.logfileTimestamp }
-      : null,
-    headerExtension: st.headerExtension,
-    bias: st.bias,
+    seededCounts: kinds.counts,
+    seededBytes: kinds.bytes,
+    kinds: kinds.added,
+    logfile: !startTrace.seen && endTrace.seen ? header.logfile : null,
+    headerExtension: header.headerExtension,
+    bias: header.bias,
     held: speculative ? readHeld(x, cpus.filter((c) => run.untouched[c] === 0)) : readHeld(x, exactHeldCpus(job, cpus)),
     logOverflow: run.logOverflow,
     speculative,
