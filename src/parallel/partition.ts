@@ -125,6 +125,8 @@ export interface PartitionSink {
 
 const CSW = TABLE_IDS.cswitch;
 const TABLE_ID_LIST = DECODED_TABLE_NAMES.map((t) => TABLE_IDS[t]);
+/** no rows of any table (shared: never changed) */
+const NO_ROWS: Chunks = perTable((t) => emptyChunk(t));
 
 function readFailed(position: number, wanted: number, got: number): EtlError {
   return new EtlError(
@@ -336,16 +338,26 @@ class PartitionRun {
   }
 
   *emit(): Steps<void> {
-    const chunks = this.engine.peekRows();
-    for (const t of DECODED_TABLE_NAMES) this.rows[t] += chunks[t].length;
-    const out = perTable((t): Chunks[typeof t] => {
-      const c = chunks[t];
-      if (!this.ship.has(t) || c.length === 0) return emptyChunk(t);
-      return { length: c.length, columns: c.columns.map((col) => (Array.isArray(col) ? col : col.slice())) };
-    });
+    // rows per table, from the engine's memory; the rows themselves only when a shipped table has some
+    const m = this.mem();
+    let shipped = false;
+    for (const t of DECODED_TABLE_NAMES) {
+      const n = m[this.rowCountAt + TABLE_IDS[t]]!;
+      this.rows[t] += n;
+      if (n > 0 && this.ship.has(t)) shipped = true;
+    }
+    let out = NO_ROWS;
+    if (shipped) {
+      const chunks = this.engine.peekRows();
+      out = perTable((t): Chunks[typeof t] => {
+        const c = chunks[t];
+        if (!this.ship.has(t) || c.length === 0) return NO_ROWS[t];
+        return { length: c.length, columns: c.columns.map((col) => (Array.isArray(col) ? col : col.slice())) };
+      });
+    }
     this.engine.resetRows();
     this.bufferRowStart = 0;
-    yield { kind: 'rows', chunks: out };
+    if (shipped || this.sink.marks.length) yield { kind: 'rows', chunks: out };
   }
 
   /** Did the first compact switch of processor `cpu` replace its stand-in? Then its placeholder is found. */
