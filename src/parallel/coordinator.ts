@@ -158,7 +158,12 @@ export async function decodeParallel(req: ParallelRequest): Promise<DriverResult
   let generation = 0;
   /** queues the consumer may be waiting on, and the jobs still running */
   const live = new Set<EventQueue>();
-  const running = new Map<Decoder, number>();
+  const running = new Map<number, Decoder>();
+  const jobsOf = (d: Decoder): number => {
+    let n = 0;
+    for (const x of running.values()) if (x === d) n++;
+    return n;
+  };
   const reportProgress = () => {
     let done = 0;
     for (const p of progress) done += p;
@@ -206,12 +211,12 @@ export async function decodeParallel(req: ParallelRequest): Promise<DriverResult
           (d) => {
             req.log?.(`worker ${workers.indexOf(d)} ready`);
             report.workersReady++;
-            idle.push(d);
+            // two jobs at a time: the next one is queued in the worker, which goes on to it without a round trip
+            idle.push(d, d);
             kick();
           },
           (d) => {
-            const at = idle.indexOf(d);
-            if (at >= 0) idle.splice(at, 1);
+            for (let at = idle.indexOf(d); at >= 0; at = idle.indexOf(d)) idle.splice(at, 1);
             kick();
           },
         ),
@@ -233,7 +238,7 @@ export async function decodeParallel(req: ParallelRequest): Promise<DriverResult
       const p = progress;
       live.add(q);
       q.credit = (bytes) => d.credit(id, bytes);
-      running.set(d, id);
+      running.set(id, d);
       const options = { bias: req.bias, windowBytes: req.windowBytes, drainRows: req.drainRows };
       d.run(id, jobOf(table, idsOf(k), k, st, size, options, ship), {
         started: (trace) => q.push({ type: 'started', trace }),
@@ -246,7 +251,7 @@ export async function decodeParallel(req: ParallelRequest): Promise<DriverResult
           if (p === progress) reportProgress();
         },
         end: (e) => {
-          if (running.get(d) === id) running.delete(d);
+          running.delete(id);
           q.push(e);
           if (free) {
             idle.push(d);
@@ -264,7 +269,10 @@ export async function decodeParallel(req: ParallelRequest): Promise<DriverResult
       while (idle.length && nextPartition < bounds.length - 1 && (nextPartition === 0 || stitcher.taken > 0)) {
         // while this thread frames, it decodes nothing but a first partition no worker is ready for: framing
         // cuts the partitions the workers wait for
-        const at = host && !final ? idle.findIndex((x) => x instanceof WorkerDecoder || nextPartition === 0) : 0;
+        const allowed = (x: Decoder) => !host || final || x instanceof WorkerDecoder || nextPartition === 0;
+        // a decoder with nothing to do first, then a worker's second slot (its next job, queued)
+        let at = idle.findIndex((x) => allowed(x) && !jobsOf(x));
+        if (at < 0) at = idle.findIndex(allowed);
         if (at < 0) break;
         const d = idle.splice(at, 1)[0]!;
         if (d instanceof WorkerDecoder && d.dead) continue;
@@ -310,7 +318,7 @@ export async function decodeParallel(req: ParallelRequest): Promise<DriverResult
           // the bet lost: nothing was handed on; drop every partition and start over from the real order
           report.restarted = true;
           generation++;
-          for (const [d, j] of running) d.cancel(j);
+          for (const [j, d] of running) d.cancel(j);
           for (const q of live) {
             q.discard((bytes) => q.credit?.(bytes));
             q.push({ type: 'error', error: new Restart() });
@@ -452,7 +460,7 @@ export async function decodeParallel(req: ParallelRequest): Promise<DriverResult
     req.onProgress?.('decode', size, size);
     return { size, rows: stitcher.rows, buffers: table.list(), reads, framingIssues, framingCounters, engine: stitcher.state() };
   } finally {
-    for (const [d, j] of running) d.cancel(j); // this thread's decoders stop at their next rows or read
+    for (const [j, d] of running) d.cancel(j); // this thread's decoders stop at their next rows or read
     for (const w of workers) w.port.terminate();
   }
 }

@@ -25,7 +25,10 @@ import { load, prefetch, type Steps } from '../steps.js';
 import type { WasmEngine } from '../wasm/engine.js';
 import {
   exportsOf,
+  readCounters,
+  readHeaderState,
   readHeld,
+  readKinds,
   readTraceState,
   seedHeld,
   seedKinds,
@@ -91,9 +94,12 @@ export interface PartitionOutcome {
   rows: Record<DecodedTableName, number>;
   startTrace: TraceState;
   endTrace: TraceState;
-  /** counters (placeholder checks taken back), the issues logged (at most LOG_CAPACITY), the kinds */
+  /** counters (placeholder checks taken back), the issues logged (at most LOG_CAPACITY) */
   counters: number[];
   log: IssueLogEntry[];
+  /** events and bytes of the kinds it was seeded with (in their order), and the kinds it added */
+  seededCounts: Float64Array;
+  seededBytes: Float64Array;
   kinds: KindTally[];
   /** the logfile header when this partition decoded it (its trace-wide state started unseen) */
   logfile: { payload: Uint8Array | null; length: number; pointerSize: number; timestamp: bigint } | null;
@@ -119,6 +125,8 @@ export interface PartitionSink {
 
 const CSW = TABLE_IDS.cswitch;
 const TABLE_ID_LIST = DECODED_TABLE_NAMES.map((t) => TABLE_IDS[t]);
+/** no rows of any table (shared: never changed) */
+const NO_ROWS: Chunks = perTable((t) => emptyChunk(t));
 
 function readFailed(position: number, wanted: number, got: number): EtlError {
   return new EtlError(
@@ -165,8 +173,10 @@ export function* partitionSteps(engine: WasmEngine, job: PartitionJob, sink: Par
   yield { kind: 'progress', phase: 'decode', done: run.bytesDone, total: job.inputSize };
   run.takeLog();
 
-  const st = engine.state();
-  const counters = st.counters.map((v, i) => v + run.counterFix[i]!);
+  const counters = readCounters(x);
+  for (let i = 0; i < counters.length; i++) counters[i]! += run.counterFix[i]!;
+  const kinds = readKinds(x, kindSeed);
+  const header = readHeaderState(x);
   const endTrace = readTraceState(x);
   return {
     partition: job.partition,
@@ -175,12 +185,12 @@ export function* partitionSteps(engine: WasmEngine, job: PartitionJob, sink: Par
     endTrace,
     counters,
     log: run.log,
-    kinds: st.kinds,
-    logfile: !startTrace.seen && endTrace.seen
-      ? { payload: st.logfilePayload, length: st.logfilePayloadLength, pointerSize: st.logfilePointerSize, timestamp: st.logfileTimestamp }
-      : null,
-    headerExtension: st.headerExtension,
-    bias: st.bias,
+    seededCounts: kinds.counts,
+    seededBytes: kinds.bytes,
+    kinds: kinds.added,
+    logfile: !startTrace.seen && endTrace.seen ? header.logfile : null,
+    headerExtension: header.headerExtension,
+    bias: header.bias,
     held: speculative ? readHeld(x, cpus.filter((c) => run.untouched[c] === 0)) : readHeld(x, exactHeldCpus(job, cpus)),
     logOverflow: run.logOverflow,
     speculative,
@@ -328,16 +338,26 @@ class PartitionRun {
   }
 
   *emit(): Steps<void> {
-    const chunks = this.engine.peekRows();
-    for (const t of DECODED_TABLE_NAMES) this.rows[t] += chunks[t].length;
-    const out = perTable((t): Chunks[typeof t] => {
-      const c = chunks[t];
-      if (!this.ship.has(t) || c.length === 0) return emptyChunk(t);
-      return { length: c.length, columns: c.columns.map((col) => (Array.isArray(col) ? col : col.slice())) };
-    });
+    // rows per table, from the engine's memory; the rows themselves only when a shipped table has some
+    const m = this.mem();
+    let shipped = false;
+    for (const t of DECODED_TABLE_NAMES) {
+      const n = m[this.rowCountAt + TABLE_IDS[t]]!;
+      this.rows[t] += n;
+      if (n > 0 && this.ship.has(t)) shipped = true;
+    }
+    let out = NO_ROWS;
+    if (shipped) {
+      const chunks = this.engine.peekRows();
+      out = perTable((t): Chunks[typeof t] => {
+        const c = chunks[t];
+        if (!this.ship.has(t) || c.length === 0) return NO_ROWS[t];
+        return { length: c.length, columns: c.columns.map((col) => (Array.isArray(col) ? col : col.slice())) };
+      });
+    }
     this.engine.resetRows();
     this.bufferRowStart = 0;
-    yield { kind: 'rows', chunks: out };
+    if (shipped || this.sink.marks.length) yield { kind: 'rows', chunks: out };
   }
 
   /** Did the first compact switch of processor `cpu` replace its stand-in? Then its placeholder is found. */
@@ -350,7 +370,10 @@ class PartitionRun {
     const fo = viewColumn('f64', buffer, x.columnPtr(CSW, L.CS_FILE_OFFSET) >>> 0, count) as Float64Array;
     let p = this.bufferRowStart;
     while (p < count && fo[p] !== SENTINEL_FILE_OFFSET) p++;
-    if (p === count) throw new Error(`partition ${this.job.partition}: processor ${cpu} left its stand-in without a placeholder row`);
+    if (p === count) {
+      // the buffers' processors are not those framing read
+      throw new EtlError('READ_FAILED', `processor ${cpu}'s buffers are not what was read before (did the file change while it was read?)`);
+    }
     // the first switch of the processor: the next compact row (all rows after p are this buffer's), or still held
     const source = viewColumn('u8', buffer, x.columnPtr(CSW, L.CS_SOURCE) >>> 0, count) as Uint8Array;
     let q = p + 1;

@@ -8,6 +8,8 @@ import { parallelHost } from './host.js';
 
 /** Inputs smaller than this decode in one thread: starting workers costs more than it saves. */
 export const PARALLEL_MIN_BYTES = 32 << 20;
+/** Each thread gets at least this much input: no more threads than that leaves work for (a worker costs ~60 MB). */
+export const THREAD_MIN_BYTES = 16 << 20;
 /** Rows a decoder may send ahead of a streaming consumer (its memory bound besides its engine). */
 export const AHEAD_BYTES = 64 << 20;
 
@@ -18,8 +20,10 @@ export function threadsFor(options: DecodeOptions, size: number): number {
   const host = tuning.inThread ? null : parallelHost();
   if (!host && !tuning.inThread) return 1;
   const threads = options.threads ?? host?.defaultThreads() ?? 1;
-  if (threads <= 1 || size < (tuning.minBytes ?? PARALLEL_MIN_BYTES)) return 1;
-  return threads;
+  const minBytes = tuning.minBytes ?? PARALLEL_MIN_BYTES;
+  if (threads <= 1 || size < minBytes) return 1;
+  // not more threads than there is input for (unless a test asks for small inputs in parallel)
+  return minBytes === 0 ? threads : Math.max(1, Math.min(threads, Math.floor(size / THREAD_MIN_BYTES)));
 }
 
 /** Tables a consumer of `ship` gets: all of them, or only those the lifetimes need (no consumer). */

@@ -193,3 +193,60 @@ export function seedKinds(engine: WasmEngine, keys: BigUint64Array): void {
   new BigUint64Array(input.buffer, at, keys.length).set(keys);
   x.seedKinds(at, n);
 }
+
+/** The engine's diagnostic counters (u64 in its memory, exact below 2^53). */
+export function readCounters(x: Exports): number[] {
+  const w = new Uint32Array(x.memory.buffer, x.countersPtr() >>> 0, 2 * L.D_COUNTER_COUNT);
+  const out = new Array<number>(L.D_COUNTER_COUNT);
+  for (let i = 0; i < L.D_COUNTER_COUNT; i++) out[i] = w[2 * i]! + w[2 * i + 1]! * 2 ** 32;
+  return out;
+}
+
+/** The u64 field at byte `field` of the first `n` kind entries of `w` (exact below 2^53). */
+function u64Column(w: Uint32Array, n: number, field: number): Float64Array {
+  const out = new Float64Array(n);
+  const stride = L.KIND_ENTRY_SIZE >> 2;
+  for (let i = 0, at = field >> 2; i < n; i++, at += stride) out[i] = w[at]! + w[at + 1]! * 2 ** 32;
+  return out;
+}
+
+/**
+ * The kind table after a partition: events and bytes of its first `seeded` entries (those it was seeded with,
+ * in their order) as arrays, and the entries after them as KindTally objects (the kinds it added).
+ */
+export function readKinds(x: Exports, seeded: number): { counts: Float64Array; bytes: Float64Array; added: KindTally[] } {
+  const n = x.kindCount();
+  const table = new Uint8Array(x.memory.buffer, x.kindsPtr() >>> 0, n * L.KIND_ENTRY_SIZE).slice();
+  const w = new Uint32Array(table.buffer);
+  const kv = new DataView(table.buffer);
+  const u64 = (at: number) => w[at >> 2]! + w[(at >> 2) + 1]! * 2 ** 32;
+  const counts = u64Column(w, seeded, L.KIND_COUNT);
+  const bytes = u64Column(w, seeded, L.KIND_BYTES);
+  const added: KindTally[] = [];
+  for (let e = seeded * L.KIND_ENTRY_SIZE; e < table.length; e += L.KIND_ENTRY_SIZE) {
+    added.push({
+      headerType: kv.getUint8(e + L.KIND_HEADER_TYPE),
+      flags: kv.getUint8(e + L.KIND_FLAGS),
+      version: kv.getUint16(e + L.KIND_VERSION, true),
+      id: kv.getUint16(e + L.KIND_ID, true),
+      task: kv.getUint16(e + L.KIND_TASK, true),
+      opcode: kv.getUint8(e + L.KIND_OPCODE),
+      guid: table.slice(e + L.KIND_GUID, e + L.KIND_GUID + 16),
+      count: u64(e + L.KIND_COUNT),
+      bytes: u64(e + L.KIND_BYTES),
+    });
+  }
+  return { counts, bytes, added };
+}
+
+/** The logfile header's copy (when this engine decoded it), the header extension, the bias. */
+export function readHeaderState(x: Exports): {
+  logfile: { payload: Uint8Array | null; length: number; pointerSize: number; timestamp: bigint };
+  headerExtension: Uint32Array | null;
+  bias: number;
+} {
+  const length = x.logfilePayloadLength();
+  const payload = x.logfileCopied() ? new Uint8Array(x.memory.buffer, x.logfilePtr() >>> 0, Math.min(length, L.LOGFILE_HEADER_COPY_MAX)).slice() : null;
+  const headerExtension = x.headerExtensionSeen() ? new Uint32Array(x.memory.buffer, x.headerExtensionPtr() >>> 0, L.KHE_SIZE / 4).slice() : null;
+  return { logfile: { payload, length, pointerSize: x.logfilePointerSize(), timestamp: x.logfileTimestamp() }, headerExtension, bias: x.bias() };
+}

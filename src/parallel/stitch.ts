@@ -67,6 +67,11 @@ function withoutRows(table: DecodedTableName, chunk: ColumnChunk, drop: readonly
   return { length, columns };
 }
 
+/** to[i] += from[i] for i < n (its own small function: the compiler optimizes the loop alone) */
+function addTo(to: Float64Array, from: Float64Array, n: number): void {
+  for (let i = 0; i < n; i++) to[i] += from[i]!;
+}
+
 interface RealIssue {
   logIndex: number;
   entry: IssueLogEntry;
@@ -79,8 +84,11 @@ export class Stitcher {
   private trace: TraceState | null = null;
   private readonly counters = new Array<number>(L.D_COUNTER_COUNT).fill(0);
   private readonly log: IssueLogEntry[] = [];
+  /** kinds in first-seen order (their counts are in kindCounts/kindBytes), and where each is */
   private readonly kinds: KindTally[] = [];
-  private readonly kindIndex = new Map<string, KindTally>();
+  private readonly kindIndex = new Map<string, number>();
+  private readonly kindCounts = new Float64Array(L.KIND_MAX_DISTINCT);
+  private readonly kindBytes = new Float64Array(L.KIND_MAX_DISTINCT);
   /** the key words of `kinds` (state.ts packKind), to seed partitions with */
   private kindKeys = new BigUint64Array(64 * KIND_KEY_WORDS);
   private logfile: PartitionOutcome['logfile'] = null;
@@ -172,43 +180,12 @@ export class Stitcher {
     for (const t of Object.keys(o.rows) as DecodedTableName[]) this.rows[t] += o.rows[t];
     // a speculative outcome counts its placeholders as rows and took their checks back; an exact one has
     // neither (its counters and log hold the real checks)
-    const issues = o.speculative ? this.issues : [];
     if (o.speculative) {
       this.rows.cswitch -= this.dropped;
       this.counters[L.D_COMPCS_TIME_MISMATCH]! += this.realChecks;
     }
-    // the partition's issues with the real placeholder checks at their places
-    let ri = 0;
-    const push = (e: IssueLogEntry) => {
-      if (this.log.length < L.LOG_CAPACITY) this.log.push(e);
-    };
-    for (let gi = 0; gi < o.log.length; gi++) {
-      while (ri < issues.length && issues[ri]!.logIndex <= gi) push(issues[ri++]!.entry);
-      push(o.log[gi]!);
-    }
-    while (ri < issues.length && issues[ri]!.logIndex <= o.log.length) push(issues[ri++]!.entry);
-    // kinds: the partition's table starts with the kinds it was seeded with, which are the first ones here
-    for (let i = 0; i < o.kinds.length; i++) {
-      const k = o.kinds[i]!;
-      const e = i < o.kindSeed ? this.kinds[i]! : this.kindIndex.get(kindKey(k));
-      if (e) {
-        e.count += k.count;
-        e.bytes += k.bytes;
-      } else if (this.kinds.length < L.KIND_MAX_DISTINCT) {
-        const copy = { ...k, guid: k.guid.slice() };
-        const n = this.kinds.length;
-        if ((n + 1) * KIND_KEY_WORDS > this.kindKeys.length) {
-          const more = new BigUint64Array(this.kindKeys.length * 2);
-          more.set(this.kindKeys);
-          this.kindKeys = more;
-        }
-        packKind(copy, this.kindKeys, n);
-        this.kinds.push(copy);
-        this.kindIndex.set(kindKey(copy), copy);
-      } else {
-        this.counters[L.D_KIND_TABLE_FULL]! += k.count;
-      }
-    }
+    this.mergeLog(o.log, o.speculative ? this.issues : []);
+    this.mergeKinds(o);
     if (o.logfile) this.logfile = o.logfile;
     if (o.headerExtension) this.headerExtension = o.headerExtension;
     this.bias = o.bias;
@@ -220,6 +197,50 @@ export class Stitcher {
     this.realChecks = 0;
     this.placed.fill(0);
     this.cswitchRowBase = 0;
+  }
+
+  /** A partition's issues, with the real placeholder checks at their places, after the ones so far. */
+  private mergeLog(log: readonly IssueLogEntry[], issues: readonly RealIssue[]): void {
+    let ri = 0;
+    for (let gi = 0; gi < log.length && this.log.length < L.LOG_CAPACITY; gi++) {
+      while (ri < issues.length && issues[ri]!.logIndex <= gi && this.log.length < L.LOG_CAPACITY) this.log.push(issues[ri++]!.entry);
+      if (this.log.length < L.LOG_CAPACITY) this.log.push(log[gi]!);
+    }
+    while (ri < issues.length && issues[ri]!.logIndex <= log.length && this.log.length < L.LOG_CAPACITY) this.log.push(issues[ri++]!.entry);
+  }
+
+  /** A partition's kinds: the ones it was seeded with (the first ones here, in order), then the ones it added. */
+  private mergeKinds(o: PartitionOutcome): void {
+    const counts = this.kindCounts;
+    const bytes = this.kindBytes;
+    addTo(counts, o.seededCounts, o.kindSeed);
+    addTo(bytes, o.seededBytes, o.kindSeed);
+    for (const k of o.kinds) {
+      const key = kindKey(k);
+      let at = this.kindIndex.get(key);
+      if (at === undefined) {
+        if (this.kinds.length >= L.KIND_MAX_DISTINCT) {
+          this.counters[L.D_KIND_TABLE_FULL]! += k.count;
+          continue;
+        }
+        at = this.addKind(k, key);
+      }
+      counts[at] += k.count;
+      bytes[at] += k.bytes;
+    }
+  }
+
+  private addKind(k: KindTally, key: string): number {
+    const at = this.kinds.length;
+    if ((at + 1) * KIND_KEY_WORDS > this.kindKeys.length) {
+      const more = new BigUint64Array(this.kindKeys.length * 2);
+      more.set(this.kindKeys);
+      this.kindKeys = more;
+    }
+    packKind(k, this.kindKeys, at);
+    this.kinds.push({ ...k, guid: k.guid.slice(), count: 0, bytes: 0 });
+    this.kindIndex.set(key, at);
+    return at;
   }
 
   /** End of input: every processor's held switch, emitted with newThreadId null (assembly finish()). */
@@ -238,7 +259,7 @@ export class Stitcher {
     return {
       counters: this.counters.slice(),
       log: this.log.slice(),
-      kinds: this.kinds.map((k) => ({ ...k })),
+      kinds: this.kinds.map((k, i) => ({ ...k, count: this.kindCounts[i]!, bytes: this.kindBytes[i]! })),
       logfilePayload: this.logfile?.payload ?? null,
       logfilePayloadLength: this.logfile?.length ?? 0,
       logfilePointerSize: this.logfile?.pointerSize ?? 0,

@@ -61,6 +61,15 @@ export function serveWorker(ep: WorkerEndpoint): void {
     };
   };
 
+  const queue: Extract<ToWorker, { t: 'job' }>[] = [];
+  let pumping = false;
+  async function pump(): Promise<void> {
+    if (pumping) return;
+    pumping = true;
+    for (let m = queue.shift(); m; m = queue.shift()) await run(m.job, m.spec, m.source, m.budget);
+    pumping = false;
+  }
+
   async function run(id: number, spec: Parameters<typeof partitionSteps>[1], where: WorkerSource, budget: number): Promise<void> {
     const job: RunningJob = { id, cancelled: false };
     running = job;
@@ -120,13 +129,20 @@ export function serveWorker(ep: WorkerEndpoint): void {
         }
         break;
       case 'job':
-        void run(m.job, m.spec, m.source, m.budget);
+        // one job at a time (one engine): the next one waits here, so the worker goes on without a round trip
+        queue.push(m);
+        void pump();
         break;
       case 'credit':
         outstanding -= m.bytes;
         wakeUp();
         break;
       case 'cancel': {
+        const q = queue.findIndex((x) => x.job === m.job);
+        if (q >= 0) {
+          queue.splice(q, 1);
+          ep.post({ t: 'error', job: m.job, error: { name: 'Cancelled', message: 'cancelled' } });
+        }
         const j = running;
         if (j && j.id === m.job) {
           j.cancelled = true;
