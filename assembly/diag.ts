@@ -6,6 +6,8 @@ import * as L from './layout';
 import { countersStart, logStart } from './memory';
 
 let logEntries: i32 = 0;
+/** logEntries, also in memory: partitioned decodes (src/parallel) read it without a call */
+const LOG_COUNT: usize = memory.data(4);
 
 /** counters[code] += 1 */
 // @ts-ignore: decorator
@@ -32,14 +34,27 @@ export function issue(code: i32, detail: u32, fileOffset: f64): void {
     store<u32>(e, detail, 4);
     store<f64>(e, fileOffset, 8);
     logEntries++;
+    store<i32>(LOG_COUNT, logEntries);
   }
 }
 
 /** Empties the log (init). */
 export function resetDiag(): void {
   logEntries = 0;
+  store<i32>(LOG_COUNT, 0);
 }
 
 export function logCount(): i32 {
   return logEntries;
+}
+
+/** Keeps the first `n` entries of the log (partitioned decodes move the entries out after each buffer). */
+export function setLogCount(n: i32): void {
+  if (n >= 0 && n < logEntries) logEntries = n;
+  store<i32>(LOG_COUNT, logEntries);
+}
+
+/** Address of the i32 copy of logCount(). */
+export function logCountPtr(): usize {
+  return LOG_COUNT;
 }

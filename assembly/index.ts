@@ -9,3 +9,9 @@ export { countersPtr, logPtr, kindsPtr, logfilePtr, headerExtensionPtr, heapPtr,
 export { logCount } from './diag';
 export { kindCount } from './kinds';
 export { xpressDecompress } from './xpress';
+// partitioned decodes (src/parallel): trace-wide and per-processor state across partitions, the log
+export { processorCount, compressedLimitValue, setTraceState } from './walk';
+export { pendingHeld, pendingTimestamp, pendingFileOffset, pendingOldThreadId, pendingWaitTime, pendingValid, pendingBytes, setPending } from './compcs';
+export { setLogCount, logCountPtr } from './diag';
+export { rowCountsPtr } from './memory';
+export { seedKind, seedKinds } from './kinds';

@@ -12,7 +12,7 @@
 // opcode, used (always 1); words 2-3 = GUID. Kernel events repeat, so the last entry is cached.
 import * as L from './layout';
 import { count } from './diag';
-import { KIND_INDEX_SLOTS, kindIndexStart, kindsStart } from './memory';
+import { HOOK_CACHE_BITS, hookCacheStart, KIND_INDEX_SLOTS, kindIndexStart, kindsStart } from './memory';
 
 /** key word 1 of every entry: opcode 0, used 1 */
 const USED_WORD: u64 = <u64>1 << 8;
@@ -62,6 +62,60 @@ export function tally(p: usize, headerType: i32, cls: i32, size: i32): void {
   }
   store<u64>(e, load<u64>(e, L.KIND_COUNT) + 1, L.KIND_COUNT);
   store<u64>(e, load<u64>(e, L.KIND_BYTES) + <u64>size, L.KIND_BYTES);
+}
+
+/** Key word 0 of a SYSTEM/COMPACT/PERFINFO kind (`w` = the event's first 8 bytes: marker, Size, HookId). */
+// @ts-ignore: decorator
+@inline
+function perfinfoKey(w: u64, headerType: i32): u64 {
+  return <u64>headerType | ((w & 0xff) << 16) | ((w >>> 48) << 32);
+}
+
+/** The kind cache slot of a SYSTEM/COMPACT/PERFINFO key (a hash of the whole word: by HookId alone,
+ *  the versions of one HookId would evict each other). */
+// @ts-ignore: decorator
+@inline
+function perfinfoSlot(k0: u64): usize {
+  return hookCacheStart + (<usize>(k0 * 0x9e3779b97f4a7c15 >>> (64 - HOOK_CACHE_BITS)) << 1);
+}
+
+/**
+ * The entry of a SYSTEM/COMPACT/PERFINFO event's kind if the kind cache has it, else 0. The cache is
+ * direct-mapped (u16 slots: entry number + 1, 0 = empty) and checked against the entry's key word 0, which
+ * holds headerType, version and HookId and is unique to SYSTEM/COMPACT/PERFINFO kinds (their other key
+ * words are fixed).
+ */
+// @ts-ignore: decorator
+@inline
+export function cachedPerfinfoKind(w: u64, headerType: i32): usize {
+  const k0 = perfinfoKey(w, headerType);
+  const n = <i32>load<u16>(perfinfoSlot(k0));
+  if (n == 0) return 0;
+  const e = kindsStart + <usize>((n - 1) * L.KIND_ENTRY_SIZE);
+  return load<u64>(e) == k0 ? e : 0;
+}
+
+/** Counts an event of `size` bytes in entry `e`. */
+// @ts-ignore: decorator
+@inline
+export function countKind(e: usize, size: i32): void {
+  store<u64>(e, load<u64>(e, L.KIND_COUNT) + 1, L.KIND_COUNT);
+  store<u64>(e, load<u64>(e, L.KIND_BYTES) + <u64>size, L.KIND_BYTES);
+}
+
+/**
+ * The tally entry of a SYSTEM/COMPACT/PERFINFO event's kind (`w` = its first 8 bytes): from the kind
+ * cache, else found or inserted through the hash; 0 when the table is full (counted).
+ */
+export function perfinfoKind(w: u64, headerType: i32): usize {
+  const e = cachedPerfinfoKind(w, headerType);
+  return e != 0 ? e : perfinfoKindMiss(perfinfoKey(w, headerType));
+}
+
+function perfinfoKindMiss(k0: u64): usize {
+  const e = findOrInsert(k0, USED_WORD, 0, 0);
+  if (e != 0) store<u16>(perfinfoSlot(k0), <u16>(<i32>(e - kindsStart) / L.KIND_ENTRY_SIZE + 1));
+  return e;
 }
 
 /** The entry of a key (inserted if new), or 0 when the table already holds KIND_MAX_DISTINCT kinds. */
@@ -116,4 +170,22 @@ export function resetKinds(): void {
 
 export function kindCount(): i32 {
   return kindEntries;
+}
+
+/**
+ * Partitioned decodes (src/parallel): adds a kind with no events yet — the key words of an entry (word 0:
+ * headerType, flags, version, id, task; word 1: opcode, used; words 2-3: GUID) — as if it had been seen
+ * first, so a partition counts its events like the whole decode would. false when the table is full.
+ */
+export function seedKind(k0: u64, k1: u64, g0: u64, g1: u64): bool {
+  return findOrInsert(k0, k1 | USED_WORD, g0, g1) != 0;
+}
+
+/** seedKind() for `n` keys of four u64 words each at `keys`; returns how many were entered. */
+export function seedKinds(keys: usize, n: i32): i32 {
+  for (let i: i32 = 0; i < n; i++) {
+    const k = keys + (<usize>i << 5);
+    if (!seedKind(load<u64>(k), load<u64>(k, 8), load<u64>(k, 16), load<u64>(k, 24))) return i;
+  }
+  return n;
 }

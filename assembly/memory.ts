@@ -3,10 +3,10 @@
 // decompression scratch (docs/format.md §A.6) and the input window may be replaced by larger regions.
 //
 // Regions: input window (+16 bytes slack), the output columns of every table of the registry
-// (schema/tables.mjs; `rowCap` rows each, 16-byte aligned so JS can view them as typed arrays),
-// diagnostic counters (u64, schema/stats.mjs), issue log, per-kind tally table and its hash index
-// (§B.2), per-CPU held-back compact switch (§D.8), a copy of the TRACE_LOGFILE_HEADER payload (§A.8),
-// the ETW_KERNEL_HEADER_EXTENSION (§A.9) and the scratch. The column directory (pointer of every
+// (schema/tables.mjs; one block per table, see MAX_ROWS; 16-byte aligned so JS can view them as typed arrays),
+// diagnostic counters (u64, schema/stats.mjs), issue log, per-kind tally table, its hash index and its
+// SYSTEM/COMPACT/PERFINFO kind cache (§B.2), per-CPU held-back compact switch (§D.8), a copy of the
+// TRACE_LOGFILE_HEADER payload (§A.8), the ETW_KERNEL_HEADER_EXTENSION (§A.9) and the scratch. The column directory (pointer of every
 // column), the row counts and the row limits of the tables are small static blocks.
 import * as L from './layout';
 /** first size of the decompression scratch */
@@ -15,11 +15,24 @@ const SCRATCH_INITIAL: i32 = 1 << 20;
 const SLACK: i32 = 16;
 /** bytes of one per-processor held-back switch (layout in compcs.ts) */
 export const PENDING_SLOT_SIZE: usize = 40;
+/**
+ * Every decoded table is one block of columns: column c at block + L.<PREFIX>_<COLUMN>_AT, room for
+ * L.ENGINE_MAX_ROWS rows, then L.ENGINE_COLUMN_GAP bytes (both in schema generation, scripts/gen.mjs). The
+ * offsets are constants, so a row writer stores every cell with one instruction: store<T>(block + (row <<
+ * shift), value, L.X_AT). The gap: column sizes are multiples of a large power of two, so without it row r
+ * of every same-width column sits at the same address modulo 4 KiB (and 64 KiB), and the 26 column streams
+ * of the cswitch table compete for one L1 set and one L2 set, evicting each other on every row; one cache
+ * line per column staggers them (decode/cswitch kernel time -40 % on this VM).
+ */
+const MAX_ROWS: i32 = L.ENGINE_MAX_ROWS;
+const COLUMN_GAP: i32 = L.ENGINE_COLUMN_GAP;
 /** column directory slots per table */
 const DIR_SLOTS: i32 = L.MAX_COLUMNS;
 
 /** column directory: u32 pointer of column c of table t at COLUMN_DIR + 4 * (t * DIR_SLOTS + c) */
 const COLUMN_DIR: usize = memory.data(L.TABLE_COUNT * DIR_SLOTS * 4, 16);
+/** u32 start of table t's block of columns at TABLE_BLOCKS + 4 * t */
+const TABLE_BLOCKS: usize = memory.data(L.TABLE_COUNT * 4, 16);
 /** i32 rows written to table t since the last drain, at ROW_COUNTS + 4 * t */
 const ROW_COUNTS: usize = memory.data(L.TABLE_COUNT * 4, 16);
 /** i32 most rows table t may hold before a drain is wanted: rowCap - rowReserve(t) */
@@ -45,6 +58,10 @@ export let kindIndexStart: usize = 0;
 /** slots of the kind hash index (kinds.ts): u32 each, a power of two, ~5× KIND_MAX_DISTINCT so that
  *  lookups of kinds not in the table (a full table) stop after one or two probes */
 export const KIND_INDEX_SLOTS: i32 = 16384;
+/** the SYSTEM/COMPACT/PERFINFO kind cache (kinds.ts tallyPerfinfo): 1 << HOOK_CACHE_BITS u16 slots */
+export const HOOK_CACHE_BITS: i32 = 12;
+const HOOK_CACHE_SLOTS: i32 = 1 << HOOK_CACHE_BITS;
+export let hookCacheStart: usize = 0;
 export let pendingStart: usize = 0;
 /** string heap of the `str` columns (layout.ts STR_*): HEAP_CAPACITY bytes, emptied with the rows */
 export const HEAP_CAPACITY: i32 = 1 << 20;
@@ -89,6 +106,7 @@ function placeRegions(inputBytes: i32, rowCapacity: i32): void {
   allocFailed = false;
   if (inputBytes < 0) inputBytes = 0;
   for (let t: i32 = 0; t < L.TABLE_COUNT; t++) rowCapacity = max<i32>(rowCapacity, L.rowReserve(t));
+  rowCapacity = min<i32>(rowCapacity, MAX_ROWS);
   inputStart = alloc(<usize>inputBytes + SLACK);
   inputCapacity = inputBytes;
   rowCap = rowCapacity;
@@ -96,15 +114,23 @@ function placeRegions(inputBytes: i32, rowCapacity: i32): void {
   for (let t: i32 = 0; t < L.TABLE_COUNT; t++) {
     store<i32>(ROW_COUNTS + (<usize>t << 2), 0);
     store<i32>(ROW_LIMITS + (<usize>t << 2), rowCapacity - L.rowReserve(t));
+    // the block: the columns at the offsets of the generated <PREFIX>_<COLUMN>_AT constants
     const n = L.columnCount(t);
+    let bytes: usize = 0;
+    for (let c: i32 = 0; c < n; c++) bytes += <usize>(L.columnWidth(t, c) * MAX_ROWS + COLUMN_GAP);
+    const start = alloc(bytes);
+    store<u32>(TABLE_BLOCKS + (<usize>t << 2), <u32>start);
+    let at = start;
     for (let c: i32 = 0; c < n; c++) {
-      store<u32>(COLUMN_DIR + <usize>((t * DIR_SLOTS + c) << 2), <u32>alloc(<usize>rowCapacity * <usize>L.columnWidth(t, c)));
+      store<u32>(COLUMN_DIR + <usize>((t * DIR_SLOTS + c) << 2), <u32>at);
+      at += <usize>(L.columnWidth(t, c) * MAX_ROWS + COLUMN_GAP);
     }
   }
   countersStart = alloc(<usize>L.D_COUNTER_COUNT << 3);
   logStart = alloc(<usize>(L.LOG_CAPACITY * L.LOG_ENTRY_SIZE));
   kindsStart = alloc(<usize>(L.KIND_CAPACITY * L.KIND_ENTRY_SIZE));
   kindIndexStart = alloc(<usize>KIND_INDEX_SLOTS << 2);
+  hookCacheStart = alloc(<usize>HOOK_CACHE_SLOTS << 1);
   pendingStart = alloc(<usize>L.MAX_PROCESSORS * PENDING_SLOT_SIZE);
   logfileStart = alloc(<usize>L.LOGFILE_HEADER_COPY_MAX);
   headerExtensionStart = alloc(<usize>L.KHE_SIZE);
@@ -122,7 +148,7 @@ function placeRegions(inputBytes: i32, rowCapacity: i32): void {
 }
 
 /**
- * Zeroes what a decode wrote outside the rows — counters, issue log, kind table and index, held-back
+ * Zeroes what a decode wrote outside the rows — counters, issue log, kind table, index and cache, held-back
  * switches, logfile-header and header-extension copies (laid out back to back by layoutArena) — and the
  * rows still in the tables, so the arena is as layoutArena left it, without touching the rest.
  */
@@ -164,6 +190,13 @@ export function col(t: i32, c: i32): usize {
   return <usize>load<u32>(COLUMN_DIR + <usize>((t * DIR_SLOTS + c) << 2));
 }
 
+/** Start of table `t`'s block of columns (t constant in decode paths: one load from a fixed address). */
+// @ts-ignore: decorator
+@inline
+export function block(t: i32): usize {
+  return <usize>load<u32>(TABLE_BLOCKS + (<usize>t << 2));
+}
+
 /** Rows written to table `t` since the last drain. */
 // @ts-ignore: decorator
 @inline
@@ -179,7 +212,7 @@ export function setRows(t: i32, n: i32): void {
   if (n > load<i32>(ROW_LIMITS + (<usize>t << 2))) drainWanted = true;
 }
 
-/** Index of a new row of table `t` (its cells are zero). */
+/** Index of a new row of table `t` (its cells are zero, except in the columns every row overwrites). */
 // @ts-ignore: decorator
 @inline
 export function addRow(t: i32): usize {
@@ -198,12 +231,49 @@ export function heapTake(bytes: i32): i32 {
   return at;
 }
 
-/** Zeroes the rows handed out so far (every column of every table) and empties the tables. */
+/** the cswitch columns both of its row writers (cswitch.ts and compcs.ts emitHeld) store in every row */
+const CS_REWRITTEN: u32 =
+  (<u32>1 << L.CS_TIMESTAMP) |
+  (<u32>1 << L.CS_CPU) |
+  (<u32>1 << L.CS_NEW_THREAD_ID) |
+  (<u32>1 << L.CS_OLD_THREAD_ID) |
+  (<u32>1 << L.CS_OLD_THREAD_PRIORITY) |
+  (<u32>1 << L.CS_OLD_THREAD_WAIT_REASON) |
+  (<u32>1 << L.CS_OLD_THREAD_STATE) |
+  (<u32>1 << L.CS_NEW_THREAD_WAIT_TIME) |
+  (<u32>1 << L.CS_NEW_THREAD_WAIT_TIME_AT_MOST_ONE_TICK) |
+  (<u32>1 << L.CS_SOURCE) |
+  (<u32>1 << L.CS_VERSION) |
+  (<u32>1 << L.CS_FILE_OFFSET) |
+  (<u32>1 << L.CS_VALID);
+
+/**
+ * Columns (bit = column) that every row writer of table `t` stores in every row it adds, whatever the
+ * event: resetRows need not zero them, the next rows overwrite them. Null cells must still read 0, so a
+ * column some writer leaves alone in some rows is zeroed. Kept true by cswitch.ts, compcs.ts (emitHeld),
+ * spinlock.ts and readythread.ts; test/kernel-rows.test.ts poisons the columns to check it.
+ */
+function rewrittenColumns(t: i32): u32 {
+  if (t == L.TABLE_CSWITCH) return CS_REWRITTEN;
+  if (t == L.TABLE_SPINLOCK || t == L.TABLE_READYTHREAD) return (<u32>1 << <u32>L.columnCount(t)) - 1;
+  return 0;
+}
+
+/**
+ * Empties the tables, zeroing the rows handed out so far in the columns that the next rows do not always
+ * overwrite (rewrittenColumns): the rest of the arena is as layoutArena left it, so a new row's cells are
+ * zero unless written.
+ */
 export function resetRows(): void {
   for (let t: i32 = 0; t < L.TABLE_COUNT; t++) {
     const used = <usize>rows(t);
-    const n = L.columnCount(t);
-    for (let c: i32 = 0; c < n; c++) memory.fill(col(t, c), 0, used * <usize>L.columnWidth(t, c));
+    if (used != 0) {
+      const keep = rewrittenColumns(t);
+      const n = L.columnCount(t);
+      for (let c: i32 = 0; c < n; c++) {
+        if (((keep >>> <u32>c) & 1) == 0) memory.fill(col(t, c), 0, used * <usize>L.columnWidth(t, c));
+      }
+    }
     store<i32>(ROW_COUNTS + (<usize>t << 2), 0);
   }
   heapUsed = 0;
@@ -244,4 +314,9 @@ export function heapPtr(): usize {
 }
 export function heapSize(): i32 {
   return heapUsed;
+}
+
+/** Address of the i32 row counts, one per table (partitioned decodes read them without a call). */
+export function rowCountsPtr(): usize {
+  return ROW_COUNTS;
 }

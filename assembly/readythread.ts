@@ -4,7 +4,7 @@
 // the version kept (decoder policy). src/reference/readythread.ts is its twin.
 import * as L from './layout';
 import { count, issue } from './diag';
-import { addRow, col } from './memory';
+import { addRow, block } from './memory';
 
 /** Decodes one ReadyThread event: payload `data` of `n` bytes; the row space was checked by the walker. */
 export function readyThreadEvent(data: usize, n: i32, version: i32, cpu: i32, tsAt: usize, fileOffset: f64): void {
@@ -15,12 +15,13 @@ export function readyThreadEvent(data: usize, n: i32, version: i32, cpu: i32, ts
   count(L.D_READYTHREAD_DECODED);
   const T = L.TABLE_READYTHREAD;
   const r = addRow(T);
-  store<i64>(col(T, L.RT_TIMESTAMP) + (r << 3), load<i64>(tsAt));
-  store<u16>(col(T, L.RT_CPU) + (r << 1), <u16>cpu);
-  store<u32>(col(T, L.RT_THREAD_ID) + (r << 2), load<u32>(data, L.RDY_THREAD_ID));
-  store<u8>(col(T, L.RT_ADJUST_REASON) + r, load<u8>(data, L.RDY_ADJUST_REASON));
-  store<u8>(col(T, L.RT_ADJUST_INCREMENT) + r, load<u8>(data, L.RDY_ADJUST_INCREMENT));
-  store<u8>(col(T, L.RT_FLAGS) + r, load<u8>(data, L.RDY_FLAGS));
-  store<u8>(col(T, L.RT_VERSION) + r, <u8>version);
-  store<f64>(col(T, L.RT_FILE_OFFSET) + (r << 3), fileOffset);
+  const blk = block(T); // columns at constant offsets (memory.ts)
+  store<i64>(blk + (r << 3), load<i64>(tsAt), L.RT_TIMESTAMP_AT);
+  store<u16>(blk + (r << 1), <u16>cpu, L.RT_CPU_AT);
+  store<u32>(blk + (r << 2), load<u32>(data, L.RDY_THREAD_ID), L.RT_THREAD_ID_AT);
+  store<u8>(blk + r, load<u8>(data, L.RDY_ADJUST_REASON), L.RT_ADJUST_REASON_AT);
+  store<u8>(blk + r, load<u8>(data, L.RDY_ADJUST_INCREMENT), L.RT_ADJUST_INCREMENT_AT);
+  store<u8>(blk + r, load<u8>(data, L.RDY_FLAGS), L.RT_FLAGS_AT);
+  store<u8>(blk + r, <u8>version, L.RT_VERSION_AT);
+  store<f64>(blk + (r << 3), fileOffset, L.RT_FILE_OFFSET_AT);
 }

@@ -16,7 +16,7 @@ import { processEvent } from './process';
 import { readyThreadEvent } from './readythread';
 import { threadEvent } from './thread';
 import { count, countN, issue, resetDiag } from './diag';
-import { resetKinds, tally } from './kinds';
+import { countKind, perfinfoKind, resetKinds, tally } from './kinds';
 import {
   clearArena,
   drainWanted,
@@ -36,8 +36,62 @@ import { xpressDecompress } from './xpress';
 /** decodeBuffer with an offset/length outside the input window (API misuse; nothing is counted) */
 const STATUS_BAD_ARGS: i32 = -1;
 
-/** L.headerInfo() of every HeaderType, one byte each (filled by init: one load per event) */
-const HEADER_INFO: usize = memory.data(L.HEADER_TYPE_COUNT);
+/**
+ * B.1/B.2 by the marker's top 16 bits (marker flags byte, HeaderType): L.headerInfo() of the HeaderType
+ * (class << 4 | fixed header bytes >> 3) where those bits make a SYSTEM/COMPACT/PERFINFO/FULL/INSTANCE/
+ * EVENT/ERROR marker (top two bits set), 0 for everything else (MESSAGE markers, bad markers, padding:
+ * walkOther sorts them out). Filled by init: one load classifies an event.
+ */
+const MARKER_INFO: usize = memory.data(0x10000);
+
+// B.5: the decoder of each HookId (decoderOf, one byte per HookId in HOOK_DECODERS, filled by init)
+const DEC_NONE: u8 = 0; // tallied only
+const DEC_COMPCS: u8 = 1;
+const DEC_CSWITCH: u8 = 2;
+const DEC_SPINLOCK: u8 = 3;
+const DEC_READY_THREAD: u8 = 4;
+const DEC_THREAD: u8 = 5;
+const DEC_PROCESS: u8 = 6;
+const DEC_HEADER: u8 = 7;
+const DEC_HEADER_EXTENSION: u8 = 8;
+const HOOK_DECODERS: usize = memory.data(0x10000);
+
+/** [from, to) ranges of HookIds that hold every HookId decoderOf decodes (HookId = group << 8 | type): the
+ *  header group, the Process group and the Thread group (which has CSwitch, compact and SpinLock) */
+const DECODED_HOOK_RANGES: StaticArray<i32> = [0x0000, 0x0010, 0x0300, 0x0400, 0x0500, 0x0600];
+
+/** B.5: which decoder a SYSTEM/COMPACT/PERFINFO event of this HookId goes to: the one list of them (a
+ *  new one must lie in DECODED_HOOK_RANGES). */
+function decoderOf(hookId: i32): u8 {
+  switch (hookId) {
+    case L.HOOK_COMPCS:
+      return DEC_COMPCS;
+    case L.HOOK_CSWITCH:
+      return DEC_CSWITCH;
+    case L.HOOK_SPINLOCK:
+      return DEC_SPINLOCK;
+    case L.HOOK_READY_THREAD:
+      return DEC_READY_THREAD;
+    case L.HOOK_THREAD_START:
+    case L.HOOK_THREAD_END:
+    case L.HOOK_THREAD_DC_START:
+    case L.HOOK_THREAD_DC_END:
+    case L.HOOK_THREAD_SET_NAME:
+      return DEC_THREAD;
+    case L.HOOK_PROCESS_START:
+    case L.HOOK_PROCESS_END:
+    case L.HOOK_PROCESS_DC_START:
+    case L.HOOK_PROCESS_DC_END:
+    case L.HOOK_PROCESS_DEFUNCT:
+      return DEC_PROCESS;
+    case L.HOOK_HEADER:
+      return DEC_HEADER;
+    case L.HOOK_HEADER_EXTENSION:
+      return DEC_HEADER_EXTENSION;
+    default:
+      return DEC_NONE;
+  }
+}
 
 // ---- trace-wide state (A.8, A.9, D.5)
 let numberOfProcessors: u32 = 0;
@@ -64,7 +118,17 @@ let walkCut: bool = false;
 /** Lays out the arena (memory.ts) and starts with empty state. */
 export function init(inputBytes: i32, rowCapacity: i32): void {
   layoutArena(inputBytes, rowCapacity);
-  for (let t: i32 = 0; t < L.HEADER_TYPE_COUNT; t++) store<u8>(HEADER_INFO + <usize>t, <u8>L.headerInfo(t));
+  // (both tables start zero; only the entries that are not are written)
+  for (let flags: i32 = 0xc0; flags <= 0xff; flags++) {
+    for (let headerType: i32 = 0; headerType < L.HEADER_TYPE_COUNT; headerType++) {
+      store<u8>(MARKER_INFO + <usize>(flags << 8 | headerType), <u8>L.headerInfo(headerType));
+    }
+  }
+  for (let i: i32 = 0; i < DECODED_HOOK_RANGES.length; i += 2) {
+    for (let hookId = DECODED_HOOK_RANGES[i]; hookId < DECODED_HOOK_RANGES[i + 1]; hookId++) {
+      store<u8>(HOOK_DECODERS + <usize>hookId, decoderOf(hookId));
+    }
+  }
   resetState();
 }
 
@@ -207,9 +271,21 @@ export function finish(): i32 {
   return L.STATUS_OK;
 }
 
-/** B.4: the events in [p, end); an event's file offset is fileBase + (its pointer - base). */
+/**
+ * B.4: the events in [p, end); an event's file offset is fileBase + (its pointer - base).
+ *
+ * The loop is the hot path of every decode, shaped for the common case: a SYSTEM/COMPACT/PERFINFO event
+ * (nearly every event of a kernel trace) is recognised by one load from MARKER_INFO (its header class and
+ * size from the marker's top 16 bits), checked, tallied — a run of one kind without a lookup — and
+ * dispatched (CSwitch and SpinLock rows are written in the loop). Every other event — other header kinds,
+ * bad markers and sizes, the end-of-buffer padding — goes to walkOther(), out of line.
+ */
 function walkEvents(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32): i32 {
-  let events: u64 = 0;
+  let events: i32 = 0;
+  // the kind of the last SYSTEM/COMPACT/PERFINFO event (its first 8 bytes masked to headerType, version and
+  // HookId; 0 = none) and its tally entry: runs of one kind are counted without a lookup
+  let lastKind: u64 = 0;
+  let lastEntry: usize = 0;
   while (p + 4 <= end) {
     if (drainWanted) {
       walkPending = true;
@@ -218,62 +294,96 @@ function walkEvents(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32):
       walkBase = base;
       walkFileBase = fileBase;
       walkCpu = cpu;
-      countN(L.D_EVENTS, events);
+      countN(L.D_EVENTS, <u64>events);
       return L.STATUS_NEED_DRAIN;
     }
     const m = load<u32>(p);
-    if (m == L.END_OF_BUFFER_MARKER) break;
-    // B.1/B.2: header kind, fixed header bytes and Size
-    let headerType: i32 = 0;
-    let cls: i32 = L.HC_NONE;
-    let headerSize: i32 = 0;
-    let size: i32 = 0;
-    let abandon: i32 = 0; // 0 ok, else the counter to charge
-    if ((m & L.TRACE_HEADER_FLAG) == 0) {
-      abandon = L.D_EVENTS_BAD_MARKER;
-    } else if (((m >>> 24) & 0xd0) == 0x90) {
-      headerType = L.HT_MESSAGE;
-      cls = L.HC_MESSAGE;
-      size = <i32>(m & 0xffff);
-      headerSize = L.MESSAGE_HEADER_SIZE;
-    } else if (m >>> 30 == 3) {
-      headerType = <i32>((m >>> 16) & 0xff);
-      const info = headerType < L.HEADER_TYPE_COUNT ? <i32>load<u8>(HEADER_INFO + <usize>headerType) : 0;
-      cls = info >> 4;
-      if (info == 0) {
-        abandon = L.D_EVENTS_BAD_MARKER;
-      } else if (p + 8 > end) {
-        abandon = L.D_EVENTS_BAD_SIZE;
-      } else if (cls == L.HC_PERFINFO) {
-        headerSize = ((info & 0xf) << 3) + L.extendedItemBytes(m);
-        size = <i32>load<u16>(p, L.TH_SIZE);
-      } else {
-        headerSize = (info & 0xf) << 3;
-        size = <i32>load<u16>(p);
+    const info = <i32>load<u8>(MARKER_INFO + <usize>(m >>> 16));
+    if (info >> 4 == L.HC_PERFINFO && p + 8 <= end) {
+      // B.1/B.3: SYSTEM/COMPACT/PERFINFO: Size at +4 counts the fixed header and the extended items
+      const headerSize = ((info & 0xf) << 3) + L.extendedItemBytes(m);
+      const w = load<u64>(p); // marker, Size, HookId
+      const size = <i32>(<u32>(w >>> 32) & 0xffff);
+      if (size >= headerSize && p + <usize>size <= end) {
+        events++;
+        const headerType = <i32>((m >>> 16) & 0xff);
+        const kind = w & 0xffff0000_00ff00ff;
+        if (kind != lastKind) {
+          const e = perfinfoKind(w, headerType);
+          if (e != 0) {
+            lastKind = kind;
+            lastEntry = e;
+          }
+        }
+        if (kind == lastKind) countKind(lastEntry, size);
+        dispatch(p, m, headerType, headerSize, size, cpu, fileBase + <f64>(p - base));
+        p += <usize>((size + 7) & ~7);
+        continue;
       }
-    } else {
-      abandon = L.D_EVENTS_BAD_MARKER;
     }
-    if (abandon == 0 && (size < headerSize || p + <usize>size > end)) abandon = L.D_EVENTS_BAD_SIZE;
-    if (abandon != 0) {
-      // a cut buffer ends inside an event: that is the truncation (buffersTruncated), not a bad event
-      if (walkCut && abandon == L.D_EVENTS_BAD_SIZE && (p + 8 > end || size >= headerSize)) break;
-      // the rest of this buffer cannot be framed
-      count(abandon);
-      issue(L.D_BUFFERS_TRUNCATED_WALK, <u32>(abandon == L.D_EVENTS_BAD_MARKER ? L.WALK_BAD_MARKER : L.WALK_BAD_SIZE), fileBase + <f64>(p - base));
-      countN(L.D_BYTES_ABANDONED, <u64>(end - p));
-      break;
-    }
+    const step = walkOther(p, end, base, fileBase);
+    if (step <= 0) break;
     events++;
-    tally(p, headerType, cls, size);
-    if (cls == L.HC_PERFINFO) dispatch(p, m, headerType, headerSize, size, cpu, fileBase + <f64>(p - base));
-    p += <usize>((size + 7) & ~7);
+    p += <usize>step;
   }
-  countN(L.D_EVENTS, events);
+  countN(L.D_EVENTS, <u64>events);
   return L.STATUS_OK;
 }
 
-/** B.5: routes a SYSTEM/COMPACT/PERFINFO event by HookId. */
+/**
+ * B.1/B.2 for an event the fast path of walkEvents did not take: the end-of-buffer padding (0: stop), a
+ * walkable event of another header kind (tallied; returns its aligned size), or an event that cannot be
+ * framed — then the rest of the buffer is abandoned (counted; 0: stop). A SYSTEM/COMPACT/PERFINFO event
+ * only arrives here when its Size does not fit, so nothing valid is left undispatched.
+ */
+function walkOther(p: usize, end: usize, base: usize, fileBase: f64): i32 {
+  const m = load<u32>(p);
+  if (m == L.END_OF_BUFFER_MARKER) return 0;
+  let headerType: i32 = 0;
+  let cls: i32 = L.HC_NONE;
+  let headerSize: i32 = 0;
+  let size: i32 = 0;
+  let abandon: i32 = 0; // 0 ok, else the counter to charge
+  if ((m & L.TRACE_HEADER_FLAG) == 0) {
+    abandon = L.D_EVENTS_BAD_MARKER;
+  } else if (((m >>> 24) & 0xd0) == 0x90) {
+    headerType = L.HT_MESSAGE;
+    cls = L.HC_MESSAGE;
+    size = <i32>(m & 0xffff);
+    headerSize = L.MESSAGE_HEADER_SIZE;
+  } else if (m >>> 30 == 3) {
+    headerType = <i32>((m >>> 16) & 0xff);
+    const info = headerType < L.HEADER_TYPE_COUNT ? <i32>load<u8>(MARKER_INFO + <usize>(m >>> 16)) : 0;
+    cls = info >> 4;
+    if (info == 0) {
+      abandon = L.D_EVENTS_BAD_MARKER;
+    } else if (p + 8 > end) {
+      abandon = L.D_EVENTS_BAD_SIZE;
+    } else if (cls == L.HC_PERFINFO) {
+      headerSize = ((info & 0xf) << 3) + L.extendedItemBytes(m);
+      size = <i32>load<u16>(p, L.TH_SIZE);
+    } else {
+      headerSize = (info & 0xf) << 3;
+      size = <i32>load<u16>(p);
+    }
+  } else {
+    abandon = L.D_EVENTS_BAD_MARKER;
+  }
+  if (abandon == 0 && (size < headerSize || p + <usize>size > end)) abandon = L.D_EVENTS_BAD_SIZE;
+  if (abandon != 0) {
+    // a cut buffer ends inside an event: that is the truncation (buffersTruncated), not a bad event
+    if (walkCut && abandon == L.D_EVENTS_BAD_SIZE && (p + 8 > end || size >= headerSize)) return 0;
+    // the rest of this buffer cannot be framed
+    count(abandon);
+    issue(L.D_BUFFERS_TRUNCATED_WALK, <u32>(abandon == L.D_EVENTS_BAD_MARKER ? L.WALK_BAD_MARKER : L.WALK_BAD_SIZE), fileBase + <f64>(p - base));
+    countN(L.D_BYTES_ABANDONED, <u64>(end - p));
+    return 0;
+  }
+  tally(p, headerType, cls, size);
+  return (size + 7) & ~7;
+}
+
+/** B.5: routes a SYSTEM/COMPACT/PERFINFO event by HookId (decoderOf). */
 // @ts-ignore: decorator
 @inline
 function dispatch(p: usize, m: u32, headerType: i32, headerSize: i32, size: i32, cpu: i32, fileOffset: f64): void {
@@ -283,37 +393,29 @@ function dispatch(p: usize, m: u32, headerType: i32, headerSize: i32, size: i32,
   const data = p + <usize>headerSize;
   const n = size - headerSize;
   const hookId = <i32>load<u16>(p, L.TH_HOOK_ID);
-  switch (hookId) {
-    case L.HOOK_COMPCS:
+  switch (load<u8>(HOOK_DECODERS + <usize>hookId)) {
+    case DEC_COMPCS:
       compactBatch(data, n, version, cpu, tsAt, fileOffset, biasValue);
       break;
-    case L.HOOK_CSWITCH:
+    case DEC_CSWITCH:
       cswitchEvent(data, n, version, cpu, tsAt, fileOffset);
       break;
-    case L.HOOK_SPINLOCK:
+    case DEC_SPINLOCK:
       spinlockEvent(data, n, version, pointerSize, cpu, tsAt, fileOffset);
       break;
-    case L.HOOK_READY_THREAD:
+    case DEC_READY_THREAD:
       readyThreadEvent(data, n, version, cpu, tsAt, fileOffset);
       break;
-    case L.HOOK_THREAD_START:
-    case L.HOOK_THREAD_END:
-    case L.HOOK_THREAD_DC_START:
-    case L.HOOK_THREAD_DC_END:
-    case L.HOOK_THREAD_SET_NAME:
+    case DEC_THREAD:
       threadEvent(data, n, version, pointerSize, hookId & 0xff, cpu, tsAt, fileOffset);
       break;
-    case L.HOOK_PROCESS_START:
-    case L.HOOK_PROCESS_END:
-    case L.HOOK_PROCESS_DC_START:
-    case L.HOOK_PROCESS_DC_END:
-    case L.HOOK_PROCESS_DEFUNCT:
+    case DEC_PROCESS:
       processEvent(data, n, version, pointerSize, hookId & 0xff, cpu, tsAt, fileOffset);
       break;
-    case L.HOOK_HEADER:
+    case DEC_HEADER:
       logfileHeader(data, n, pointerSize, tsAt);
       break;
-    case L.HOOK_HEADER_EXTENSION:
+    case DEC_HEADER_EXTENSION:
       // A.9 ETW_KERNEL_HEADER_EXTENSION: the last one wins
       if (n >= L.KHE_SIZE) {
         memory.copy(headerExtensionStart, data, <usize>L.KHE_SIZE);
@@ -357,4 +459,23 @@ export function headerExtensionSeen(): i32 {
 }
 export function bias(): i32 {
   return biasValue;
+}
+
+// ---- partitioned decodes (src/parallel): the trace-wide state that the decode of a buffer depends on
+// (whether the logfile header was seen, and what it set), read at the end of one partition and set at
+// the start of the next.
+export function processorCount(): u32 {
+  return numberOfProcessors;
+}
+export function compressedLimitValue(): u32 {
+  return compressedLimit;
+}
+/** Continues a decode as if a logfile header had (seen != 0) or had not been decoded, with what it set
+ *  (the bias only when it is not overridden). The header's copy is not restored: logfileCopied() says
+ *  `seen`, but the copy is the one of the decode that saw it. */
+export function setTraceState(seen: i32, processors: u32, biasIn: i32, limit: u32): void {
+  logfileSeen = seen != 0;
+  numberOfProcessors = processors;
+  if (!biasOverridden) biasValue = biasIn;
+  compressedLimit = limit;
 }

@@ -30,8 +30,9 @@ export function readResults(path: string): ResultFile {
 
 const key = (c: CaseResult) => `${c.name} [${c.engine}]`;
 
-/** Plain file reads and reads from the disk measure the machine, not the code: shown, never a regression. */
-const informational = (c: CaseResult) => c.engine.startsWith('read-only') || c.engine.endsWith(' cold');
+/** Plain file reads, reads from the disk and the native C decoder measure the machine, not the code:
+ *  shown, never a regression. */
+const informational = (c: CaseResult) => c.engine.startsWith('read-only') || c.engine.endsWith(' cold') || c.engine === 'native';
 
 export function compareResults(base: ResultFile, current: ResultFile, thresholdPct = DEFAULT_THRESHOLD): Comparison {
   const baseBy = new Map(base.cases.map((c) => [key(c), c]));

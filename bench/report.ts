@@ -1,4 +1,5 @@
 // Result records (the JSON written to bench/results/) and the printed table.
+import type { ParallelResult } from './parallel.js';
 import type { CaseGroup, EngineName } from './cases.js';
 import type { GitInfo, MachineInfo } from './machine.js';
 import type { ScaleEngine, ScaleResult } from './scale.js';
@@ -6,8 +7,9 @@ import type { ScaleEngine, ScaleResult } from './scale.js';
 export interface CaseResult {
   name: string;
   group: CaseGroup;
-  /** scale case only: 'read-only' = plain fs reads, '… cold' = after dropping the file from the page cache */
-  engine: EngineName | ScaleEngine;
+  /** scale case only: 'read-only' = plain fs reads, '… cold' = after dropping the file from the page cache;
+   *  'native': the C decoder of the shared bench on the same bytes (bench/native.ts), latency = its decode_s */
+  engine: EngineName | ScaleEngine | `wasm threads=${number}` | 'native';
   inputBytes: number;
   outputBytes: number;
   throughputOf: 'input' | 'output';
@@ -38,8 +40,25 @@ export interface ResultFile {
   cases: CaseResult[];
   /** wasm MB/s ÷ reference MB/s per case (cases measured on both) */
   ratios: Record<string, number>;
+  /** wasm median time ÷ native decode_s per case (cases the native decoder ran; absent in older files) */
+  nativeRatios?: Record<string, number>;
+  /** how the native decoder was built, or why it did not run */
+  native?: { source: string; flags: string[] } | { skipped: string };
   scale?: ScaleResult;
+  /** the parallel case (bench/parallel.ts) */
+  parallel?: ParallelResult;
   notes: string[];
+}
+
+/** wasm time ÷ native time per case (> 1: the WebAssembly engine is slower). */
+export function nativeRatiosOf(cases: readonly CaseResult[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const c of cases) {
+    if (c.engine !== 'wasm') continue;
+    const nat = cases.find((r) => r.name === c.name && r.engine === 'native');
+    if (nat && nat.latencyMs.p50 > 0) out[c.name] = c.latencyMs.p50 / nat.latencyMs.p50;
+  }
+  return out;
 }
 
 export function ratiosOf(cases: readonly CaseResult[]): Record<string, number> {
@@ -72,10 +91,13 @@ export function textTable(header: string[], rows: string[][], leftColumns = 2, l
   return [line(header), rule, ...rows.map(line)].join('\n');
 }
 
-export function resultsTable(cases: readonly CaseResult[], ratios: Record<string, number>): string {
+export function resultsTable(cases: readonly CaseResult[], ratios: Record<string, number>, nativeRatios: Record<string, number> = {}): string {
+  const withNative = Object.keys(nativeRatios).length > 0;
   const header = ['case', 'engine', 'MB/s', 'Mev/s', 'Mrows/s', 'ns/event', 'ns/row', 'median ms', '±%', 'n', 'wasm/ref'];
+  if (withNative) header.push('wasm time/native');
   const rows = cases.map((c) => {
     const ratio = c.engine === 'wasm' && ratios[c.name] !== undefined ? `${ratios[c.name]!.toFixed(2)}×` : '';
+    const nat = c.engine === 'wasm' && nativeRatios[c.name] !== undefined ? `${nativeRatios[c.name]!.toFixed(2)}×` : '';
     const mb = `${sig(c.mbPerS)}${c.throughputOf === 'output' ? ' out' : ''}`;
     return [
       c.name,
@@ -87,8 +109,9 @@ export function resultsTable(cases: readonly CaseResult[], ratios: Record<string
       c.group === 'xpress' ? '-' : fmt(c.nsPerRow, 1),
       c.latencyMs.p50 >= 100 ? c.latencyMs.p50.toFixed(0) : c.latencyMs.p50.toFixed(2),
       fmt(c.latencyMs.rme, 1),
-      String(c.samples),
+      c.engine === 'native' ? `${c.samples} proc` : String(c.samples),
       ratio,
+      ...(withNative ? [nat] : []),
     ];
   });
   return textTable(header, rows);

@@ -12,8 +12,10 @@ import { Bench } from 'tinybench';
 import { CASES, CASE_NAMES, ENGINES, SCALE_CASE, SCALE_DESCRIPTION, type BenchCase, type EngineName } from './cases.js';
 import { compareResults, DEFAULT_THRESHOLD, readResults } from './compare.js';
 import { describeMachine, gitInfo, machineInfo } from './machine.js';
-import { ratiosOf, resultsTable, scaleTable, type CaseResult, type ResultFile } from './report.js';
+import { buildNative, runNativeBytes, type NativeDecoder } from './native.js';
+import { nativeRatiosOf, ratiosOf, resultsTable, scaleTable, type CaseResult, type ResultFile } from './report.js';
 import { GIB, runScale } from './scale.js';
+import { PARALLEL_CASE, PARALLEL_DESCRIPTION, parallelTable, runParallel, type ParallelResult } from './parallel.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
@@ -28,9 +30,17 @@ const USAGE = `usage: npm run bench -- [regex …] [options]
   --out FILE           also write the results to FILE (e.g. bench/baseline.json)
   --time MS            time budget per case and engine (default 3000, quick 500)
   --scale-bytes N      minimum size of the scale trace (default 1 GiB; accepts 512MiB, 2GiB, …)
+  --rounds N           alternating rounds of the parallel case (default 5)
+  --threads LIST       thread counts of the parallel case, the first the baseline (default 1,2)
+  --trace FILE         the parallel case decodes FILE instead of writing its trace
   --list               list the cases and exit
+  --no-native          do not build and run the native C decoder (../shared/bench/cdecode.c) next to the cases
 
-cases: ${CASE_NAMES.join(', ')}`;
+The native decoder runs when gcc and cdecode.c are there (ETW_BENCH_NATIVE=0 turns it off, CC and
+ETW_BENCH_NATIVE_CFLAGS choose the compiler and its flags, default -O2): on the bytes of every walk/decode/
+tables case, its decode_s printed as the 'native' engine and the ratio wasm time / native time per case.
+
+cases: ${[...CASE_NAMES, PARALLEL_CASE].join(', ')}`;
 
 function parseSize(text: string): number {
   const m = /^(\d+(?:\.\d+)?)\s*(k|m|g)?i?b?$/i.exec(text.trim());
@@ -52,7 +62,11 @@ async function main(): Promise<number> {
       out: { type: 'string' },
       time: { type: 'string' },
       'scale-bytes': { type: 'string' },
+      rounds: { type: 'string' },
+      threads: { type: 'string' },
+      trace: { type: 'string' },
       list: { type: 'boolean', default: false },
+      'no-native': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -63,6 +77,7 @@ async function main(): Promise<number> {
   if (values.list) {
     for (const c of CASES) console.log(`${c.name.padEnd(22)} ${c.description}`);
     console.log(`${SCALE_CASE.padEnd(22)} ${SCALE_DESCRIPTION} (not in --quick)`);
+    console.log(`${PARALLEL_CASE.padEnd(22)} ${PARALLEL_DESCRIPTION} (not in --quick)`);
     return 0;
   }
   const engines: readonly EngineName[] =
@@ -77,7 +92,8 @@ async function main(): Promise<number> {
   const selected = (name: string) => filters.length === 0 || filters.some((r) => r.test(name));
   const cases = CASES.filter((c) => selected(c.name));
   const runScaleCase = !quick && selected(SCALE_CASE);
-  if (!cases.length && !runScaleCase) {
+  const runParallelCase = !quick && selected(PARALLEL_CASE);
+  if (!cases.length && !runScaleCase && !runParallelCase) {
     console.error(`no case matches ${positionals.join(' ')}${quick && selected(SCALE_CASE) ? ' (the scale case is skipped in --quick)' : ''}\n\n${USAGE}`);
     return 2;
   }
@@ -94,9 +110,20 @@ async function main(): Promise<number> {
 
   const results: CaseResult[] = [];
   const notes: string[] = [];
-  for (const c of cases) {
-    const r = await runCase(c, engines, settings, notes);
-    results.push(...r);
+  const wantsNative = !values['no-native'] && engines.includes('wasm') && cases.some((c) => NATIVE_GROUPS.has(c.group));
+  const built = wantsNative ? buildNative(ROOT) : null;
+  const native = built && 'exe' in built ? built : null;
+  if (built && 'skipped' in built) {
+    notes.push(`native: not run: ${built.skipped}`);
+    log(`native decoder: not run (${built.skipped})`);
+  } else if (native) log(`native decoder: ${native.source} built with gcc ${native.flags.join(' ')}`);
+  try {
+    for (const c of cases) {
+      const r = await runCase(c, engines, settings, notes, native);
+      results.push(...r);
+    }
+  } finally {
+    native?.dispose();
   }
   let scale: ResultFile['scale'];
   if (runScaleCase) {
@@ -126,7 +153,39 @@ async function main(): Promise<number> {
     }
   }
 
+  let parallel: ParallelResult | undefined;
+  if (runParallelCase) {
+    const minBytes = values['scale-bytes'] ? parseSize(values['scale-bytes']) : GIB;
+    const threads = (values.threads ?? '1,2').split(',').map(Number);
+    if (threads.some((t) => !Number.isInteger(t) || t < 1)) throw new Error(`--threads: expected a list of thread counts, got ${values.threads}`);
+    const rounds = values.rounds === undefined ? 5 : Number(values.rounds);
+    if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds: expected a whole number, got ${values.rounds}`);
+    parallel = await runParallel({ minBytes, threads, rounds, file: values.trace, log });
+    for (const s of parallel.summaries.filter((x) => x.kind === 'library')) {
+      const seconds = s.median;
+      results.push({
+        name: PARALLEL_CASE,
+        group: 'scale',
+        engine: `wasm threads=${s.threads}`,
+        inputBytes: parallel.file.bytes,
+        outputBytes: 0,
+        throughputOf: 'input',
+        events: parallel.jobs.find((j) => j.events)?.events ?? 0,
+        rows: 0,
+        latencyMs: { p50: seconds * 1000, mean: seconds * 1000, min: s.min * 1000, max: s.max * 1000, rme: 0 },
+        samples: rounds,
+        mbPerS: parallel.file.bytes / 1e6 / seconds,
+        meventsPerS: (parallel.jobs.find((j) => j.events)?.events ?? 0) / 1e6 / seconds,
+        mrowsPerS: 0,
+        nsPerEvent: 0,
+        nsPerRow: 0,
+        peakRssBytes: s.maxRssBytes,
+      });
+    }
+  }
+
   const ratios = ratiosOf(results);
+  const nativeRatios = nativeRatiosOf(results);
   const file: ResultFile = {
     schema: 1,
     date: new Date().toISOString(),
@@ -137,7 +196,10 @@ async function main(): Promise<number> {
     settings,
     cases: results,
     ratios,
+    nativeRatios,
+    native: native ? { source: native.source, flags: native.flags } : built && 'skipped' in built ? { skipped: built.skipped } : undefined,
     scale,
+    parallel,
     notes,
   };
 
@@ -146,14 +208,21 @@ async function main(): Promise<number> {
   const out: string[] = [];
   out.push('', `machine: ${describeMachine(machine)}`, `code:    git ${git.commit ?? '?'}${git.dirty ? ' + uncommitted changes' : ''}`, '');
   if (inMemory.length) {
-    out.push(resultsTable(inMemory, ratios));
+    out.push(resultsTable(inMemory, ratios, nativeRatios));
     out.push(
       '',
       'MB/s = 10^6 bytes/s of trace input from the median iteration (xpress: of decompressed output, "out"); ±% = relative margin of error of the mean.',
     );
+    if (Object.keys(nativeRatios).length) {
+      out.push(
+        "native = cdecode.c on the same bytes, --window-mb 8: median over 3 processes of each one's best decode_s of 5 (n = processes); " +
+          'wasm time/native = wasm median ms ÷ native decode_s (1.00× = native speed).',
+      );
+    }
   }
-  const scaleRows = results.filter((r) => r.group === 'scale');
+  const scaleRows = results.filter((r) => r.group === 'scale' && r.name !== PARALLEL_CASE);
   if (scaleRows.length) out.push('', scaleTable(scaleRows));
+  if (parallel) out.push('', parallelTable(parallel));
   out.push('', ...targets(results, ratios, quick));
   if (notes.length) out.push('', 'notes:', ...notes.map((n) => `  ${n}`));
   console.log(out.join('\n'));
@@ -183,7 +252,10 @@ interface Settings {
   warmupMs: number;
 }
 
-async function runCase(c: BenchCase, engines: readonly EngineName[], s: Settings, notes: string[]): Promise<CaseResult[]> {
+/** groups whose cases the native decoder can do too (walk and decode the same trace bytes) */
+const NATIVE_GROUPS = new Set(['walk', 'decode', 'tables']);
+
+async function runCase(c: BenchCase, engines: readonly EngineName[], s: Settings, notes: string[], native: NativeDecoder | null): Promise<CaseResult[]> {
   const t0 = performance.now();
   const prepared = c.prepare({ fixtureBytes: s.fixtureBytes, root: ROOT });
   if ('skipped' in prepared) {
@@ -234,6 +306,29 @@ async function runCase(c: BenchCase, engines: readonly EngineName[], s: Settings
       mrowsPerS: w.rows / 1e6 / sec,
       nsPerEvent: w.events ? (sec * 1e9) / w.events : 0,
       nsPerRow: w.rows ? (sec * 1e9) / w.rows : 0,
+    });
+  }
+  if (native && prepared.nativeInput && NATIVE_GROUPS.has(c.group) && engines.includes('wasm')) {
+    const n = runNativeBytes(native, c.name, prepared.nativeInput);
+    const sec = n.decodeSeconds;
+    if (n.events !== w.events) notes.push(`${c.name}: the native decoder walked ${n.events} events, etw-decode ${w.events}`);
+    if (n.problems) notes.push(`${c.name}: the native decoder reported ${n.problems} problems`);
+    out.push({
+      name: c.name,
+      group: c.group,
+      engine: 'native',
+      inputBytes: w.inputBytes,
+      outputBytes: 0,
+      throughputOf: 'input',
+      events: n.events,
+      rows: n.rows,
+      latencyMs: { p50: sec * 1000, mean: sec * 1000, min: Math.min(...n.samples) * 1000, max: Math.max(...n.samples) * 1000, rme: 0 },
+      samples: n.samples.length,
+      mbPerS: w.inputBytes / 1e6 / sec,
+      meventsPerS: n.events / 1e6 / sec,
+      mrowsPerS: n.rows / 1e6 / sec,
+      nsPerEvent: n.events ? (sec * 1e9) / n.events : 0,
+      nsPerRow: n.rows ? (sec * 1e9) / n.rows : 0,
     });
   }
   const summary = out.map((o) => `${o.engine} ${o.mbPerS.toFixed(1)} MB/s`).join(', ');

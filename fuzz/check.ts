@@ -6,7 +6,7 @@ import * as L from '../src/generated/layout.js';
 import { cpuUsage, decodeStream, decodeSync, DECODED_TABLE_NAMES, EtlError, Table, TABLE_COLUMNS, TABLE_NAMES, type DecodeResult, type DecodedTableName, type TypedColumn } from '../src/node.js';
 import { concatChunks, type ColumnChunk } from '../src/schema.js';
 
-export type FailureKind = 'crash' | 'engines' | 'window' | 'invariant';
+export type FailureKind = 'crash' | 'engines' | 'window' | 'parallel' | 'invariant';
 
 export interface Failure {
   kind: FailureKind;
@@ -20,6 +20,8 @@ export interface CheckOptions {
   windowBytes: number;
   /** also stream with the reference engine */
   streamReference: boolean;
+  /** also decode in partitions (src/parallel, in this thread) cut at these decode positions (out-of-range ones are left out) */
+  parallelCuts?: readonly number[];
 }
 
 type Outcome = { ok: true; result: DecodeResult } | { ok: false; error: EtlError };
@@ -89,13 +91,14 @@ function difference(a: Outcome, b: Outcome): string | null {
   return null;
 }
 
-/** The decode of `bytes` through decodeStream with a small window, as an Outcome. */
-async function streamed(bytes: Uint8Array, engine: 'wasm' | 'reference', windowBytes: number): Promise<Outcome | Failure> {
+/** The decode of `bytes` through decodeStream with a small window (optionally in partitions), as an Outcome. */
+async function streamed(bytes: Uint8Array, engine: 'wasm' | 'reference', windowBytes: number, cuts?: readonly number[]): Promise<Outcome | Failure> {
   const chunks = Object.fromEntries(DECODED_TABLE_NAMES.map((t) => [t, [] as ColumnChunk[]])) as Record<DecodedTableName, ColumnChunk[]>;
   try {
     const r = await decodeStream(bytes, {
       engine,
       windowBytes,
+      ...(cuts ? { threads: 3, parallel: { inThread: true, minBytes: 0, cuts } } : {}),
       onRows: (tables) => {
         for (const t of DECODED_TABLE_NAMES) if (tables[t].length) chunks[t].push({ length: tables[t].length, columns: tables[t].columns });
       },
@@ -104,7 +107,7 @@ async function streamed(bytes: Uint8Array, engine: 'wasm' | 'reference', windowB
     return { ok: true, result: { ...r, ...tables } as DecodeResult };
   } catch (e) {
     if (e instanceof EtlError && e.code !== 'BAD_OPTION') return { ok: false, error: e };
-    return crash(`decodeStream ${engine}`, e);
+    return crash(`decodeStream ${engine}${cuts ? ' in partitions' : ''}`, e);
   }
 }
 
@@ -183,6 +186,12 @@ export async function checkInput(bytes: Uint8Array, options: CheckOptions): Prom
     if ('kind' in s) return s;
     const d = difference(engine === 'wasm' ? w : r, s);
     if (d) return { kind: 'window', what: `${engine} ${d.split(':')[0]}`, message: `${engine} in memory vs streamed with ${options.windowBytes}-byte windows: ${d}` };
+  }
+  if (options.parallelCuts) {
+    const p = await streamed(bytes, 'wasm', options.windowBytes, options.parallelCuts);
+    if ('kind' in p) return p;
+    const d = difference(w, p);
+    if (d) return { kind: 'parallel', what: d.split(':')[0]!, message: `wasm in memory vs in partitions cut at ${options.parallelCuts.join(', ')}: ${d}` };
   }
   return null;
 }

@@ -45,7 +45,12 @@ export function inputRng(seed: number, index: number): Rng {
 
 /** The check options of input `index` (windows of 4–32 KiB; the reference streamed every 8th input). */
 export function checkOptionsFor(rng: Rng, index: number): CheckOptions {
-  return { windowBytes: rng.pick([0x1000, 0x1000, 0x2000, 0x3000, 0x8000]), streamReference: index % 8 === 0 };
+  const windowBytes = rng.pick([0x1000, 0x1000, 0x2000, 0x3000, 0x8000]);
+  // every 2nd input also in partitions (src/parallel): 1 to 4 cuts among the first 48 decode positions, from
+  // their own Rng (the input's is not drawn from: input i of seed S stays what it was)
+  const cutRng = new Rng(Math.imul(index, 0x2545f491) ^ 0x5bd1e995);
+  const parallelCuts = index % 2 === 1 ? Array.from({ length: cutRng.int(1, 4) }, () => cutRng.int(1, 48)) : undefined;
+  return { windowBytes, streamReference: index % 8 === 0, parallelCuts };
 }
 
 /** The seeds of a run: the writer's and the corpus's. */

@@ -11,6 +11,10 @@ import { STATS } from '../schema/stats.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const WIDTH = { i64: 8, u64: 8, f64: 8, u32: 4, i32: 4, u16: 2, u8: 1, i8: 1, str: 4 };
+/** rows a table of the WebAssembly engine holds at most (its default capacity) */
+const ENGINE_MAX_ROWS = 131072;
+/** bytes after each column of the WebAssembly engine: staggers the columns across cache sets (assembly/memory.ts) */
+const ENGINE_COLUMN_GAP = 64;
 /** tables the engines decode (their ids index the arenas), then the derived ones */
 const DECODED = TABLES.filter((t) => !t.derived);
 
@@ -55,6 +59,13 @@ function registryConstants() {
   out.push(`/** decoded tables (the engines' arenas hold these); derived tables follow them */`);
   out.push(`export const TABLE_COUNT: i32 = ${DECODED.length};`);
   out.push(`export const MAX_COLUMNS: i32 = ${Math.max(...DECODED.map((t) => t.columns.length))};`);
+  out.push(
+    '/** WebAssembly engine arena: a decoded table is one block of columns, each room for ENGINE_MAX_ROWS rows',
+    ' *  followed by ENGINE_COLUMN_GAP bytes (assembly/memory.ts), so a column sits at a constant offset in its',
+    ' *  block (the <PREFIX>_<COLUMN>_AT constants: store immediates for the row writers) */',
+    `export const ENGINE_MAX_ROWS: i32 = ${ENGINE_MAX_ROWS};`,
+    `export const ENGINE_COLUMN_GAP: i32 = ${ENGINE_COLUMN_GAP};`,
+  );
   for (const t of TABLES) {
     out.push('', `// ${t.name}: ${t.description}`);
     let always = 0;
@@ -65,7 +76,16 @@ function registryConstants() {
     out.push(`export const ${t.prefix}_COLUMN_COUNT: i32 = ${t.columns.length};`);
     out.push(`/** columns every ${t.name} row carries (the non-nullable ones) */`);
     out.push(`export const ${t.prefix}_ALWAYS_VALID: u32 = ${hex(always)};`);
-    if (!t.derived) out.push(`export const ${t.prefix}_ROW_RESERVE: i32 = ${t.reserve};`);
+    if (!t.derived) {
+      out.push(`export const ${t.prefix}_ROW_RESERVE: i32 = ${t.reserve};`);
+      out.push(`/** byte offset of each column in the table's block of the WebAssembly engine */`);
+      let before = 0;
+      t.columns.forEach(([name, type], c) => {
+        out.push(`export const ${t.prefix}_${snake(name)}_AT: i32 = ${before * ENGINE_MAX_ROWS + c * ENGINE_COLUMN_GAP};`);
+        before += WIDTH[type.replace('?', '')];
+      });
+      out.push(`export const ${t.prefix}_BLOCK_BYTES: i32 = ${before * ENGINE_MAX_ROWS + t.columns.length * ENGINE_COLUMN_GAP};`);
+    }
   }
   out.push('', '/** Columns of a table. */', 'export function columnCount(table: i32): i32 {');
   DECODED.forEach((t, i) => out.push(`  if (table == ${i}) return ${t.columns.length};`));

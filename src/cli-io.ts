@@ -7,7 +7,7 @@ import { mkdir, open, realpath, rename, rm, stat, unlink, type FileHandle } from
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { decodeSync } from './index.js';
+import { decodeSync } from './decode.js';
 import * as L from './generated/layout.js';
 
 /** Exit codes (README § Command line). */

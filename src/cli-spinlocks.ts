@@ -3,7 +3,7 @@
 // distinct lock and caller). Text: an aligned table like `summary`; --json: one object, 64-bit values as
 // strings (addresses in hex, the rest decimal).
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { streamFile } from './node.js';
+import { streamFile } from './files.js';
 import { SpinlockAnalyzer, type SpinlockAnalysis, type SpinlockStats } from './analysis/spinlocks.js';
 import { addCommon, decodeOptions } from './cli.js';
 import { stdoutOutput, type Input } from './cli-io.js';

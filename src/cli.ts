@@ -1,7 +1,10 @@
 // etw-decode command line: `summary` and `dump`, streaming with bounded memory. Every expected failure
 // is one line on stderr and an exit code (README § Command line); only a bug prints a stack trace.
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { readTraceInfo, streamFile, createClock, type TraceSummary, EtlError } from './node.js';
+import { readTraceInfo, streamFile } from './files.js';
+import { createClock } from './time.js';
+import { EtlError } from './errors.js';
+import type { TraceSummary } from './summary.js';
 import type { DecodeOptions } from './options.js';
 import { DECODED_TABLE_NAMES, TABLE_NAMES, type DecodedTableName, type TableName } from './schema.js';
 import { TextTableWriter, type DumpFormat, type FormatOptions, type TimeColumn } from './output/text.js';
@@ -27,6 +30,12 @@ function parseBias(v: string): number {
   return n;
 }
 
+function parseThreads(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 1024) throw new InvalidArgumentError('expected a whole number of threads from 1 to 1024');
+  return n;
+}
+
 function progressReporter(enabled: boolean): DecodeOptions['onProgress'] {
   if (!enabled) return undefined;
   let last = 0;
@@ -44,12 +53,14 @@ interface CommonOpts {
   engine: 'wasm' | 'reference';
   bias?: number;
   progress?: boolean;
+  threads?: number;
 }
 
 export function decodeOptions(o: CommonOpts): DecodeOptions {
   return {
     engine: o.engine,
     bias: o.bias,
+    threads: o.threads,
     onProgress: progressReporter(o.progress ?? (process.stderr.isTTY === true)),
   };
 }
@@ -58,6 +69,7 @@ export function addCommon(cmd: Command): Command {
   return cmd
     .addOption(new Option('--engine <engine>', 'decoder to use').choices(['wasm', 'reference']).default('wasm'))
     .option('--bias <n>', 'MaximumWaitReason used to decode compact OldThreadStateWr (default: from the trace build)', parseBias)
+    .option('--threads <n>', 'decoding threads (default: the available parallelism; 1 = one thread; inputs under 32 MiB use one)', parseThreads)
     .option('--progress', 'show progress on stderr (default: when stderr is a terminal)')
     .option('--no-progress', 'never show progress');
 }

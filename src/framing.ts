@@ -275,13 +275,18 @@ function* chainsOn(at: number, size: number, win: Window): Steps<boolean> {
 }
 
 /**
- * Frames the input into buffers (file order). `headerBatch`: headers per batched request (sources whose
- * reads are round trips, like Blobs, ask for more).
+ * Frames the input into buffers (file order), into `table` (a caller may watch it fill: src/parallel).
+ * `headerBatch`: headers per batched request (sources whose reads are round trips, like Blobs, ask for more).
  */
-export function* frameBuffers(size: number, issues: FramingIssue[], counters: number[], headerBatch = HEADER_BATCH): Steps<BufferTable> {
+export function* frameBuffers(
+  size: number,
+  issues: FramingIssue[],
+  counters: number[],
+  headerBatch = HEADER_BATCH,
+  table = new BufferTable(),
+): Steps<BufferTable> {
   const first = yield* read(0, HEADER + 8);
   checkFirstBuffer(first, size);
-  const table = new BufferTable();
   const win = new Window();
   const stream = new ScanStream();
   let pos = 0;

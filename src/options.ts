@@ -14,6 +14,28 @@ export interface DecodeOptions {
   sourcePath?: string;
   /** called now and then with bytes done / total, per phase */
   onProgress?: (phase: string, done: number, total: number) => void;
+  /**
+   * Decoding threads for `decode`, `decodeStream`, `decodeFile` and `streamFile` (default: the available
+   * parallelism — os.availableParallelism() in Node, navigator.hardwareConcurrency in browsers); 1 = one
+   * thread. Inputs under 32 MiB, the reference engine and `decodeSync` use one thread (README "All cores").
+   */
+  threads?: number;
+  /** @internal tuning of the parallel decode (tests, benchmarks): src/parallel/run.ts */
+  parallel?: ParallelTuning;
+}
+
+/** @internal see src/parallel/run.ts */
+export interface ParallelTuning {
+  /** partitions (default: a first one of 4 MiB, then about 4 per thread, 4 to 64 MiB each) */
+  partitions?: number;
+  /** decode positions (buffers in decode order) where partitions start, instead of `partitions` */
+  cuts?: readonly number[];
+  /** smallest input decoded in parallel (default 32 MiB) */
+  minBytes?: number;
+  /** bytes of rows each thread may decode ahead of the consumer (default 64 MiB; Infinity when every row is kept) */
+  aheadBytes?: number;
+  /** decoders in this thread only, no workers (tests) */
+  inThread?: boolean;
 }
 
 /** Throws EtlError('BAD_OPTION') for an option value outside its range. */
@@ -21,6 +43,10 @@ export function checkOptions(options: DecodeOptions): void {
   const w = options.windowBytes;
   if (w !== undefined && (!Number.isInteger(w) || w < 0x1000 || w > 1 << 30)) {
     throw new EtlError('BAD_OPTION', `windowBytes must be an integer from 4096 to 2^30 (1 GiB), got ${w}`);
+  }
+  const n = options.threads;
+  if (n !== undefined && (!Number.isInteger(n) || n < 1 || n > 1024)) {
+    throw new EtlError('BAD_OPTION', `threads must be an integer from 1 to 1024, got ${n}`);
   }
   const b = options.bias;
   if (b !== undefined && (!Number.isInteger(b) || b < 1 || b > 63)) {

@@ -5,7 +5,7 @@ import type { EngineKind } from './engine.js';
 import type { DriverResult } from './decode-steps.js';
 import type { BufferList } from './buffers.js';
 import { describeIssue, namedCounters, type DiagnosticCounters, type Issue } from './diagnostics.js';
-import { compareKinds, kindRow, type KindRow } from './event-kinds.js';
+import { kindRow, sortKinds, type KindRow } from './event-kinds.js';
 import { parseLogfileHeader, type TraceInfo } from './logfile.js';
 import { TABLE_NAMES, type TableName } from './schema.js';
 import type { DecodedTables, Table } from './table.js';
@@ -109,7 +109,7 @@ function summarize(
     fileSize: result.size,
     buffers: result.buffers.length,
     events: counters[L.D_EVENTS]!,
-    eventsByKind: s.kinds.map(kindRow).sort(compareKinds),
+    eventsByKind: sortKinds(s.kinds.map(kindRow)),
     ...(Object.fromEntries(TABLE_NAMES.map((t) => [t, rows[t]])) as Record<TableName, number>),
     compact: {
       batches: counters[L.D_COMPCS_BATCHES]!,

@@ -5,7 +5,7 @@ import { mkdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { CpuUsageDeriver } from '../analysis/cpu.js';
 import { PerfettoWriter } from '../output/perfetto.js';
-import { readTraceInfo, streamFile } from '../node.js';
+import { readTraceInfo, streamFile } from '../files.js';
 import type { DecodeOptions } from '../options.js';
 import { concatChunks, DECODED_TABLE_NAMES, TABLE_NAMES, type ColumnChunk, type TableName, type TypedColumn } from '../schema.js';
 import { dataLossText } from '../summary-text.js';
@@ -28,6 +28,8 @@ export interface ConvertOptions {
   names?: boolean;
   engine?: DecodeOptions['engine'];
   bias?: number;
+  /** decoding threads for this one file (default: all cores; the pool gives 1 when it converts files side by side) */
+  decodeThreads?: number;
   /** bytes of the file decoded so far */
   onProgress?: (done: number, total: number) => void;
 }
@@ -157,6 +159,7 @@ async function convertToPerfetto(
     res = await streamFile(source, {
       engine: options.engine,
       bias: options.bias,
+      threads: options.decodeThreads,
       rows: 'borrow', // each chunk is encoded before onRows returns
       onProgress: options.onProgress ? (phase, done, total) => phase === 'decode' && options.onProgress!(done, total) : undefined,
       onRows: async (rows) => {
@@ -202,6 +205,7 @@ async function convertToDataset(
   const res = await streamFile(source, {
     engine: options.engine,
     bias: options.bias,
+    threads: options.decodeThreads,
     rows: 'copy',
     onProgress: options.onProgress ? (phase, done, total) => phase === 'decode' && options.onProgress!(done, total) : undefined,
     onRows: async (rows) => {

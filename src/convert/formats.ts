@@ -3,8 +3,6 @@
 // the trace's clock converts, and `<column>Name` text columns for enumerations with `names`.
 import { open, type FileHandle } from 'node:fs/promises';
 import { TextTableWriter } from '../output/text.js';
-import { ArrowIpcWriter } from '../output/arrow.js';
-import { ParquetTableWriter } from '../output/parquet.js';
 import type { TableName } from '../schema.js';
 import type { Table } from '../table.js';
 import type { Clock } from '../time.js';
@@ -79,7 +77,7 @@ function textFormat(format: 'csv' | 'jsonl'): DatasetWriter {
 }
 
 /** Parquet (zstd, min/max statistics): a part file is one row group. */
-function parquetFormat(partRows: number): DatasetWriter {
+function parquetFormat(partRows: number, ParquetTableWriter: typeof import('../output/parquet.js').ParquetTableWriter): DatasetWriter {
   return {
     ext: 'parquet',
     async openPart(path, table, ctx) {
@@ -106,7 +104,7 @@ function parquetFormat(partRows: number): DatasetWriter {
 }
 
 /** Arrow IPC files (`.arrow`, the Feather v2 format): record batches of the part's rows. */
-function arrowFormat(): DatasetWriter {
+function arrowFormat(ArrowIpcWriter: typeof import('../output/arrow.js').ArrowIpcWriter): DatasetWriter {
   return {
     ext: 'arrow',
     async openPart(path, table, ctx) {
@@ -133,9 +131,10 @@ export async function datasetWriter(format: DatasetFormat, partRows: number): Pr
     case 'csv':
     case 'jsonl':
       return textFormat(format);
+    // loaded on first use: apache-arrow and the Parquet writer cost a third of a second to import
     case 'parquet':
-      return parquetFormat(partRows);
+      return parquetFormat(partRows, (await import('../output/parquet.js')).ParquetTableWriter);
     case 'arrow':
-      return arrowFormat();
+      return arrowFormat((await import('../output/arrow.js')).ArrowIpcWriter);
   }
 }

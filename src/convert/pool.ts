@@ -71,6 +71,8 @@ export async function convertFiles(files: readonly string[], options: PoolOption
   }
   const { threads: _t, onProgress: _p, onFile: _f, ...convertOptions } = options;
   const threads = Math.max(1, Math.min(options.threads ?? 1, todo.length));
+  // `threads` is the whole budget: one file decodes on all of them, several files take one each
+  convertOptions.decodeThreads = todo.length === 1 ? Math.max(1, options.threads ?? 1) : 1;
   const workerScript = fileURLToPath(WORKER_URL);
   if (threads === 1 || !existsSync(workerScript)) {
     for (const i of todo) {

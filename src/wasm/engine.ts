@@ -17,7 +17,7 @@ import {
 import type { WasmExports } from './instance.js';
 
 export interface WasmEngineOptions {
-  /** rows per output table held in wasm memory between drains (default 131072; at least 32770 are used) */
+  /** rows per output table held in wasm memory between drains (default and most 131072; at least 32770 are used) */
   rowCapacity?: number;
   /** initial input window in bytes (default 4 MiB; reserveInput() grows it) */
   inputBytes?: number;
@@ -58,6 +58,11 @@ export class WasmEngine implements Engine {
   /** Starts a new decode on this instance: empty state and tables, same memory (see assembly reset()). */
   reset(): void {
     this.x.reset();
+  }
+
+  /** The instance's exports (src/parallel reads and sets the state carried across partitions through them). */
+  get exports(): WasmExports {
+    return this.x;
   }
 
   /** Bytes of linear memory the instance holds (it never shrinks). */
@@ -162,21 +167,24 @@ export class WasmEngine implements Engine {
       log.push({ code: dv.getUint32(e, true), detail: dv.getUint32(e + 4, true), fileOffset: dv.getFloat64(e + 8, true) });
     }
     const kinds: KindTally[] = [];
-    const kindsAt = x.kindsPtr() >>> 0;
-    // entries are dense, in first-seen order (the reference's order)
-    for (let i = 0, n = x.kindCount(); i < n; i++) {
-      const e = kindsAt + i * L.KIND_ENTRY_SIZE;
-      if (dv.getUint8(e + L.KIND_USED) === 0) continue;
+    // entries are dense, in first-seen order (the reference's order); one copy of them all (a trace can
+    // have thousands of kinds), the GUIDs are views of it
+    const table = new Uint8Array(buffer, x.kindsPtr() >>> 0, x.kindCount() * L.KIND_ENTRY_SIZE).slice();
+    const kv = new DataView(table.buffer);
+    // u64 as two u32 halves: exact below 2^53, like Number(BigInt) there, without a BigInt per value
+    const u64 = (at: number) => kv.getUint32(at, true) + kv.getUint32(at + 4, true) * 2 ** 32;
+    for (let e = 0; e < table.length; e += L.KIND_ENTRY_SIZE) {
+      if (kv.getUint8(e + L.KIND_USED) === 0) continue;
       kinds.push({
-        headerType: dv.getUint8(e + L.KIND_HEADER_TYPE),
-        flags: dv.getUint8(e + L.KIND_FLAGS),
-        version: dv.getUint16(e + L.KIND_VERSION, true),
-        id: dv.getUint16(e + L.KIND_ID, true),
-        task: dv.getUint16(e + L.KIND_TASK, true),
-        opcode: dv.getUint8(e + L.KIND_OPCODE),
-        guid: new Uint8Array(buffer, e + L.KIND_GUID, 16).slice(),
-        count: Number(dv.getBigUint64(e + L.KIND_COUNT, true)),
-        bytes: Number(dv.getBigUint64(e + L.KIND_BYTES, true)),
+        headerType: kv.getUint8(e + L.KIND_HEADER_TYPE),
+        flags: kv.getUint8(e + L.KIND_FLAGS),
+        version: kv.getUint16(e + L.KIND_VERSION, true),
+        id: kv.getUint16(e + L.KIND_ID, true),
+        task: kv.getUint16(e + L.KIND_TASK, true),
+        opcode: kv.getUint8(e + L.KIND_OPCODE),
+        guid: table.subarray(e + L.KIND_GUID, e + L.KIND_GUID + 16),
+        count: u64(e + L.KIND_COUNT),
+        bytes: u64(e + L.KIND_BYTES),
       });
     }
     const payloadLength = x.logfilePayloadLength();

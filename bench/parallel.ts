@@ -1,0 +1,173 @@
+// The parallel case: the scale case's ≥ 1 GiB mixed trace (same generator, same seed) written to
+// os.tmpdir(), then decoded as `etw-decode summary` does — streamFile without a rows consumer — with 1 and
+// with 2 (or more) threads, each job in a child process of its own, in alternating rounds (others share
+// the machine: medians, and the ratio of each round's pair), from the page cache (a plain read of the
+// file first). Also the whole command, `etw-decode summary FILE --threads N`, timed from spawn to exit.
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readSync, statSync, unlinkSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ParallelWorkerReport } from './parallel-worker.js';
+import { writeTraceFile } from './scale.js';
+
+export const PARALLEL_CASE = 'parallel/1gib';
+export const PARALLEL_DESCRIPTION =
+  'the ≥ 1 GiB mixed trace of the scale case decoded as `etw-decode summary` does (no rows consumer), 1 vs 2 threads, alternating rounds in child processes; also the whole command';
+
+export interface ParallelOptions {
+  minBytes: number;
+  /** thread counts compared (the first is the baseline), default [1, 2] */
+  threads: readonly number[];
+  /** alternating rounds, default 5 */
+  rounds: number;
+  /** an existing trace to decode instead of writing one (it is not deleted) */
+  file?: string;
+  log: (line: string) => void;
+}
+
+export interface ParallelJob {
+  threads: number;
+  round: number;
+  /** `library`: streamFile alone (parallel-worker.js); `command`: etw-decode summary, spawn to exit */
+  kind: 'library' | 'command';
+  seconds: number;
+  cpuSeconds?: number;
+  maxRssBytes?: number;
+  events?: number;
+}
+
+export interface ParallelSummary {
+  threads: number;
+  kind: 'library' | 'command';
+  median: number;
+  min: number;
+  max: number;
+  /** speed-up over the first thread count: median of each round's ratio */
+  speedup: number | null;
+  cpuSeconds?: number;
+  maxRssBytes?: number;
+}
+
+export interface ParallelResult {
+  file: { bytes: number };
+  jobs: ParallelJob[];
+  summaries: ParallelSummary[];
+}
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function child(args: string[], stdout: boolean): Promise<{ seconds: number; out: string }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const c = spawn(process.execPath, args, { stdio: ['ignore', stdout ? 'pipe' : 'ignore', 'inherit'] });
+    let out = '';
+    c.stdout?.setEncoding('utf8');
+    c.stdout?.on('data', (d: string) => (out += d));
+    c.on('error', reject);
+    c.on('close', (code) => {
+      const seconds = (performance.now() - t0) / 1000;
+      if (code !== 0) reject(new Error(`${args.join(' ')} exited with code ${code}`));
+      else resolve({ seconds, out });
+    });
+  });
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+export async function runParallel(o: ParallelOptions): Promise<ParallelResult> {
+  const path = o.file ?? join(os.tmpdir(), `etw-decode-parallel-${process.pid}.etl`);
+  const remove = () => {
+    if (o.file) return;
+    try {
+      unlinkSync(path);
+    } catch {
+      /* not there */
+    }
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    remove();
+    process.kill(process.pid, signal);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    if (!o.file) {
+      o.log(`parallel: writing a mixed trace of at least ${(o.minBytes / 2 ** 20).toFixed(0)} MiB to ${path} …`);
+      writeTraceFile(path, Math.ceil(o.minBytes * 1.02) + 0x10000);
+    }
+    const bytes = statSync(path).size;
+    // into the page cache
+    const fd = openSync(path, 'r');
+    const buf = new Uint8Array(8 << 20);
+    for (let pos = 0; pos < bytes; ) pos += readSync(fd, buf, 0, buf.length, pos) || bytes;
+    closeSync(fd);
+    const jobs: ParallelJob[] = [];
+    const worker = join(here, 'parallel-worker.js');
+    const cli = join(ROOT, 'bin', 'etw-decode.js');
+    for (let round = 0; round < o.rounds; round++) {
+      for (const threads of o.threads) {
+        const lib = await child([worker, path, String(threads)], true);
+        const r = JSON.parse(lib.out.trim().split('\n').pop()!) as ParallelWorkerReport;
+        jobs.push({ threads, round, kind: 'library', seconds: r.seconds, cpuSeconds: r.cpuSeconds, maxRssBytes: r.maxRssBytes, events: r.events });
+        const cmd = await child([cli, 'summary', path, '--threads', String(threads), '--no-progress'], false);
+        jobs.push({ threads, round, kind: 'command', seconds: cmd.seconds });
+      }
+      const line = o.threads
+        .map((t) => {
+          const j = jobs.filter((x) => x.round === round && x.threads === t);
+          return `${t} thread${t > 1 ? 's' : ''} ${j.map((x) => x.seconds.toFixed(3)).join(' / ')} s`;
+        })
+        .join(', ');
+      o.log(`parallel: round ${round + 1}/${o.rounds}: ${line} (decode / command)`);
+    }
+    const summaries: ParallelSummary[] = [];
+    for (const kind of ['library', 'command'] as const) {
+      for (const threads of o.threads) {
+        const js = jobs.filter((j) => j.kind === kind && j.threads === threads);
+        const secs = js.map((j) => j.seconds);
+        const ratios = js.map((j) => jobs.find((b) => b.kind === kind && b.round === j.round && b.threads === o.threads[0])!.seconds / j.seconds);
+        summaries.push({
+          threads,
+          kind,
+          median: median(secs),
+          min: Math.min(...secs),
+          max: Math.max(...secs),
+          speedup: threads === o.threads[0] ? null : median(ratios),
+          cpuSeconds: kind === 'library' ? median(js.map((j) => j.cpuSeconds!)) : undefined,
+          maxRssBytes: kind === 'library' ? Math.max(...js.map((j) => j.maxRssBytes!)) : undefined,
+        });
+      }
+    }
+    return { file: { bytes }, jobs, summaries };
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    remove();
+  }
+}
+
+/** The result as a text table. */
+export function parallelTable(r: ParallelResult): string {
+  const head = ['case', 'what', 'threads', 'median s', 'min s', 'max s', 'MB/s', 'speed-up', 'CPU s', 'peak RSS MiB'];
+  const rows = r.summaries.map((s) => [
+    PARALLEL_CASE,
+    s.kind === 'library' ? 'decode (streamFile)' : 'etw-decode summary',
+    String(s.threads),
+    s.median.toFixed(3),
+    s.min.toFixed(3),
+    s.max.toFixed(3),
+    (r.file.bytes / 1e6 / s.median).toFixed(0),
+    s.speedup === null ? '' : `${s.speedup.toFixed(2)}×`,
+    s.cpuSeconds === undefined ? '' : s.cpuSeconds.toFixed(2),
+    s.maxRssBytes === undefined ? '' : (s.maxRssBytes / 2 ** 20).toFixed(0),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((x) => x[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(head), ...rows.map(line)].join('\n');
+}

@@ -1,0 +1,51 @@
+// When a decode runs in parallel, and how (the glue between the entry points and coordinator.ts).
+import type { DriverResult } from '../decode-steps.js';
+import type { DecodeOptions } from '../options.js';
+import type { AsyncSource, ProgressHandler } from '../runners.js';
+import { DECODED_TABLE_NAMES, type Chunks, type DecodedTableName } from '../schema.js';
+import { decodeParallel } from './coordinator.js';
+import { parallelHost } from './host.js';
+
+/** Inputs smaller than this decode in one thread: starting workers costs more than it saves. */
+export const PARALLEL_MIN_BYTES = 32 << 20;
+/** Rows a decoder may send ahead of a streaming consumer (its memory bound besides its engine). */
+export const AHEAD_BYTES = 64 << 20;
+
+/** The threads a decode of `size` bytes uses (1: the one-thread path, decode-steps.ts). */
+export function threadsFor(options: DecodeOptions, size: number): number {
+  if ((options.engine ?? 'wasm') !== 'wasm') return 1;
+  const tuning = options.parallel ?? {};
+  const host = tuning.inThread ? null : parallelHost();
+  if (!host && !tuning.inThread) return 1;
+  const threads = options.threads ?? host?.defaultThreads() ?? 1;
+  if (threads <= 1 || size < (tuning.minBytes ?? PARALLEL_MIN_BYTES)) return 1;
+  return threads;
+}
+
+/** Tables a consumer of `ship` gets: all of them, or only those the lifetimes need (no consumer). */
+export const LIFETIME_TABLES: readonly DecodedTableName[] = ['threadEvents', 'processEvents'];
+
+/** The parallel decode of `source` with `threads` decoders; rows of `ship` to `onChunks` (owned copies). */
+export function decodeInParallel(
+  source: AsyncSource,
+  options: DecodeOptions,
+  threads: number,
+  ship: readonly DecodedTableName[] | 'all',
+  onChunks: (chunks: Chunks) => void | Promise<void>,
+  onProgress?: ProgressHandler,
+): Promise<DriverResult> {
+  const tuning = options.parallel ?? {};
+  return decodeParallel({
+    source,
+    threads,
+    host: tuning.inThread ? null : parallelHost(),
+    bias: options.bias,
+    windowBytes: options.windowBytes,
+    ship: ship === 'all' ? DECODED_TABLE_NAMES : ship,
+    budget: tuning.aheadBytes ?? AHEAD_BYTES,
+    partitions: tuning.partitions,
+    cuts: tuning.cuts,
+    onChunks,
+    onProgress,
+  });
+}

@@ -1,0 +1,250 @@
+// The coordinator's side of a partitioned decode: takes the partitions' rows and outcomes in decode order
+// and makes of them what one engine decoding every buffer in that order produces (src/parallel/partition.ts
+// explains the placeholders):
+//
+// - held-back compact switches: each processor's last switch of the partitions so far is kept (HeldTable);
+//   a partition's placeholder row for that processor becomes that switch (new thread as the placeholder
+//   has it), or is dropped when no switch was held — as the single engine would emit it, or not, there;
+// - the time check against that switch: its issue, logged at its place by the partition, is kept when the
+//   switch's time is after the first switch of the partition on that processor, else dropped;
+// - counters are summed; issues are concatenated in decode order, the first LOG_CAPACITY kept; kinds are
+//   merged in first-seen order, at most KIND_MAX_DISTINCT, the events of later new kinds counted in
+//   kindTableFull; the logfile header is the one of the partition that decoded it, the header extension
+//   the last one, the bias the last partition's;
+// - at the end, every processor's held switch is emitted with newThreadId null (assembly finish()).
+//
+// When a partition's guess could make a difference it cannot see — the trace-wide state it started from
+// differs from the previous partition's end, its kind table ran full having started with fewer kinds than
+// the whole decode had there, or a placeholder's issue took the place of a real one in a full log — the
+// coordinator decodes it again from the exact state (exactStart()), and that outcome replaces the guessed one.
+import * as L from '../generated/layout.js';
+import type { EngineState, IssueLogEntry, KindTally } from '../engine.js';
+import { allocColumn, emptyChunk, perTable, TABLE_COLUMNS, type Chunks, type ColumnChunk, type DecodedTableName, type TypedColumn } from '../schema.js';
+import type { PartitionOutcome, PartitionStart, PlaceholderMark } from './partition.js';
+import { HeldTable, KIND_KEY_WORDS, packKind, sameTraceState, type TraceState } from './state.js';
+
+function kindKey(k: KindTally): string {
+  let g = '';
+  for (let i = 0; i < 16; i++) g += String.fromCharCode(k.guid[i]!);
+  return `${k.headerType},${k.flags},${k.version},${k.id},${k.task},${k.opcode},${g}`;
+}
+
+/** The cswitch row `r` of `columns` made the held switch of processor `c` of `held` (assembly/compcs.ts emitHeld). */
+function writeHeldRow(columns: readonly TypedColumn[], r: number, held: HeldTable, c: number, newThreadId: number | null): void {
+  const bytes = held.bytes[c]!;
+  const source = bytes >>> 24;
+  (columns[L.CS_TIMESTAMP] as BigInt64Array)[r] = held.ts[c]!;
+  (columns[L.CS_CPU] as Uint16Array)[r] = c;
+  if (newThreadId !== null) (columns[L.CS_NEW_THREAD_ID] as Uint32Array)[r] = newThreadId;
+  (columns[L.CS_OLD_THREAD_ID] as Uint32Array)[r] = held.oldThreadId[c]!;
+  (columns[L.CS_OLD_THREAD_PRIORITY] as Int8Array)[r] = bytes << 24 >> 24;
+  (columns[L.CS_OLD_THREAD_STATE] as Uint8Array)[r] = (bytes >>> 8) & 0xff;
+  (columns[L.CS_OLD_THREAD_WAIT_REASON] as Uint8Array)[r] = (bytes >>> 16) & 0xff;
+  (columns[L.CS_NEW_THREAD_WAIT_TIME] as Uint32Array)[r] = held.waitTime[c]!;
+  (columns[L.CS_NEW_THREAD_WAIT_TIME_AT_MOST_ONE_TICK] as Uint8Array)[r] = source === L.CS_SOURCE_LITE ? 1 : 0;
+  (columns[L.CS_SOURCE] as Uint8Array)[r] = source;
+  (columns[L.CS_VERSION] as Uint8Array)[r] = L.CCS_EVENT_VERSION;
+  (columns[L.CS_FILE_OFFSET] as Float64Array)[r] = held.fileOffset[c]!;
+  (columns[L.CS_VALID] as Uint32Array)[r] = newThreadId !== null ? (held.valid[c]! | L.CCS_NEXT_VALID) >>> 0 : held.valid[c]!;
+}
+
+/** `chunk` without the rows in `drop` (ascending). */
+function withoutRows(table: DecodedTableName, chunk: ColumnChunk, drop: readonly number[]): ColumnChunk {
+  const length = chunk.length - drop.length;
+  const columns = TABLE_COLUMNS[table].map((spec, i): TypedColumn => {
+    const from = chunk.columns[i]!;
+    if (Array.isArray(from)) return from.filter((_, r) => !drop.includes(r));
+    const out = allocColumn(spec.type, length) as Uint8Array;
+    let at = 0;
+    let prev = 0;
+    for (const d of [...drop, chunk.length]) {
+      out.set((from as Uint8Array).subarray(prev, d), at);
+      at += d - prev;
+      prev = d + 1;
+    }
+    return out;
+  });
+  return { length, columns };
+}
+
+interface RealIssue {
+  logIndex: number;
+  entry: IssueLogEntry;
+}
+
+export class Stitcher {
+  /** each processor's held switch after the partitions taken so far */
+  private readonly held = new HeldTable();
+  /** the trace-wide state after the partitions taken so far (null: none taken) */
+  private trace: TraceState | null = null;
+  private readonly counters = new Array<number>(L.D_COUNTER_COUNT).fill(0);
+  private readonly log: IssueLogEntry[] = [];
+  private readonly kinds: KindTally[] = [];
+  private readonly kindIndex = new Map<string, KindTally>();
+  /** the key words of `kinds` (state.ts packKind), to seed partitions with */
+  private kindKeys = new BigUint64Array(64 * KIND_KEY_WORDS);
+  private logfile: PartitionOutcome['logfile'] = null;
+  private headerExtension: Uint32Array | null = null;
+  private bias = 0;
+  /** rows handed on, per table */
+  readonly rows = perTable(() => 0);
+  // the partition being taken: its placeholders' real issues and the processors whose placeholder was seen
+  private partition = 0;
+  private issues: RealIssue[] = [];
+  private dropped = 0;
+  private realChecks = 0;
+  private readonly placed = new Uint8Array(L.MAX_PROCESSORS);
+  private cswitchRowBase = 0;
+
+  /** Partitions taken so far. */
+  get taken(): number {
+    return this.partition;
+  }
+
+  /** Whether the next partition's guessed trace-wide start is right. */
+  startMatches(start: TraceState): boolean {
+    return this.trace === null || sameTraceState(this.trace, start);
+  }
+
+  /** A guessed start for a later partition: what the partitions taken so far leave, but the held switches. */
+  guess(): PartitionStart {
+    if (this.trace === null) return { kind: 'fresh' };
+    return { kind: 'guess', trace: this.trace, kinds: this.kindsCopy() };
+  }
+
+  /** The exact start of the next partition (for a re-run). */
+  exactStart(): PartitionStart {
+    if (this.trace === null) return { kind: 'fresh' };
+    return { kind: 'exact', trace: this.trace, held: this.held.list(), kinds: this.kindsCopy() };
+  }
+
+  private kindsCopy(): BigUint64Array {
+    return this.kindKeys.slice(0, this.kinds.length * KIND_KEY_WORDS);
+  }
+
+  /**
+   * Rows of the partition being taken, in its order (call for each rows message): its placeholders made
+   * real or dropped. The chunks are changed in place (they are the stitcher's); the cswitch chunk is
+   * replaced when a row is dropped.
+   */
+  rowsOf(chunks: Chunks, marks: readonly PlaceholderMark[]): Chunks {
+    const sw = chunks.cswitch;
+    const base = this.cswitchRowBase;
+    this.cswitchRowBase += sw.length;
+    const drop: number[] = [];
+    for (const m of marks) {
+      const c = m.cpu;
+      if (this.placed[c]) throw new Error(`partition ${this.partition}: a second placeholder for processor ${c}`);
+      this.placed[c] = 1;
+      const r = m.row - base;
+      const inChunk = r >= 0 && r < sw.length;
+      if (!this.held.held[c]) {
+        // no switch was held: the single engine emits no row here, and checks no time
+        if (inChunk) drop.push(r);
+        this.dropped++;
+        continue;
+      }
+      if (inChunk) writeHeldRow(sw.columns, r, this.held, c, (sw.columns[L.CS_NEW_THREAD_ID] as Uint32Array)[r]!);
+      if (m.t < this.held.ts[c]!) {
+        this.realChecks++;
+        if (m.logIndex >= 0) this.issues.push({ logIndex: m.logIndex, entry: { code: L.D_COMPCS_TIME_MISMATCH, detail: L.TIME_BEFORE_PREVIOUS, fileOffset: m.issueAt } });
+      }
+    }
+    return drop.length ? { ...chunks, cswitch: withoutRows('cswitch', sw, drop) } : chunks;
+  }
+
+  /**
+   * Whether the outcome of a partition that started with placeholders might differ from the single engine's
+   * in a way the stitching cannot repair: then decode it again from exactStart() (rows dropped) and take
+   * that outcome instead.
+   */
+  needsExactRun(o: PartitionOutcome): 'kinds' | 'log' | null {
+    if (!o.speculative) return null;
+    // its kind table ran full without starting as the whole decode's does here: a kind seen before it may
+    // have been counted as kindTableFull (a table that starts as the whole decode's fills the same way)
+    if (o.counters[L.D_KIND_TABLE_FULL]! > 0 && o.kindSeed < this.kinds.length) return 'kinds';
+    return o.logOverflow !== null && this.log.length + o.logOverflow.logIndex < L.LOG_CAPACITY ? 'log' : null;
+  }
+
+  /** Ends the partition being taken with its outcome (the speculative one, or the exact re-run's). */
+  endPartition(o: PartitionOutcome): void {
+    for (let i = 0; i < L.D_COUNTER_COUNT; i++) this.counters[i]! += o.counters[i]!;
+    for (const t of Object.keys(o.rows) as DecodedTableName[]) this.rows[t] += o.rows[t];
+    // a speculative outcome counts its placeholders as rows and took their checks back; an exact one has
+    // neither (its counters and log hold the real checks)
+    const issues = o.speculative ? this.issues : [];
+    if (o.speculative) {
+      this.rows.cswitch -= this.dropped;
+      this.counters[L.D_COMPCS_TIME_MISMATCH]! += this.realChecks;
+    }
+    // the partition's issues with the real placeholder checks at their places
+    let ri = 0;
+    const push = (e: IssueLogEntry) => {
+      if (this.log.length < L.LOG_CAPACITY) this.log.push(e);
+    };
+    for (let gi = 0; gi < o.log.length; gi++) {
+      while (ri < issues.length && issues[ri]!.logIndex <= gi) push(issues[ri++]!.entry);
+      push(o.log[gi]!);
+    }
+    while (ri < issues.length && issues[ri]!.logIndex <= o.log.length) push(issues[ri++]!.entry);
+    // kinds: the partition's table starts with the kinds it was seeded with, which are the first ones here
+    for (let i = 0; i < o.kinds.length; i++) {
+      const k = o.kinds[i]!;
+      const e = i < o.kindSeed ? this.kinds[i]! : this.kindIndex.get(kindKey(k));
+      if (e) {
+        e.count += k.count;
+        e.bytes += k.bytes;
+      } else if (this.kinds.length < L.KIND_MAX_DISTINCT) {
+        const copy = { ...k, guid: k.guid.slice() };
+        const n = this.kinds.length;
+        if ((n + 1) * KIND_KEY_WORDS > this.kindKeys.length) {
+          const more = new BigUint64Array(this.kindKeys.length * 2);
+          more.set(this.kindKeys);
+          this.kindKeys = more;
+        }
+        packKind(copy, this.kindKeys, n);
+        this.kinds.push(copy);
+        this.kindIndex.set(kindKey(copy), copy);
+      } else {
+        this.counters[L.D_KIND_TABLE_FULL]! += k.count;
+      }
+    }
+    if (o.logfile) this.logfile = o.logfile;
+    if (o.headerExtension) this.headerExtension = o.headerExtension;
+    this.bias = o.bias;
+    this.trace = o.endTrace;
+    this.held.update(o.held);
+    this.partition++;
+    this.issues = [];
+    this.dropped = 0;
+    this.realChecks = 0;
+    this.placed.fill(0);
+    this.cswitchRowBase = 0;
+  }
+
+  /** End of input: every processor's held switch, emitted with newThreadId null (assembly finish()). */
+  finish(): Chunks {
+    const list = this.held.list();
+    const n = list.cpu.length;
+    const columns = TABLE_COLUMNS.cswitch.map((spec) => allocColumn(spec.type, n));
+    for (let i = 0; i < n; i++) writeHeldRow(columns, i, this.held, list.cpu[i]!, null);
+    this.counters[L.D_COMPCS_NEW_THREAD_UNKNOWN]! += n;
+    this.rows.cswitch += n;
+    this.held.held.fill(0);
+    return perTable((t) => (t === 'cswitch' ? { length: n, columns } : emptyChunk(t)));
+  }
+
+  state(): EngineState {
+    return {
+      counters: this.counters.slice(),
+      log: this.log.slice(),
+      kinds: this.kinds.map((k) => ({ ...k })),
+      logfilePayload: this.logfile?.payload ?? null,
+      logfilePayloadLength: this.logfile?.length ?? 0,
+      logfilePointerSize: this.logfile?.pointerSize ?? 0,
+      logfileTimestamp: this.logfile?.timestamp ?? 0n,
+      headerExtension: this.headerExtension,
+      bias: this.bias,
+    };
+  }
+}
