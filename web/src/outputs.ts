@@ -1,6 +1,6 @@
 // Downloads of decoded tables (run in the worker), each streamed through a decode of the File with
 // borrowed rows, so memory stays bounded whatever the trace's size: CSV is the CLI's `dump --format csv`
-// byte for byte (src/format.ts); Parquet goes through ParquetTableWriter (one row group at a time);
+// byte for byte (src/output/text.ts TextTableWriter); Parquet goes through ParquetTableWriter (one row group at a time);
 // the Perfetto trace through PerfettoWriter (process tree written at the end, as `convert --to perfetto`
 // does). Output goes into Blob parts every FLUSH_BYTES, which the browser may keep outside the JS heap.
 import {
