@@ -52,6 +52,29 @@ describe('sort by (cpu, time)', () => {
     expect(Array.from(s.columns[4] as Int8Array)).toEqual([-3, -2, -1]);
     expect(Array.from(s.columns[7] as Float64Array)).toEqual([300, 200, 100]);
   });
+  test('columns that are views into larger buffers (non-zero byteOffset) are permuted from their own cells', () => {
+    const at = <T extends { subarray(a: number, b: number): T }>(a: T) => a.subarray(2, 5);
+    const chunk: ColumnChunk = {
+      length: 3,
+      columns: [
+        at(BigInt64Array.from([9n, 9n, 30n, -5n, 2n ** 62n, 9n])),
+        at(Uint16Array.from([7, 7, 1, 1, 0, 7])),
+        at(Uint32Array.from([0, 0, 7, 8, 9, 0])),
+        at(Uint8Array.from([0, 0, 1, 2, 3, 0])),
+        at(Int8Array.from([0, 0, -1, -2, -3, 0])),
+        at(Uint8Array.from([0, 0, 0, 0, 1, 0])),
+        at(Uint8Array.from([0, 0, 2, 2, 2, 0])),
+        at(Float64Array.from([0, 0, 100, 200, 300, 0])),
+      ],
+    };
+    const s = sortByCpuTime('readythread', chunk);
+    expect(Array.from(s.columns[0] as BigInt64Array)).toEqual([2n ** 62n, -5n, 30n]);
+    expect(Array.from(s.columns[1] as Uint16Array)).toEqual([0, 1, 1]);
+    expect(Array.from(s.columns[2] as Uint32Array)).toEqual([9, 8, 7]);
+    expect(Array.from(s.columns[3] as Uint8Array)).toEqual([3, 2, 1]);
+    expect(Array.from(s.columns[4] as Int8Array)).toEqual([-3, -2, -1]);
+    expect(Array.from(s.columns[7] as Float64Array)).toEqual([300, 200, 100]);
+  });
 });
 
 describe('convert --to csv / jsonl', () => {
