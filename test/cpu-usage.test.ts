@@ -4,6 +4,9 @@
 import { describe, expect, test } from 'vitest';
 import { cpuUsage, CpuUsageDeriver, decodeSync, streamFile, type CpuUsageRow, type Table } from '../src/node.js';
 import { cpuUsageReference } from '../src/reference/index.js';
+import { Table as TableCtor } from '../src/table.js';
+import fc from 'fast-check';
+import { CpuUsageDeriverOracle } from './helpers/cpu-usage-oracle.js';
 import { simulateSchedule, writeTrace, type ScheduleOptions, type SimulatedSchedule } from '../src/writer/index.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -122,5 +125,86 @@ describe.each(CASES)('%s', (_, options) => {
     expect(stats.maxHeld).toBeLessThanOrEqual(257);
     expect(stats.rows).toBe(r.summary.cpuUsage);
     expect(stats.threads).toBeGreaterThan(10);
+  });
+});
+
+describe('the typed-array derivation equals the former object-per-event one (test/helpers/cpu-usage-oracle.ts)', () => {
+  const traces = [
+    decodeSync(writeTrace(simulateSchedule({ seed: 21, cpus: 3, duration: 600_000, switchMode: 'mixed' }).description).bytes),
+    decodeSync(writeTrace(simulateSchedule({ seed: 22, cpus: 5, duration: 600_000, switchMode: 'compact' }).description).bytes),
+  ];
+
+  const sliceOf = <T extends 'cswitch' | 'readythread' | 'threadEvents'>(t: Table<T>, a: number, b: number): Table<T> =>
+    new TableCtor(t.name, { length: b - a, columns: t.columns.map((c) => c.slice(a, b)) }) as unknown as Table<T>;
+
+  /** the rows of `t` cut into chunks at the given fractions (sorted, in [0, 1]) */
+  function cuts<T extends 'cswitch' | 'readythread' | 'threadEvents'>(t: Table<T>, at: number[]): Table<T>[] {
+    const bounds = [0, ...at.map((f) => Math.floor(f * t.length)), t.length];
+    return bounds.slice(1).map((b, k) => sliceOf(t, bounds[k]!, b));
+  }
+
+  test('same rows, chunks and statistics for any chunking, window and chunk size', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: traces.length - 1 }),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 12 }),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 12 }),
+        fc.constantFrom(1, 7, 64, 1000, 1 << 18),
+        fc.constantFrom(1, 3, 100, 65536),
+        (which, a, b, windowEvents, chunkRows) => {
+          const r = traces[which]!;
+          const at = [...a].sort((x, y) => x - y);
+          const at2 = [...b].sort((x, y) => x - y);
+          const cs = cuts(r.cswitch, at);
+          const rt = cuts(r.readythread, at);
+          // thread events cut elsewhere: some arrive before, some after the switches they matter to
+          const te = cuts(r.threadEvents, at2.slice(0, at.length).concat(new Array(Math.max(0, at.length - at2.length)).fill(1)));
+          const got: Table<'cpuUsage'>[] = [];
+          const want: Table<'cpuUsage'>[] = [];
+          const d = new CpuUsageDeriver((t) => got.push(t), { windowEvents, chunkRows });
+          const o = new CpuUsageDeriverOracle((t) => want.push(t), { windowEvents, chunkRows });
+          for (let k = 0; k < cs.length; k++) {
+            d.add(cs[k]!, rt[k]!, te[k]!);
+            o.add(cs[k]!, rt[k]!, te[k]!);
+          }
+          expect(d.finish()).toEqual(o.finish());
+          expect(got.map((t) => t.length)).toEqual(want.map((t) => t.length));
+          got.forEach((t, k) => t.columns.forEach((col, c) => expect(col, `chunk ${k} column ${t.specs[c]!.name}`).toEqual(want[k]!.columns[c])));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  test('late events and a full window happen in these runs (the comparison covers them)', () => {
+    const r = traces[0]!;
+    const d = new CpuUsageDeriver(() => {}, { windowEvents: 7 });
+    for (const [a, b] of [[0.5, 1], [0, 0.5]] as const) {
+      d.add(sliceOf(r.cswitch, Math.floor(a * r.cswitch.length), Math.floor(b * r.cswitch.length)), sliceOf(r.readythread, 0, 0), sliceOf(r.threadEvents, 0, 0));
+    }
+    const stats = d.finish();
+    expect(stats.lateEvents).toBeGreaterThan(100);
+    expect(stats.maxHeld).toBeLessThanOrEqual(8);
+  });
+
+  test('64-bit times beyond 2^53 and negative ones: durations exact', () => {
+    const r = traces[0]!;
+    for (const shift of [2n ** 60n, -(2n ** 62n), 2n ** 53n - 3n]) {
+      const moved = <T extends 'cswitch' | 'readythread' | 'threadEvents'>(t: Table<T>, col: number): Table<T> => {
+        const c = t.columns.slice();
+        c[col] = (t.columns[col] as BigInt64Array).map((x) => x + shift);
+        return new TableCtor(t.name, { length: t.length, columns: c }) as Table<T>;
+      };
+      const got: Table<'cpuUsage'>[] = [];
+      const want: Table<'cpuUsage'>[] = [];
+      const d = new CpuUsageDeriver((t) => got.push(t));
+      const o = new CpuUsageDeriverOracle((t) => want.push(t));
+      const args = [moved(r.cswitch, 0), moved(r.readythread, 0), moved(r.threadEvents, 0)] as const;
+      d.add(...args);
+      o.add(...args);
+      expect(d.finish()).toEqual(o.finish());
+      got.forEach((t, k) => t.columns.forEach((col, c) => expect(col).toEqual(want[k]!.columns[c])));
+      expect(got.reduce((n, t) => n + t.length, 0)).toBeGreaterThan(100);
+    }
   });
 });
