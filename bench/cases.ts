@@ -94,6 +94,7 @@ function streamRunner(bytes: Uint8Array, engine: EngineName): () => Promise<numb
     let rows = 0;
     await decodeStream(bytes, {
       engine,
+      threads: 1, // the one-thread kernel (parallel/1gib measures threads)
       rows: 'borrow',
       onRows: (t) => {
         rows += t.cswitch.length + t.spinlock.length + t.readythread.length + t.threadEvents.length + t.processEvents.length;

@@ -36,6 +36,8 @@ export interface ParallelTuning {
   aheadBytes?: number;
   /** decoders in this thread only, no workers (tests) */
   inThread?: boolean;
+  /** told what the parallel decode does, when (benchmarks, debugging) */
+  log?: (event: string) => void;
 }
 
 /** Throws EtlError('BAD_OPTION') for an option value outside its range. */

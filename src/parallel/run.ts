@@ -51,5 +51,6 @@ export function decodeInParallel(
     cuts: tuning.cuts,
     onChunks,
     onProgress,
+    log: tuning.log,
   });
 }
