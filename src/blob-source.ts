@@ -5,15 +5,25 @@
 // close on the thread pool), against ~4 ms/MiB and ~1 ms/MiB of bytes. So the source never makes one
 // read per buffer header:
 // - readMany (framing's batches of headers) coalesces positions closer than `gapBytes` into one slice
-//   each and reads those slices concurrently: one or a few round trips per batch. The gap is the size
+//   each (at most RUN_MAX = 2 MiB: Node reads a 1 GiB Blob in 2 MiB slices ~1.5x faster than in 8 MiB
+//   ones) and reads those slices concurrently: one or a few round trips per batch. The gap is the size
 //   whose bytes cost as much as a round trip, estimated from the reads themselves (latency of small
-//   reads × measured throughput), so Chromium reads a batch of 64 KiB buffers as one contiguous slice
+//   reads x measured throughput), so Chromium reads a batch of 64 KiB buffers as one contiguous slice
 //   while Node reads its 64 headers concurrently.
-// - readInto (the decode's windows, one per load) reads a window as up to READ_PARTS concurrent slices
-//   (each of at least PART_MIN bytes) straight into the target: Node's Blob reads are faster in parallel.
+// - Framing's large reads (coalesced runs, contiguous reads of at least CACHE_MIN_READ) are kept, up to
+//   `cacheBytes` (default 64 MiB) and only while there is room, for the decode (ReadCache): readInto takes
+//   what they hold of its range and reads only the rest; a kept read is dropped once each of its bytes
+//   was used. So the bytes framing read are not read again while they fit — all of them for Blobs of up
+//   to ~64 MiB, the first ones of larger Blobs. Beyond that the decode reads the file a second time: its
+//   rows cannot all wait for the end of framing (src/parallel holds them until framing has checked its
+//   bet on the file order, with a bounded budget), nor can the file's bytes, so framing cannot be kept
+//   just ahead of the decode. Nothing depends on what is kept: a range not held is read from the Blob.
+// - readInto (the decode's windows, one per load) reads a window (what the cache does not hold of it) as
+//   up to READ_PARTS concurrent slices (each of at least PART_MIN bytes) straight into the target: Node's
+//   Blob reads are faster in parallel.
 // - A Blob of at most WHOLE_MAX bytes is read whole with the first read (one round trip) and served
 //   from memory after that: framing and decoding then cost what they cost on bytes in memory.
-// Nothing else is cached: memory is what the caller asks for (and at most WHOLE_MAX), never the file.
+// Memory: what the caller asks for, the kept reads (at most cacheBytes) and at most WHOLE_MAX; never the file.
 import type { AsyncSource } from './runners.js';
 
 /** Blobs up to this size are read whole, once */
@@ -27,9 +37,13 @@ const GAP_MIN = 16 << 10;
 const GAP_MAX = 1 << 20;
 const GAP_DEFAULT = 128 << 10;
 /** a coalesced slice spans at most this many bytes (more positions start another slice) */
-const RUN_MAX = 8 << 20;
+const RUN_MAX = 2 << 20;
 /** buffer headers framing asks for at once (a batch is one or a few round trips) */
 const BLOB_HEADER_BATCH = 256;
+/** bytes of framing's large reads kept for the decode (see ReadCache), unless the caller asks for another number */
+const CACHE_BYTES = 64 << 20;
+/** reads at least this long are kept (framing's coalesced runs and contiguous reads; not single headers) */
+const CACHE_MIN_READ = 256 << 10;
 /** readMany keeps at most this many slices in flight */
 const MANY_CONCURRENCY = 256;
 /** reads up to this size time the round trip; reads from this size time the throughput */
@@ -41,6 +55,8 @@ export interface BlobSourceOptions {
   wholeMax?: number;
   /** fixed coalescing gap in bytes (default: estimated from the reads, see the file comment) */
   gapBytes?: number;
+  /** bytes of framing's reads kept for the decode to use again (default 64 MiB; 0: none) */
+  cacheBytes?: number;
   /** called with each slice read (start, end): for tests and measurements */
   onSlice?: (start: number, end: number) => void;
 }
@@ -70,6 +86,72 @@ class ReadCost {
   }
 }
 
+/** A kept read: bytes at `start`, and how many of them were not yet used. */
+interface Kept {
+  start: number;
+  bytes: Uint8Array;
+  unused: number;
+}
+
+/**
+ * Framing's large reads, kept for the decode's window reads (see the file comment): at most `capacity`
+ * bytes, a read kept only while there is room for it, dropped once each of its bytes was used. Nothing
+ * depends on what it holds: a range it does not hold is read from the Blob.
+ */
+export class ReadCache {
+  /** kept reads, by start */
+  private readonly kept: Kept[] = [];
+  private held = 0;
+
+  constructor(private readonly capacity: number) {}
+
+  /** bytes held */
+  get bytes(): number {
+    return this.held;
+  }
+
+  keep(start: number, bytes: Uint8Array): void {
+    if (bytes.length < CACHE_MIN_READ || this.held + bytes.length > this.capacity) return;
+    let i = this.kept.length;
+    while (i > 0 && this.kept[i - 1]!.start > start) i--;
+    this.kept.splice(i, 0, { start, bytes, unused: bytes.length });
+    this.held += bytes.length;
+  }
+
+  /**
+   * Copies what it holds of [position, position + target.length) into target; returns the ranges it does
+   * not hold, as [start, end) pairs (file positions, ascending).
+   */
+  take(position: number, target: Uint8Array): number[] {
+    const end = position + target.length;
+    const missing: number[] = [];
+    let at = position;
+    let emptied = false;
+    for (const k of this.kept) {
+      const kEnd = k.start + k.bytes.length;
+      if (kEnd <= at) continue;
+      if (k.start >= end) break;
+      if (k.start > at) missing.push(at, k.start);
+      const from = Math.max(at, k.start);
+      const to = Math.min(end, kEnd);
+      target.set(k.bytes.subarray(from - k.start, to - k.start), from - position);
+      k.unused -= to - from;
+      if (k.unused <= 0) emptied = true;
+      at = to;
+      if (at >= end) break;
+    }
+    if (at < end) missing.push(at, end);
+    if (emptied) {
+      for (let i = this.kept.length - 1; i >= 0; i--) {
+        if (this.kept[i]!.unused > 0) continue;
+        this.held -= this.kept[i]!.bytes.length;
+        this.kept.splice(i, 1);
+      }
+    }
+    return missing;
+  }
+}
+
 /** A random-access source over a Blob or File (see the file comment). */
 export function blobSource(blob: Blob, options: BlobSourceOptions = {}): AsyncSource {
   const size = blob.size;
@@ -83,33 +165,47 @@ export function blobSource(blob: Blob, options: BlobSourceOptions = {}): AsyncSo
   };
   const clampEnd = (position: number, length: number) => Math.max(position, Math.min(size, position + Math.max(0, length)));
   if (size <= (options.wholeMax ?? WHOLE_MAX)) return wholeSource(size, () => slice(0, size, false));
+  const cache = new ReadCache(options.cacheBytes ?? CACHE_BYTES);
 
   return {
     size,
     headerBatch: BLOB_HEADER_BATCH,
-    read: (position, length) => slice(position, clampEnd(position, length), true),
+    async read(position, length) {
+      const bytes = await slice(position, clampEnd(position, length), true);
+      cache.keep(position, bytes);
+      return bytes;
+    },
 
     async readInto(position, target) {
       const end = clampEnd(position, target.length);
       const total = end - position;
-      const parts = Math.max(1, Math.min(READ_PARTS, Math.floor(total / PART_MIN)));
-      const step = Math.ceil(total / parts);
+      const missing = cache.take(position, target.subarray(0, total));
+      if (missing.length === 0) return total;
+      // the ranges not kept, each as up to READ_PARTS concurrent slices of at least PART_MIN bytes
+      const parts: number[] = [];
+      for (let m = 0; m < missing.length; m += 2) {
+        const a = missing[m]!;
+        const len = missing[m + 1]! - a;
+        const n = Math.max(1, Math.min(READ_PARTS, Math.floor(len / PART_MIN)));
+        const step = Math.ceil(len / n);
+        for (let k = 0; k < n; k++) parts.push(a + k * step, Math.min(a + len, a + (k + 1) * step));
+      }
+      const whole = missing.length === 2 && missing[0] === position && missing[1] === end;
       const t0 = performance.now();
       const got = await Promise.all(
-        Array.from({ length: parts }, async (_, k) => {
-          const a = position + k * step;
-          const b = Math.min(end, a + step);
-          const bytes = await slice(a, b, false);
-          target.set(bytes, a - position);
+        Array.from({ length: parts.length / 2 }, async (_, k) => {
+          const a = parts[2 * k]!;
+          const bytes = await slice(a, parts[2 * k + 1]!, false);
+          target.set(bytes.subarray(0, Math.min(bytes.length, end - a)), a - position);
           return bytes.length;
         }),
       );
-      cost.note(total, performance.now() - t0);
+      if (whole) cost.note(total, performance.now() - t0);
       // the bytes placed: a short part (the Blob changed under us) ends the count there
-      let n = 0;
-      for (let k = 0; k < parts; k++) {
-        n += got[k]!;
-        if (got[k]! < Math.min(step, total - k * step)) break;
+      let n = total;
+      for (let k = 0; k < got.length; k++) {
+        const a = parts[2 * k]!;
+        if (got[k]! < parts[2 * k + 1]! - a) n = Math.min(n, a + got[k]! - position);
       }
       return n;
     },
@@ -135,6 +231,7 @@ export function blobSource(blob: Blob, options: BlobSourceOptions = {}): AsyncSo
         while (next < runs.length) {
           const run = runs[next++]!;
           const bytes = await slice(run.start, run.end, runs.length === 1);
+          cache.keep(run.start, bytes);
           for (let i = run.first; i <= run.last; i++) {
             const at = positions[i]! - run.start;
             out[i] = bytes.subarray(Math.min(at, bytes.length), Math.min(bytes.length, at + Math.max(0, length)));

@@ -6,7 +6,7 @@ import { mkdtempSync, openAsBlob, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decode, decodeStream, decodeSync, type DecodeResult } from '../src/node.js';
-import { blobSource } from '../src/blob-source.js';
+import { blobSource, ReadCache } from '../src/blob-source.js';
 import { generateMixedTrace } from '../src/writer/index.js';
 import { readCorpus } from './helpers/corpus.js';
 import { bytesCounting, decodeCountedAsync } from './helpers/counting.js';
@@ -24,9 +24,14 @@ function digest(r: DecodeResult) {
 }
 
 /** Slices a decode of `blob` makes (through blobSource). */
-async function slicesOf(blob: Blob, gapBytes?: number, wholeMax = 0): Promise<{ slices: [number, number][]; result: Awaited<ReturnType<typeof decodeStream>> }> {
+async function slicesOf(
+  blob: Blob,
+  gapBytes?: number,
+  wholeMax = 0,
+  cacheBytes?: number,
+): Promise<{ slices: [number, number][]; result: Awaited<ReturnType<typeof decodeStream>> }> {
   const slices: [number, number][] = [];
-  const result = await decodeStream(blobSource(blob, { gapBytes, wholeMax, onSlice: (a, b) => slices.push([a, b]) }), {});
+  const result = await decodeStream(blobSource(blob, { gapBytes, wholeMax, cacheBytes, onSlice: (a, b) => slices.push([a, b]) }), {});
   return { slices, result };
 }
 
@@ -87,11 +92,26 @@ describe('uniform 64 KiB buffers', () => {
     expect(headerSlices(far.slices)).toBeGreaterThanOrEqual(buffers - 2);
   });
 
-  test('a window is read as a few parts of at least 1 MiB', async () => {
-    const { slices } = await slicesOf(blobOf(bytes), 1 << 20);
+  test("a window is read as a few parts of at least 1 MiB (when framing's reads are not kept)", async () => {
+    const { slices } = await slicesOf(blobOf(bytes), 1 << 20, 0, 0);
     const big = slices.filter(([a, b]) => b - a >= 1 << 20);
     expect(big.length).toBeGreaterThanOrEqual(4);
     expect(big.length).toBeLessThanOrEqual(8);
+  });
+
+  test('coalesced header runs are slices of at most 2 MiB (Node reads those fastest)', async () => {
+    const { slices } = await slicesOf(blobOf(bytes), 1 << 20, 0, 0);
+    expect(Math.max(...slices.map(([a, b]) => b - a))).toBeLessThanOrEqual(2 << 20);
+  });
+
+  test("the decode's windows come from framing's reads: each byte is read once", async () => {
+    const sum = (s: [number, number][]) => s.reduce((n, [a, b]) => n + (b - a), 0);
+    const twice = await slicesOf(blobOf(bytes), 1 << 20, 0, 0);
+    expect(sum(twice.slices)).toBeGreaterThan(1.8 * bytes.length); // framing reads the file, then the decode
+    const once = await slicesOf(blobOf(bytes), 1 << 20, 0);
+    expect(sum(once.slices)).toBeLessThanOrEqual(1.05 * bytes.length);
+    expect(once.result.summary.cswitch).toBe(twice.result.summary.cswitch);
+    expect(digest(await decode(blobSource(blobOf(bytes), { wholeMax: 0, gapBytes: 1 << 20 }) as never))).toEqual(digest(decodeSync(bytes)));
   });
 });
 
@@ -126,11 +146,65 @@ describe('blobSource reads', () => {
     expect(same(tail.subarray(0, 1 << 20), bytes.subarray(bytes.length - (1 << 20)))).toBe(true);
   });
 
+  test('readInto takes what framing read from the kept reads, and reads only the rest', async () => {
+    const slices: [number, number][] = [];
+    const src = blobSource(blob, { gapBytes: 0, wholeMax: 0, onSlice: (a, b) => slices.push([a, b]) });
+    await src.read(1 << 20, 1 << 20); // kept: [1 MiB, 2 MiB)
+    await src.read(100, 1000); // too small to keep
+    slices.length = 0;
+    const t = new Uint8Array(2 << 20);
+    expect(await src.readInto(512 << 10, t)).toBe(t.length);
+    expect(same(t, bytes.subarray(512 << 10, (512 << 10) + t.length))).toBe(true);
+    expect(slices).toEqual([
+      [512 << 10, 1 << 20],
+      [2 << 20, (2 << 20) + (512 << 10)],
+    ]);
+  });
+
   test('readMany returns each position, clipped at the end', async () => {
     const src = blobSource(blob, { gapBytes: 4096, wholeMax: 0 });
     const positions = [0, 100, 5000, 1 << 20, bytes.length - 10];
     const got = await src.readMany!(positions, 72);
     expect(got.map((g) => g.length)).toEqual([72, 72, 72, 72, 10]);
     positions.forEach((p, i) => expect(same(got[i]!, bytes.subarray(p, p + 72))).toBe(true));
+  });
+});
+
+describe('ReadCache', () => {
+  const run = (start: number, length: number) => {
+    const b = new Uint8Array(length);
+    for (let i = 0; i < length; i++) b[i] = (start + i) & 0xff;
+    return b;
+  };
+  const K = 256 << 10;
+  // (Buffer.compare: toEqual on 256 KiB arrays is slow)
+
+  test('keeps large reads while there is room, never more than its capacity', () => {
+    const c = new ReadCache(3 * K);
+    c.keep(0, run(0, K));
+    c.keep(K, run(K, 1000)); // small: not kept
+    c.keep(2 * K, run(2 * K, 2 * K));
+    c.keep(4 * K, run(4 * K, K)); // no room
+    expect(c.bytes).toBe(3 * K);
+    const t = new Uint8Array(5 * K);
+    expect(c.take(0, t)).toEqual([K, 2 * K, 4 * K, 5 * K]);
+    expect(Buffer.compare(t.subarray(0, K), run(0, K))).toBe(0);
+    expect(Buffer.compare(t.subarray(2 * K, 4 * K), run(2 * K, 2 * K))).toBe(0);
+  });
+
+  test('a read is dropped once each of its bytes was used', () => {
+    const c = new ReadCache(4 * K);
+    c.keep(K, run(K, 2 * K));
+    c.keep(0, run(0, K)); // out of order: kept by start
+    expect(c.take(K / 2, new Uint8Array(K))).toEqual([]);
+    expect(c.bytes).toBe(3 * K);
+    expect(c.take(0, new Uint8Array(K / 2))).toEqual([]);
+    expect(c.bytes).toBe(2 * K); // [0, K) used up
+    const t = new Uint8Array(2 * K);
+    expect(c.take(3 * K / 2, t)).toEqual([3 * K, 7 * K / 2]);
+    expect(Buffer.compare(t.subarray(0, 3 * K / 2), run(3 * K / 2, 3 * K / 2))).toBe(0);
+    expect(c.bytes).toBe(0);
+    c.keep(0, run(0, 4 * K)); // room again
+    expect(c.bytes).toBe(4 * K);
   });
 });
