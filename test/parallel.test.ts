@@ -19,6 +19,8 @@ import * as L from '../src/generated/layout.js';
 import { cpuUsage, CpuUsageDeriver, decode, decodeStream, decodeSync, EtlError, type DecodeOptions } from '../src/node.js';
 import { decodeParallel, emptyReport, guidedBounds, partitionBounds, type ParallelReport, type ParallelRequest } from '../src/parallel/coordinator.js';
 import type { ParallelHost } from '../src/parallel/host.js';
+import type { FromWorker, ToWorker } from '../src/parallel/protocol.js';
+import { serveWorker } from '../src/parallel/worker.js';
 import { nodeHost } from '../src/parallel/node-host.js';
 import { webHost } from '../src/parallel/web-host.js';
 import { Worker as NodeWorker } from 'node:worker_threads';
@@ -460,6 +462,36 @@ describe('workers', () => {
       },
     };
     await expect(many(bytes, { host: crashing, threads: 2, partitions: 4 })).rejects.toThrow(/exited unexpectedly/);
+  });
+
+  test('this thread decodes while workers start: their messages are handled between its reads, so a worker that becomes ready gets partitions', async () => {
+    // a worker in this thread (worker.ts over an in-process channel whose messages arrive as macrotasks, as
+    // a MessagePort's do): it can only become ready when this thread lets other tasks run
+    const inProcess: ParallelHost = {
+      mainThreadDecodes: true,
+      defaultThreads: () => 2,
+      filePathOf: () => null,
+      spawn() {
+        let toCoordinator: (m: FromWorker) => void = () => {};
+        let toWorker: (m: ToWorker) => void = () => {};
+        let closed = false;
+        const later = (f: () => void) => setImmediate(() => !closed && f());
+        serveWorker({ post: (m) => later(() => toCoordinator(m)), listen: (h) => (toWorker = h) });
+        return {
+          post: (m) => later(() => toWorker(m)),
+          onMessage: (h) => (toCoordinator = h),
+          onFailure: () => {},
+          terminate: () => (closed = true),
+        };
+      },
+    };
+    const bytes = schedule({ seed: 81, duration: 12_000_000 });
+    const a = one(bytes);
+    const log: string[] = [];
+    const b = await many(bytes, { host: inProcess, threads: 2, partitions: 24, windowBytes: 0x10000, log: (e) => log.push(e) });
+    expectSame(a, b, 'a worker in this thread');
+    expect(b.report.workersReady).toBe(1);
+    expect(log.filter((e) => e.includes('to worker 0')).length, log.join('\n')).toBeGreaterThan(0);
   });
 
   test('Web Workers (worker-web.js under a stand-in for the browser Worker): the same output; workers that cannot load leave the work to this thread', async () => {

@@ -223,11 +223,14 @@ export async function decodeParallel(req: ParallelRequest): Promise<DriverResult
       );
     }
     report.workers = workers.length;
+    req.log?.(`${workers.length} workers spawned`);
     if (!host) {
       // no workers (tests): every decoder in this thread, each its own engine, interleaved at their reads
       for (let i = 0; i < threads; i++) idle.push((local = new LocalDecoder(module, source, req.budget)));
     } else if (host.mainThreadDecodes || threads === 1 || workers.length === 0) {
-      local = new LocalDecoder(module, source, req.budget);
+      // its reads give other tasks a turn (FRAMING_SLICE_MS): the workers' messages — ready, rows, reads to
+      // serve from an input in memory — are handled while this thread decodes, not only after it
+      local = new LocalDecoder(module, workers.length > 0 ? yielding(source) : source, req.budget);
       idle.push(local);
     }
     const decoders = host ? Math.max(1, local ? wanted + 1 : wanted) : threads;
