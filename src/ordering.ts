@@ -25,7 +25,8 @@ export const SINGLE = 2;
 
 /**
  * SequenceNumber order (§A.7), stable by file offset: record indices of `t`. Already-sorted input (the
- * common case) costs one pass; otherwise a stable LSD radix sort on the 64-bit key (passes whose 16-bit
+ * common case) costs one pass; dense SequenceNumbers (a range of at most 4 per buffer) a counting sort;
+ * otherwise a stable LSD radix sort on the 64-bit key (passes whose 16-bit
  * digit is the same for every record are skipped); a comparison sort for small inputs.
  */
 export function decodeOrder(t: BufferTable): Uint32Array {
@@ -90,7 +91,17 @@ function sortBySmallKeys(w: Uint32Array, n: number): Uint32Array | null {
     if (v < min) min = v;
     if (v > max) max = v;
   }
-  if ((max - min + 1) * n >= 2 ** 53) return null;
+  const range = max - min + 1;
+  if (range <= 4 * n) {
+    // dense SequenceNumbers (the usual case: one per buffer, a few missing): a counting sort, stable by index
+    const at = new Uint32Array(range + 1);
+    for (let i = 0; i < n; i++) at[seq[i]! - min + 1]!++;
+    for (let k = 1; k <= range; k++) at[k]! += at[k - 1]!;
+    const order = new Uint32Array(n);
+    for (let i = 0; i < n; i++) order[at[seq[i]! - min]!++] = i;
+    return order;
+  }
+  if (range * n >= 2 ** 53) return null;
   for (let i = 0; i < n; i++) seq[i] = (seq[i]! - min) * n + i;
   seq.sort();
   const order = new Uint32Array(n);
