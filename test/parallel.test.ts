@@ -17,7 +17,7 @@ import { decodeSteps, type DriverResult } from '../src/decode-steps.js';
 import { createEngine, releaseEngine } from '../src/engines.js';
 import * as L from '../src/generated/layout.js';
 import { cpuUsage, CpuUsageDeriver, decode, decodeStream, decodeSync, EtlError, type DecodeOptions } from '../src/node.js';
-import { decodeParallel, emptyReport, guidedBounds, partitionBounds, type ParallelReport, type ParallelRequest } from '../src/parallel/coordinator.js';
+import { decodeParallel, emptyReport, guidedBounds, partitionBounds, yielding, type ParallelReport, type ParallelRequest } from '../src/parallel/coordinator.js';
 import type { ParallelHost } from '../src/parallel/host.js';
 import type { FromWorker, ToWorker } from '../src/parallel/protocol.js';
 import { serveWorker } from '../src/parallel/worker.js';
@@ -462,6 +462,25 @@ describe('workers', () => {
       },
     };
     await expect(many(bytes, { host: crashing, threads: 2, partitions: 4 })).rejects.toThrow(/exited unexpectedly/);
+  });
+
+  test('reads that give other tasks a turn start at once: a read ahead is in flight while this thread goes on (a resync scan over 4 GiB of zeros took 1.9x as long)', async () => {
+    const started: number[] = [];
+    const inner: AsyncSource = {
+      size: 1 << 20,
+      read: async (p) => (started.push(p), new Uint8Array(1)),
+      readInto: async (p) => (started.push(p), 1),
+      readMany: async (ps) => (started.push(...ps), ps.map(() => new Uint8Array(1))),
+    };
+    const s = yielding(inner);
+    for (const [k, call] of [() => s.readInto(100, new Uint8Array(1)), () => s.read(200, 1), () => s.readMany!([300], 1)].entries()) {
+      const until = performance.now() + 3; // past the slice: this read also gives other tasks a turn
+      while (performance.now() < until);
+      const pending = call();
+      expect(started.length, `read ${k} started before anything was awaited`).toBe(k + 1);
+      await pending;
+    }
+    expect(started).toEqual([100, 200, 300]);
   });
 
   test('this thread decodes while workers start: their messages are handled between its reads, so a worker that becomes ready gets partitions', async () => {

@@ -86,7 +86,7 @@ const macrotask = (): Promise<void> =>
   new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
 
 /** `source`, with reads that give other tasks a turn every FRAMING_SLICE_MS (file reads of cached pages do not). */
-function yielding(source: AsyncSource): AsyncSource {
+export function yielding(source: AsyncSource): AsyncSource {
   let last = performance.now();
   const turn = async (): Promise<void> => {
     const now = performance.now();
@@ -94,14 +94,19 @@ function yielding(source: AsyncSource): AsyncSource {
     await macrotask();
     last = performance.now();
   };
+  // the read starts first, the turn is taken while it is in flight: a read ahead (a 'prefetch' step, which
+  // the steps do not await) must not wait for this thread's next await to begin
+  const after = async <T>(read: Promise<T>): Promise<T> => {
+    read.catch(() => {}); // a failure during the turn is the caller's (below), not an unhandled rejection
+    await turn();
+    return read;
+  };
   return {
     size: source.size,
-    read: async (p, n) => (await turn(), source.read(p, n)),
-    readInto: async (p, t) => (await turn(), source.readInto(p, t)),
-    readMany: async (ps, n) => {
-      await turn();
-      return source.readMany ? source.readMany(ps, n) : Promise.all(ps.map((p) => source.read(p, Math.min(n, source.size - p))));
-    },
+    read: (p, n) => after(source.read(p, n)),
+    readInto: (p, t) => after(source.readInto(p, t)),
+    readMany: (ps, n) =>
+      after(source.readMany ? source.readMany(ps, n) : Promise.all(ps.map((p) => source.read(p, Math.min(n, source.size - p))))),
   };
 }
 
