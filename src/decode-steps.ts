@@ -8,11 +8,11 @@
 import * as L from './generated/layout.js';
 import type { BufferList } from './buffers.js';
 import type { Engine, EngineState } from './engine.js';
-import { EtlError, hex } from './errors.js';
 import { frameBuffers, type FramingIssue } from './framing.js';
-import { decodeOrder, planLoads, SINGLE } from './ordering.js';
+import { decodeOrder, planLoads } from './ordering.js';
 import { DECODED_TABLE_NAMES, perTable, TABLE_IDS, type DecodedTableName } from './schema.js';
-import { load, prefetch, type Steps } from './steps.js';
+import { PlanReader } from './plan-reads.js';
+import type { Steps } from './steps.js';
 
 export type RowMode = 'copy' | 'borrow' | 'discard';
 
@@ -61,16 +61,6 @@ function mostPendingRows(engine: Engine): number {
   return most;
 }
 
-function readFailed(position: number, wanted: number, got: number): EtlError {
-  return new EtlError(
-    'READ_FAILED',
-    `could not read ${wanted} bytes at ${hex(position)}: got ${got} (did the file change while it was read?)`,
-    position,
-    `${wanted} bytes`,
-    `${got} bytes`,
-  );
-}
-
 /** The whole decode of an input of `size` bytes. */
 export function* decodeSteps(size: number, engine: Engine, options: DriverOptions = {}): Steps<DriverResult> {
   const framingIssues: FramingIssue[] = [];
@@ -81,60 +71,23 @@ export function* decodeSteps(size: number, engine: Engine, options: DriverOption
   const rowMode = options.rows ?? 'copy';
   const rows = perTable(() => 0);
   const plan = planLoads(table, order, Math.max(Math.min(options.windowBytes ?? 8 << 20, size), table.largest));
-  // Input regions: slot 0, slot 1, then the single-buffer region.
-  const W = plan.window;
-  const singleBase = plan.slotsUsed * W;
-  engine.reserveInput(singleBase + plan.largestSingle);
-  // Read-ahead: an async runner reads the next chunk into its slot while others are decoded (file reads
-  // run off the main thread). Not when a buffer is compressed: decompression may grow the engine's
-  // memory, which must not happen while a read into it is in flight.
-  let readAhead = plan.loads > 1 && !table.anyCompressed;
+  // Input regions: slot 0, slot 1, then the single-buffer region (plan-reads.ts).
+  const reader = new PlanReader(plan, () => engine.inputView(), table.fileOffset, table.size, table.anyCompressed);
+  engine.reserveInput(reader.inputBytes);
   const off = table.fileOffset;
   const sizes = table.size;
-  const slotStart = [0, 0]; // file offset of the chunk in each slot
-  const reads = { loads: 0, singles: 0, bytes: 0 };
-  let nextLoad = 0;
-  let prefetched = -1; // the last load read ahead
   let bytesDone = 0;
-  const slotView = (k: number): Uint8Array => {
-    const c = plan.loadChunk[k]!;
-    const base = plan.loadSlot[k]! * W;
-    return engine.inputView().subarray(base, base + (plan.chunkEnd[c]! - plan.chunkStart[c]!));
-  };
   for (let i = 0; i < order.length; i++) {
     const r = order[i]!;
-    if (nextLoad < plan.loads && plan.loadAt[nextLoad] === i) {
-      const c = plan.loadChunk[nextLoad]!;
-      const target = slotView(nextLoad);
-      const got = yield* load(plan.chunkStart[c]!, target);
-      if (got < target.length) throw readFailed(plan.chunkStart[c]!, target.length, got);
-      slotStart[plan.loadSlot[nextLoad]!] = plan.chunkStart[c]!;
-      reads.loads++;
-      reads.bytes += got;
-      nextLoad++;
-    }
-    const s = plan.slot[i]!;
-    let at: number;
-    if (s === SINGLE) {
-      const target = engine.inputView().subarray(singleBase, singleBase + sizes[r]!);
-      const got = yield* load(off[r]!, target);
-      if (got < target.length) throw readFailed(off[r]!, target.length, got);
-      reads.singles++;
-      reads.bytes += got;
-      at = singleBase;
-    } else {
-      at = s * W + off[r]! - slotStart[s]!;
-    }
+    let at = reader.at(i, r);
+    if (at < 0) at = yield* reader.place(i, r);
     let status = engine.decodeBuffer(at, sizes[r]!, off[r]!);
     while (status === L.STATUS_NEED_DRAIN) {
       yield* emitRows(engine, rowMode, rows);
       status = engine.resume();
     }
     if (mostPendingRows(engine) >= drainRows) yield* emitRows(engine, rowMode, rows);
-    if (readAhead && nextLoad < plan.loads && prefetched !== nextLoad && plan.loadAfter[nextLoad]! <= i) {
-      prefetched = nextLoad;
-      readAhead = yield* prefetch(plan.chunkStart[plan.loadChunk[nextLoad]!]!, slotView(nextLoad)); // false: the runner does not read ahead
-    }
+    if (reader.aheadDue(i)) yield* reader.ahead();
     bytesDone += sizes[r]!;
     if ((i & 63) === 63) yield { kind: 'progress', phase: 'decode', done: bytesDone, total: size };
   }
@@ -146,5 +99,5 @@ export function* decodeSteps(size: number, engine: Engine, options: DriverOption
   }
   if (mostPendingRows(engine) > 0) yield* emitRows(engine, rowMode, rows);
   yield { kind: 'progress', phase: 'decode', done: size, total: size };
-  return { size, rows, buffers: table.list(), reads, framingIssues, framingCounters, engine: engine.state() };
+  return { size, rows, buffers: table.list(), reads: reader.reads, framingIssues, framingCounters, engine: engine.state() };
 }

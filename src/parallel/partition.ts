@@ -18,10 +18,11 @@
 // out without taking the place of a real one in the engine's LOG_CAPACITY entries.
 import * as L from '../generated/layout.js';
 import type { IssueLogEntry, KindTally } from '../engine.js';
-import { EtlError, hex } from '../errors.js';
-import { planLoads, SINGLE, type LoadPlan } from '../ordering.js';
+import { EtlError } from '../errors.js';
+import { planLoads, type LoadPlan } from '../ordering.js';
 import { emptyChunk, perTable, TABLE_IDS, viewColumn, DECODED_TABLE_NAMES, type Chunks, type DecodedTableName } from '../schema.js';
-import { load, prefetch, type Steps } from '../steps.js';
+import { PlanReader } from '../plan-reads.js';
+import type { Steps } from '../steps.js';
 import type { WasmEngine } from '../wasm/engine.js';
 import {
   exportsOf,
@@ -128,16 +129,6 @@ const TABLE_ID_LIST = DECODED_TABLE_NAMES.map((t) => TABLE_IDS[t]);
 /** no rows of any table (shared: never changed) */
 const NO_ROWS: Chunks = perTable((t) => emptyChunk(t));
 
-function readFailed(position: number, wanted: number, got: number): EtlError {
-  return new EtlError(
-    'READ_FAILED',
-    `could not read ${wanted} bytes at ${hex(position)}: got ${got} (did the file change while it was read?)`,
-    position,
-    `${wanted} bytes`,
-    `${got} bytes`,
-  );
-}
-
 /** The decode of one partition (see the file comment). The engine is reset first. */
 export function* partitionSteps(engine: WasmEngine, job: PartitionJob, sink: PartitionSink): Steps<PartitionOutcome> {
   const x = exportsOf(engine);
@@ -200,53 +191,22 @@ export function* partitionSteps(engine: WasmEngine, job: PartitionJob, sink: Par
 }
 
 /**
- * The buffers of a partition in its decode order (as decode-steps.ts: two window slots, read-ahead, single
- * reads), with the placeholders found and the issues moved out as they come (PartitionRun). Its own small
+ * The buffers of a partition in its decode order (as decode-steps.ts: plan-reads.ts's two window slots,
+ * read-ahead, single reads), with the placeholders found and the issues moved out as they come (PartitionRun). Its own small
  * function, so that the engine compiles it once for every partition.
  */
 function* decodeBuffers(run: PartitionRun, engine: WasmEngine, job: PartitionJob, plan: LoadPlan): Steps<PartitionOutcome['reads']> {
-  const reads = { loads: 0, singles: 0, bytes: 0 };
-  const W = plan.window;
-  const singleBase = plan.slotsUsed * W;
+  const reader = new PlanReader(plan, () => engine.inputView(), job.fileOffset, job.size, job.anyCompressed);
   const order = job.order;
   const off = job.fileOffset;
   const sizes = job.size;
   const cpuOf = job.cpu;
   const untouched = run.untouched;
   const drainRows = job.drainRows ?? 65536;
-  let readAhead = plan.loads > 1 && !job.anyCompressed;
-  const slotStart = [0, 0];
-  let nextLoad = 0;
-  let prefetched = -1;
-  const slotView = (k: number): Uint8Array => {
-    const c = plan.loadChunk[k]!;
-    const base = plan.loadSlot[k]! * W;
-    return engine.inputView().subarray(base, base + (plan.chunkEnd[c]! - plan.chunkStart[c]!));
-  };
   for (let i = 0, n = order.length; i < n; i++) {
     const r = order[i]!;
-    if (nextLoad < plan.loads && plan.loadAt[nextLoad] === i) {
-      const c = plan.loadChunk[nextLoad]!;
-      const target = slotView(nextLoad);
-      const got = yield* load(plan.chunkStart[c]!, target);
-      if (got < target.length) throw readFailed(plan.chunkStart[c]!, target.length, got);
-      slotStart[plan.loadSlot[nextLoad]!] = plan.chunkStart[c]!;
-      reads.loads++;
-      reads.bytes += got;
-      nextLoad++;
-    }
-    const s = plan.slot[i]!;
-    let at: number;
-    if (s === SINGLE) {
-      const target = engine.inputView().subarray(singleBase, singleBase + sizes[r]!);
-      const got = yield* load(off[r]!, target);
-      if (got < target.length) throw readFailed(off[r]!, target.length, got);
-      reads.singles++;
-      reads.bytes += got;
-      at = singleBase;
-    } else {
-      at = s * W + off[r]! - slotStart[s]!;
-    }
+    let at = reader.at(i, r);
+    if (at < 0) at = yield* reader.place(i, r);
     // a processor still on its stand-in: did this buffer decode a compact batch (that may have replaced it)?
     const cpu = cpuOf[r]!;
     const batches = untouched[cpu] !== 0 ? run.beforeBuffer() : -1;
@@ -258,14 +218,11 @@ function* decodeBuffers(run: PartitionRun, engine: WasmEngine, job: PartitionJob
     }
     if (batches >= 0) run.inspectIfBatch(cpu, batches, true);
     if (run.mostPending() >= drainRows) yield* run.emit();
-    if (readAhead && nextLoad < plan.loads && prefetched !== nextLoad && plan.loadAfter[nextLoad]! <= i) {
-      prefetched = nextLoad;
-      readAhead = yield* prefetch(plan.chunkStart[plan.loadChunk[nextLoad]!]!, slotView(nextLoad));
-    }
+    if (reader.aheadDue(i)) yield* reader.ahead();
     run.bytesDone += sizes[r]!;
     if ((i & 63) === 63) yield { kind: 'progress', phase: 'decode', done: run.bytesDone, total: job.inputSize };
   }
-  return reads;
+  return reader.reads;
 }
 
 /** The state of a partition's decode between buffers: rows out, placeholders found, issues moved out. */
