@@ -3,7 +3,7 @@
 // sets it at the start of another — through the exports of assembly/index.ts marked "partitioned decodes".
 import * as L from '../generated/layout.js';
 import type { KindTally } from '../engine.js';
-import type { WasmEngine } from '../wasm/engine.js';
+import { kindEntry, type WasmEngine } from '../wasm/engine.js';
 import type { WasmExports } from '../wasm/instance.js';
 
 /** The exports of assembly/ for partitioned decodes (assembly/walk.ts, compcs.ts, diag.ts, kinds.ts). */
@@ -219,23 +219,10 @@ export function readKinds(x: Exports, seeded: number): { counts: Float64Array; b
   const table = new Uint8Array(x.memory.buffer, x.kindsPtr() >>> 0, n * L.KIND_ENTRY_SIZE).slice();
   const w = new Uint32Array(table.buffer);
   const kv = new DataView(table.buffer);
-  const u64 = (at: number) => w[at >> 2]! + w[(at >> 2) + 1]! * 2 ** 32;
   const counts = u64Column(w, seeded, L.KIND_COUNT);
   const bytes = u64Column(w, seeded, L.KIND_BYTES);
   const added: KindTally[] = [];
-  for (let e = seeded * L.KIND_ENTRY_SIZE; e < table.length; e += L.KIND_ENTRY_SIZE) {
-    added.push({
-      headerType: kv.getUint8(e + L.KIND_HEADER_TYPE),
-      flags: kv.getUint8(e + L.KIND_FLAGS),
-      version: kv.getUint16(e + L.KIND_VERSION, true),
-      id: kv.getUint16(e + L.KIND_ID, true),
-      task: kv.getUint16(e + L.KIND_TASK, true),
-      opcode: kv.getUint8(e + L.KIND_OPCODE),
-      guid: table.slice(e + L.KIND_GUID, e + L.KIND_GUID + 16),
-      count: u64(e + L.KIND_COUNT),
-      bytes: u64(e + L.KIND_BYTES),
-    });
-  }
+  for (let e = seeded * L.KIND_ENTRY_SIZE; e < table.length; e += L.KIND_ENTRY_SIZE) added.push(kindEntry(table, kv, e, true));
   return { counts, bytes, added };
 }
 

@@ -27,6 +27,27 @@ const DEFAULT_ROW_CAPACITY = 131072;
 const DEFAULT_INPUT_BYTES = 4 << 20;
 const MAX_WINDOW = 0x7fffffff;
 
+/**
+ * The kind-table entry at byte `e` of `table` (a copy of the engine's kind table; `kv` a view of it). u64
+ * values as two u32 halves: exact below 2^53, like Number(BigInt) there, without a BigInt per value. The
+ * GUID is a view of `table`, or its own copy with `copyGuid`.
+ */
+export function kindEntry(table: Uint8Array, kv: DataView, e: number, copyGuid: boolean): KindTally {
+  const u64 = (at: number) => kv.getUint32(at, true) + kv.getUint32(at + 4, true) * 2 ** 32;
+  const g = e + L.KIND_GUID;
+  return {
+    headerType: kv.getUint8(e + L.KIND_HEADER_TYPE),
+    flags: kv.getUint8(e + L.KIND_FLAGS),
+    version: kv.getUint16(e + L.KIND_VERSION, true),
+    id: kv.getUint16(e + L.KIND_ID, true),
+    task: kv.getUint16(e + L.KIND_TASK, true),
+    opcode: kv.getUint8(e + L.KIND_OPCODE),
+    guid: copyGuid ? table.slice(g, g + 16) : table.subarray(g, g + 16),
+    count: u64(e + L.KIND_COUNT),
+    bytes: u64(e + L.KIND_BYTES),
+  };
+}
+
 function checkCount(name: string, value: number, max: number): void {
   if (!Number.isInteger(value) || value < 0 || value > max) {
     throw new RangeError(`WasmEngine: ${name} must be an integer in [0, ${max}], got ${value}`);
@@ -171,21 +192,8 @@ export class WasmEngine implements Engine {
     // have thousands of kinds), the GUIDs are views of it
     const table = new Uint8Array(buffer, x.kindsPtr() >>> 0, x.kindCount() * L.KIND_ENTRY_SIZE).slice();
     const kv = new DataView(table.buffer);
-    // u64 as two u32 halves: exact below 2^53, like Number(BigInt) there, without a BigInt per value
-    const u64 = (at: number) => kv.getUint32(at, true) + kv.getUint32(at + 4, true) * 2 ** 32;
     for (let e = 0; e < table.length; e += L.KIND_ENTRY_SIZE) {
-      if (kv.getUint8(e + L.KIND_USED) === 0) continue;
-      kinds.push({
-        headerType: kv.getUint8(e + L.KIND_HEADER_TYPE),
-        flags: kv.getUint8(e + L.KIND_FLAGS),
-        version: kv.getUint16(e + L.KIND_VERSION, true),
-        id: kv.getUint16(e + L.KIND_ID, true),
-        task: kv.getUint16(e + L.KIND_TASK, true),
-        opcode: kv.getUint8(e + L.KIND_OPCODE),
-        guid: table.subarray(e + L.KIND_GUID, e + L.KIND_GUID + 16),
-        count: u64(e + L.KIND_COUNT),
-        bytes: u64(e + L.KIND_BYTES),
-      });
+      if (kv.getUint8(e + L.KIND_USED) !== 0) kinds.push(kindEntry(table, kv, e, false));
     }
     const payloadLength = x.logfilePayloadLength();
     const logfilePayload = x.logfileCopied()
