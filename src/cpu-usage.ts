@@ -61,31 +61,36 @@ interface Lifetime {
   open: boolean;
 }
 
+/** The key of a thread's switch-outs: its id, and for the idle thread (one per CPU) -1 - cpu. */
+function outKey(tid: number, cpu: number): number {
+  return tid === 0 ? -1 - cpu : tid;
+}
+
 /** (aHi, aLo) < (bHi, bLo) as signed 64-bit values */
 function lt(aHi: number, aLo: number, bHi: number, bLo: number): boolean {
   return aHi < bHi || (aHi === bHi && aLo < bLo);
 }
 
-function growI32(a: Int32Array, n: number) {
-  const b = new Int32Array(n);
-  b.set(a);
-  return b;
-}
 function growU32(a: Uint32Array, n: number) {
   const b = new Uint32Array(n);
   b.set(a);
   return b;
 }
-function growF64(a: Float64Array, n: number, fill = 0) {
-  const b = new Float64Array(n);
-  if (fill !== 0) b.fill(fill, a.length);
-  b.set(a);
-  return b;
-}
-function growU8(a: Uint8Array, n: number) {
-  const b = new Uint8Array(n);
-  b.set(a);
-  return b;
+
+/**
+ * Grows every typed-array field of a state object (its slots) to `cap` elements, keeping the values; new
+ * elements are 0. One place, so that no field added later can be forgotten.
+ */
+function growSlots(state: object, cap: number): void {
+  const fields = state as Record<string, unknown>;
+  for (const key of Object.keys(fields)) {
+    const a = fields[key];
+    if (!ArrayBuffer.isView(a) || a instanceof DataView) continue;
+    const Ctor = a.constructor as new (n: number) => Uint8Array;
+    const grown = new Ctor(cap);
+    grown.set(a as Uint8Array);
+    fields[key] = grown;
+  }
 }
 
 /** Event slots: one event per index, recycled through a free list once applied. */
@@ -118,17 +123,7 @@ class Events {
   private grow(): void {
     const old = this.cap;
     const cap = Math.max(1024, old * 2);
-    this.hi = growI32(this.hi, cap);
-    this.lo = growU32(this.lo, cap);
-    this.kc = growI32(this.kc, cap);
-    this.a = growF64(this.a, cap);
-    this.b = growF64(this.b, cap);
-    this.c = growI32(this.c, cap);
-    this.oldPri = growI32(this.oldPri, cap);
-    this.oldState = growI32(this.oldState, cap);
-    this.oldWr = growI32(this.oldWr, cap);
-    this.cstate = growI32(this.cstate, cap);
-    this.free = growU32(this.free, cap);
+    growSlots(this, cap);
     for (let e = cap - 1; e >= old; e--) this.free[this.nFree++] = e;
     this.cap = cap;
   }
@@ -200,7 +195,10 @@ function sortStable(ev: Events, list: Uint32Array, tmp: Uint32Array, n: number, 
   return src;
 }
 
-/** Per-thread state: the latest switch-out and the latest ready (tid → slot). */
+/**
+ * Per-thread state: the latest switch-out and the latest ready (tid → slot). The idle thread (tid 0) is one
+ * per CPU: its switch-outs are kept under outKey's stand-in id for the CPU, its readies under 0.
+ */
 class Threads {
   readonly slotOf = new Map<number, number>();
   cap = 0;
@@ -229,22 +227,12 @@ class Threads {
   }
   private grow(): void {
     const cap = Math.max(256, this.cap * 2);
-    this.hasOut = growU8(this.hasOut, cap);
-    this.outHi = growI32(this.outHi, cap);
-    this.outLo = growU32(this.outLo, cap);
-    this.outPri = growI32(this.outPri, cap);
-    this.outState = growI32(this.outState, cap);
-    this.outWr = growI32(this.outWr, cap);
-    this.hasReady = growU8(this.hasReady, cap);
-    this.readyHi = growI32(this.readyHi, cap);
-    this.readyLo = growU32(this.readyLo, cap);
-    this.readying = growF64(this.readying, cap);
-    this.readyingPid = growF64(this.readyingPid, cap);
+    growSlots(this, cap);
     this.cap = cap;
   }
 }
 
-/** Per-CPU state: latest switch delivered, current thread, the idle thread's switch-out, the open row. */
+/** Per-CPU state: latest switch delivered, current thread, the open row. */
 class Cpus {
   cap = 0;
   /** CPUs with a switch delivered (their latest switch time sets the watermark) */
@@ -254,12 +242,6 @@ class Cpus {
   switchLo = new Uint32Array(0);
   /** newThreadId of the last switch applied (-1: none yet; NONE: unknown) */
   current = new Float64Array(0);
-  hasIdleOut = new Uint8Array(0);
-  idleOutHi = new Int32Array(0);
-  idleOutLo = new Uint32Array(0);
-  idleOutPri = new Int32Array(0);
-  idleOutState = new Int32Array(0);
-  idleOutWr = new Int32Array(0);
   // the open row: a switch-in awaiting the CPU's next switch
   open = new Uint8Array(0);
   openSeq = new Float64Array(0);
@@ -290,40 +272,9 @@ class Cpus {
     if (cpu < this.cap) return;
     let cap = Math.max(8, this.cap);
     while (cap <= cpu) cap *= 2;
-    this.hasSwitch = growU8(this.hasSwitch, cap);
-    this.switchHi = growI32(this.switchHi, cap);
-    this.switchLo = growU32(this.switchLo, cap);
-    this.current = growF64(this.current, cap, -1);
-    this.hasIdleOut = growU8(this.hasIdleOut, cap);
-    this.idleOutHi = growI32(this.idleOutHi, cap);
-    this.idleOutLo = growU32(this.idleOutLo, cap);
-    this.idleOutPri = growI32(this.idleOutPri, cap);
-    this.idleOutState = growI32(this.idleOutState, cap);
-    this.idleOutWr = growI32(this.idleOutWr, cap);
-    this.open = growU8(this.open, cap);
-    this.openSeq = growF64(this.openSeq, cap);
-    this.tsHi = growI32(this.tsHi, cap);
-    this.tsLo = growU32(this.tsLo, cap);
-    this.newThreadId = growF64(this.newThreadId, cap);
-    this.oldThreadId = growF64(this.oldThreadId, cap);
-    this.newPid = growF64(this.newPid, cap);
-    this.oldPid = growF64(this.oldPid, cap);
-    this.newInPri = growI32(this.newInPri, cap);
-    this.oldOutPri = growI32(this.oldOutPri, cap);
-    this.oldState = growI32(this.oldState, cap);
-    this.oldWr = growI32(this.oldWr, cap);
-    this.cstate = growI32(this.cstate, cap);
-    this.hasLast = growU8(this.hasLast, cap);
-    this.lastHi = growI32(this.lastHi, cap);
-    this.lastLo = growU32(this.lastLo, cap);
-    this.lastPri = growI32(this.lastPri, cap);
-    this.lastState = growI32(this.lastState, cap);
-    this.lastWr = growI32(this.lastWr, cap);
-    this.hasReady = growU8(this.hasReady, cap);
-    this.readyHi = growI32(this.readyHi, cap);
-    this.readyLo = growU32(this.readyLo, cap);
-    this.readying = growF64(this.readying, cap);
-    this.readyingPid = growF64(this.readyingPid, cap);
+    const old = this.cap;
+    growSlots(this, cap);
+    this.current.fill(-1, old); // no switch yet
     this.cap = cap;
   }
 }
@@ -695,23 +646,13 @@ export class CpuUsageDeriver {
       const e = list[k]!;
       if (ev.kc[e]! >>> 16 !== KIND_SWITCH) continue;
       const cpu = ev.kc[e]! & 0xffff;
-      const old = ev.b[e]!;
-      if (old === 0) {
-        cpus.hasIdleOut[cpu] = 1;
-        cpus.idleOutHi[cpu] = tHi;
-        cpus.idleOutLo[cpu] = tLo;
-        cpus.idleOutPri[cpu] = ev.oldPri[e]!;
-        cpus.idleOutState[cpu] = ev.oldState[e]!;
-        cpus.idleOutWr[cpu] = ev.oldWr[e]!;
-      } else {
-        const s = th.slot(old);
-        th.hasOut[s] = 1;
-        th.outHi[s] = tHi;
-        th.outLo[s] = tLo;
-        th.outPri[s] = ev.oldPri[e]!;
-        th.outState[s] = ev.oldState[e]!;
-        th.outWr[s] = ev.oldWr[e]!;
-      }
+      const s = th.slot(outKey(ev.b[e]!, cpu));
+      th.hasOut[s] = 1;
+      th.outHi[s] = tHi;
+      th.outLo[s] = tLo;
+      th.outPri[s] = ev.oldPri[e]!;
+      th.outState[s] = ev.oldState[e]!;
+      th.outWr[s] = ev.oldWr[e]!;
     }
   }
 
@@ -737,28 +678,18 @@ export class CpuUsageDeriver {
     cpus.oldWr[cpu] = ev.oldWr[e]!;
     cpus.cstate[cpu] = ev.cstate[e]!;
     // the thread's latest switch-out (the idle thread: one per cpu) and ready, copied
-    let hasLast = false;
-    let lastHi = 0;
-    let lastLo = 0;
-    if (tid === 0) {
-      if (cpus.hasIdleOut[cpu] === 1) {
-        hasLast = true;
-        lastHi = cpus.lastHi[cpu] = cpus.idleOutHi[cpu]!;
-        lastLo = cpus.lastLo[cpu] = cpus.idleOutLo[cpu]!;
-        cpus.lastPri[cpu] = cpus.idleOutPri[cpu]!;
-        cpus.lastState[cpu] = cpus.idleOutState[cpu]!;
-        cpus.lastWr[cpu] = cpus.idleOutWr[cpu]!;
-      }
+    const o = th.slotOf.get(outKey(tid, cpu));
+    const hasLast = o !== undefined && th.hasOut[o] === 1;
+    const lastHi = hasLast ? th.outHi[o]! : 0;
+    const lastLo = hasLast ? th.outLo[o]! : 0;
+    if (hasLast) {
+      cpus.lastHi[cpu] = lastHi;
+      cpus.lastLo[cpu] = lastLo;
+      cpus.lastPri[cpu] = th.outPri[o]!;
+      cpus.lastState[cpu] = th.outState[o]!;
+      cpus.lastWr[cpu] = th.outWr[o]!;
     }
     const s = th.slotOf.get(tid);
-    if (tid !== 0 && s !== undefined && th.hasOut[s] === 1) {
-      hasLast = true;
-      lastHi = cpus.lastHi[cpu] = th.outHi[s]!;
-      lastLo = cpus.lastLo[cpu] = th.outLo[s]!;
-      cpus.lastPri[cpu] = th.outPri[s]!;
-      cpus.lastState[cpu] = th.outState[s]!;
-      cpus.lastWr[cpu] = th.outWr[s]!;
-    }
     cpus.hasLast[cpu] = hasLast ? 1 : 0;
     const hasReady = s !== undefined && th.hasReady[s] === 1 && (!hasLast || lt(lastHi, lastLo, th.readyHi[s]!, th.readyLo[s]!));
     cpus.hasReady[cpu] = hasReady ? 1 : 0;

@@ -21,24 +21,7 @@
 import * as L from '../../src/generated/layout.js';
 import { allocColumn, TABLE_COLUMNS, type TypedColumn } from '../../src/schema.js';
 import { Table } from '../../src/table.js';
-
-export interface CpuUsageOptions {
-  /** most events held for reordering (default 262 144: about 30 MiB) */
-  windowEvents?: number;
-  /** rows per emitted chunk (default 65 536) */
-  chunkRows?: number;
-}
-
-export interface CpuUsageStats {
-  /** rows emitted */
-  rows: number;
-  /** events that arrived behind the released time (processed at once; see the file comment) */
-  lateEvents: number;
-  /** most events held at once */
-  maxHeld: number;
-  /** thread ids with lifetimes kept for process lookups */
-  threads: number;
-}
+import type { CpuUsageOptions, CpuUsageStats } from '../../src/cpu-usage.js';
 
 const KIND_THREAD = 0;
 const KIND_READY = 1;
