@@ -163,6 +163,35 @@ export function blobSource(blob: Blob, options: BlobSourceOptions = {}): AsyncSo
     if (timed) cost.note(bytes.length, performance.now() - t0);
     return bytes;
   };
+  /**
+   * Reads [start, end) into `into` (end - start bytes) through the slice's stream: its chunks are copied
+   * where they belong, so no buffer of the slice's size is made and thrown away (arrayBuffer() makes one
+   * from the same chunks). Returns the bytes placed.
+   */
+  const sliceInto = async (start: number, end: number, into: Uint8Array): Promise<number> => {
+    const part = blob.slice(start, end);
+    if (typeof part.stream !== 'function') {
+      const bytes = await slice(start, end, false);
+      into.set(bytes.subarray(0, into.length));
+      return Math.min(bytes.length, into.length);
+    }
+    options.onSlice?.(start, end);
+    const reader = part.stream().getReader();
+    let at = 0;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        const n = Math.min(value.length, into.length - at);
+        into.set(n === value.length ? value : value.subarray(0, n), at);
+        at += n;
+        if (at >= into.length) break;
+      }
+    } finally {
+      reader.releaseLock();
+    }
+    return at;
+  };
   const clampEnd = (position: number, length: number) => Math.max(position, Math.min(size, position + Math.max(0, length)));
   if (size <= (options.wholeMax ?? WHOLE_MAX)) return wholeSource(size, () => slice(0, size, false));
   const cache = new ReadCache(options.cacheBytes ?? CACHE_BYTES);
@@ -193,11 +222,9 @@ export function blobSource(blob: Blob, options: BlobSourceOptions = {}): AsyncSo
       const whole = missing.length === 2 && missing[0] === position && missing[1] === end;
       const t0 = performance.now();
       const got = await Promise.all(
-        Array.from({ length: parts.length / 2 }, async (_, k) => {
+        Array.from({ length: parts.length / 2 }, (_, k) => {
           const a = parts[2 * k]!;
-          const bytes = await slice(a, parts[2 * k + 1]!, false);
-          target.set(bytes.subarray(0, Math.min(bytes.length, end - a)), a - position);
-          return bytes.length;
+          return sliceInto(a, parts[2 * k + 1]!, target.subarray(a - position, parts[2 * k + 1]! - position));
         }),
       );
       if (whole) cost.note(total, performance.now() - t0);

@@ -31,7 +31,7 @@ interface ConvertCliOptions {
   to: ConvertFormat;
   out: string;
   tables?: TableName[];
-  threads: number;
+  threads?: number;
   partRows?: number;
   force?: boolean;
   names?: boolean;
@@ -49,7 +49,7 @@ export function registerConvertCommand(program: Command, setExit: (code: number)
     .addOption(new Option('--to <format>', 'output format').choices([...CONVERT_FORMATS]).default('parquet'))
     .requiredOption('--out <dir>', 'dataset directory (created when missing; shared by many runs)')
     .option('--tables <list>', `comma-separated tables to write (default: all: ${TABLE_NAMES.join(',')})`, parseTables)
-    .option('--threads <n>', 'threads to use (default: available cores): several files are converted side by side, one file is decoded on all of them', parsePositive, Math.max(1, os.availableParallelism()))
+    .option('--threads <n>', 'threads to use (default: available cores): several files are converted side by side, one file is decoded on all of them (default: on as many as pay, see README "All cores")', parsePositive)
     .option('--part-rows <n>', 'rows per part file, sorted by (cpu, time) (default 1048576: one Parquet row group)', parsePositive)
     .option('--names', 'add name columns for enumerations (wait reason, thread state, …)')
     .option('--force', 'convert traces that are in the dataset already (default: skip them)')
@@ -66,7 +66,8 @@ export function registerConvertCommand(program: Command, setExit: (code: number)
         to: o.to,
         outDir: out,
         tables: o.tables,
-        threads: o.threads,
+        // several files: one per core; one file: decode's automatic choice unless --threads says
+        threads: o.threads ?? (files.length > 1 ? Math.max(1, os.availableParallelism()) : undefined),
         partRows: o.partRows,
         force: o.force,
         names: o.names,

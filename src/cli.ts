@@ -69,7 +69,7 @@ export function addCommon(cmd: Command): Command {
   return cmd
     .addOption(new Option('--engine <engine>', 'decoder to use').choices(['wasm', 'reference']).default('wasm'))
     .option('--bias <n>', 'MaximumWaitReason used to decode compact OldThreadStateWr (default: from the trace build)', parseBias)
-    .option('--threads <n>', 'decoding threads (default: the available parallelism; 1 = one thread; inputs under 32 MiB use one)', parseThreads)
+    .option('--threads <n>', 'decoding threads (1 = one thread; inputs under 32 MiB use one; default: all cores for files where they pay — 512 MiB and more for summary, 2 GiB for rows — else one)', parseThreads)
     .option('--progress', 'show progress on stderr (default: when stderr is a terminal)')
     .option('--no-progress', 'never show progress');
 }

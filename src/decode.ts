@@ -80,7 +80,7 @@ export async function decode(input: Uint8Array | ArrayBuffer | Blob, options: De
   if (input instanceof Uint8Array || input instanceof ArrayBuffer) {
     checkOptions(options);
     const bytes = asBytes(input);
-    if (threadsFor(options, bytes.length) === 1) {
+    if (threadsFor(options, bytes.length, { workersRead: false, rows: true }) === 1) {
       await loadEngine(options.engine ?? 'wasm');
       return decodeSync(bytes, options);
     }
@@ -127,7 +127,7 @@ async function decodeChunks(
   checkOptions(options);
   const kind = options.engine ?? 'wasm';
   const source = toSource(input);
-  const threads = threadsFor(options, source.size);
+  const threads = threadsFor(options, source.size, { workersRead: parallelHost()?.filePathOf(source) != null, rows: onChunks !== undefined });
   if (threads > 1) {
     // src/parallel: rows come as copies the consumer owns; without a consumer only the lifetimes' tables travel
     const lifetimes = new LifetimeCollector();

@@ -15,9 +15,11 @@ export interface DecodeOptions {
   /** called now and then with bytes done / total, per phase */
   onProgress?: (phase: string, done: number, total: number) => void;
   /**
-   * Decoding threads for `decode`, `decodeStream`, `decodeFile` and `streamFile` (default: the available
-   * parallelism — os.availableParallelism() in Node, navigator.hardwareConcurrency in browsers); 1 = one
-   * thread. Inputs under 32 MiB, the reference engine and `decodeSync` use one thread (README "All cores").
+   * Decoding threads for `decode`, `decodeStream`, `decodeFile` and `streamFile`; 1 = one thread. Default:
+   * the available parallelism (os.availableParallelism() in Node, navigator.hardwareConcurrency in browsers)
+   * where workers were measured to pay — a file of at least 512 MiB decoded without a rows consumer, or of
+   * at least 2 GiB with one — and one thread otherwise. Given, it is used for inputs of 32 MiB or more. The
+   * reference engine and `decodeSync` use one thread (README "All cores").
    */
   threads?: number;
   /** @internal tuning of the parallel decode (tests, benchmarks): src/parallel/run.ts */

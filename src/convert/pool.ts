@@ -14,7 +14,7 @@ import { traceIdOf } from './dataset.js';
 export type FileOutcome = { path: string; ok: true; result: ConvertResult } | { path: string; ok: false; error: string; code?: string };
 
 export interface PoolOptions extends Omit<ConvertOptions, 'onProgress'> {
-  /** files converted at once (default 1) */
+  /** files converted at once (default 1); one file alone is decoded on this many threads (default: decode's automatic choice) */
   threads?: number;
   /** bytes done over all files, and files finished */
   onProgress?: (state: { bytesDone: number; bytesTotal: number; filesDone: number; filesTotal: number; failed: number }) => void;
@@ -71,8 +71,9 @@ export async function convertFiles(files: readonly string[], options: PoolOption
   }
   const { threads: _t, onProgress: _p, onFile: _f, ...convertOptions } = options;
   const threads = Math.max(1, Math.min(options.threads ?? 1, todo.length));
-  // `threads` is the whole budget: one file decodes on all of them, several files take one each
-  convertOptions.decodeThreads = todo.length === 1 ? Math.max(1, options.threads ?? 1) : 1;
+  // `threads` is the whole budget: one file decodes on all of them (unset: on as many as pay, decode's
+  // automatic choice), several files take one each
+  convertOptions.decodeThreads = todo.length === 1 ? options.threads : 1;
   const workerScript = fileURLToPath(WORKER_URL);
   if (threads === 1 || !existsSync(workerScript)) {
     for (const i of todo) {

@@ -12,18 +12,43 @@ export const PARALLEL_MIN_BYTES = 32 << 20;
 export const THREAD_MIN_BYTES = 16 << 20;
 /** Rows a decoder may send ahead of a streaming consumer (its memory bound besides its engine). */
 export const AHEAD_BYTES = 64 << 20;
+/**
+ * With `threads` not given, workers are used only where they were measured to pay (README "All cores"): a
+ * file the workers read themselves, of at least AUTO_MIN_BYTES without a rows consumer (summary, cpu: 1.3x
+ * at 1 GiB on 2 cores, even at 516 MiB) and AUTO_MIN_BYTES_ROWS with one (every row copied out of a worker:
+ * no faster than one thread at 1 GiB, 1.5x slower at 516 MiB). Inputs in memory and Blobs are read for the
+ * workers by this thread: slower than one thread at every size measured (516 MiB in memory: 0.54 s against
+ * 0.42 s; a 1 GiB Blob: 5.9 s against 4.9 s), so only an explicit `threads` splits them.
+ */
+export const AUTO_MIN_BYTES = 512 << 20;
+export const AUTO_MIN_BYTES_ROWS = 2 * 2 ** 30;
+
+/** What decides whether an automatic decode (no `threads`) uses workers. */
+export interface AutoInput {
+  /** workers read the input themselves (a file: Node's FileSource), not through this thread */
+  workersRead: boolean;
+  /** the caller consumes rows (every row of the big tables travels from the workers) */
+  rows: boolean;
+}
 
 /** The threads a decode of `size` bytes uses (1: the one-thread path, decode-steps.ts). */
-export function threadsFor(options: DecodeOptions, size: number): number {
+export function threadsFor(options: DecodeOptions, size: number, input: AutoInput): number {
   if ((options.engine ?? 'wasm') !== 'wasm') return 1;
   const tuning = options.parallel ?? {};
   const host = tuning.inThread ? null : parallelHost();
   if (!host && !tuning.inThread) return 1;
+  const auto = options.threads === undefined && tuning.minBytes === undefined;
   const threads = options.threads ?? host?.defaultThreads() ?? 1;
-  const minBytes = tuning.minBytes ?? PARALLEL_MIN_BYTES;
+  const minBytes = auto ? autoMinBytes(input) : (tuning.minBytes ?? PARALLEL_MIN_BYTES);
   if (threads <= 1 || size < minBytes) return 1;
   // not more threads than there is input for (unless a test asks for small inputs in parallel)
   return minBytes === 0 ? threads : Math.max(1, Math.min(threads, Math.floor(size / THREAD_MIN_BYTES)));
+}
+
+/** The smallest input an automatic decode splits (Infinity: never). */
+export function autoMinBytes(input: AutoInput): number {
+  if (!input.workersRead) return Infinity;
+  return input.rows ? AUTO_MIN_BYTES_ROWS : AUTO_MIN_BYTES;
 }
 
 /** Tables a consumer of `ship` gets: all of them, or only those the lifetimes need (no consumer). */
