@@ -5,8 +5,8 @@
 // close on the thread pool), against ~4 ms/MiB and ~1 ms/MiB of bytes. So the source never makes one
 // read per buffer header:
 // - readMany (framing's batches of headers) coalesces positions closer than `gapBytes` into one slice
-//   each (at most RUN_MAX = 2 MiB: Node reads a 1 GiB Blob in 2 MiB slices ~1.5x faster than in 8 MiB
-//   ones) and reads those slices concurrently: one or a few round trips per batch. The gap is the size
+//   each (at most `runMax`, see SLICES: the slice size that reads fastest differs between Node and
+//   browsers) and reads those slices concurrently: one or a few round trips per batch. The gap is the size
 //   whose bytes cost as much as a round trip, estimated from the reads themselves (latency of small
 //   reads x measured throughput), so Chromium reads a batch of 64 KiB buffers as one contiguous slice
 //   while Node reads its 64 headers concurrently.
@@ -19,7 +19,7 @@
 //   bet on the file order, with a bounded budget), nor can the file's bytes, so framing cannot be kept
 //   just ahead of the decode. Nothing depends on what is kept: a range not held is read from the Blob.
 // - readInto (the decode's windows, one per load) reads a window (what the cache does not hold of it) as
-//   up to READ_PARTS concurrent slices (each of at least PART_MIN bytes) straight into the target: Node's
+//   up to `readParts` concurrent slices (each of at least `partMin` bytes) straight into the target: Node's
 //   Blob reads are faster in parallel.
 // - A Blob of at most WHOLE_MAX bytes is read whole with the first read (one round trip) and served
 //   from memory after that: framing and decoding then cost what they cost on bytes in memory.
@@ -28,18 +28,38 @@ import type { AsyncSource } from './runners.js';
 
 /** Blobs up to this size are read whole, once */
 const WHOLE_MAX = 16 << 20;
-/** readInto splits a read into at most this many concurrent slices ... */
-const READ_PARTS = 4;
-/** ... of at least this many bytes */
-const PART_MIN = 1 << 20;
+
+/**
+ * Slice sizes, by where the Blob is read: `runMax`, the most a coalesced slice of framing spans; readInto
+ * splits a read into at most `readParts` concurrent slices of at least `partMin` bytes. Measured reading the
+ * 1 GiB bench trace from a File-backed Blob (2-core VM), whole-file times:
+ * - Node (fs.openAsBlob): 2 MiB slices 4 at a time 1.2–1.6 s, 8 MiB slices 2.2 s; 1 MiB x 8: 1.7 s;
+ * - Chromium (a File from an <input>): 2 MiB slices 4 at a time 3.5 s, 8 MiB x 4 1.9 s, 32 MiB x 2 1.9 s.
+ * `headerBatch`: buffer headers framing asks for at once (a batch is one or a few round trips: 1024 buffers
+ * of 64 KiB are 8 slices of 8 MiB in flight in a browser, 256 are 8 of 2 MiB in Node; Chromium framed the
+ * 1 GiB trace in 2.7–3.4 s with batches of 256, 2.2–2.5 s with 1024).
+ * `windowBytes`: the decode's input window (the one-thread decode reads a window, and the next one ahead,
+ * as `readParts` slices): in Chromium the 1 GiB trace's decode after framing took 3.9 s with 8 MiB windows
+ * (2 slices of 4 MiB) and 3.1–3.6 s with 32 MiB windows (4 of 8 MiB); its input memory is 2 windows.
+ * `stream`: readInto copies a slice's stream into the target chunk by chunk (Node: no buffer of the slice's
+ * size made and dropped) rather than taking its arrayBuffer() (Chromium: 8 MiB slices streamed 4 at a time
+ * 2.6 s, against 1.9 s).
+ */
+export const SLICES = {
+  node: { runMax: 2 << 20, readParts: 4, partMin: 1 << 20, stream: true, headerBatch: 256, windowBytes: 8 << 20 },
+  browser: { runMax: 8 << 20, readParts: 4, partMin: 4 << 20, stream: false, headerBatch: 1024, windowBytes: 32 << 20 },
+} as const;
+export type SliceProfile = keyof typeof SLICES;
+
+/** Node, or a browser (anything else reads like one) */
+function runtimeProfile(): SliceProfile {
+  const p = (globalThis as { process?: { versions?: { node?: unknown } } }).process;
+  return typeof p?.versions?.node === 'string' ? 'node' : 'browser';
+}
 /** bounds of the coalescing gap, and its value before anything was measured */
 const GAP_MIN = 16 << 10;
 const GAP_MAX = 1 << 20;
 const GAP_DEFAULT = 128 << 10;
-/** a coalesced slice spans at most this many bytes (more positions start another slice) */
-const RUN_MAX = 2 << 20;
-/** buffer headers framing asks for at once (a batch is one or a few round trips) */
-const BLOB_HEADER_BATCH = 256;
 /** bytes of framing's large reads kept for the decode (see ReadCache), unless the caller asks for another number */
 const CACHE_BYTES = 64 << 20;
 /** reads at least this long are kept (framing's coalesced runs and contiguous reads; not single headers) */
@@ -59,6 +79,8 @@ export interface BlobSourceOptions {
   cacheBytes?: number;
   /** called with each slice read (start, end): for tests and measurements */
   onSlice?: (start: number, end: number) => void;
+  /** slice sizes (SLICES; default: those of the runtime, Node or a browser) */
+  profile?: SliceProfile;
 }
 
 /** Running estimates of a Blob's round-trip time and throughput, from timed reads. */
@@ -155,6 +177,7 @@ export class ReadCache {
 /** A random-access source over a Blob or File (see the file comment). */
 export function blobSource(blob: Blob, options: BlobSourceOptions = {}): AsyncSource {
   const size = blob.size;
+  const sizes = SLICES[options.profile ?? runtimeProfile()];
   const cost = new ReadCost();
   const slice = async (start: number, end: number, timed: boolean): Promise<Uint8Array> => {
     options.onSlice?.(start, end);
@@ -164,13 +187,12 @@ export function blobSource(blob: Blob, options: BlobSourceOptions = {}): AsyncSo
     return bytes;
   };
   /**
-   * Reads [start, end) into `into` (end - start bytes) through the slice's stream: its chunks are copied
-   * where they belong, so no buffer of the slice's size is made and thrown away (arrayBuffer() makes one
-   * from the same chunks). Returns the bytes placed.
+   * Reads [start, end) into `into` (end - start bytes): through the slice's stream where that pays (see
+   * SLICES), its chunks copied where they belong, else its arrayBuffer(). Returns the bytes placed.
    */
   const sliceInto = async (start: number, end: number, into: Uint8Array): Promise<number> => {
     const part = blob.slice(start, end);
-    if (typeof part.stream !== 'function') {
+    if (!sizes.stream || typeof part.stream !== 'function') {
       const bytes = await slice(start, end, false);
       into.set(bytes.subarray(0, into.length));
       return Math.min(bytes.length, into.length);
@@ -198,7 +220,9 @@ export function blobSource(blob: Blob, options: BlobSourceOptions = {}): AsyncSo
 
   return {
     size,
-    headerBatch: BLOB_HEADER_BATCH,
+    headerBatch: sizes.headerBatch,
+    turns: true,
+    windowBytes: sizes.windowBytes,
     async read(position, length) {
       const bytes = await slice(position, clampEnd(position, length), true);
       cache.keep(position, bytes);
@@ -210,12 +234,12 @@ export function blobSource(blob: Blob, options: BlobSourceOptions = {}): AsyncSo
       const total = end - position;
       const missing = cache.take(position, target.subarray(0, total));
       if (missing.length === 0) return total;
-      // the ranges not kept, each as up to READ_PARTS concurrent slices of at least PART_MIN bytes
+      // the ranges not kept, each as up to readParts concurrent slices of at least partMin bytes
       const parts: number[] = [];
       for (let m = 0; m < missing.length; m += 2) {
         const a = missing[m]!;
         const len = missing[m + 1]! - a;
-        const n = Math.max(1, Math.min(READ_PARTS, Math.floor(len / PART_MIN)));
+        const n = Math.max(1, Math.min(sizes.readParts, Math.floor(len / sizes.partMin)));
         const step = Math.ceil(len / n);
         for (let k = 0; k < n; k++) parts.push(a + k * step, Math.min(a + len, a + (k + 1) * step));
       }
@@ -245,7 +269,7 @@ export function blobSource(blob: Blob, options: BlobSourceOptions = {}): AsyncSo
         const p = positions[i]!;
         const end = clampEnd(p, length);
         const run = runs[runs.length - 1];
-        if (run && p >= run.start && p - run.end <= gap && end - run.start <= RUN_MAX) {
+        if (run && p >= run.start && p - run.end <= gap && end - run.start <= sizes.runMax) {
           run.end = Math.max(run.end, end);
           run.last = i;
         } else {

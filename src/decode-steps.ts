@@ -12,7 +12,7 @@ import { frameBuffers, type FramingIssue } from './framing.js';
 import { decodeOrder, planLoads } from './ordering.js';
 import { DECODED_TABLE_NAMES, perTable, TABLE_IDS, type DecodedTableName } from './schema.js';
 import { PlanReader } from './plan-reads.js';
-import type { Steps } from './steps.js';
+import { TURN, TURN_BYTES, type Steps } from './steps.js';
 
 export type RowMode = 'copy' | 'borrow' | 'discard';
 
@@ -77,6 +77,7 @@ export function* decodeSteps(size: number, engine: Engine, options: DriverOption
   const off = table.fileOffset;
   const sizes = table.size;
   let bytesDone = 0;
+  let sinceTurn = 0;
   for (let i = 0; i < order.length; i++) {
     const r = order[i]!;
     let at = reader.at(i, r);
@@ -89,6 +90,10 @@ export function* decodeSteps(size: number, engine: Engine, options: DriverOption
     if (mostPendingRows(engine) >= drainRows) yield* emitRows(engine, rowMode, rows);
     if (reader.aheadDue(i)) yield* reader.ahead();
     bytesDone += sizes[r]!;
+    if ((sinceTurn += sizes[r]!) >= TURN_BYTES) {
+      sinceTurn = 0;
+      yield TURN;
+    }
     if ((i & 63) === 63) yield { kind: 'progress', phase: 'decode', done: bytesDone, total: size };
   }
   if (mostPendingRows(engine) > 0) yield* emitRows(engine, rowMode, rows);

@@ -146,7 +146,7 @@ async function decodeChunks(
       lifetimes.add(chunks, rows === 'borrow');
       return onChunks?.(chunks);
     };
-    const result = await runAsync(source, decodeSteps(source.size, engine, { ...options, rows, headerBatch: source.headerBatch }), consume, options.onProgress);
+    const result = await runAsync(source, decodeSteps(source.size, engine, { ...options, windowBytes: options.windowBytes ?? source.windowBytes, rows, headerBatch: source.headerBatch }), consume, options.onProgress);
     return buildResult(result, lifetimes, kind, options.bias, options.sourcePath ?? null);
   } finally {
     releaseEngine(engine);

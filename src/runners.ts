@@ -22,7 +22,42 @@ export interface AsyncSource {
   readMany?(positions: readonly number[], length: number): Promise<Uint8Array[]>;
   /** optional: how many positions readMany should get at once (default 64) */
   readonly headerBatch?: number;
+  /**
+   * optional: its reads make progress only while this thread lets other tasks run (a Blob's data reaches
+   * this thread in tasks: a chunk per task in Node, a data pipe drained by tasks in Chromium): the decode
+   * then gives other tasks a turn every TURN_MS while a read ahead is in flight ('turn' steps), or the read
+   * ahead would wait for the decode of a whole window
+   */
+  readonly turns?: boolean;
+  /** optional: the input window that reads best from it (default 8 MiB; the caller's windowBytes wins) */
+  readonly windowBytes?: number;
 }
+
+/** ms of decoding between two turns given to other tasks while a read ahead of a `turns` source is in flight */
+export const TURN_MS = 1;
+
+/**
+ * Lets other tasks (I/O callbacks) run, then resolves: setImmediate in Node; a MessageChannel message in
+ * browsers (setTimeout(0) is clamped to 4 ms once nested); setTimeout elsewhere.
+ */
+export function macrotask(): Promise<void> {
+  if (typeof setImmediate === 'function') return new Promise((resolve) => setImmediate(resolve));
+  if (typeof MessageChannel === 'function') {
+    if (!turnChannel) {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => turnWaiting.shift()?.();
+      turnChannel = channel;
+    }
+    const channel = turnChannel;
+    return new Promise((resolve) => {
+      turnWaiting.push(resolve);
+      channel.port2.postMessage(0);
+    });
+  }
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+let turnChannel: MessageChannel | null = null;
+const turnWaiting: (() => void)[] = [];
 
 export function bytesSource(bytes: Uint8Array): SyncSource {
   return {
@@ -55,7 +90,7 @@ export function runSync<R>(source: SyncSource, steps: Steps<R>, onRows: (chunks:
     else if (step.kind === 'readMany') step.result = step.positions.map((p) => source.read(p, step.length));
     else if (step.kind === 'load') step.result = source.readInto(step.position, step.target);
     else if (step.kind === 'prefetch') step.result = false;
-    else deliver(step, onRows, onProgress);
+    else if (step.kind !== 'turn') deliver(step, onRows, onProgress);
   }
 }
 
@@ -64,18 +99,25 @@ type Outcome = { n: number } | { error: unknown };
 /** Runs the steps asynchronously (awaiting reads and the rows consumer, for backpressure). */
 export async function runAsync<R>(source: AsyncSource, steps: Steps<R>, onRows: RowsHandler, onProgress?: ProgressHandler): Promise<R> {
   // one read ahead in flight at most (a 'prefetch' step); its outcome is kept so it never goes unhandled
-  let ahead: { position: number; target: Uint8Array; result: Promise<Outcome> } | null = null;
+  let ahead: { position: number; target: Uint8Array; result: Promise<Outcome>; pending: boolean } | null = null;
   const settle = async (): Promise<Outcome | null> => {
     const a = ahead;
     ahead = null;
     return a ? a.result : null;
   };
+  const turns = source.turns === true;
+  let lastTurn = turns ? performance.now() : 0;
   try {
     for (;;) {
       const it = steps.next();
       if (it.done) return it.value;
       const step = it.value;
-      if (step.kind === 'read') {
+      if (step.kind === 'turn') {
+        if (turns && ahead?.pending && performance.now() - lastTurn >= TURN_MS) {
+          await macrotask();
+          lastTurn = performance.now();
+        }
+      } else if (step.kind === 'read') {
         step.result = await source.read(step.position, Math.min(step.length, source.size - step.position));
       } else if (step.kind === 'readMany') {
         step.result = source.readMany
@@ -92,7 +134,9 @@ export async function runAsync<R>(source: AsyncSource, steps: Steps<R>, onRows: 
         } catch (error) {
           result = Promise.resolve({ error });
         }
-        ahead = { position: step.position, target: step.target, result };
+        const a = { position: step.position, target: step.target, result, pending: true };
+        void result.then(() => (a.pending = false));
+        ahead = a;
         step.result = true;
       } else if (step.kind === 'load') {
         const a = ahead;

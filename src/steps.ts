@@ -47,7 +47,21 @@ export interface ProgressStep {
   total: number;
 }
 
-export type Step = ReadStep | ReadManyStep | LoadStep | PrefetchStep | RowsStep | ProgressStep;
+/**
+ * A point between buffers where the decode may let other tasks run: an async runner whose source reads
+ * only when this thread gives other tasks a turn (AsyncSource.turns: Blob readers) takes one here while a
+ * read ahead is in flight, at most every TURN_MS. Yielded every TURN_BYTES of input decoded.
+ */
+export interface TurnStep {
+  kind: 'turn';
+}
+
+export type Step = ReadStep | ReadManyStep | LoadStep | PrefetchStep | RowsStep | ProgressStep | TurnStep;
+
+/** bytes of input decoded between two turn steps */
+export const TURN_BYTES = 256 << 10;
+/** the one turn step (it carries nothing) */
+export const TURN: TurnStep = { kind: 'turn' };
 
 /** A piece of the decode: yields steps, returns R. */
 export type Steps<R> = Generator<Step, R, void>;

@@ -6,7 +6,9 @@ import { mkdtempSync, openAsBlob, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decode, decodeStream, decodeSync, type DecodeResult } from '../src/node.js';
-import { blobSource, ReadCache } from '../src/blob-source.js';
+import { blobSource, ReadCache, SLICES, type SliceProfile } from '../src/blob-source.js';
+import { runAsync, TURN_MS, type AsyncSource } from '../src/runners.js';
+import { load, prefetch, TURN, type Steps } from '../src/steps.js';
 import { generateMixedTrace } from '../src/writer/index.js';
 import { readCorpus } from './helpers/corpus.js';
 import { bytesCounting, decodeCountedAsync } from './helpers/counting.js';
@@ -29,9 +31,10 @@ async function slicesOf(
   gapBytes?: number,
   wholeMax = 0,
   cacheBytes?: number,
+  profile?: SliceProfile,
 ): Promise<{ slices: [number, number][]; result: Awaited<ReturnType<typeof decodeStream>> }> {
   const slices: [number, number][] = [];
-  const result = await decodeStream(blobSource(blob, { gapBytes, wholeMax, cacheBytes, onSlice: (a, b) => slices.push([a, b]) }), {});
+  const result = await decodeStream(blobSource(blob, { gapBytes, wholeMax, cacheBytes, profile, onSlice: (a, b) => slices.push([a, b]) }), {});
   return { slices, result };
 }
 
@@ -112,6 +115,111 @@ describe('uniform 64 KiB buffers', () => {
     expect(sum(once.slices)).toBeLessThanOrEqual(1.05 * bytes.length);
     expect(once.result.summary.cswitch).toBe(twice.result.summary.cswitch);
     expect(digest(await decode(blobSource(blobOf(bytes), { wholeMax: 0, gapBytes: 1 << 20 }) as never))).toEqual(digest(decodeSync(bytes)));
+  });
+});
+
+describe('slice sizes of a browser (SLICES.browser: fewer, larger slices, 32 MiB windows)', () => {
+  const bytes = generateMixedTrace({ seed: 78, targetBytes: 40 << 20, cpus: 4, bufferSize: 0x10000 }).bytes;
+
+  test('the same result as the bytes; framing runs up to 8 MiB, windows of 32 MiB read as 4 slices of 8 MiB', async () => {
+    const browser = await slicesOf(blobOf(bytes), 1 << 20, 0, 0, 'browser');
+    const node = await slicesOf(blobOf(bytes), 1 << 20, 0, 0, 'node');
+    const expected = decodeSync(bytes).summary;
+    for (const r of [browser, node]) {
+      expect(r.result.summary.events).toBe(expected.events);
+      expect(r.result.summary.cswitch).toBe(expected.cswitch);
+      expect(r.result.summary.spinlock).toBe(expected.spinlock);
+    }
+    const largest = (s: [number, number][]) => Math.max(...s.map(([a, b]) => b - a));
+    expect(largest(node.slices)).toBeLessThanOrEqual(SLICES.node.runMax);
+    expect(largest(browser.slices)).toBeGreaterThan(SLICES.node.runMax);
+    expect(largest(browser.slices)).toBeLessThanOrEqual(SLICES.browser.runMax);
+    // the decode's windows: 8 MiB parts of 32 MiB windows (a browser) against 2 MiB parts of 8 MiB (Node)
+    const parts = (s: [number, number][], n: number) => s.filter(([a, b]) => b - a === n).length;
+    expect(parts(browser.slices, 8 << 20)).toBeGreaterThanOrEqual(4);
+    expect(parts(node.slices, 2 << 20)).toBeGreaterThanOrEqual(16);
+    expect(browser.slices.length).toBeLessThan(node.slices.length / 2);
+  });
+
+  test('the source tells the decode its window and header batch', () => {
+    const b = blobSource(blobOf(bytes), { profile: 'browser', wholeMax: 0 });
+    expect([b.windowBytes, b.headerBatch, b.turns]).toEqual([32 << 20, 1024, true]);
+    const n = blobSource(blobOf(bytes), { profile: 'node', wholeMax: 0 });
+    expect([n.windowBytes, n.headerBatch, n.turns]).toEqual([8 << 20, 256, true]);
+  });
+});
+
+describe('turns: a read ahead whose data arrives through tasks of this thread', () => {
+  /** a source whose reads complete after `hops` tasks of this thread (as a Blob's chunks do) */
+  const taskSource = (turns: boolean, hops: number, done: Set<number>): AsyncSource => ({
+    size: 1 << 20,
+    turns,
+    read: async () => new Uint8Array(0),
+    readInto: (position, target) =>
+      new Promise((resolve) => {
+        let left = hops;
+        const hop = () => {
+          if (--left > 0) return void setImmediate(hop);
+          done.add(position);
+          resolve(target.length);
+        };
+        setImmediate(hop);
+      }),
+  });
+  /** a prefetch, then a stand-in decode of `slices` pieces of just over TURN_MS, each followed by a turn step, then the load */
+  function* steps(done: Set<number>, slices: number, seen: { before: boolean }): Steps<void> {
+    const target = new Uint8Array(16);
+    yield* prefetch(4096, target);
+    for (let i = 0; i < slices; i++) {
+      const until = performance.now() + TURN_MS * 1.2;
+      while (performance.now() < until);
+      yield TURN;
+    }
+    seen.before = done.has(4096);
+    yield* load(4096, target);
+  }
+
+  test('with turns the read ahead completes during the decode; without, only once the decode waits for it', async () => {
+    for (const turns of [true, false]) {
+      const done = new Set<number>();
+      const seen = { before: false };
+      await runAsync(taskSource(turns, 8, done), steps(done, 24, seen), () => {});
+      expect(done.has(4096)).toBe(true);
+      expect(seen.before, `turns: ${turns}`).toBe(turns);
+    }
+  });
+
+  test('no turn is taken once the read ahead has completed, nor without a read ahead', async () => {
+    let immediates = 0;
+    const counting = (turns: boolean): AsyncSource => ({
+      size: 1 << 20,
+      turns,
+      read: async () => new Uint8Array(0),
+      readInto: async (_p, t) => t.length, // completes at once
+    });
+    function* decode(withAhead: boolean): Steps<void> {
+      const target = new Uint8Array(16);
+      if (withAhead) yield* prefetch(0, target);
+      for (let i = 0; i < 20; i++) {
+        const until = performance.now() + TURN_MS * 1.2;
+        while (performance.now() < until);
+        yield TURN;
+      }
+      if (withAhead) yield* load(0, target);
+    }
+    const original = globalThis.setImmediate;
+    globalThis.setImmediate = ((f: () => void) => {
+      immediates++;
+      return original(f);
+    }) as typeof setImmediate;
+    try {
+      await runAsync(counting(true), decode(false), () => {});
+      expect(immediates).toBe(0);
+      await runAsync(counting(true), decode(true), () => {});
+      expect(immediates).toBeLessThanOrEqual(1); // the first turn may come before the read's promise settled
+    } finally {
+      globalThis.setImmediate = original;
+    }
   });
 });
 

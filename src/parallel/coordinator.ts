@@ -21,7 +21,7 @@ import type { DriverResult } from '../decode-steps.js';
 import { frameBuffers, type FramingIssue } from '../framing.js';
 import * as L from '../generated/layout.js';
 import { decodeOrder } from '../ordering.js';
-import { runAsync, type AsyncSource, type ProgressHandler } from '../runners.js';
+import { macrotask, runAsync, type AsyncSource, type ProgressHandler } from '../runners.js';
 import type { Chunks, DecodedTableName } from '../schema.js';
 import type { Steps } from '../steps.js';
 import { loadWasmModule } from '../wasm/instance.js';
@@ -82,8 +82,6 @@ export function emptyReport(): ParallelReport {
 /** Framing yields to other tasks (workers' messages, this thread's decoder) this often, in milliseconds. */
 const FRAMING_SLICE_MS = 2;
 
-const macrotask = (): Promise<void> =>
-  new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
 
 /** `source`, with reads that give other tasks a turn every FRAMING_SLICE_MS (file reads of cached pages do not). */
 export function yielding(source: AsyncSource): AsyncSource {
@@ -103,6 +101,8 @@ export function yielding(source: AsyncSource): AsyncSource {
   };
   return {
     size: source.size,
+    headerBatch: source.headerBatch,
+    turns: source.turns,
     read: (p, n) => after(source.read(p, n)),
     readInto: (p, t) => after(source.readInto(p, t)),
     readMany: (ps, n) =>

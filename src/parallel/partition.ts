@@ -22,7 +22,7 @@ import { EtlError } from '../errors.js';
 import { planLoads, type LoadPlan } from '../ordering.js';
 import { emptyChunk, perTable, TABLE_IDS, viewColumn, DECODED_TABLE_NAMES, type Chunks, type DecodedTableName } from '../schema.js';
 import { PlanReader } from '../plan-reads.js';
-import type { Steps } from '../steps.js';
+import { TURN, TURN_BYTES, type Steps } from '../steps.js';
 import type { WasmEngine } from '../wasm/engine.js';
 import {
   exportsOf,
@@ -203,6 +203,7 @@ function* decodeBuffers(run: PartitionRun, engine: WasmEngine, job: PartitionJob
   const cpuOf = job.cpu;
   const untouched = run.untouched;
   const drainRows = job.drainRows ?? 65536;
+  let sinceTurn = 0;
   for (let i = 0, n = order.length; i < n; i++) {
     const r = order[i]!;
     let at = reader.at(i, r);
@@ -220,6 +221,10 @@ function* decodeBuffers(run: PartitionRun, engine: WasmEngine, job: PartitionJob
     if (run.mostPending() >= drainRows) yield* run.emit();
     if (reader.aheadDue(i)) yield* reader.ahead();
     run.bytesDone += sizes[r]!;
+    if ((sinceTurn += sizes[r]!) >= TURN_BYTES) {
+      sinceTurn = 0;
+      yield TURN;
+    }
     if ((i & 63) === 63) yield { kind: 'progress', phase: 'decode', done: run.bytesDone, total: job.inputSize };
   }
   return reader.reads;
