@@ -215,7 +215,7 @@ export function blobSource(blob: Blob, options: BlobSourceOptions = {}): AsyncSo
     return at;
   };
   const clampEnd = (position: number, length: number) => Math.max(position, Math.min(size, position + Math.max(0, length)));
-  if (size <= (options.wholeMax ?? WHOLE_MAX)) return wholeSource(size, () => slice(0, size, false));
+  if (size <= (options.wholeMax ?? WHOLE_MAX)) return wholeSource(size, () => readWhole(size, sizes, slice));
   const cache = new ReadCache(options.cacheBytes ?? CACHE_BYTES);
 
   return {
@@ -293,6 +293,33 @@ export function blobSource(blob: Blob, options: BlobSourceOptions = {}): AsyncSo
       return out;
     },
   };
+}
+
+/**
+ * The whole of a small Blob, as up to `readParts` concurrent slices of at least `partMin` bytes (Node reads
+ * the 4.9 MB perfview-net trace in 5–7 ms as 4 slices, 12–14 ms as one); a short slice (the Blob changed)
+ * ends the bytes there.
+ */
+async function readWhole(
+  size: number,
+  sizes: (typeof SLICES)[SliceProfile],
+  slice: (start: number, end: number, timed: boolean) => Promise<Uint8Array>,
+): Promise<Uint8Array> {
+  const n = Math.max(1, Math.min(sizes.readParts, Math.floor(size / sizes.partMin)));
+  if (n === 1) return slice(0, size, false);
+  const out = new Uint8Array(size);
+  const step = Math.ceil(size / n);
+  const ends = await Promise.all(
+    Array.from({ length: n }, async (_, k) => {
+      const a = k * step;
+      const part = await slice(a, Math.min(size, a + step), false);
+      out.set(part.subarray(0, Math.min(part.length, size - a)), a);
+      return a + part.length;
+    }),
+  );
+  let end = size;
+  for (let k = 0; k < n; k++) if (ends[k]! < Math.min(size, (k + 1) * step)) end = Math.min(end, ends[k]!);
+  return out.subarray(0, end);
 }
 
 /** A small Blob: read whole at the first request, then served from memory. */
