@@ -19,8 +19,9 @@
 //   bet on the file order, with a bounded budget), nor can the file's bytes, so framing cannot be kept
 //   just ahead of the decode. Nothing depends on what is kept: a range not held is read from the Blob.
 // - readInto (the decode's windows, one per load) reads a window (what the cache does not hold of it) as
-//   up to `readParts` concurrent slices (each of at least `partMin` bytes) straight into the target: Node's
-//   Blob reads are faster in parallel.
+//   up to `readParts` concurrent slices (each of at least `partMin` bytes) into the target: Blob reads are
+//   faster in parallel. A Blob's data reaches this thread in tasks (a chunk per task in Node), so the
+//   source says `turns`: the decode lets other tasks run while a window is read ahead (runners.ts).
 // - A Blob of at most WHOLE_MAX bytes is read whole with the first read (one round trip) and served
 //   from memory after that: framing and decoding then cost what they cost on bytes in memory.
 // Memory: what the caller asks for, the kept reads (at most cacheBytes) and at most WHOLE_MAX; never the file.

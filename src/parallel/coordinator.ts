@@ -82,7 +82,6 @@ export function emptyReport(): ParallelReport {
 /** Framing yields to other tasks (workers' messages, this thread's decoder) this often, in milliseconds. */
 const FRAMING_SLICE_MS = 2;
 
-
 /** `source`, with reads that give other tasks a turn every FRAMING_SLICE_MS (file reads of cached pages do not). */
 export function yielding(source: AsyncSource): AsyncSource {
   let last = performance.now();
