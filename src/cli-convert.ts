@@ -5,7 +5,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import os from 'node:os';
 import { resolve } from 'node:path';
 import { CONVERT_FORMATS, type ConvertFormat } from './convert/formats.js';
-import { convertFiles, type FileOutcome } from './convert/pool.js';
+import type { FileOutcome } from './convert/pool.js';
 import { EXIT } from './cli-io.js';
 import { TABLE_NAMES, type TableName } from './schema.js';
 
@@ -62,6 +62,8 @@ export function registerConvertCommand(program: Command, setExit: (code: number)
       const showProgress = o.progress ?? process.stderr.isTTY === true;
       let last = 0;
       const started = Date.now();
+      // loaded here, not with the CLI: the dataset writers (Arrow, Parquet, Perfetto) cost every other command ~100 ms to load
+      const { convertFiles } = await import('./convert/pool.js');
       const outcomes = await convertFiles(files, {
         to: o.to,
         outDir: out,

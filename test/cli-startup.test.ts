@@ -1,0 +1,45 @@
+// What the CLI loads before it runs a command: the dataset writers of `convert` (src/convert/: Arrow,
+// Parquet, Perfetto datasets) are imported by `convert` alone, so `summary`, `dump`, `cpu` and `spinlocks`
+// do not pay for loading them (~20 ms of every run).
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { expect, test } from 'vitest';
+
+/** modules under dist/ that importing `module` (a dist/ file) loads, as logged by an ESM resolve hook */
+function loadedBy(module: string): string[] {
+  const dir = mkdtempSync(join(tmpdir(), 'etw-cli-startup-'));
+  const hooks = join(dir, 'hooks.mjs');
+  writeFileSync(
+    hooks,
+    `export async function resolve(s, c, next) {
+       const r = await next(s, c);
+       const at = r.url.lastIndexOf('/dist/');
+       if (at >= 0) process.stderr.write('LOADED ' + r.url.slice(at + 6) + '\\n');
+       return r;
+     }\n`,
+  );
+  const register = join(dir, 'register.mjs');
+  writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+  const url = new URL(`../dist/${module}`, import.meta.url).href;
+  const r = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, '--input-type=module', '-e', `await import(${JSON.stringify(url)})`], {
+    encoding: 'utf8',
+  });
+  expect(r.status, r.stderr).toBe(0);
+  return r.stderr
+    .split('\n')
+    .filter((l) => l.startsWith('LOADED '))
+    .map((l) => l.slice(7));
+}
+
+test('importing the CLI does not load the convert pipeline (src/convert/pool.ts and what it imports)', () => {
+  const loaded = loadedBy('cli.js');
+  expect(loaded).toContain('files.js'); // the hook sees the CLI's imports
+  expect(loaded.filter((m) => m.startsWith('convert/') && m !== 'convert/formats.js')).toEqual([]);
+});
+
+test('the convert pipeline itself loads them (the check above can see them)', () => {
+  expect(loadedBy('convert/pool.js')).toEqual(expect.arrayContaining(['convert/convert-file.js', 'convert/dataset.js']));
+});
