@@ -215,8 +215,39 @@ export function blobSource(blob: Blob, options: BlobSourceOptions = {}): AsyncSo
     }
     return at;
   };
+  /**
+   * Reads `ranges` ([start, end) pairs, ascending, within [position, position + target.length)) into
+   * `target` (which holds the bytes from `position`), each as up to readParts concurrent slices of at
+   * least partMin bytes. Returns the bytes from `position` that are placed: a short slice (the Blob changed
+   * under us) ends them there.
+   */
+  const readRanges = async (position: number, target: Uint8Array, ranges: readonly number[]): Promise<number> => {
+    const parts: number[] = [];
+    for (let m = 0; m < ranges.length; m += 2) {
+      const a = ranges[m]!;
+      const len = ranges[m + 1]! - a;
+      const n = Math.max(1, Math.min(sizes.readParts, Math.floor(len / sizes.partMin)));
+      const step = Math.ceil(len / n);
+      for (let k = 0; k < n; k++) parts.push(a + k * step, Math.min(a + len, a + (k + 1) * step));
+    }
+    const got = await Promise.all(
+      Array.from({ length: parts.length / 2 }, (_, k) => sliceInto(parts[2 * k]!, parts[2 * k + 1]!, target.subarray(parts[2 * k]! - position, parts[2 * k + 1]! - position))),
+    );
+    let n = target.length;
+    for (let k = 0; k < got.length; k++) {
+      const a = parts[2 * k]!;
+      if (got[k]! < parts[2 * k + 1]! - a) n = Math.min(n, a + got[k]! - position);
+    }
+    return n;
+  };
   const clampEnd = (position: number, length: number) => Math.max(position, Math.min(size, position + Math.max(0, length)));
-  if (size <= (options.wholeMax ?? WHOLE_MAX)) return wholeSource(size, () => readWhole(size, sizes, slice));
+  if (size <= (options.wholeMax ?? WHOLE_MAX)) {
+    // read whole, once, as a few concurrent slices (Node reads the 4.9 MB perfview-net trace in 5–7 ms as 4 slices, 12–14 ms as one)
+    return wholeSource(size, async () => {
+      const all = new Uint8Array(size);
+      return all.subarray(0, await readRanges(0, all, [0, size]));
+    });
+  }
   const cache = new ReadCache(options.cacheBytes ?? CACHE_BYTES);
 
   return {
@@ -235,30 +266,10 @@ export function blobSource(blob: Blob, options: BlobSourceOptions = {}): AsyncSo
       const total = end - position;
       const missing = cache.take(position, target.subarray(0, total));
       if (missing.length === 0) return total;
-      // the ranges not kept, each as up to readParts concurrent slices of at least partMin bytes
-      const parts: number[] = [];
-      for (let m = 0; m < missing.length; m += 2) {
-        const a = missing[m]!;
-        const len = missing[m + 1]! - a;
-        const n = Math.max(1, Math.min(sizes.readParts, Math.floor(len / sizes.partMin)));
-        const step = Math.ceil(len / n);
-        for (let k = 0; k < n; k++) parts.push(a + k * step, Math.min(a + len, a + (k + 1) * step));
-      }
       const whole = missing.length === 2 && missing[0] === position && missing[1] === end;
       const t0 = performance.now();
-      const got = await Promise.all(
-        Array.from({ length: parts.length / 2 }, (_, k) => {
-          const a = parts[2 * k]!;
-          return sliceInto(a, parts[2 * k + 1]!, target.subarray(a - position, parts[2 * k + 1]! - position));
-        }),
-      );
+      const n = await readRanges(position, target.subarray(0, total), missing);
       if (whole) cost.note(total, performance.now() - t0);
-      // the bytes placed: a short part (the Blob changed under us) ends the count there
-      let n = total;
-      for (let k = 0; k < got.length; k++) {
-        const a = parts[2 * k]!;
-        if (got[k]! < parts[2 * k + 1]! - a) n = Math.min(n, a + got[k]! - position);
-      }
       return n;
     },
 
@@ -294,33 +305,6 @@ export function blobSource(blob: Blob, options: BlobSourceOptions = {}): AsyncSo
       return out;
     },
   };
-}
-
-/**
- * The whole of a small Blob, as up to `readParts` concurrent slices of at least `partMin` bytes (Node reads
- * the 4.9 MB perfview-net trace in 5–7 ms as 4 slices, 12–14 ms as one); a short slice (the Blob changed)
- * ends the bytes there.
- */
-async function readWhole(
-  size: number,
-  sizes: (typeof SLICES)[SliceProfile],
-  slice: (start: number, end: number, timed: boolean) => Promise<Uint8Array>,
-): Promise<Uint8Array> {
-  const n = Math.max(1, Math.min(sizes.readParts, Math.floor(size / sizes.partMin)));
-  if (n === 1) return slice(0, size, false);
-  const out = new Uint8Array(size);
-  const step = Math.ceil(size / n);
-  const ends = await Promise.all(
-    Array.from({ length: n }, async (_, k) => {
-      const a = k * step;
-      const part = await slice(a, Math.min(size, a + step), false);
-      out.set(part.subarray(0, Math.min(part.length, size - a)), a);
-      return a + part.length;
-    }),
-  );
-  let end = size;
-  for (let k = 0; k < n; k++) if (ends[k]! < Math.min(size, (k + 1) * step)) end = Math.min(end, ends[k]!);
-  return out.subarray(0, end);
 }
 
 /** A small Blob: read whole at the first request, then served from memory. */
