@@ -11,12 +11,12 @@
 // event once the rows were drained.
 import * as L from './layout';
 import { compactBatch, flushHeldSwitches } from './compcs';
-import { cswitchEvent } from './cswitch';
+import { cswitchEvent, putCswitch } from './cswitch';
 import { processEvent } from './process';
 import { readyThreadEvent } from './readythread';
 import { threadEvent } from './thread';
 import { count, countN, issue, resetDiag } from './diag';
-import { countKind, perfinfoKind, resetKinds, tally } from './kinds';
+import { cachedPerfinfoKind, countKind, perfinfoKind, resetKinds, tally } from './kinds';
 import {
   clearArena,
   drainWanted,
@@ -30,7 +30,7 @@ import {
   rows,
   scratchStart,
 } from './memory';
-import { spinlockEvent } from './spinlock';
+import { putSpinlock, spinlockEvent } from './spinlock';
 import { xpressDecompress } from './xpress';
 
 /** decodeBuffer with an offset/length outside the input window (API misuse; nothing is counted) */
@@ -288,22 +288,83 @@ export function finish(): i32 {
   return L.STATUS_OK;
 }
 
+// the kind of the last SYSTEM/COMPACT/PERFINFO event walked (its first 8 bytes masked to headerType, version
+// and HookId; 0 = none) and its tally entry: runs of one kind are counted without a lookup
+let runLastKind: u64 = 0;
+let runLastEntry: usize = 0;
+
+/**
+ * B.4, the common case: from `p`, the SYSTEM/COMPACT/PERFINFO events whose kind is in the kind cache and
+ * whose decoding makes no call — tallied only, or a CSwitch or SpinLock row that passes its checks — which
+ * are nearly all the events of a kernel trace but the compact batches. Returns where it stopped: at the
+ * end, when a drain is wanted, or at any other event, which walkEvents handles. A function of its own,
+ * with no call in it, so that V8 keeps its values in registers: wasm calls save no register, so a call
+ * anywhere in a loop sends every value live across it to the stack on every iteration.
+ */
+function walkRun(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32): usize {
+  let events: i32 = 0;
+  let lastKind = runLastKind;
+  let lastEntry = runLastEntry;
+  while (p + 8 <= end && !drainWanted) {
+    const m = load<u32>(p);
+    const info = markerInfo(m);
+    if (((info >> 4) & 0xf) != L.HC_PERFINFO) break;
+    const headerSize = ((info & 0xf) << 3) + L.extendedItemBytes(m);
+    const w = load<u64>(p); // marker, Size, HookId
+    const size = <i32>(<u32>(w >>> 32) & 0xffff);
+    if (size < headerSize || p + <usize>size > end) break;
+    const kind = w & 0xffff0000_00ff00ff;
+    let e = lastEntry;
+    if (kind != lastKind) {
+      e = cachedPerfinfoKind(w, <i32>((m >>> 16) & 0xff));
+      if (e == 0) break;
+      lastKind = kind;
+      lastEntry = e;
+    }
+    const decoder = load<u8>(HOOK_DECODERS + <usize>(w >>> 48));
+    if (decoder != DEC_NONE) {
+      const version = <i32>(m & 0xff);
+      const data = p + <usize>headerSize;
+      const n = size - headerSize;
+      const tsAt = p + <usize>(L.SYSTEM_TIMESTAMP - ((info >> 6) & 8));
+      if (decoder == DEC_CSWITCH) {
+        if (version < 1 || version > 4 || n < L.CSW_SIZE_V1) break;
+        putCswitch(data, n, version, cpu, tsAt, fileBase + <f64>(p - base));
+      } else if (decoder == DEC_SPINLOCK) {
+        const pointerSize = 8 - ((info >> 6) & 4);
+        if (version != L.SPL_EVENT_VERSION || n < (pointerSize == 4 ? L.SPL32_SIZE : L.SPL64_SIZE)) break;
+        putSpinlock(data, version, pointerSize, cpu, tsAt, fileBase + <f64>(p - base));
+      } else {
+        break;
+      }
+    }
+    countKind(e, size);
+    events++;
+    p += <usize>((size + 7) & ~7);
+  }
+  runLastKind = lastKind;
+  runLastEntry = lastEntry;
+  countN(L.D_EVENTS, <u64>events);
+  return p;
+}
+
 /**
  * B.4: the events in [p, end); an event's file offset is fileBase + (its pointer - base).
  *
- * The loop is the hot path of every decode, shaped for the common case: a SYSTEM/COMPACT/PERFINFO event
- * (nearly every event of a kernel trace) is recognised by one load from MARKER_INFO (its header class and
- * size from the marker's top 16 bits), checked, tallied — a run of one kind without a lookup — and
- * dispatched (CSwitch and SpinLock rows are written in the loop). Every other event — other header kinds,
- * bad markers and sizes, the end-of-buffer padding — goes to walkOther(), out of line.
+ * walkRun() takes the common case, event after event; this loop takes the one event it stops at and hands
+ * back to it: a SYSTEM/COMPACT/PERFINFO event is recognised by one load from MARKER_INFO (its header class
+ * and size from the marker's top 16 bits), checked, tallied and dispatched (compact batches, Thread, Process,
+ * ReadyThread and header events, a kind to look up, a CSwitch or SpinLock event that fails its checks).
+ * Every other event — other header kinds, bad markers and sizes, the end-of-buffer padding — goes to
+ * walkOther().
  */
 function walkEvents(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32): i32 {
   let events: i32 = 0;
-  // the kind of the last SYSTEM/COMPACT/PERFINFO event (its first 8 bytes masked to headerType, version and
-  // HookId; 0 = none) and its tally entry: runs of one kind are counted without a lookup
-  let lastKind: u64 = 0;
-  let lastEntry: usize = 0;
-  while (p + 4 <= end) {
+  runLastKind = 0;
+  runLastEntry = 0;
+  for (;;) {
+    p = walkRun(p, end, base, fileBase, cpu);
+    if (p + 4 > end) break;
     if (drainWanted) {
       walkPending = true;
       walkP = p;
@@ -314,6 +375,8 @@ function walkEvents(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32):
       countN(L.D_EVENTS, <u64>events);
       return L.STATUS_NEED_DRAIN;
     }
+    // one event the run loop left: any SYSTEM/COMPACT/PERFINFO event (decoded by dispatch), any other
+    // header kind, a bad marker or size, the end-of-buffer padding (walkOther)
     const m = load<u32>(p);
     const info = markerInfo(m);
     if (((info >> 4) & 0xf) == L.HC_PERFINFO && p + 8 <= end) {
@@ -325,14 +388,14 @@ function walkEvents(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32):
         events++;
         const headerType = <i32>((m >>> 16) & 0xff);
         const kind = w & 0xffff0000_00ff00ff;
-        if (kind != lastKind) {
+        if (kind != runLastKind) {
           const e = perfinfoKind(w, headerType);
           if (e != 0) {
-            lastKind = kind;
-            lastEntry = e;
+            runLastKind = kind;
+            runLastEntry = e;
           }
         }
-        if (kind == lastKind) countKind(lastEntry, size);
+        if (kind == runLastKind) countKind(runLastEntry, size);
         dispatch(p, m, info, headerSize, size, cpu, fileBase + <f64>(p - base));
         p += <usize>((size + 7) & ~7);
         continue;
