@@ -25,43 +25,70 @@ let lastK1: u64 = 0;
 let lastG0: u64 = 0;
 let lastG1: u64 = 0;
 
-/** Counts the event at `p` (`size` bytes, header class `cls`, HeaderType `headerType`). */
+// The key words of an event's kind by its header class (FULL/INSTANCE, EVENT_HEADER, MESSAGE; and, in word 0,
+// SYSTEM/COMPACT/PERFINFO), one function per word so that the run loop and tally() build them alike.
 // @ts-ignore: decorator
 @inline
-export function tally(p: usize, headerType: i32, cls: i32, size: i32): void {
-  let k0: u64;
-  let k1: u64 = USED_WORD;
-  let g0: u64 = 0;
-  let g1: u64 = 0;
+function keyWord0(p: usize, headerType: i32, cls: i32): u64 {
   if (cls == L.HC_PERFINFO) {
     const w = load<u64>(p); // marker (version = low byte), Size, HookId
-    k0 = <u64>headerType | ((w & 0xff) << 16) | ((w >>> 48) << 32);
-  } else if (cls == L.HC_EVENT) {
-    k0 =
+    return <u64>headerType | ((w & 0xff) << 16) | ((w >>> 48) << 32);
+  }
+  if (cls == L.HC_EVENT) {
+    return (
       <u64>headerType |
       (<u64>(load<u16>(p, L.EH_FLAGS) & L.EH_FLAG_EXTENDED_INFO) << 8) |
       (<u64>load<u8>(p, L.EH_VERSION) << 16) |
       (<u64>load<u16>(p, L.EH_EVENT_ID) << 32) |
-      (<u64>load<u16>(p, L.EH_TASK) << 48);
-    k1 |= <u64>load<u8>(p, L.EH_OPCODE);
-    g0 = load<u64>(p, L.EH_PROVIDER_ID);
-    g1 = load<u64>(p, L.EH_PROVIDER_ID + 8);
-  } else if (cls == L.HC_TRACE) {
-    k0 = <u64>headerType | (<u64>load<u16>(p, L.ETH_VERSION) << 16) | (<u64>load<u8>(p, L.ETH_TYPE) << 32);
-    g0 = load<u64>(p, L.ETH_GUID);
-    g1 = load<u64>(p, L.ETH_GUID + 8);
-  } else if (cls == L.HC_MESSAGE) {
-    k0 = <u64>headerType | (<u64>load<u16>(p, L.MTH_MESSAGE_NUMBER) << 32);
-  } else {
-    k0 = <u64>headerType;
+      (<u64>load<u16>(p, L.EH_TASK) << 48)
+    );
   }
+  if (cls == L.HC_TRACE) return <u64>headerType | (<u64>load<u16>(p, L.ETH_VERSION) << 16) | (<u64>load<u8>(p, L.ETH_TYPE) << 32);
+  if (cls == L.HC_MESSAGE) return <u64>headerType | (<u64>load<u16>(p, L.MTH_MESSAGE_NUMBER) << 32);
+  return <u64>headerType;
+}
+// @ts-ignore: decorator
+@inline
+function keyWord1(p: usize, cls: i32): u64 {
+  return cls == L.HC_EVENT ? USED_WORD | <u64>load<u8>(p, L.EH_OPCODE) : USED_WORD;
+}
+// @ts-ignore: decorator
+@inline
+function keyGuidAt(cls: i32): i32 {
+  return cls == L.HC_EVENT ? L.EH_PROVIDER_ID : cls == L.HC_TRACE ? L.ETH_GUID : -1;
+}
+
+/** Counts the event at `p` (`size` bytes, header class `cls`, HeaderType `headerType`). */
+// @ts-ignore: decorator
+@inline
+export function tally(p: usize, headerType: i32, cls: i32, size: i32): void {
+  const k0 = keyWord0(p, headerType, cls);
+  const k1 = keyWord1(p, cls);
+  const guidAt = keyGuidAt(cls);
+  const g0 = guidAt < 0 ? 0 : load<u64>(p + <usize>guidAt);
+  const g1 = guidAt < 0 ? 0 : load<u64>(p + <usize>guidAt, 8);
   let e = lastEntry;
   if (k0 != lastK0 || k1 != lastK1 || g0 != lastG0 || g1 != lastG1) {
     e = findOrInsert(k0, k1, g0, g1);
     if (e == 0) return;
   }
-  store<u64>(e, load<u64>(e, L.KIND_COUNT) + 1, L.KIND_COUNT);
-  store<u64>(e, load<u64>(e, L.KIND_BYTES) + <u64>size, L.KIND_BYTES);
+  countKind(e, size);
+}
+
+/**
+ * The tally entry of the kind of the event at `p` — of header class TRACE, EVENT or MESSAGE — if the table
+ * has it, else 0: a lookup without a call (walk.ts walkRun), which inserts nothing.
+ */
+// @ts-ignore: decorator
+@inline
+export function knownOtherKind(p: usize, headerType: i32, cls: i32): usize {
+  const guidAt = keyGuidAt(cls);
+  return probe(
+    keyWord0(p, headerType, cls),
+    keyWord1(p, cls),
+    guidAt < 0 ? 0 : load<u64>(p + <usize>guidAt),
+    guidAt < 0 ? 0 : load<u64>(p + <usize>guidAt, 8),
+  );
 }
 
 /** Key word 0 of a SYSTEM/COMPACT/PERFINFO kind (`w` = the event's first 8 bytes: marker, Size, HookId). */
@@ -118,37 +145,57 @@ function perfinfoKindMiss(k0: u64): usize {
   return e;
 }
 
-/** The entry of a key (inserted if new), or 0 when the table already holds KIND_MAX_DISTINCT kinds. */
-function findOrInsert(k0: u64, k1: u64, g0: u64, g1: u64): usize {
+/** the index slot where the last probe() that found nothing stopped: where its key goes */
+let probeSlot: usize = 0;
+
+// @ts-ignore: decorator
+@inline
+function keyHash(k0: u64, k1: u64, g0: u64, g1: u64): u64 {
   const x = k0 * 0x9e3779b97f4a7c15 + k1 * 0xc2b2ae3d27d4eb4f + g0 * 0x165667b19e3779f9 + g1 * 0xd6e8feb86659fd93;
-  const hx = x ^ (x >>> 31);
+  return x ^ (x >>> 31);
+}
+
+/** The entry of a key, or 0 when the table does not have it (then probeSlot is the empty slot for it). */
+// @ts-ignore: decorator
+@inline
+function probe(k0: u64, k1: u64, g0: u64, g1: u64): usize {
+  const hx = keyHash(k0, k1, g0, g1);
   let h = <i32>(hx >>> 50) & (KIND_INDEX_SLOTS - 1);
   // slot: entry number + 1 (low 16 bits, 0 = empty) | a 16-bit tag of other hash bits (high 16 bits);
   // an entry is compared only when its tag matches
   const tag = <u32>(hx >>> 8) & 0xffff0000;
-  let e: usize = 0;
   for (;;) {
     const slot = kindIndexStart + (<usize>h << 2);
     const s = load<u32>(slot);
     if (s == 0) {
-      if (kindEntries >= L.KIND_MAX_DISTINCT) {
-        count(L.D_KIND_TABLE_FULL);
-        return 0;
-      }
-      e = kindsStart + <usize>(kindEntries * L.KIND_ENTRY_SIZE);
-      store<u32>(slot, tag | <u32>(kindEntries + 1));
-      store<u64>(e, k0, 0);
-      store<u64>(e, k1, 8);
-      store<u64>(e, g0, L.KIND_GUID);
-      store<u64>(e, g1, L.KIND_GUID + 8);
-      kindEntries++;
-      break;
+      probeSlot = slot;
+      return 0;
     }
     if ((s & 0xffff0000) == tag) {
-      e = kindsStart + <usize>(((s & 0xffff) - 1) * L.KIND_ENTRY_SIZE);
-      if (load<u64>(e, 0) == k0 && load<u64>(e, 8) == k1 && load<u64>(e, L.KIND_GUID) == g0 && load<u64>(e, L.KIND_GUID + 8) == g1) break;
+      const e = kindsStart + <usize>(((s & 0xffff) - 1) * L.KIND_ENTRY_SIZE);
+      if (load<u64>(e, 0) == k0 && load<u64>(e, 8) == k1 && load<u64>(e, L.KIND_GUID) == g0 && load<u64>(e, L.KIND_GUID + 8) == g1) return e;
     }
     h = (h + 1) & (KIND_INDEX_SLOTS - 1);
+  }
+  return unreachable(); // the index always has an empty slot (it is never more than KIND_MAX_DISTINCT full)
+}
+
+/** The entry of a key (inserted if new), or 0 when the table already holds KIND_MAX_DISTINCT kinds. */
+function findOrInsert(k0: u64, k1: u64, g0: u64, g1: u64): usize {
+  let e = probe(k0, k1, g0, g1);
+  if (e == 0) {
+    if (kindTableFull()) {
+      count(L.D_KIND_TABLE_FULL);
+      return 0;
+    }
+    const hx = keyHash(k0, k1, g0, g1);
+    e = kindsStart + <usize>(kindEntries * L.KIND_ENTRY_SIZE);
+    store<u32>(probeSlot, (<u32>(hx >>> 8) & 0xffff0000) | <u32>(kindEntries + 1)); // the tag as in probe()
+    store<u64>(e, k0, 0);
+    store<u64>(e, k1, 8);
+    store<u64>(e, g0, L.KIND_GUID);
+    store<u64>(e, g1, L.KIND_GUID + 8);
+    kindEntries++;
   }
   lastEntry = e;
   lastK0 = k0;
@@ -166,6 +213,13 @@ export function resetKinds(): void {
   lastK1 = 0;
   lastG0 = 0;
   lastG1 = 0;
+}
+
+/** No new kind can be entered: a new kind's events count in D_KIND_TABLE_FULL. */
+// @ts-ignore: decorator
+@inline
+export function kindTableFull(): bool {
+  return kindEntries >= L.KIND_MAX_DISTINCT;
 }
 
 export function kindCount(): i32 {

@@ -16,7 +16,7 @@ import { processEvent } from './process';
 import { readyThreadEvent } from './readythread';
 import { threadEvent } from './thread';
 import { count, countN, issue, resetDiag } from './diag';
-import { cachedPerfinfoKind, countKind, perfinfoKind, resetKinds, tally } from './kinds';
+import { cachedPerfinfoKind, countKind, kindTableFull, knownOtherKind, perfinfoKind, resetKinds, tally } from './kinds';
 import {
   clearArena,
   drainWanted,
@@ -296,7 +296,8 @@ let runLastEntry: usize = 0;
 /**
  * B.4, the common case: from `p`, the SYSTEM/COMPACT/PERFINFO events whose kind is in the kind cache and
  * whose decoding makes no call — tallied only, or a CSwitch or SpinLock row that passes its checks — which
- * are nearly all the events of a kernel trace but the compact batches. Returns where it stopped: at the
+ * are nearly all the events of a kernel trace but the compact batches, and the events of other header
+ * kinds (tallied only) whose kind the tally already has. Returns where it stopped: at the
  * end, when a drain is wanted, or at any other event, which walkEvents handles. A function of its own,
  * with no call in it, so that V8 keeps its values in registers: wasm calls save no register, so a call
  * anywhere in a loop sends every value live across it to the stack on every iteration.
@@ -308,7 +309,31 @@ function walkRun(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32): us
   while (p + 8 <= end && !drainWanted) {
     const m = load<u32>(p);
     const info = markerInfo(m);
-    if (((info >> 4) & 0xf) != L.HC_PERFINFO) break;
+    const cls = (info >> 4) & 0xf;
+    if (cls != L.HC_PERFINFO) {
+      // B.2: a FULL/INSTANCE, EVENT_HEADER or MESSAGE event — Size in the marker's low 16 bits — of a kind
+      // the tally has, as walkOther() frames and tallies it
+      let headerType = <i32>((m >>> 16) & 0xff);
+      let otherCls = cls;
+      let headerSize = (info & 0xf) << 3;
+      if (info == 0) {
+        if (((m >>> 24) & 0xd0) != 0x90) break; // not MESSAGE either: walkOther sorts it out
+        headerType = L.HT_MESSAGE;
+        otherCls = L.HC_MESSAGE;
+        headerSize = L.MESSAGE_HEADER_SIZE;
+      } else if (cls != L.HC_TRACE && cls != L.HC_EVENT) {
+        break;
+      }
+      const size = <i32>(m & 0xffff);
+      if (size < headerSize || p + <usize>size > end) break;
+      const e = knownOtherKind(p, headerType, otherCls);
+      if (e != 0) countKind(e, size);
+      else if (kindTableFull()) count(L.D_KIND_TABLE_FULL); // as tally() would count it
+      else break; // a new kind: walkOther() enters it
+      events++;
+      p += <usize>((size + 7) & ~7);
+      continue;
+    }
     const headerSize = ((info & 0xf) << 3) + L.extendedItemBytes(m);
     const w = load<u64>(p); // marker, Size, HookId
     const size = <i32>(<u32>(w >>> 32) & 0xffff);

@@ -541,6 +541,25 @@ describe('synthetic buffers', () => {
     expect(w.state.log.length).toBe(L.LOG_CAPACITY);
   });
 
+  test('other header kinds past a full tally: known kinds counted, new ones charged to kindTableFull, twice over', () => {
+    // 3100 MESSAGE kinds, then FULL_HEADER and EVENT_HEADER events of one kind each, all of it twice: the
+    // second pass has only kinds already seen (the engine's run loop counts them without a call) or kinds
+    // the full table cannot take (kindTableFull, not a lookup that stops the loop)
+    const guid = new Uint8Array(16).fill(7);
+    const pass = [
+      ...Array.from({ length: 3100 }, (_, i) => messageEvent({ messageNumber: i }, new Uint8Array(8))),
+      fullEvent(HT.FULL_HEADER64, { type: 9, version: 3, guid }, new Uint8Array(4)),
+      eventHeaderEvent(HT.EVENT_HEADER64, { id: 17, version: 1, opcode: 2, task: 5, provider: guid }, new Uint8Array(4)),
+    ];
+    const buffers = [pass, pass].map((events, cpu) => buildBuffer({ cpu, procIndex: false, type: 0, events, compress: false, tail: 0 }));
+    const w = compareBuffers(asBufs(buffers));
+    // MESSAGE 0..3071 entered; 3072..3099 and the two other kinds find the table full, in both passes
+    expect(w.state.kinds.length).toBe(L.KIND_MAX_DISTINCT);
+    expect(w.state.counters[L.D_KIND_TABLE_FULL]).toBe(2 * (3100 - L.KIND_MAX_DISTINCT + 2));
+    expect(new Set(w.state.kinds.map((k) => Number(k.count)))).toEqual(new Set([2]));
+    expect(w.state.counters[L.D_EVENTS]).toBe(2 * 3102);
+  });
+
   test('batch time checks at their boundaries', () => {
     // CPU 0: a switch at 100; a batch whose FirstTimeStamp (95) is earlier but whose first switch (100) is
     // not (fine); a batch whose last switch (107) is one past its event time (106); a batch whose first
