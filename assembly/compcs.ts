@@ -29,7 +29,7 @@ const PEND_HELD: i32 = 32; // u32 1 = a switch is held back
 
 const T: i32 = L.TABLE_CSWITCH;
 
-// What fastBatch needs to know of a packet kind (D.4), 16 bytes per DataType: field positions in the 8 bytes
+// What fastBatch needs to know of a packet kind (D.4), PK_SIZE bytes per DataType: field positions in the 8 bytes
 // read at the packet (FULL's second dword = bits 32-63) and masks for the fields it carries.
 const PK_DELTA_MASK: i32 = 0; // u32 TimeDelta bits
 const PK_DELTA_SHIFT: i32 = 8; // u8
@@ -37,7 +37,12 @@ const PK_INDEX_SHIFT: i32 = 9; // u8 OldThreadIdIndex
 const PK_STATE_SHIFT: i32 = 10; // u8 OldThreadStateWr
 const PK_BUSY: i32 = 12; // i8 -1: names a TidTable thread (LITE, FULL)
 const PK_FULL: i32 = 13; // i8 -1: FULL
-const PACKET_KINDS: usize = packetKinds();
+const PK_BYTES: i32 = 14; // u8 the packet's length (L.packetBytes)
+const PK_COUNT: i32 = 16; // u64 1 << (DataType * 16): adds one to the DataType's 16 bits of a packet count
+const PK_SIZE: i32 = 32; // bytes per DataType
+/** filled by fillPacketKinds() (a constant address, so that the packet loop keeps no register for it) */
+const PACKET_KINDS: usize = memory.data(4 * PK_SIZE, 16);
+let packetKindsFilled = false;
 
 // What fastBatch writes for a packet of DataType `type` and OldThreadStateWr `swr` (D.5: a wait reason below
 // the bias, else the biased thread state), 8 bytes at SWR_TABLE + ((type << 6 | swr) << 3), for the bias
@@ -87,10 +92,10 @@ function fillSwrTable(bias: i32): void {
   swrTableBias = bias;
 }
 
-function packetKinds(): usize {
-  const at = memory.data(64, 16);
+function fillPacketKinds(): void {
+  const at = PACKET_KINDS;
   for (let type: i32 = 0; type < 4; type++) {
-    const e = at + <usize>(type << 4);
+    const e = at + <usize>(type * PK_SIZE);
     const busy = type >= L.CCS_TYPE_LITE;
     const full = type == L.CCS_TYPE_FULL;
     const lite = type == L.CCS_TYPE_LITE;
@@ -101,8 +106,10 @@ function packetKinds(): usize {
     store<u8>(e, <u8>(full ? 36 : 9), PK_STATE_SHIFT);
     store<i8>(e, busy ? -1 : 0, PK_BUSY);
     store<i8>(e, full ? -1 : 0, PK_FULL);
+    store<u8>(e, <u8>L.packetBytes(<u32>type), PK_BYTES);
+    store<u64>(e, <u64>1 << (<u64>type << 4), PK_COUNT);
   }
-  return at;
+  packetKindsFilled = true;
 }
 
 /**
@@ -160,19 +167,21 @@ function fastBatch(data: usize, n: i32, cpu: i32, tsAt: usize, fileOffset: f64, 
   let r = first;
   const blk = block(T); // columns at constant offsets (memory.ts)
   if (bias != swrTableBias) fillSwrTable(bias);
+  if (!packetKindsFilled) fillPacketKinds();
   let t = load<i64>(data, L.CCS_FIRST_TIMESTAMP);
   let p = data + L.CCS_HEADER_SIZE;
   const end = data + <usize>n;
   let highestIndex: i32 = -1;
   let bad: u32 = 0;
+  let packets: u64 = 0; // 16 bits per DataType
   while (p < end) {
     // 8 bytes whatever the packet's length: the bytes past a packet only feed fields that are then masked
     // out, and at most 7 bytes past the event are read, inside the buffer or the input's slack
     const w = load<u64>(p);
     const type = <u32>w & 3;
-    const need = <usize>L.packetBytes(type);
+    const e = PACKET_KINDS + <usize>(type * PK_SIZE);
+    const need = <usize>load<u8>(e, PK_BYTES);
     if (need > end - p) return false; // truncated packet: reported by slowBatch
-    const e = PACKET_KINDS + (<usize>type << 4);
     const busy = <u32>load<i8>(e, PK_BUSY); // all ones for LITE/FULL (a TidTable thread), else 0
     const index = <u32>(w >>> <u64>load<u8>(e, PK_INDEX_SHIFT)) & 0xf;
     const swr = <u32>(w >>> <u64>load<u8>(e, PK_STATE_SHIFT)) & 0x3f;
@@ -197,15 +206,25 @@ function fastBatch(data: usize, n: i32, cpu: i32, tsAt: usize, fileOffset: f64, 
     store<u8>(blk + r, <u8>(out >>> 40), L.CS_OLD_THREAD_WAIT_REASON_AT);
     store<u8>(blk + r, <u8>(out >>> 48), L.CS_SOURCE_AT);
     store<u8>(blk + r, <u8>(out >>> 56) & <u8>SWR_AT_MOST_ONE_TICK, L.CS_NEW_THREAD_WAIT_TIME_AT_MOST_ONE_TICK_AT);
+    packets += load<u64>(e, PK_COUNT);
     r++;
     p += need;
   }
   if (bad != 0) return false;
-  // the columns that are the same for every row of the batch
-  for (let i = first; i < r; i++) {
-    store<u16>(blk + (i << 1), <u16>cpu, L.CS_CPU_AT);
-    store<u8>(blk + i, <u8>L.CCS_EVENT_VERSION, L.CS_VERSION_AT);
-    store<f64>(blk + (i << 3), fileOffset, L.CS_FILE_OFFSET_AT);
+  // the columns that are the same for every row of the batch, 8 rows at a time: the last 8 may run up to
+  // 7 rows past the batch's, into rows not made yet (every maker of a row writes these columns, memory.ts
+  // rewrittenColumns) or the gap after the column (at most 56 bytes: ENGINE_COLUMN_GAP is 64)
+  const cpus = i16x8.splat(<i16>cpu);
+  const versions: u64 = <u64>L.CCS_EVENT_VERSION * 0x0101010101010101;
+  const fileOffsets = f64x2.splat(fileOffset);
+  for (let i = first; i < r; i += 8) {
+    v128.store(blk + (i << 1), cpus, L.CS_CPU_AT);
+    store<u64>(blk + i, versions, L.CS_VERSION_AT);
+    const at = blk + (i << 3);
+    v128.store(at, fileOffsets, L.CS_FILE_OFFSET_AT);
+    v128.store(at, fileOffsets, L.CS_FILE_OFFSET_AT + 16);
+    v128.store(at, fileOffsets, L.CS_FILE_OFFSET_AT + 32);
+    v128.store(at, fileOffsets, L.CS_FILE_OFFSET_AT + 48);
   }
   const k = r - first; // packets
   // D.7 self-check: the first switch of a batch must not precede the last switch before it on this CPU
@@ -243,12 +262,6 @@ function fastBatch(data: usize, n: i32, cpu: i32, tsAt: usize, fileOffset: f64, 
       PEND_BYTES,
     );
     setRows(T, <i32>last);
-  }
-  // packets by DataType, from the rows' source column (kept out of the loop)
-  let packets: u64 = 0; // 16 bits per DataType
-  for (let i = first; i < r; i++) {
-    const kind: u64 = <u64>(load<u8>(blk + i, L.CS_SOURCE_AT) - L.CS_SOURCE_IDLE_SHORT);
-    packets += (<u64>1) << (kind << 4);
   }
   countN(L.D_COMPCS_PACKETS_IDLE_SHORT, packets & 0xffff);
   countN(L.D_COMPCS_PACKETS_IDLE, (packets >>> 16) & 0xffff);

@@ -13,7 +13,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const WIDTH = { i64: 8, u64: 8, f64: 8, u32: 4, i32: 4, u16: 2, u8: 1, i8: 1, str: 4 };
 /** rows a table of the WebAssembly engine holds at most (its default capacity) */
 const ENGINE_MAX_ROWS = 131072;
-/** bytes after each column of the WebAssembly engine: staggers the columns across cache sets (assembly/memory.ts) */
+/** bytes after each column of the WebAssembly engine: staggers the columns across cache sets (assembly/memory.ts), and
+ *  takes the up to 56 bytes that assembly/compcs.ts fastBatch writes past a column's last row (8 rows at a time) */
 const ENGINE_COLUMN_GAP = 64;
 /** tables the engines decode (their ids index the arenas), then the derived ones */
 const DECODED = TABLES.filter((t) => !t.derived);

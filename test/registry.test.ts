@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import * as L from '../src/generated/layout.js';
-import { TABLES } from '../src/generated/registry.js';
+import { ENGINE_COLUMN_GAP, TABLES } from '../src/generated/registry.js';
 import { COUNTERS, cpuUsage, DECODED_TABLE_NAMES, decodeSync, TABLE_COLUMNS, TABLE_NAMES, type Table } from '../src/node.js';
 
 const c0 = <T>(cols: readonly T[]): T => cols[0]!;
@@ -46,6 +46,11 @@ describe('table registry', () => {
         expect(L.columnWidth(TABLES[name].id, c.id)).toBe({ i64: 8, u64: 8, f64: 8, u32: 4, i32: 4, u16: 2, u8: 1, i8: 1, str: 4 }[c.type]);
       }
     }
+  });
+  test('the gap after each engine column takes what the compact batch fill writes past the last row', () => {
+    // assembly/compcs.ts fastBatch writes the cpu, version and fileOffset columns 8 rows at a time: up to 7
+    // rows (56 bytes of f64) past the batch's last row, which may be the arena's last
+    expect(ENGINE_COLUMN_GAP).toBeGreaterThanOrEqual(7 * 8);
   });
   test('always-valid masks are the non-nullable columns', () => {
     const mask = (name: 'cswitch') => TABLE_COLUMNS[name].reduce((m, c) => (c.nullable ? m : m | (1 << c.id)), 0) >>> 0;
