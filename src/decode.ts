@@ -68,7 +68,8 @@ export function decodeSync(input: Uint8Array | ArrayBuffer, options: DecodeOptio
       collector.add(chunks);
       lifetimes.add(chunks, false);
     };
-    const result = runSync(bytesSource(bytes), decodeSteps(bytes.length, engine, options), onChunks, options.onProgress);
+    const source = bytesSource(bytes);
+    const result = runSync(source, decodeSteps(bytes.length, engine, { ...options, windowBytes: options.windowBytes ?? source.windowBytes }), onChunks, options.onProgress);
     return { ...buildResult(result, lifetimes, kind, options.bias, options.sourcePath ?? null), ...collector.tables() };
   } finally {
     releaseEngine(engine);
@@ -156,7 +157,7 @@ async function decodeChunks(
 function toSource(input: Blob | Uint8Array | AsyncSource): AsyncSource {
   if (input instanceof Uint8Array) {
     const sync = bytesSource(input);
-    return { size: sync.size, read: async (p, n) => sync.read(p, n), readInto: async (p, t) => sync.readInto(p, t) };
+    return { size: sync.size, read: async (p, n) => sync.read(p, n), readInto: async (p, t) => sync.readInto(p, t), windowBytes: sync.windowBytes };
   }
   if (typeof Blob !== 'undefined' && input instanceof Blob) return blobSource(input);
   return input as AsyncSource;

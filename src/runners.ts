@@ -11,6 +11,8 @@ export interface SyncSource {
   read(position: number, length: number): Uint8Array;
   /** copies up to target.length bytes at `position` into target; returns how many */
   readInto(position: number, target: Uint8Array): number;
+  /** optional: the input window that reads best from it (the caller's windowBytes wins) */
+  readonly windowBytes?: number;
 }
 
 /** Random-access input read asynchronously (files, Blobs). */
@@ -59,9 +61,17 @@ export function macrotask(): Promise<void> {
 let turnChannel: MessageChannel | null = null;
 const turnWaiting: (() => void)[] = [];
 
+/**
+ * The input window of bytes in memory: each window is copied into the engine and walked right after, so a
+ * window that stays in the core's cache is walked from there (32 MiB decodes measured 10–25 % faster with
+ * 256–512 KiB windows than with 8 MiB ones, alternating runs of the bench fixtures).
+ */
+export const BYTES_WINDOW = 512 << 10;
+
 export function bytesSource(bytes: Uint8Array): SyncSource {
   return {
     size: bytes.length,
+    windowBytes: BYTES_WINDOW,
     read: (position, length) => bytes.subarray(position, Math.min(bytes.length, position + length)),
     readInto: (position, target) => {
       const src = bytes.subarray(position, Math.min(bytes.length, position + target.length));

@@ -98,3 +98,29 @@ test('a read error during read-ahead rejects the decode with that error and leav
   await expect(decodeStream(source, { windowBytes: 0x20000, onRows: () => {} })).rejects.toThrow('disk on fire');
   expect(inFlight).toBe(0);
 });
+
+describe('the input window of bytes in memory', () => {
+  test('a decode of bytes reserves BYTES_WINDOW-sized windows, not the 8 MiB of files, and decodes the same', async () => {
+    const { createEngine, releaseEngine } = await import('../src/engines.js');
+    const { BYTES_WINDOW } = await import('../src/runners.js');
+    const bytes = generateMixedTrace({ seed: 77, cpus: 4, targetBytes: 6 << 20 }).bytes;
+    /** the input window a decode of `bytes` reserved in a new instance */
+    const reserved = (windowBytes?: number): [number, DecodeResult] => {
+      createEngine('wasm'); // take the idle instance away, so that the decode lays out a new one
+      const result = decodeSync(bytes, { windowBytes });
+      const engine = createEngine('wasm'); // the instance that decode used, back from the pool
+      const length = engine.inputView().length;
+      releaseEngine(engine);
+      return [length, result];
+    };
+    const [small, bySmall] = reserved();
+    const [large, byLarge] = reserved(8 << 20);
+    expect(BYTES_WINDOW).toBe(512 << 10);
+    // an 8 MiB window holds the whole input (6 MiB); 512 KiB ones fit the instance's first layout
+    expect(large).toBeGreaterThanOrEqual(bytes.length);
+    expect(small).toBeLessThanOrEqual(4 << 20);
+    expect(bySmall.summary).toEqual(byLarge.summary);
+    expect(bySmall.cswitch.columns).toEqual(byLarge.cswitch.columns);
+    expect(bySmall.spinlock.columns).toEqual(byLarge.spinlock.columns);
+  });
+});
