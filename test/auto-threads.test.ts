@@ -16,6 +16,9 @@ describe('threadsFor', () => {
     expect(autoMinBytes(file)).toBe(AUTO_MIN_BYTES);
     expect(threadsFor({}, AUTO_MIN_BYTES - 1, file)).toBe(1);
     expect(threadsFor({}, AUTO_MIN_BYTES, file)).toBe(split(AUTO_MIN_BYTES));
+    // measured: the 516 MiB e2e trace is summarized faster by one thread, the 1 GiB one by two
+    expect(threadsFor({}, 541065216, file)).toBe(1);
+    expect(threadsFor({}, 1095303168, file)).toBe(split(1095303168));
   });
 
   test('unset: with a rows consumer, from AUTO_MIN_BYTES_ROWS', () => {

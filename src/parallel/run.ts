@@ -14,13 +14,14 @@ export const THREAD_MIN_BYTES = 16 << 20;
 export const AHEAD_BYTES = 64 << 20;
 /**
  * With `threads` not given, workers are used only where they were measured to pay (README "All cores"): a
- * file the workers read themselves, of at least AUTO_MIN_BYTES without a rows consumer (summary, cpu: 1.3x
- * at 1 GiB on 2 cores, even at 516 MiB) and AUTO_MIN_BYTES_ROWS with one (every row copied out of a worker:
+ * file the workers read themselves, of at least AUTO_MIN_BYTES without a rows consumer (summary, cpu: 1.2x
+ * at 1 GiB on 2 cores; at 516 MiB one thread is faster since the run loop, 0.82 s against 0.93 s for the
+ * CLI summary) and AUTO_MIN_BYTES_ROWS with one (every row copied out of a worker:
  * no faster than one thread at 1 GiB, 1.5x slower at 516 MiB). Inputs in memory and Blobs are read for the
  * workers by this thread: slower than one thread at every size measured (516 MiB in memory: 0.54 s against
  * 0.42 s; a 1 GiB Blob: 5.9 s against 4.9 s), so only an explicit `threads` splits them.
  */
-export const AUTO_MIN_BYTES = 512 << 20;
+export const AUTO_MIN_BYTES = 768 << 20;
 export const AUTO_MIN_BYTES_ROWS = 2 * 2 ** 30;
 
 /** What decides whether an automatic decode (no `threads`) uses workers. */
