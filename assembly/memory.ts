@@ -4,10 +4,12 @@
 //
 // Regions: input window (+16 bytes slack), the output columns of every table of the registry
 // (schema/tables.mjs; one block per table, see MAX_ROWS; 16-byte aligned so JS can view them as typed arrays),
-// diagnostic counters (u64, schema/stats.mjs), issue log, per-kind tally table, its hash index and its
-// SYSTEM/COMPACT/PERFINFO kind cache (§B.2), per-CPU held-back compact switch (§D.8), a copy of the
-// TRACE_LOGFILE_HEADER payload (§A.8), the ETW_KERNEL_HEADER_EXTENSION (§A.9) and the scratch. The column directory (pointer of every
-// column), the row counts and the row limits of the tables are small static blocks.
+// issue log, per-CPU held-back compact switch (§D.8), a copy of the TRACE_LOGFILE_HEADER payload (§A.8), the
+// ETW_KERNEL_HEADER_EXTENSION (§A.9) and the scratch. Static blocks, at addresses the compiled code holds as
+// constants (no global to load, no register to keep for them on the hot path): the column directory
+// (pointer of every column), the row counts and limits of the tables, the drain flag, the diagnostic
+// counters (u64, schema/stats.mjs), the per-kind tally table, its hash index and its SYSTEM/COMPACT/PERFINFO
+// kind cache (§B.2).
 import * as L from './layout';
 /** first size of the decompression scratch */
 const SCRATCH_INITIAL: i32 = 1 << 20;
@@ -49,19 +51,37 @@ export let inputCapacity: i32 = 0;
 export let scratchStart: usize = 0;
 export let scratchCapacity: i32 = 0;
 export let rowCap: i32 = 0;
-/** some table passed its row limit: the walker drains before the next event */
-export let drainWanted: bool = false;
-export let countersStart: usize = 0;
+/** u32, not 0: some table passed its row limit, or the string heap its reserve; the walker drains before
+ *  the next event (drainWanted()) */
+const DRAIN_WANTED: usize = memory.data(4, 4);
+/** the D_* counters, u64 each */
+export const countersStart: usize = memory.data(L.D_COUNTER_COUNT << 3, 16);
 export let logStart: usize = 0;
-export let kindsStart: usize = 0;
-export let kindIndexStart: usize = 0;
+/** the per-kind tally table (kinds.ts) */
+export const kindsStart: usize = memory.data(L.KIND_CAPACITY * L.KIND_ENTRY_SIZE, 16);
 /** slots of the kind hash index (kinds.ts): u32 each, a power of two, ~5× KIND_MAX_DISTINCT so that
  *  lookups of kinds not in the table (a full table) stop after one or two probes */
 export const KIND_INDEX_SLOTS: i32 = 16384;
+export const kindIndexStart: usize = memory.data(KIND_INDEX_SLOTS << 2, 16);
 /** the SYSTEM/COMPACT/PERFINFO kind cache (kinds.ts tallyPerfinfo): 1 << HOOK_CACHE_BITS u16 slots */
 export const HOOK_CACHE_BITS: i32 = 12;
 const HOOK_CACHE_SLOTS: i32 = 1 << HOOK_CACHE_BITS;
-export let hookCacheStart: usize = 0;
+export const hookCacheStart: usize = memory.data(HOOK_CACHE_SLOTS << 1, 16);
+
+/** A drain is wanted before the next event. */
+// @ts-ignore: decorator
+@inline
+export function drainWanted(): bool {
+  return load<u32>(DRAIN_WANTED) != 0;
+}
+
+/** Zeroes the static blocks a decode writes: the counters, the kind table, its index and its cache. */
+function clearStatics(): void {
+  memory.fill(countersStart, 0, <usize>L.D_COUNTER_COUNT << 3);
+  memory.fill(kindsStart, 0, <usize>(L.KIND_CAPACITY * L.KIND_ENTRY_SIZE));
+  memory.fill(kindIndexStart, 0, <usize>KIND_INDEX_SLOTS << 2);
+  memory.fill(hookCacheStart, 0, <usize>HOOK_CACHE_SLOTS << 1);
+}
 export let pendingStart: usize = 0;
 /** string heap of the `str` columns (layout.ts STR_*): HEAP_CAPACITY bytes, emptied with the rows */
 export const HEAP_CAPACITY: i32 = 1 << 20;
@@ -90,7 +110,10 @@ function alloc(size: usize): usize {
 
 /** Lays out every region (see the file comment), all zero. Calling it again starts over. */
 export function layoutArena(inputBytes: i32, rowCapacity: i32): void {
-  if (initialized) memory.fill(__heap_base, 0, (<usize>memory.size() << 16) - __heap_base);
+  if (initialized) {
+    memory.fill(__heap_base, 0, (<usize>memory.size() << 16) - __heap_base);
+    clearStatics();
+  }
   initialized = true;
   // one memory.grow for the whole arena (growing region by region costs a grow per region)
   planning = true;
@@ -110,7 +133,7 @@ function placeRegions(inputBytes: i32, rowCapacity: i32): void {
   inputStart = alloc(<usize>inputBytes + SLACK);
   inputCapacity = inputBytes;
   rowCap = rowCapacity;
-  drainWanted = false;
+  store<u32>(DRAIN_WANTED, 0);
   for (let t: i32 = 0; t < L.TABLE_COUNT; t++) {
     store<i32>(ROW_COUNTS + (<usize>t << 2), 0);
     store<i32>(ROW_LIMITS + (<usize>t << 2), rowCapacity - L.rowReserve(t));
@@ -126,11 +149,7 @@ function placeRegions(inputBytes: i32, rowCapacity: i32): void {
       at += <usize>(L.columnWidth(t, c) * MAX_ROWS + COLUMN_GAP);
     }
   }
-  countersStart = alloc(<usize>L.D_COUNTER_COUNT << 3);
   logStart = alloc(<usize>(L.LOG_CAPACITY * L.LOG_ENTRY_SIZE));
-  kindsStart = alloc(<usize>(L.KIND_CAPACITY * L.KIND_ENTRY_SIZE));
-  kindIndexStart = alloc(<usize>KIND_INDEX_SLOTS << 2);
-  hookCacheStart = alloc(<usize>HOOK_CACHE_SLOTS << 1);
   pendingStart = alloc(<usize>L.MAX_PROCESSORS * PENDING_SLOT_SIZE);
   logfileStart = alloc(<usize>L.LOGFILE_HEADER_COPY_MAX);
   headerExtensionStart = alloc(<usize>L.KHE_SIZE);
@@ -148,12 +167,14 @@ function placeRegions(inputBytes: i32, rowCapacity: i32): void {
 }
 
 /**
- * Zeroes what a decode wrote outside the rows — counters, issue log, kind table, index and cache, held-back
- * switches, logfile-header and header-extension copies (laid out back to back by layoutArena) — and the
- * rows still in the tables, so the arena is as layoutArena left it, without touching the rest.
+ * Zeroes what a decode wrote outside the rows — counters, kind table, index and cache (static blocks), issue
+ * log, held-back switches, logfile-header and header-extension copies (laid out back to back by
+ * layoutArena) — and the rows still in the tables, so the arena is as layoutArena left it, without touching
+ * the rest.
  */
 export function clearArena(): void {
-  memory.fill(countersStart, 0, headerExtensionStart + <usize>L.KHE_SIZE - countersStart);
+  clearStatics();
+  memory.fill(logStart, 0, headerExtensionStart + <usize>L.KHE_SIZE - logStart);
   resetRows();
 }
 
@@ -209,7 +230,7 @@ export function rows(t: i32): i32 {
 @inline
 export function setRows(t: i32, n: i32): void {
   store<i32>(ROW_COUNTS + (<usize>t << 2), n);
-  if (n > load<i32>(ROW_LIMITS + (<usize>t << 2))) drainWanted = true;
+  if (n > load<i32>(ROW_LIMITS + (<usize>t << 2))) store<u32>(DRAIN_WANTED, 1);
 }
 
 /** Index of a new row of table `t` (its cells are zero, except in the columns every row overwrites). */
@@ -227,7 +248,7 @@ export function addRow(t: i32): usize {
 export function heapTake(bytes: i32): i32 {
   const at = heapUsed;
   heapUsed = at + bytes;
-  if (heapUsed > HEAP_CAPACITY - HEAP_RESERVE) drainWanted = true;
+  if (heapUsed > HEAP_CAPACITY - HEAP_RESERVE) store<u32>(DRAIN_WANTED, 1);
   return at;
 }
 
@@ -277,7 +298,7 @@ export function resetRows(): void {
     store<i32>(ROW_COUNTS + (<usize>t << 2), 0);
   }
   heapUsed = 0;
-  drainWanted = false;
+  store<u32>(DRAIN_WANTED, 0);
 }
 
 // ---- accessors exported through index.ts

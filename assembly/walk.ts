@@ -306,7 +306,7 @@ function walkRun(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32): us
   let events: i32 = 0;
   let lastKind = runLastKind;
   let lastEntry = runLastEntry;
-  while (p + 8 <= end && !drainWanted) {
+  while (p + 8 <= end && !drainWanted()) {
     const m = load<u32>(p);
     const info = markerInfo(m);
     const cls = (info >> 4) & 0xf;
@@ -390,7 +390,7 @@ function walkEvents(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32):
   for (;;) {
     p = walkRun(p, end, base, fileBase, cpu);
     if (p + 4 > end) break;
-    if (drainWanted) {
+    if (drainWanted()) {
       walkPending = true;
       walkP = p;
       walkEnd = end;
