@@ -43,20 +43,19 @@ export function putCswitch(data: usize, n: i32, version: i32, cpu: i32, tsAt: us
   const T = L.TABLE_CSWITCH;
   const r = addRow(T);
   const blk = block(T); // columns at constant offsets (memory.ts)
-  const ids = load<u64>(data, L.CSW_NEW_THREAD_ID); // NewThreadId, OldThreadId
-  const b = load<u64>(data, L.CSW_NEW_THREAD_PRIORITY); // bytes 0x08..0x0F
+  // byte by byte: a load and a store per byte column (extracting them from one u64 takes a copy and a shift more)
   store<i64>(blk + (r << 3), load<i64>(tsAt), L.CS_TIMESTAMP_AT);
   store<u16>(blk + (r << 1), <u16>cpu, L.CS_CPU_AT);
-  store<u32>(blk + (r << 2), <u32>ids, L.CS_NEW_THREAD_ID_AT);
-  store<u32>(blk + (r << 2), <u32>(ids >>> 32), L.CS_OLD_THREAD_ID_AT);
-  store<u8>(blk + r, <u8>b, L.CS_NEW_THREAD_PRIORITY_AT);
-  store<u8>(blk + r, <u8>(b >>> 8), L.CS_OLD_THREAD_PRIORITY_AT);
-  store<u8>(blk + r, <u8>(b >>> 32), L.CS_OLD_THREAD_WAIT_REASON_AT);
-  store<u8>(blk + r, <u8>(b >>> 48), L.CS_OLD_THREAD_STATE_AT);
-  store<u8>(blk + r, <u8>(b >>> 56), L.CS_OLD_THREAD_IDEAL_PROCESSOR_AT);
-  const byte0a = <u8>(b >>> 16);
-  const byte0b = <u8>(b >>> 24);
-  const byte0d = <u32>(b >>> 40) & 0xff;
+  store<u32>(blk + (r << 2), load<u32>(data, L.CSW_NEW_THREAD_ID), L.CS_NEW_THREAD_ID_AT);
+  store<u32>(blk + (r << 2), load<u32>(data, L.CSW_OLD_THREAD_ID), L.CS_OLD_THREAD_ID_AT);
+  store<u8>(blk + r, load<u8>(data, L.CSW_NEW_THREAD_PRIORITY), L.CS_NEW_THREAD_PRIORITY_AT);
+  store<u8>(blk + r, load<u8>(data, L.CSW_OLD_THREAD_PRIORITY), L.CS_OLD_THREAD_PRIORITY_AT);
+  store<u8>(blk + r, load<u8>(data, L.CSW_OLD_THREAD_WAIT_REASON), L.CS_OLD_THREAD_WAIT_REASON_AT);
+  store<u8>(blk + r, load<u8>(data, L.CSW_OLD_THREAD_STATE), L.CS_OLD_THREAD_STATE_AT);
+  store<u8>(blk + r, load<u8>(data, L.CSW_OLD_THREAD_IDEAL_PROCESSOR), L.CS_OLD_THREAD_IDEAL_PROCESSOR_AT);
+  const byte0a = load<u8>(data, L.CSW_PREVIOUS_CSTATE); // v1: NewThreadQuantum
+  const byte0b = load<u8>(data, L.CSW_NEW_THREAD_PRIORITY_DECREMENT); // v1: OldThreadQuantum
+  const byte0d = <u32>load<u8>(data, L.CSW_OLD_THREAD_WAIT_MODE);
   let mask = L.CSW_EVENT_VALID;
   if (version == 1) {
     store<u8>(blk + r, byte0a, L.CS_NEW_THREAD_QUANTUM_AT);

@@ -49,6 +49,10 @@ const MI_POINTER_4: i32 = 0x100;
 /** the timestamp at +8 (B.3: PERFINFO32/64), else at +0x10 */
 const MI_TIMESTAMP_8: i32 = 0x200;
 
+/** B.1: bytes of the extended items (PEBS index, PMC counters) a SYSTEM/COMPACT/PERFINFO marker's bits 8-15
+ *  announce, u8 by those bits (L.extendedItemBytes; filled by init) */
+const EXT_ITEM_BYTES: usize = memory.data(0x100);
+
 /** MARKER_INFO of the event whose marker is `m` */
 // @ts-ignore: decorator
 @inline
@@ -141,6 +145,7 @@ export function init(inputBytes: i32, rowCapacity: i32): void {
       store<u16>(MARKER_INFO + (<usize>(flags << 8 | headerType) << 1), <u16>info);
     }
   }
+  for (let bits: u32 = 0; bits < 0x100; bits++) store<u8>(EXT_ITEM_BYTES + <usize>bits, <u8>L.extendedItemBytes(bits << 8));
   for (let i: i32 = 0; i < DECODED_HOOK_RANGES.length; i += 2) {
     for (let hookId = DECODED_HOOK_RANGES[i]; hookId < DECODED_HOOK_RANGES[i + 1]; hookId++) {
       store<u8>(HOOK_DECODERS + <usize>hookId, decoderOf(hookId));
@@ -334,7 +339,7 @@ function walkRun(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32): us
       p += <usize>((size + 7) & ~7);
       continue;
     }
-    const headerSize = ((info & 0xf) << 3) + L.extendedItemBytes(m);
+    const headerSize = ((info & 0xf) << 3) + <i32>load<u8>(EXT_ITEM_BYTES + <usize>((m >>> 8) & 0xff));
     const w = load<u64>(p); // marker, Size, HookId
     const size = <i32>(<u32>(w >>> 32) & 0xffff);
     if (size < headerSize || p + <usize>size > end) break;
@@ -353,7 +358,7 @@ function walkRun(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32): us
       const n = size - headerSize;
       const tsAt = p + <usize>(L.SYSTEM_TIMESTAMP - ((info >> 6) & 8));
       if (decoder == DEC_CSWITCH) {
-        if (version < 1 || version > 4 || n < L.CSW_SIZE_V1) break;
+        if (<u32>(version - 1) > 3 || n < L.CSW_SIZE_V1) break; // versions 1-4
         putCswitch(data, n, version, cpu, tsAt, fileBase + <f64>(p - base));
       } else if (decoder == DEC_SPINLOCK) {
         const pointerSize = 8 - ((info >> 6) & 4);
