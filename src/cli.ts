@@ -16,6 +16,10 @@ import { CliError, EXIT, fileOutput, openInput, OutputClosed, stdoutOutput, type
 import { registerSpinlocksCommand } from './cli-spinlocks.js';
 import { VERSION } from './version.js';
 import { registerConvertCommand } from './cli-convert.js';
+import { AUTO_MIN_BYTES, AUTO_MIN_BYTES_ROWS } from './parallel/run.js';
+
+/** 805306368 -> '768 MiB', 2147483648 -> '2 GiB' */
+const sizeText = (bytes: number): string => (bytes >= 2 ** 30 && bytes % 2 ** 30 === 0 ? `${bytes / 2 ** 30} GiB` : `${bytes / 2 ** 20} MiB`);
 
 
 function parseTop(v: string): number {
@@ -69,7 +73,11 @@ export function addCommon(cmd: Command): Command {
   return cmd
     .addOption(new Option('--engine <engine>', 'decoder to use').choices(['wasm', 'reference']).default('wasm'))
     .option('--bias <n>', 'MaximumWaitReason used to decode compact OldThreadStateWr (default: from the trace build)', parseBias)
-    .option('--threads <n>', 'decoding threads (1 = one thread; inputs under 32 MiB use one; default: all cores for files where they pay — 512 MiB and more for summary, 2 GiB for rows — else one)', parseThreads)
+    .option(
+      '--threads <n>',
+      `decoding threads (1 = one thread; inputs under 32 MiB use one; default: all cores for files where they pay — ${sizeText(AUTO_MIN_BYTES)} and more for summary, ${sizeText(AUTO_MIN_BYTES_ROWS)} for rows — else one)`,
+      parseThreads,
+    )
     .option('--progress', 'show progress on stderr (default: when stderr is a terminal)')
     .option('--no-progress', 'never show progress');
 }

@@ -17,8 +17,8 @@ export interface DecodeOptions {
   /**
    * Decoding threads for `decode`, `decodeStream`, `decodeFile` and `streamFile`; 1 = one thread. Default:
    * the available parallelism (os.availableParallelism() in Node, navigator.hardwareConcurrency in browsers)
-   * where workers were measured to pay — a file of at least 512 MiB decoded without a rows consumer, or of
-   * at least 2 GiB with one — and one thread otherwise. Given, it is used for inputs of 32 MiB or more. The
+   * where workers were measured to pay — a file of at least AUTO_MIN_BYTES (768 MiB) decoded without a rows
+   * consumer, or of at least AUTO_MIN_BYTES_ROWS (2 GiB) with one: src/parallel/run.ts — and one thread otherwise. Given, it is used for inputs of 32 MiB or more. The
    * reference engine and `decodeSync` use one thread (README "All cores").
    */
   threads?: number;

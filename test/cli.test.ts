@@ -129,6 +129,14 @@ describe('help and errors', () => {
     expect(r.stdout).toMatch(/Usage: etw-decode/);
   });
 
+  test('--threads help states the automatic thresholds in force', async () => {
+    const { AUTO_MIN_BYTES, AUTO_MIN_BYTES_ROWS } = await import('../src/parallel/run.js');
+    const r = cli(['summary', '--help']);
+    const help = r.stdout.replace(/\s+/g, ' ');
+    expect(help).toContain(`${AUTO_MIN_BYTES / 2 ** 20} MiB and more for summary`);
+    expect(help).toContain(`${AUTO_MIN_BYTES_ROWS / 2 ** 30} GiB for rows`);
+  });
+
   test('missing file: one line, exit 1', () => {
     const r = cli(['summary', join(dir, 'nope.etl')]);
     expect(r.status).toBe(1);
