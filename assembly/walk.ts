@@ -53,6 +53,14 @@ const MI_TIMESTAMP_8: i32 = 0x200;
  *  announce, u8 by those bits (L.extendedItemBytes; filled by init) */
 const EXT_ITEM_BYTES: usize = memory.data(0x100);
 
+/** B.1: bytes of the fixed header and the extended items of a SYSTEM/COMPACT/PERFINFO event (marker `m`,
+ *  MARKER_INFO `info`): what its Size counts before the payload */
+// @ts-ignore: decorator
+@inline
+function perfinfoHeaderSize(m: u32, info: i32): i32 {
+  return ((info & 0xf) << 3) + <i32>load<u8>(EXT_ITEM_BYTES + <usize>((m >>> 8) & 0xff));
+}
+
 /** MARKER_INFO of the event whose marker is `m` */
 // @ts-ignore: decorator
 @inline
@@ -339,7 +347,7 @@ function walkRun(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32): us
       p += <usize>((size + 7) & ~7);
       continue;
     }
-    const headerSize = ((info & 0xf) << 3) + <i32>load<u8>(EXT_ITEM_BYTES + <usize>((m >>> 8) & 0xff));
+    const headerSize = perfinfoHeaderSize(m, info);
     const w = load<u64>(p); // marker, Size, HookId
     const size = <i32>(<u32>(w >>> 32) & 0xffff);
     if (size < headerSize || p + <usize>size > end) break;
@@ -411,7 +419,7 @@ function walkEvents(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32):
     const info = markerInfo(m);
     if (((info >> 4) & 0xf) == L.HC_PERFINFO && p + 8 <= end) {
       // B.1/B.3: SYSTEM/COMPACT/PERFINFO: Size at +4 counts the fixed header and the extended items
-      const headerSize = ((info & 0xf) << 3) + L.extendedItemBytes(m);
+      const headerSize = perfinfoHeaderSize(m, info);
       const w = load<u64>(p); // marker, Size, HookId
       const size = <i32>(<u32>(w >>> 32) & 0xffff);
       if (size >= headerSize && p + <usize>size <= end) {
@@ -470,7 +478,7 @@ function walkOther(p: usize, end: usize, base: usize, fileBase: f64): i32 {
     } else if (p + 8 > end) {
       abandon = L.D_EVENTS_BAD_SIZE;
     } else if (cls == L.HC_PERFINFO) {
-      headerSize = ((info & 0xf) << 3) + L.extendedItemBytes(m);
+      headerSize = perfinfoHeaderSize(m, info);
       size = <i32>load<u16>(p, L.TH_SIZE);
     } else {
       headerSize = (info & 0xf) << 3;
