@@ -281,7 +281,7 @@ describe('streaming = whole decode = oracle, on a random trace', () => {
         an.add(spinlock);
       },
     };
-    // rows reach onRows once a table has 65536 pending (decode-steps.ts `drainRows`, an internal knob):
+    // rows reach onRows once a table has DRAIN_ROWS pending (decode-steps.ts `drainRows`, an internal knob):
     // drain every 97 rows to cut the table into many uneven chunks
     const res = await streamFile(path, Object.assign(options, { drainRows: 97 }));
     expect(chunks).toBeGreaterThan(50);

@@ -124,3 +124,29 @@ describe('the input window of bytes in memory', () => {
     expect(bySmall.spinlock.columns).toEqual(byLarge.spinlock.columns);
   });
 });
+
+describe('chunks of rows', () => {
+  test('rows reach the consumer about DRAIN_ROWS per table at a time, and the same rows as one decode', async () => {
+    const { DRAIN_ROWS } = await import('../src/decode-steps.js');
+    expect(DRAIN_ROWS).toBe(16384);
+    const big = generateMixedTrace({ seed: 5, targetBytes: 8 << 20, cpus: 4 }).bytes;
+    const whole = decodeSync(big);
+    const lengths: number[] = [];
+    const c = collect();
+    await decodeStream(big, {
+      onRows: ({ cswitch, spinlock }) => {
+        lengths.push(cswitch.length);
+        c.cs.push({ length: cswitch.length, columns: cswitch.columns });
+        c.sl.push({ length: spinlock.length, columns: spinlock.columns });
+      },
+    });
+    expect(lengths.reduce((a, b) => a + b, 0)).toBe(whole.cswitch.length);
+    expect(whole.cswitch.length).toBeGreaterThan(3 * DRAIN_ROWS);
+    // a chunk ends at the first buffer boundary past DRAIN_ROWS pending (one buffer adds far fewer rows)
+    expect(Math.max(...lengths)).toBeLessThan(1.5 * DRAIN_ROWS);
+    // (a chunk also ends when another table reaches DRAIN_ROWS)
+    expect(lengths.length).toBeGreaterThanOrEqual(3);
+    expect(c.tables().cswitch.columns).toEqual(whole.cswitch.columns);
+    expect(c.tables().spinlock.columns).toEqual(whole.spinlock.columns);
+  });
+});

@@ -16,6 +16,7 @@
 //
 // The issue log is moved out of the engine after every buffer, so that a placeholder's issue can be left
 // out without taking the place of a real one in the engine's LOG_CAPACITY entries.
+import { DRAIN_ROWS } from '../decode-steps.js';
 import * as L from '../generated/layout.js';
 import type { IssueLogEntry, KindTally } from '../engine.js';
 import { EtlError } from '../errors.js';
@@ -202,7 +203,7 @@ function* decodeBuffers(run: PartitionRun, engine: WasmEngine, job: PartitionJob
   const sizes = job.size;
   const cpuOf = job.cpu;
   const untouched = run.untouched;
-  const drainRows = job.drainRows ?? 65536;
+  const drainRows = job.drainRows ?? DRAIN_ROWS;
   let sinceTurn = 0;
   for (let i = 0, n = order.length; i < n; i++) {
     const r = order[i]!;
