@@ -8,7 +8,7 @@ export interface DecodeOptions {
   engine?: EngineKind;
   /** MaximumWaitReason for compact OldThreadStateWr (docs/format.md §D.5); default: from the trace's build number */
   bias?: number;
-  /** input window per load in bytes (default 8 MiB) */
+  /** input window per load in bytes (default 2 MiB; 512 KiB for bytes in memory; a Blob's own in Node and browsers) */
   windowBytes?: number;
   /** where the input came from, for the `traces` table's sourcePath (decodeFile/streamFile set it) */
   sourcePath?: string;

@@ -31,7 +31,7 @@ export interface AsyncSource {
    * ahead would wait for the decode of a whole window
    */
   readonly turns?: boolean;
-  /** optional: the input window that reads best from it (default 8 MiB; the caller's windowBytes wins) */
+  /** optional: the input window that reads best from it (default WINDOW_BYTES, 2 MiB; the caller's windowBytes wins) */
   readonly windowBytes?: number;
 }
 

@@ -20,12 +20,14 @@ const PADDED = new Int32Array(10000);
 const PLAIN = new Int32Array(10000);
 const PLAIN_LENGTH = new Uint8Array(10000);
 for (let v = 0; v < 10000; v++) {
-  const d = [Math.floor(v / 1000), Math.floor(v / 100) % 10, Math.floor(v / 10) % 10, v % 10].map((x) => ZERO + x);
-  PADDED[v] = d[0]! | (d[1]! << 8) | (d[2]! << 16) | (d[3]! << 24);
+  // (plain arithmetic: this runs at import, before any of it is optimized)
+  const d0 = ZERO + ((v / 1000) | 0);
+  const d1 = ZERO + (((v / 100) | 0) % 10);
+  const d2 = ZERO + (((v / 10) | 0) % 10);
+  const d3 = ZERO + (v % 10);
+  PADDED[v] = d0 | (d1 << 8) | (d2 << 16) | (d3 << 24);
   const n = v < 10 ? 1 : v < 100 ? 2 : v < 1000 ? 3 : 4;
-  let w = 0;
-  for (let k = 0; k < n; k++) w |= d[4 - n + k]! << (8 * k);
-  PLAIN[v] = w;
+  PLAIN[v] = n === 4 ? PADDED[v]! : n === 3 ? d1 | (d2 << 8) | (d3 << 16) : n === 2 ? d2 | (d3 << 8) : d3;
   PLAIN_LENGTH[v] = n;
 }
 

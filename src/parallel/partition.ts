@@ -16,7 +16,7 @@
 //
 // The issue log is moved out of the engine after every buffer, so that a placeholder's issue can be left
 // out without taking the place of a real one in the engine's LOG_CAPACITY entries.
-import { DRAIN_ROWS } from '../decode-steps.js';
+import { DRAIN_ROWS, WINDOW_BYTES } from '../decode-steps.js';
 import * as L from '../generated/layout.js';
 import type { IssueLogEntry, KindTally } from '../engine.js';
 import { EtlError } from '../errors.js';
@@ -134,7 +134,7 @@ const NO_ROWS: Chunks = perTable((t) => emptyChunk(t));
 export function* partitionSteps(engine: WasmEngine, job: PartitionJob, sink: PartitionSink): Steps<PartitionOutcome> {
   const x = exportsOf(engine);
   const speculative = job.start.kind === 'guess';
-  const window = Math.max(Math.min(job.windowBytes ?? 8 << 20, job.inputSize), job.largest);
+  const window = Math.max(Math.min(job.windowBytes ?? WINDOW_BYTES, job.inputSize), job.largest);
   const plan = planLoads({ count: job.fileOffset.length, fileOffset: job.fileOffset, size: job.size }, job.order, window);
   engine.reset();
   engine.reserveInput(plan.slotsUsed * plan.window + plan.largestSingle);
