@@ -4,7 +4,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import os from 'node:os';
 import { resolve } from 'node:path';
-import { CONVERT_FORMATS, type ConvertFormat } from './convert/formats.js';
+import { CONVERT_FORMATS, type ConvertFormat } from './convert/format-names.js';
 import type { FileOutcome } from './convert/pool.js';
 import { EXIT } from './cli-io.js';
 import { TABLE_NAMES, type TableName } from './schema.js';

@@ -4,7 +4,7 @@
 // strings (addresses in hex, the rest decimal).
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { streamFile } from './files.js';
-import { SpinlockAnalyzer, type SpinlockAnalysis, type SpinlockStats } from './analysis/spinlocks.js';
+import type { SpinlockAnalysis, SpinlockStats } from './analysis/spinlocks.js';
 import { addCommon, decodeOptions } from './cli.js';
 import { stdoutOutput, type Input } from './cli-io.js';
 import { dataLossText, emptyTableText } from './summary-text.js';
@@ -29,6 +29,7 @@ export function registerSpinlocksCommand(program: Command, input: (arg: string) 
       .option('--json', 'print one JSON object (64-bit values as strings: addresses in hex, the rest decimal)'),
   ).action(async (file: string, o: Parameters<typeof decodeOptions>[0] & { by: SpinlocksBy; top: number; json?: boolean }) => {
     const inp = await input(file);
+    const { SpinlockAnalyzer } = await import('./analysis/spinlocks.js');
     const analyzer = new SpinlockAnalyzer();
     const res = await streamFile(inp.path, {
       ...decodeOptions(o),

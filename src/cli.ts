@@ -7,10 +7,8 @@ import { EtlError } from './errors.js';
 import type { TraceSummary } from './summary.js';
 import type { DecodeOptions } from './options.js';
 import { DECODED_TABLE_NAMES, TABLE_NAMES, type DecodedTableName, type TableName } from './schema.js';
-import { TextTableWriter, type DumpFormat, type FormatOptions, type TimeColumn } from './output/text.js';
+import type { DumpFormat, FormatOptions, TimeColumn } from './output/text.js';
 import type { Table } from './table.js';
-import { CpuAnalyzer, CpuUsageDeriver } from './analysis/cpu.js';
-import { renderCpu } from './cpu-text.js';
 import { dataLossText, emptyTableText, jsonReplacer, renderSummary } from './summary-text.js';
 import { CliError, EXIT, fileOutput, openInput, OutputClosed, stdoutOutput, type Input, type Output } from './cli-io.js';
 import { registerSpinlocksCommand } from './cli-spinlocks.js';
@@ -140,6 +138,7 @@ export async function main(argv: string[]): Promise<number> {
       .option('--json', 'print one JSON object (64-bit values as decimal strings)'),
   ).action(async (file: string, o: CommonOpts & { by: 'process' | 'thread'; top: number; json?: boolean }) => {
     const inp = await input(file);
+    const [{ CpuAnalyzer, CpuUsageDeriver }, { renderCpu }] = await Promise.all([import('./analysis/cpu.js'), import('./cpu-text.js')]);
     const analyzer = new CpuAnalyzer();
     const deriver = new CpuUsageDeriver((t) => analyzer.add(t));
     const res = await streamFile(inp.path, {
@@ -184,6 +183,8 @@ export async function main(argv: string[]): Promise<number> {
       if (!info) throw new EtlError('NO_CLOCK', `--time ${o.time}: ${inp.name} has no logfile header to take the clock from; use --time raw`);
       fmt.clock = createClock(info);
     }
+    // the formatting and the cpuUsage derivation load with the command (the CLI starts without them)
+    const [{ TextTableWriter }, { CpuUsageDeriver }] = await Promise.all([import('./output/text.js'), import('./analysis/cpu.js')]);
     const out: Output = o.output ? await fileOutput(o.output) : stdoutOutput();
     let summary: TraceSummary;
     try {

@@ -36,7 +36,6 @@ export { COUNTERS } from './diagnostics.js';
 export { createClock } from './time.js';
 export { guidText, HEADER_TYPE_NAMES } from './event-kinds.js';
 export * from './enums.js';
-export { analyzeCpu, cpuUsage, CpuAnalyzer, CpuUsageDeriver } from './analysis/cpu.js';
 export type { CpuAnalysis, CpuTotals, ProcessCpu, ThreadCpu, CpuUsageOptions, CpuUsageStats } from './analysis/cpu.js';
 
 // decodes of large inputs use Web Workers where there are any (the node entry registers worker_threads)

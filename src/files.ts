@@ -4,20 +4,17 @@
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { readSync } from 'node:fs';
 import { TableCollector } from './collector.js';
-import { registerReferenceEngine } from './engines.js';
+import { loadEngine } from './engines.js';
 import { EtlError } from './errors.js';
 import * as L from './generated/layout.js';
 import { decodeStream, decodeSync, type StreamOptions, type StreamResult } from './decode.js';
 import type { TraceInfo } from './logfile.js';
 import type { DecodeOptions } from './options.js';
-import { ReferenceEngine } from './reference/walk.js';
 import { registerParallelHost } from './parallel/host.js';
 import { nodeHost, registerFilePath } from './parallel/node-host.js';
 import type { AsyncSource } from './runners.js';
 import type { DecodeResult } from './summary.js';
 
-// Node has no bundle size to keep small: the reference engine is always available, decodeSync included.
-registerReferenceEngine(() => new ReferenceEngine());
 // decodes of large inputs use worker_threads (src/parallel)
 registerParallelHost(nodeHost);
 
@@ -131,6 +128,7 @@ export async function readTraceInfo(path: string): Promise<TraceInfo | null> {
     const head = await source.read(0, L.WMI_BUFFER_HEADER_SIZE);
     const size = head.length >= 4 ? new DataView(head.buffer, head.byteOffset).getUint32(L.BUF_BUFFER_SIZE, true) : 0;
     const first = await source.read(0, Math.min(source.size, Math.max(size, head.length), L.MAX_BUFFER_SIZE));
-    return decodeSync(first, { engine: 'reference' }).info;
+    await loadEngine('wasm'); // compiled once: the decode that usually follows uses it too
+    return decodeSync(first, { engine: 'wasm' }).info;
   });
 }

@@ -2,3 +2,9 @@
 // memory (files.ts: decodeFile, streamFile, readTraceInfo; worker_threads for large decodes).
 export * from './index.js';
 export * from './files.js';
+import { registerReferenceEngine } from './engines.js';
+import { ReferenceEngine } from './reference/walk.js';
+
+// Node has no bundle size to keep small: the reference engine is always available, decodeSync included.
+// (Registered here, not in files.ts: the CLI imports files.ts and loads the reference only when asked.)
+registerReferenceEngine(() => new ReferenceEngine());

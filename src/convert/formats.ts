@@ -7,9 +7,8 @@ import type { TableName } from '../schema.js';
 import type { Table } from '../table.js';
 import type { Clock } from '../time.js';
 
-export type DatasetFormat = 'parquet' | 'arrow' | 'csv' | 'jsonl';
-export type ConvertFormat = DatasetFormat | 'perfetto';
-export const CONVERT_FORMATS: readonly ConvertFormat[] = ['parquet', 'arrow', 'csv', 'jsonl', 'perfetto'];
+import type { DatasetFormat } from './format-names.js';
+export { CONVERT_FORMATS, type ConvertFormat, type DatasetFormat } from './format-names.js';
 
 export interface FormatContext {
   clock: Clock | null;

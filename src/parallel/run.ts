@@ -3,7 +3,6 @@ import type { DriverResult } from '../decode-steps.js';
 import type { DecodeOptions } from '../options.js';
 import type { AsyncSource, ProgressHandler } from '../runners.js';
 import { DECODED_TABLE_NAMES, type Chunks, type DecodedTableName } from '../schema.js';
-import { decodeParallel } from './coordinator.js';
 import { parallelHost } from './host.js';
 
 /** Inputs smaller than this decode in one thread: starting workers costs more than it saves. */
@@ -56,7 +55,7 @@ export function autoMinBytes(input: AutoInput): number {
 export const LIFETIME_TABLES: readonly DecodedTableName[] = ['threadEvents', 'processEvents'];
 
 /** The parallel decode of `source` with `threads` decoders; rows of `ship` to `onChunks` (owned copies). */
-export function decodeInParallel(
+export async function decodeInParallel(
   source: AsyncSource,
   options: DecodeOptions,
   threads: number,
@@ -65,6 +64,8 @@ export function decodeInParallel(
   onProgress?: ProgressHandler,
 ): Promise<DriverResult> {
   const tuning = options.parallel ?? {};
+  // loaded on first use: a one-thread decode (and the CLI's start) does without its two dozen modules
+  const { decodeParallel } = await import('./coordinator.js');
   return decodeParallel({
     source,
     threads,
