@@ -23,14 +23,23 @@ export interface ParallelOptions {
   rounds: number;
   /** an existing trace to decode instead of writing one (it is not deleted) */
   file?: string;
+  /**
+   * the native decoder (native.ts): each round also runs it alone and as N processes at once on the same
+   * file (N = the most threads compared) — what this machine gives N cores' worth of native work, the
+   * ceiling of a speed-up by threads here
+   */
+  nativeExe?: string;
   log: (line: string) => void;
 }
 
 export interface ParallelJob {
   threads: number;
   round: number;
-  /** `library`: streamFile alone (parallel-worker.js); `command`: etw-decode summary, spawn to exit */
-  kind: 'library' | 'command';
+  /**
+   * `library`: streamFile alone (parallel-worker.js); `command`: etw-decode summary, spawn to exit;
+   * `native`: cdecode --window-mb 8 on the file in `threads` processes at once, the slowest one's decode_s
+   */
+  kind: 'library' | 'command' | 'native';
   seconds: number;
   cpuSeconds?: number;
   maxRssBytes?: number;
@@ -53,6 +62,37 @@ export interface ParallelResult {
   file: { bytes: number };
   jobs: ParallelJob[];
   summaries: ParallelSummary[];
+  /**
+   * N native processes decoding the file each, against one: N x (one's time) / (the N's time), median of
+   * the rounds' ratios — the throughput N cores give native code here (N on an idle machine with N cores)
+   */
+  nativeScaling?: { processes: number; scaling: number };
+}
+
+/**
+ * Runs `processes` native decodes of `path` at once; the slowest one's decode_s (the decode of the mapped
+ * file, without the process's start and the mapping, which vary most here).
+ */
+async function nativeJob(exe: string, path: string, processes: number): Promise<number> {
+  const times = await Promise.all(
+    Array.from(
+      { length: processes },
+      () =>
+        new Promise<number>((resolve, reject) => {
+          const c = spawn(exe, [path, '--window-mb', '8', '--repeat', '1'], { stdio: ['ignore', 'pipe', 'inherit'] });
+          let out = '';
+          c.stdout.setEncoding('utf8');
+          c.stdout.on('data', (d: string) => (out += d));
+          c.on('error', reject);
+          c.on('close', (code) => {
+            const m = / decode_s=([0-9.]+)/.exec(out);
+            if (code === 0 && m) resolve(Number(m[1]));
+            else reject(new Error(`${exe} ${path} exited with code ${code}${m ? '' : ' and no decode_s='}`));
+          });
+        }),
+    ),
+  );
+  return Math.max(...times);
 }
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -118,13 +158,21 @@ export async function runParallel(o: ParallelOptions): Promise<ParallelResult> {
         const cmd = await child([cli, 'summary', path, '--threads', String(threads), '--no-progress'], false);
         jobs.push({ threads, round, kind: 'command', seconds: cmd.seconds });
       }
+      if (o.nativeExe) {
+        const pair = [1, Math.max(...o.threads)];
+        for (const processes of round % 2 ? pair.reverse() : pair) {
+          jobs.push({ threads: processes, round, kind: 'native', seconds: await nativeJob(o.nativeExe, path, processes) });
+        }
+      }
       const line = o.threads
         .map((t) => {
-          const j = jobs.filter((x) => x.round === round && x.threads === t);
+          const j = jobs.filter((x) => x.round === round && x.threads === t && x.kind !== 'native');
           return `${t} thread${t > 1 ? 's' : ''} ${j.map((x) => x.seconds.toFixed(3)).join(' / ')} s`;
         })
         .join(', ');
-      o.log(`parallel: round ${round + 1}/${o.rounds}: ${line} (decode / command)`);
+      const native = jobs.filter((x) => x.round === round && x.kind === 'native');
+      const nativeLine = native.length ? `; native ${native.map((x) => `${x.threads}× ${x.seconds.toFixed(3)} s`).join(', ')}` : '';
+      o.log(`parallel: round ${round + 1}/${o.rounds}: ${line} (decode / command)${nativeLine}`);
     }
     const summaries: ParallelSummary[] = [];
     for (const kind of ['library', 'command'] as const) {
@@ -144,7 +192,18 @@ export async function runParallel(o: ParallelOptions): Promise<ParallelResult> {
         });
       }
     }
-    return { file: { bytes }, jobs, summaries };
+    let nativeScaling: ParallelResult['nativeScaling'];
+    const most = Math.max(...o.threads);
+    if (o.nativeExe && most > 1) {
+      const ratios = [];
+      for (let round = 0; round < o.rounds; round++) {
+        const one = jobs.find((j) => j.kind === 'native' && j.round === round && j.threads === 1)!;
+        const n = jobs.find((j) => j.kind === 'native' && j.round === round && j.threads === most)!;
+        ratios.push((most * one.seconds) / n.seconds);
+      }
+      nativeScaling = { processes: most, scaling: median(ratios) };
+    }
+    return { file: { bytes }, jobs, summaries, nativeScaling };
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -169,5 +228,14 @@ export function parallelTable(r: ParallelResult): string {
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((x) => x[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  return [line(head), ...rows.map(line)].join('\n');
+  const out = [line(head), ...rows.map(line)];
+  if (r.nativeScaling) {
+    const n = r.nativeScaling.processes;
+    const secs = (p: number) => median(r.jobs.filter((j) => j.kind === 'native' && j.threads === p).map((j) => j.seconds));
+    out.push(
+      `machine: ${n} native decodes of this file at once (cdecode --window-mb 8, one process each; decode_s of the slowest) take ${secs(n).toFixed(3)} s, one alone ` +
+        `${secs(1).toFixed(3)} s: ${r.nativeScaling.scaling.toFixed(2)}× the throughput of one (median of the rounds) — the most ${n} threads can give here`,
+    );
+  }
+  return out.join('\n');
 }

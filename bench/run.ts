@@ -160,7 +160,14 @@ async function main(): Promise<number> {
     if (threads.some((t) => !Number.isInteger(t) || t < 1)) throw new Error(`--threads: expected a list of thread counts, got ${values.threads}`);
     const rounds = values.rounds === undefined ? 5 : Number(values.rounds);
     if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds: expected a whole number, got ${values.rounds}`);
-    parallel = await runParallel({ minBytes, threads, rounds, file: values.trace, log });
+    // the native decoder again (the cases' build is gone): the machine's own scaling, for comparison
+    const nativeBuilt = values['no-native'] ? null : buildNative(ROOT);
+    const nativeExe = nativeBuilt && 'exe' in nativeBuilt ? nativeBuilt : null;
+    try {
+      parallel = await runParallel({ minBytes, threads, rounds, file: values.trace, log, nativeExe: nativeExe?.exe });
+    } finally {
+      nativeExe?.dispose();
+    }
     for (const s of parallel.summaries.filter((x) => x.kind === 'library')) {
       const seconds = s.median;
       results.push({
