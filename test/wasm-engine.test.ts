@@ -420,6 +420,24 @@ describe('module and instance', () => {
     expect(() => e.decodeBuffer(0, 100, 0)).toThrow(RangeError); // outside the (empty) window
   });
 
+  test('a table without rows drains as one shared empty chunk (no view or copy per drain); one with rows does not', () => {
+    const e = wasmEngine();
+    const a = e.peekRows();
+    const b = e.drain();
+    for (const t of DECODED_TABLE_NAMES) {
+      expect(a[t]).toBe(b[t]);
+      expect(a[t].length).toBe(0);
+      expect(a[t].columns.map((c) => c.length)).toEqual(TABLE_COLUMNS[t].map(() => 0));
+    }
+    const bytes = buildBuffer({ cpu: 0, procIndex: true, type: 0, events: [kernelEvent(HT.PERFINFO64, 4, HOOK.CSWITCH, 5n, new Uint8Array(0x18).fill(3))], compress: false, tail: 0 });
+    e.reserveInput(bytes.length).set(bytes);
+    expect(e.decodeBuffer(0, bytes.length, 0)).toBe(L.STATUS_OK);
+    const c = e.peekRows();
+    expect(c.cswitch.length).toBe(1);
+    expect(c.cswitch).not.toBe(a.cswitch);
+    expect(c.spinlock).toBe(a.spinlock);
+  });
+
   test('a buffer shorter than its header, and an empty state', () => {
     const bytes = new Uint8Array(0x20);
     compareBuffers([{ bytes, fileOffset: 12345 }]);

@@ -4,6 +4,7 @@
 import * as L from '../generated/layout.js';
 import type { Engine, EngineState, IssueLogEntry, KindTally } from '../engine.js';
 import {
+  emptyChunk,
   perTable,
   TABLE_COLUMNS,
   TABLE_IDS,
@@ -24,6 +25,8 @@ export interface WasmEngineOptions {
 }
 
 const DEFAULT_ROW_CAPACITY = 131072;
+/** a table's chunk when it has no rows (shared: zero-length columns cannot change) */
+const NO_ROWS = perTable((t) => emptyChunk(t));
 const DEFAULT_INPUT_BYTES = 4 << 20;
 const MAX_WINDOW = 0x7fffffff;
 
@@ -161,6 +164,8 @@ export class WasmEngine implements Engine {
     const buffer = this.memory.buffer;
     const t = TABLE_IDS[table];
     const length = this.x.rowCount(t);
+    // most drains leave most tables empty: one shared chunk of empty columns (nothing to copy or view)
+    if (length === 0) return NO_ROWS[table];
     const v = validColumnOf(table);
     const valid = v >= 0 ? (viewColumn('u32', buffer, this.x.columnPtr(t, v) >>> 0, length) as Uint32Array) : null;
     const columns = TABLE_COLUMNS[table].map((spec, c): TypedColumn => {
