@@ -36,7 +36,6 @@ const MAX_WINDOW = 0x7fffffff;
  * GUID is a view of `table`, or its own copy with `copyGuid`.
  */
 export function kindEntry(table: Uint8Array, kv: DataView, e: number, copyGuid: boolean): KindTally {
-  const u64 = (at: number) => kv.getUint32(at, true) + kv.getUint32(at + 4, true) * 2 ** 32;
   const g = e + L.KIND_GUID;
   return {
     headerType: kv.getUint8(e + L.KIND_HEADER_TYPE),
@@ -46,9 +45,14 @@ export function kindEntry(table: Uint8Array, kv: DataView, e: number, copyGuid: 
     task: kv.getUint16(e + L.KIND_TASK, true),
     opcode: kv.getUint8(e + L.KIND_OPCODE),
     guid: copyGuid ? table.slice(g, g + 16) : table.subarray(g, g + 16),
-    count: u64(e + L.KIND_COUNT),
-    bytes: u64(e + L.KIND_BYTES),
+    count: u64At(kv, e + L.KIND_COUNT),
+    bytes: u64At(kv, e + L.KIND_BYTES),
   };
+}
+
+/** The u64 at `at` of `kv` as a number (exact below 2^53); a function of its own, not a closure per entry. */
+function u64At(kv: DataView, at: number): number {
+  return kv.getUint32(at, true) + kv.getUint32(at + 4, true) * 2 ** 32;
 }
 
 function checkCount(name: string, value: number, max: number): void {
