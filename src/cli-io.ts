@@ -158,7 +158,7 @@ function headNeeded(head: Uint8Array): number {
 
 /** Throws the decoder's EtlError when `head` (the first buffer, or the whole input if shorter) is not an ETL header buffer. */
 function checkHead(head: Uint8Array): void {
-  decodeSync(head.subarray(0, headNeeded(head)), { engine: 'reference' });
+  decodeSync(head.subarray(0, headNeeded(head)), { engine: 'wasm' }); // the engine the decode compiles anyway
 }
 
 /** The first bytes of a stream, kept until its first buffer can be checked. */

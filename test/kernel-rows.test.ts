@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { TableCollector } from '../src/collector.js';
 import { decodeSteps } from '../src/decode-steps.js';
 import { bytesSource, runSync } from '../src/runners.js';
-import { DECODED_TABLE_NAMES, TABLE_COLUMNS, type DecodedTableName } from '../src/schema.js';
+import { DECODED_TABLE_NAMES, TABLE_COLUMNS, TABLE_IDS, type DecodedTableName } from '../src/schema.js';
+import { columnWidth } from '../src/generated/registry.js';
 import { decodeSync } from '../src/node.js';
 import { WasmEngine } from '../src/wasm/engine.js';
 import { loadWasmModuleSync } from '../src/wasm/instance.js';
@@ -41,8 +42,8 @@ const POISON = 0xa5;
 function decodePoisoned(bytes: Uint8Array, rowCapacity: number) {
   const engine = new WasmEngine(loadWasmModuleSync(), { rowCapacity });
   const capacity = engine.rowCapacity();
-  // with no rows yet, each column view starts where its column does
-  const empty = engine.peekRows();
+  // where each column starts in the engine's memory (a drain of no rows is a shared empty chunk, not views)
+  const x = engine.exports as unknown as { columnPtr(table: number, column: number): number };
   const memory = new Uint8Array(engine.inputView().buffer);
   let poisoned = 0;
   for (const t of DECODED_TABLE_NAMES) {
@@ -50,9 +51,10 @@ function decodePoisoned(bytes: Uint8Array, rowCapacity: number) {
     if (!which) continue;
     TABLE_COLUMNS[t].forEach((spec, c) => {
       if (which !== 'all' && !which.includes(spec.name)) return;
-      const view = empty[t].columns[c] as unknown as ArrayBufferView;
-      const width = (view as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT;
-      memory.fill(POISON, view.byteOffset, view.byteOffset + capacity * width);
+      const at = x.columnPtr(TABLE_IDS[t], c) >>> 0;
+      const width = columnWidth(TABLE_IDS[t], c);
+      expect(at).toBeGreaterThan(0);
+      memory.fill(POISON, at, at + capacity * width);
       poisoned++;
     });
   }
