@@ -49,7 +49,8 @@ const TABLE_ID_LIST = DECODED_TABLE_NAMES.map((t) => TABLE_IDS[t]);
  * past it; the engine's own limit, rowCapacity less one compact batch, cuts a chunk inside a buffer). Small
  * enough that the rows being written stay in the core's cache (16 384 CSwitch rows are ~1.1 MiB of
  * columns): against 65 536, the decode of the bench's mixed trace in memory took 23 ms instead of 28.5 ms
- * (median of 30, alternating; the engine alone 12.1 against 15.3 ms fastest), and no case got slower.
+ * (median of 30, alternating; the engine alone 12.1 against 15.3 ms fastest). Compact batches drain most
+ * often (a drain costs JS work): 59–62 ms either way; CSwitch and SpinLock unchanged within the noise.
  */
 export const DRAIN_ROWS = 16384;
 
