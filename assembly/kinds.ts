@@ -155,6 +155,13 @@ function keyHash(k0: u64, k1: u64, g0: u64, g1: u64): u64 {
   return x ^ (x >>> 31);
 }
 
+/** An index slot's high 16 bits: a tag of other bits of the key's hash than those that chose the slot. */
+// @ts-ignore: decorator
+@inline
+function slotTag(hx: u64): u32 {
+  return <u32>(hx >>> 8) & 0xffff0000;
+}
+
 /** The entry of a key, or 0 when the table does not have it (then probeSlot is the empty slot for it). */
 // @ts-ignore: decorator
 @inline
@@ -163,7 +170,7 @@ function probe(k0: u64, k1: u64, g0: u64, g1: u64): usize {
   let h = <i32>(hx >>> 50) & (KIND_INDEX_SLOTS - 1);
   // slot: entry number + 1 (low 16 bits, 0 = empty) | a 16-bit tag of other hash bits (high 16 bits);
   // an entry is compared only when its tag matches
-  const tag = <u32>(hx >>> 8) & 0xffff0000;
+  const tag = slotTag(hx);
   for (;;) {
     const slot = kindIndexStart + (<usize>h << 2);
     const s = load<u32>(slot);
@@ -188,9 +195,8 @@ function findOrInsert(k0: u64, k1: u64, g0: u64, g1: u64): usize {
       count(L.D_KIND_TABLE_FULL);
       return 0;
     }
-    const hx = keyHash(k0, k1, g0, g1);
     e = kindsStart + <usize>(kindEntries * L.KIND_ENTRY_SIZE);
-    store<u32>(probeSlot, (<u32>(hx >>> 8) & 0xffff0000) | <u32>(kindEntries + 1)); // the tag as in probe()
+    store<u32>(probeSlot, slotTag(keyHash(k0, k1, g0, g1)) | <u32>(kindEntries + 1)); // (a new kind: rare)
     store<u64>(e, k0, 0);
     store<u64>(e, k1, 8);
     store<u64>(e, g0, L.KIND_GUID);
