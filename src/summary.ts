@@ -136,12 +136,12 @@ function summarize(
   };
   // eventsByKind is made when first read (a trace can have thousands of kinds to name and sort, which a
   // caller that never looks at them should not wait for); it stays an ordinary enumerable field
-  const tallies = s.kinds;
+  // (the engine's tallies too: s.kinds is read here, not before)
   let kindTable: KindRow[] | null = null;
   Object.defineProperty(summary, 'eventsByKind', {
     enumerable: true,
     configurable: true,
-    get: () => (kindTable ??= kindRows(tallies)),
+    get: () => (kindTable ??= kindRows(s.kinds)),
     set: (value: KindRow[]) => {
       kindTable = value;
     },

@@ -578,6 +578,33 @@ describe('synthetic buffers', () => {
     expect(w.state.counters[L.D_EVENTS]).toBe(2 * 3102);
   });
 
+  test('state(): the kind tallies are made when first read, as they were at state(), once', () => {
+    // a trace can have thousands of kinds that most decodes never look at (summary eventsByKind): state()
+    // copies the table and makes no tally object until `kinds` is read
+    const engine = new WasmEngine(wasmModule);
+    const feed = (hookIds: number[], cpu: number) => {
+      const events = hookIds.map((h) => kernelEvent(HT.PERFINFO64, 2, h, 1n, new Uint8Array(0)));
+      const bytes = buildBuffer({ cpu, procIndex: false, type: 0, events, compress: false, tail: 0 });
+      engine.reserveInput(bytes.length).set(bytes);
+      expect(engine.decodeBuffer(0, bytes.length, 0)).toBe(0);
+    };
+    feed([0x1001, 0x1002, 0x1001], 0);
+    const before = engine.state();
+    expect(typeof Object.getOwnPropertyDescriptor(before, 'kinds')?.get).toBe('function');
+    feed([0x1001, 0x1003], 1); // more events and a new kind after state(): not in `before`
+    const kinds = before.kinds;
+    expect(kinds.map((k) => [k.id, k.count])).toEqual([
+      [0x1001, 2],
+      [0x1002, 1],
+    ]);
+    expect(before.kinds).toBe(kinds);
+    expect(engine.state().kinds.map((k) => [k.id, k.count])).toEqual([
+      [0x1001, 3],
+      [0x1002, 1],
+      [0x1003, 1],
+    ]);
+  });
+
   test('batch time checks at their boundaries', () => {
     // CPU 0: a switch at 100; a batch whose FirstTimeStamp (95) is earlier but whose first switch (100) is
     // not (fine); a batch whose last switch (107) is one past its event time (106); a batch whose first

@@ -50,6 +50,16 @@ export function kindEntry(table: Uint8Array, kv: DataView, e: number, copyGuid: 
   };
 }
 
+/** The tallies of a copy of the engine's kind table (state()); the GUIDs are views of it. */
+function kindTallies(table: Uint8Array): KindTally[] {
+  const kinds: KindTally[] = [];
+  const kv = new DataView(table.buffer, table.byteOffset, table.byteLength);
+  for (let e = 0; e < table.length; e += L.KIND_ENTRY_SIZE) {
+    if (kv.getUint8(e + L.KIND_USED) !== 0) kinds.push(kindEntry(table, kv, e, false));
+  }
+  return kinds;
+}
+
 /** The u64 at `at` of `kv` as a number (exact below 2^53); a function of its own, not a closure per entry. */
 function u64At(kv: DataView, at: number): number {
   return kv.getUint32(at, true) + kv.getUint32(at + 4, true) * 2 ** 32;
@@ -196,14 +206,11 @@ export class WasmEngine implements Engine {
       const e = logAt + i * L.LOG_ENTRY_SIZE;
       log.push({ code: dv.getUint32(e, true), detail: dv.getUint32(e + 4, true), fileOffset: dv.getFloat64(e + 8, true) });
     }
-    const kinds: KindTally[] = [];
-    // entries are dense, in first-seen order (the reference's order); one copy of them all (a trace can
-    // have thousands of kinds), the GUIDs are views of it
+    // entries are dense, in first-seen order (the reference's order); one copy of them all is taken now,
+    // and the tallies (an object and a GUID view each) are made from it when `kinds` is first read: a
+    // trace can have thousands of kinds, and most decodes never look at them (summary.ts eventsByKind)
     const table = new Uint8Array(buffer, x.kindsPtr() >>> 0, x.kindCount() * L.KIND_ENTRY_SIZE).slice();
-    const kv = new DataView(table.buffer);
-    for (let e = 0; e < table.length; e += L.KIND_ENTRY_SIZE) {
-      if (kv.getUint8(e + L.KIND_USED) !== 0) kinds.push(kindEntry(table, kv, e, false));
-    }
+    let kinds: KindTally[] | null = null;
     const payloadLength = x.logfilePayloadLength();
     const logfilePayload = x.logfileCopied()
       ? new Uint8Array(buffer, x.logfilePtr() >>> 0, Math.min(payloadLength, L.LOGFILE_HEADER_COPY_MAX)).slice()
@@ -217,7 +224,9 @@ export class WasmEngine implements Engine {
     return {
       counters,
       log,
-      kinds,
+      get kinds(): KindTally[] {
+        return (kinds ??= kindTallies(table));
+      },
       logfilePayload,
       logfilePayloadLength: payloadLength,
       logfilePointerSize: x.logfilePointerSize(),
