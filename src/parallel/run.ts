@@ -12,13 +12,13 @@ export const THREAD_MIN_BYTES = 16 << 20;
 /** Rows a decoder may send ahead of a streaming consumer (its memory bound besides its engine). */
 export const AHEAD_BYTES = 64 << 20;
 /**
- * With `threads` not given, workers are used only where they were measured to pay (README "All cores"): a
- * file the workers read themselves, of at least AUTO_MIN_BYTES without a rows consumer (summary, cpu: 1.2x
- * at 1 GiB on 2 cores; at 516 MiB one thread is faster since the run loop, 0.82 s against 0.93 s for the
- * CLI summary) and AUTO_MIN_BYTES_ROWS with one (every row copied out of a worker:
- * no faster than one thread at 1 GiB, 1.5x slower at 516 MiB). Inputs in memory and Blobs are read for the
- * workers by this thread: slower than one thread at every size measured (516 MiB in memory: 0.54 s against
- * 0.42 s; a 1 GiB Blob: 5.9 s against 4.9 s), so only an explicit `threads` splits them.
+ * With `threads` not given, workers are used only where they were not measured to lose (README "All cores"):
+ * a file the workers read themselves, of at least AUTO_MIN_BYTES without a rows consumer (summary, cpu: at
+ * 1 GiB on 2 cores 0.94-1.22x over the runs of 2026-11-23, about even, with more cores to gain; at 516 MiB one
+ * thread is faster, 0.82 s against 0.93 s for the CLI summary) and AUTO_MIN_BYTES_ROWS with one (every row
+ * copied out of a worker: no faster than one thread at 1 GiB, 1.5x slower at 516 MiB). Inputs in memory and
+ * Blobs are read for the workers by this thread: slower than one thread at every size measured (516 MiB in
+ * memory: 0.54 s against 0.42 s; a 1 GiB Blob: 5.9 s against 4.9 s), so only an explicit `threads` splits them.
  */
 export const AUTO_MIN_BYTES = 768 << 20;
 export const AUTO_MIN_BYTES_ROWS = 2 * 2 ** 30;
