@@ -115,6 +115,10 @@ export function perTable<V>(make: (table: DecodedTableName) => V): Record<Decode
   return Object.fromEntries(DECODED_TABLE_NAMES.map((t) => [t, make(t)])) as Record<DecodedTableName, V>;
 }
 
+/** Every decoded table with no rows: one shared chunk each (zero-length columns cannot change), for the drains
+ *  that leave a table empty (wasm/engine.ts, parallel/partition.ts). */
+export const NO_ROWS: Chunks = perTable((t) => emptyChunk(t));
+
 /** Concatenates chunks of one table into one chunk (one copy per column). */
 export function concatChunks(table: TableName, chunks: readonly ColumnChunk[]): ColumnChunk {
   const specs = TABLE_COLUMNS[table];

@@ -21,7 +21,7 @@ import * as L from '../generated/layout.js';
 import type { IssueLogEntry, KindTally } from '../engine.js';
 import { EtlError } from '../errors.js';
 import { planLoads, type LoadPlan } from '../ordering.js';
-import { emptyChunk, perTable, TABLE_IDS, viewColumn, DECODED_TABLE_NAMES, type Chunks, type DecodedTableName } from '../schema.js';
+import { NO_ROWS, perTable, TABLE_IDS, viewColumn, DECODED_TABLE_NAMES, type Chunks, type DecodedTableName } from '../schema.js';
 import { PlanReader } from '../plan-reads.js';
 import { TURN, TURN_BYTES, type Steps } from '../steps.js';
 import type { WasmEngine } from '../wasm/engine.js';
@@ -127,8 +127,6 @@ export interface PartitionSink {
 
 const CSW = TABLE_IDS.cswitch;
 const TABLE_ID_LIST = DECODED_TABLE_NAMES.map((t) => TABLE_IDS[t]);
-/** no rows of any table (shared: never changed) */
-const NO_ROWS: Chunks = perTable((t) => emptyChunk(t));
 
 /** The decode of one partition (see the file comment). The engine is reset first. */
 export function* partitionSteps(engine: WasmEngine, job: PartitionJob, sink: PartitionSink): Steps<PartitionOutcome> {

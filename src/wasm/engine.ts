@@ -4,7 +4,7 @@
 import * as L from '../generated/layout.js';
 import type { Engine, EngineState, IssueLogEntry, KindTally } from '../engine.js';
 import {
-  emptyChunk,
+  NO_ROWS,
   perTable,
   TABLE_COLUMNS,
   TABLE_IDS,
@@ -25,8 +25,6 @@ export interface WasmEngineOptions {
 }
 
 const DEFAULT_ROW_CAPACITY = 131072;
-/** a table's chunk when it has no rows (shared: zero-length columns cannot change) */
-const NO_ROWS = perTable((t) => emptyChunk(t));
 const DEFAULT_INPUT_BYTES = 4 << 20;
 const MAX_WINDOW = 0x7fffffff;
 
