@@ -26,8 +26,18 @@ export interface DriverOptions {
    * engine's output, valid only until the consumer returns — no copy), 'discard' (no rows at all).
    */
   rows?: RowMode;
+  /**
+   * The tables whose rows the consumer wants (default: all). Rows of the others are counted and dropped, and
+   * a drain that leaves none of these tables with rows needs no 'rows' step at all.
+   */
+  ship?: readonly DecodedTableName[];
   /** buffer headers per batched read while framing (default 64; sources whose reads are round trips ask for more) */
   headerBatch?: number;
+  /**
+   * Whether to yield a 'turn' step every TURN_BYTES (default true): only a runner over a source that reads
+   * while this thread gives other tasks a turn (AsyncSource.turns) acts on them; the others pass false.
+   */
+  turns?: boolean;
 }
 
 export interface DriverResult {
@@ -63,14 +73,30 @@ export const DRAIN_ROWS = 16384;
  */
 export const WINDOW_BYTES = 2 << 20;
 
-/** Hands the engine's pending rows to the consumer in the chosen mode, counts them and empties the output. */
-function* emitRows(engine: Engine, mode: RowMode, counts: Record<DecodedTableName, number>): Steps<void> {
+/** Counts the engine's pending rows and empties its output. */
+function discardRows(engine: Engine, counts: Record<DecodedTableName, number>): void {
+  for (const t of DECODED_TABLE_NAMES) counts[t] += engine.rowCount(TABLE_IDS[t]);
+  engine.resetRows();
+}
+
+/** Whether a drain now has rows for the consumer: any in the tables of `ship` (table ids; none when rows are discarded). */
+function rowsToShip(engine: Engine, ship: readonly number[]): boolean {
+  for (const id of ship) if (engine.rowCount(id) > 0) return true;
+  return false;
+}
+
+/**
+ * Hands the engine's pending rows to the consumer in the chosen mode (when a table of `ship` has some),
+ * counts them and empties the output.
+ */
+function* emitRows(engine: Engine, mode: RowMode, counts: Record<DecodedTableName, number>, ship: readonly number[]): Steps<void> {
+  if (!rowsToShip(engine, ship)) return discardRows(engine, counts);
   for (const t of DECODED_TABLE_NAMES) counts[t] += engine.rowCount(TABLE_IDS[t]);
   if (mode === 'copy') {
     yield { kind: 'rows', chunks: engine.drain() };
     return;
   }
-  if (mode === 'borrow') yield { kind: 'rows', chunks: engine.peekRows() }; // the consumer is done when we resume
+  yield { kind: 'rows', chunks: engine.peekRows() }; // borrowed: the consumer is done when we resume
   engine.resetRows();
 }
 
@@ -78,6 +104,78 @@ function mostPendingRows(engine: Engine): number {
   let most = 0;
   for (const id of TABLE_ID_LIST) most = Math.max(most, engine.rowCount(id));
   return most;
+}
+
+const NOT_DECODED = -1;
+
+/**
+ * The decode order walked buffer by buffer: `quiet()` decodes the buffers that need no step, the generator
+ * (decodeSteps) takes the steps. Most buffers need none, and a plain method for them keeps V8's optimizing
+ * compiler off the generator, which then resumes a few hundred times per 516 MiB instead of once or more per
+ * buffer: compiling decodeSteps (which took a turn step every 256 KiB, and a rows step for every drain even
+ * when the consumer wanted none of its tables) took 19–28 ms of a background thread per run, which on 2
+ * cores delayed the reads ahead that the decode then waited for (README "End to end").
+ */
+class BufferLoop {
+  /** the decode position */
+  i = 0;
+  bytesDone = 0;
+  /** bytes decoded since the last turn step */
+  sinceTurn = 0;
+  /** the engine's status for buffer i when quiet() decoded it and stopped for a step due after it, else NOT_DECODED */
+  status = NOT_DECODED;
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly reader: PlanReader,
+    readonly order: Uint32Array,
+    private readonly off: Float64Array,
+    private readonly sizes: Uint32Array,
+    private readonly drainRows: number,
+    readonly turnBytes: number,
+    private readonly rows: Record<DecodedTableName, number>,
+    /** ids of the tables whose rows the consumer gets (none: rows discarded) */
+    private readonly ship: readonly number[],
+  ) {}
+
+  /**
+   * Decodes buffers from position i on as long as none needs a step: each already in the engine's input,
+   * with no rows for the consumer due (fewer than drainRows pending, or none in the shipped tables), no read
+   * ahead, turn or progress due after it. Stops at the first buffer that needs one: not decoded if it needs a read first,
+   * else decoded, with its status in `status`.
+   */
+  quiet(): void {
+    const { engine, reader, order, off, sizes, drainRows, turnBytes, ship } = this;
+    let i = this.i;
+    let bytesDone = this.bytesDone;
+    let sinceTurn = this.sinceTurn;
+    let status = NOT_DECODED;
+    for (const n = order.length; i < n; i++) {
+      const r = order[i]!;
+      const place = reader.at(i, r);
+      if (place < 0) break;
+      const length = sizes[r]!;
+      status = engine.decodeBuffer(place, length, off[r]!);
+      // a drain with no rows for the consumer is no step
+      while (status === L.STATUS_NEED_DRAIN && !rowsToShip(engine, ship)) {
+        discardRows(engine, this.rows);
+        status = engine.resume();
+      }
+      if (status === L.STATUS_NEED_DRAIN) break;
+      if (mostPendingRows(engine) >= drainRows) {
+        if (rowsToShip(engine, ship)) break;
+        discardRows(engine, this.rows);
+      }
+      if (reader.aheadDue(i) || sinceTurn + length >= turnBytes || (i & 63) === 63) break;
+      status = NOT_DECODED;
+      bytesDone += length;
+      sinceTurn += length;
+    }
+    this.i = i;
+    this.bytesDone = bytesDone;
+    this.sinceTurn = sinceTurn;
+    this.status = status;
+  }
 }
 
 /** The whole decode of an input of `size` bytes. */
@@ -95,33 +193,41 @@ export function* decodeSteps(size: number, engine: Engine, options: DriverOption
   engine.reserveInput(reader.inputBytes);
   const off = table.fileOffset;
   const sizes = table.size;
-  let bytesDone = 0;
-  let sinceTurn = 0;
-  for (let i = 0; i < order.length; i++) {
+  const ship = rowMode === 'discard' ? [] : (options.ship ?? DECODED_TABLE_NAMES).map((t) => TABLE_IDS[t]);
+  const loop = new BufferLoop(engine, reader, order, off, sizes, drainRows, options.turns === false ? Infinity : TURN_BYTES, rows, ship);
+  for (;;) {
+    loop.quiet();
+    const i = loop.i;
+    if (i >= order.length) break;
+    // buffer i needs a step: a read before it is decoded, or rows, a read ahead, a turn or progress after it
     const r = order[i]!;
-    let at = reader.at(i, r);
-    if (at < 0) at = yield* reader.place(i, r);
-    let status = engine.decodeBuffer(at, sizes[r]!, off[r]!);
+    let status = loop.status;
+    if (status === NOT_DECODED) {
+      let place = reader.at(i, r);
+      if (place < 0) place = yield* reader.place(i, r);
+      status = engine.decodeBuffer(place, sizes[r]!, off[r]!);
+    }
     while (status === L.STATUS_NEED_DRAIN) {
-      yield* emitRows(engine, rowMode, rows);
+      yield* emitRows(engine, rowMode, rows, ship);
       status = engine.resume();
     }
-    if (mostPendingRows(engine) >= drainRows) yield* emitRows(engine, rowMode, rows);
+    if (mostPendingRows(engine) >= drainRows) yield* emitRows(engine, rowMode, rows, ship);
     if (reader.aheadDue(i)) yield* reader.ahead();
-    bytesDone += sizes[r]!;
-    if ((sinceTurn += sizes[r]!) >= TURN_BYTES) {
-      sinceTurn = 0;
+    loop.bytesDone += sizes[r]!;
+    if ((loop.sinceTurn += sizes[r]!) >= loop.turnBytes) {
+      loop.sinceTurn = 0;
       yield TURN;
     }
-    if ((i & 63) === 63) yield { kind: 'progress', phase: 'decode', done: bytesDone, total: size };
+    if ((i & 63) === 63) yield { kind: 'progress', phase: 'decode', done: loop.bytesDone, total: size };
+    loop.i = i + 1;
   }
-  if (mostPendingRows(engine) > 0) yield* emitRows(engine, rowMode, rows);
+  if (mostPendingRows(engine) > 0) yield* emitRows(engine, rowMode, rows, ship);
   let status = engine.finish();
   while (status === L.STATUS_NEED_DRAIN) {
-    yield* emitRows(engine, rowMode, rows);
+    yield* emitRows(engine, rowMode, rows, ship);
     status = engine.finish();
   }
-  if (mostPendingRows(engine) > 0) yield* emitRows(engine, rowMode, rows);
+  if (mostPendingRows(engine) > 0) yield* emitRows(engine, rowMode, rows, ship);
   yield { kind: 'progress', phase: 'decode', done: size, total: size };
   return { size, rows, buffers: table.list(), reads: reader.reads, framingIssues, framingCounters, engine: engine.state() };
 }

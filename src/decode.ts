@@ -68,7 +68,7 @@ export function decodeSync(input: Uint8Array | ArrayBuffer, options: DecodeOptio
       lifetimes.add(chunks, false);
     };
     const source = bytesSource(bytes);
-    const result = runSync(source, decodeSteps(bytes.length, engine, { ...options, windowBytes: options.windowBytes ?? source.windowBytes }), onChunks, options.onProgress);
+    const result = runSync(source, decodeSteps(bytes.length, engine, { ...options, windowBytes: options.windowBytes ?? source.windowBytes, turns: false }), onChunks, options.onProgress);
     return { ...buildResult(result, lifetimes, kind, options.bias, options.sourcePath ?? null), ...collector.tables() };
   } finally {
     releaseEngine(engine);
@@ -146,7 +146,7 @@ async function decodeChunks(
       lifetimes.add(chunks, rows === 'borrow');
       return onChunks?.(chunks);
     };
-    const result = await runAsync(source, decodeSteps(source.size, engine, { ...options, windowBytes: options.windowBytes ?? source.windowBytes, rows, headerBatch: source.headerBatch }), consume, options.onProgress);
+    const result = await runAsync(source, decodeSteps(source.size, engine, { ...options, windowBytes: options.windowBytes ?? source.windowBytes, rows, ship: onChunks ? undefined : LIFETIME_TABLES, headerBatch: source.headerBatch, turns: source.turns === true }), consume, options.onProgress);
     return buildResult(result, lifetimes, kind, options.bias, options.sourcePath ?? null);
   } finally {
     releaseEngine(engine);
