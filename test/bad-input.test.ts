@@ -12,6 +12,10 @@ const ENGINES = ['wasm', 'reference'] as const;
 // 2 CPUs x 0x1000-byte buffers, out of order, no compression
 const good = writeTrace({ numberOfProcessors: 2, bufferSize: 0x1000, events: cswitches(2000, 2) });
 const BS = 0x1000;
+// the same in 64 KiB buffers: 40 of them
+const BIG_BS = 0x10000;
+const BIG_EVENTS = 60_000;
+const big = writeTrace({ numberOfProcessors: 2, bufferSize: BIG_BS, events: cswitches(BIG_EVENTS, 2) });
 
 function u32(b: Uint8Array, at: number, v: number): Uint8Array {
   new DataView(b.buffer, b.byteOffset).setUint32(at, v >>> 0, true);
@@ -120,6 +124,51 @@ describe.each(ENGINES)('%s engine', (engine) => {
     expect(r.summary.buffers).toBe(good.buffers.length - 1);
     const lost = good.buffers.find((x) => x.fileOffset === victim)!.events;
     expect(r.cswitch.length).toBe(2000 - lost);
+  });
+
+  // 64 KiB buffers: framing reads their headers in batches that guess the stride (framing.ts takeBatch)
+  test.each([
+    ['BufferSize 0', 0],
+    ['BufferSize huge', 0xfffffff0],
+    ['BufferSize 0x47', 0x47],
+    ['BufferSize past the end', 0x3f000000],
+  ])('%s in a batch of read-ahead headers: skipped and counted, every buffer before it decoded', (_label, value) => {
+    const b = big.bytes.slice();
+    const victim = 20 * BIG_BS; // inside the second batch (the first holds 16 headers)
+    u32(b, victim, value);
+    const r = decode(b);
+    expect(r.summary.issues[0]).toMatchObject({ counter: 'buffersCorrupt', fileOffset: victim });
+    // (where the resync lands in 64 KiB of CSwitch payloads is another matter: a plausible header may sit in them)
+    const framed = [...r.buffers.fileOffset];
+    expect(framed).not.toContain(victim);
+    expect(framed.filter((o) => o < victim)).toEqual(Array.from({ length: 20 }, (_, i) => i * BIG_BS));
+    const before = big.buffers.filter((x) => x.fileOffset > 0 && x.fileOffset < victim).reduce((n, x) => n + x.events, 0);
+    expect(r.cswitch.length).toBeGreaterThanOrEqual(before);
+  });
+
+  test('cut inside a buffer whose header came in a batch: the truncation, its events that fit decoded', () => {
+    const cutAt = 30 * BIG_BS + 0x100;
+    const r = decode(big.bytes.slice(0, cutAt));
+    expect(r.summary.buffers).toBe(30);
+    expect(r.summary.diagnostics['buffersWalked']).toBe(31);
+    expect(r.summary.diagnostics['buffersTruncated']).toBe(1);
+    expect(r.summary.diagnostics['truncatedTailBytes']).toBe(0x100);
+    expect(r.summary.diagnostics['buffersCorrupt']).toBe(0);
+    // the 30 whole buffers' CSwitch events, and those of the cut one that fit in its 0x100 bytes (0x28 each)
+    const whole = big.buffers.filter((x) => x.fileOffset > 0 && x.fileOffset < 30 * BIG_BS).reduce((n, x) => n + x.events, 0);
+    expect(r.cswitch.length).toBe(whole + Math.floor((0x100 - 0x48) / 0x28));
+  });
+
+  test('a valid BufferSize other than the stride in a batch of read-ahead headers: framed at that size', () => {
+    const b = big.bytes.slice();
+    const victim = 20 * BIG_BS;
+    u32(b, victim, BIG_BS / 2);
+    const r = decode(b);
+    const framed = [...r.buffers.fileOffset];
+    expect(framed.filter((o) => o <= victim)).toEqual(Array.from({ length: 21 }, (_, i) => i * BIG_BS));
+    expect(r.buffers.size[20]).toBe(BIG_BS / 2);
+    // its second half is no buffer header
+    expect(r.summary.issues.filter((i) => i.counter === 'buffersCorrupt').map((i) => i.fileOffset)).toContain(victim + BIG_BS / 2);
   });
 
   test('event Size past the data end: rest of that buffer abandoned and counted, next buffer decodes', () => {
