@@ -246,7 +246,7 @@ export async function decodeParallel(req: ParallelRequest): Promise<DriverResult
       live.add(q);
       q.credit = (bytes) => d.credit(id, bytes);
       running.set(id, d);
-      const options = { bias: req.bias, windowBytes: req.windowBytes, drainRows: req.drainRows };
+      const options = { bias: req.bias, windowBytes: req.windowBytes, drainRows: req.drainRows, turns: source.turns === true };
       d.run(id, jobOf(table, idsOf(k), k, st, size, options, ship), {
         started: (trace) => q.push({ type: 'started', trace }),
         rows: (chunks, marks, bytes) => {

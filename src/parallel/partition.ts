@@ -67,6 +67,8 @@ export interface PartitionJob {
   bias?: number;
   windowBytes?: number;
   drainRows?: number;
+  /** yield a 'turn' step every TURN_BYTES (default true): only for sources that read while this thread gives other tasks a turn */
+  turns?: boolean;
   /** tables whose rows are handed on (the others are counted and dropped in the engine) */
   ship: readonly DecodedTableName[];
 }
@@ -192,7 +194,8 @@ export function* partitionSteps(engine: WasmEngine, job: PartitionJob, sink: Par
 /**
  * The buffers of a partition in its decode order (as decode-steps.ts: plan-reads.ts's two window slots,
  * read-ahead, single reads), with the placeholders found and the issues moved out as they come (PartitionRun). Its own small
- * function, so that the engine compiles it once for every partition.
+ * function, so that the engine compiles it once for every partition. The buffers that need no step are
+ * decoded by quietBuffers (as decode-steps.ts's BufferLoop.quiet: no optimizing compile of this generator).
  */
 function* decodeBuffers(run: PartitionRun, engine: WasmEngine, job: PartitionJob, plan: LoadPlan): Steps<PartitionOutcome['reads']> {
   const reader = new PlanReader(plan, () => engine.inputView(), job.fileOffset, job.size, job.anyCompressed);
@@ -202,15 +205,25 @@ function* decodeBuffers(run: PartitionRun, engine: WasmEngine, job: PartitionJob
   const cpuOf = job.cpu;
   const untouched = run.untouched;
   const drainRows = job.drainRows ?? DRAIN_ROWS;
-  let sinceTurn = 0;
-  for (let i = 0, n = order.length; i < n; i++) {
+  const turnBytes = job.turns === false ? Infinity : TURN_BYTES;
+  const at: PartitionCursor = { i: 0, sinceTurn: 0, status: NOT_DECODED };
+  for (const n = order.length; ; ) {
+    quietBuffers(at, run, engine, reader, job, drainRows, turnBytes);
+    const i = at.i;
+    if (i >= n) break;
+    // buffer i needs a step (or is a watched processor's): as quietBuffers would, with the steps
     const r = order[i]!;
-    let at = reader.at(i, r);
-    if (at < 0) at = yield* reader.place(i, r);
-    // a processor still on its stand-in: did this buffer decode a compact batch (that may have replaced it)?
     const cpu = cpuOf[r]!;
-    const batches = untouched[cpu] !== 0 ? run.beforeBuffer() : -1;
-    let status = engine.decodeBuffer(at, sizes[r]!, off[r]!);
+    let status = at.status;
+    // a processor still on its stand-in: did this buffer decode a compact batch (that may have replaced it)?
+    // (quietBuffers decodes no buffer of such a processor)
+    let batches = -1;
+    if (status === NOT_DECODED) {
+      let place = reader.at(i, r);
+      if (place < 0) place = yield* reader.place(i, r);
+      batches = untouched[cpu] !== 0 ? run.beforeBuffer() : -1;
+      status = engine.decodeBuffer(place, sizes[r]!, off[r]!);
+    }
     while (status === L.STATUS_NEED_DRAIN) {
       if (batches >= 0) run.inspectIfBatch(cpu, batches, false);
       yield* run.emit();
@@ -220,13 +233,68 @@ function* decodeBuffers(run: PartitionRun, engine: WasmEngine, job: PartitionJob
     if (run.mostPending() >= drainRows) yield* run.emit();
     if (reader.aheadDue(i)) yield* reader.ahead();
     run.bytesDone += sizes[r]!;
-    if ((sinceTurn += sizes[r]!) >= TURN_BYTES) {
-      sinceTurn = 0;
+    if ((at.sinceTurn += sizes[r]!) >= turnBytes) {
+      at.sinceTurn = 0;
       yield TURN;
     }
     if ((i & 63) === 63) yield { kind: 'progress', phase: 'decode', done: run.bytesDone, total: job.inputSize };
+    at.i = i + 1;
   }
   return reader.reads;
+}
+
+const NOT_DECODED = -1;
+
+/** Where decodeBuffers is, between quietBuffers and the generator. */
+interface PartitionCursor {
+  i: number;
+  /** bytes decoded since the last turn step */
+  sinceTurn: number;
+  /** the engine's status for buffer i when quietBuffers decoded it and stopped for a step due after it, else NOT_DECODED */
+  status: number;
+}
+
+/**
+ * Decodes the partition's buffers from the cursor on as long as none needs a step: each already in the
+ * engine's input, of a processor no longer on its stand-in, with no rows for the consumer or placeholder
+ * marks due (PartitionRun.emitQuietly), no read ahead, turn or progress after it. Stops at the first that
+ * needs one: not decoded if it needs a read first or is a watched processor's, else decoded, its status in
+ * the cursor.
+ */
+function quietBuffers(
+  at: PartitionCursor,
+  run: PartitionRun,
+  engine: WasmEngine,
+  reader: PlanReader,
+  job: PartitionJob,
+  drainRows: number,
+  turnBytes: number,
+): void {
+  const { order, fileOffset: off, size: sizes, cpu: cpuOf } = job;
+  const untouched = run.untouched;
+  let i = at.i;
+  let sinceTurn = at.sinceTurn;
+  let bytesDone = run.bytesDone;
+  let status = NOT_DECODED;
+  for (const n = order.length; i < n; i++) {
+    const r = order[i]!;
+    if (untouched[cpuOf[r]!] !== 0) break;
+    const place = reader.at(i, r);
+    if (place < 0) break;
+    const length = sizes[r]!;
+    status = engine.decodeBuffer(place, length, off[r]!);
+    while (status === L.STATUS_NEED_DRAIN && run.emitQuietly()) status = engine.resume();
+    if (status === L.STATUS_NEED_DRAIN) break;
+    if (run.mostPending() >= drainRows && !run.emitQuietly()) break;
+    if (reader.aheadDue(i) || sinceTurn + length >= turnBytes || (i & 63) === 63) break;
+    status = NOT_DECODED;
+    bytesDone += length;
+    sinceTurn += length;
+  }
+  at.i = i;
+  at.sinceTurn = sinceTurn;
+  at.status = status;
+  run.bytesDone = bytesDone;
 }
 
 /** The state of a partition's decode between buffers: rows out, placeholders found, issues moved out. */
@@ -240,6 +308,7 @@ class PartitionRun {
   bytesDone = 0;
   private readonly x: Exports;
   private readonly ship: Set<DecodedTableName>;
+  private readonly shipIds: readonly number[];
   /** cswitch rows in the engine's output when the current buffer started (0 after a drain) */
   private bufferRowStart = 0;
   /** the engine's log entries when the current (watched) buffer started */
@@ -260,6 +329,7 @@ class PartitionRun {
   ) {
     const x = (this.x = exportsOf(engine));
     this.ship = new Set(job.ship);
+    this.shipIds = job.ship.map((t) => TABLE_IDS[t]);
     for (const c of watched) this.untouched[c] = 1;
     this.m32 = new Int32Array(x.memory.buffer);
     this.rowCountAt = (x.rowCountsPtr() >>> 0) >> 2;
@@ -296,6 +366,20 @@ class PartitionRun {
     if (this.mem()[this.batchesAt]! >>> 0 === batches) return;
     this.inspect(cpu);
     if (end && this.untouched[cpu] === 0) this.takeLog();
+  }
+
+  /**
+   * emit() when it takes no step — no shipped table has rows and no placeholder marks wait — done here
+   * (true); false when it needs the step (then emit()).
+   */
+  emitQuietly(): boolean {
+    if (this.sink.marks.length) return false;
+    const m = this.mem();
+    for (const id of this.shipIds) if (m[this.rowCountAt + id]! > 0) return false;
+    for (const t of DECODED_TABLE_NAMES) this.rows[t] += m[this.rowCountAt + TABLE_IDS[t]]!;
+    this.engine.resetRows();
+    this.bufferRowStart = 0;
+    return true;
   }
 
   *emit(): Steps<void> {

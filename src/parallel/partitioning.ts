@@ -218,7 +218,7 @@ export function jobOf(
   partition: number,
   start: PartitionStart,
   inputSize: number,
-  options: { bias?: number; windowBytes?: number; drainRows?: number },
+  options: { bias?: number; windowBytes?: number; drainRows?: number; turns?: boolean },
   ship: readonly DecodedTableName[],
 ): PartitionJob {
   const n = ids.length;
