@@ -38,6 +38,8 @@ export interface DriverOptions {
    * while this thread gives other tasks a turn (AsyncSource.turns) acts on them; the others pass false.
    */
   turns?: boolean;
+  /** Whether to yield 'progress' steps while decoding (default true; a runner with no progress handler passes false). */
+  progress?: boolean;
 }
 
 export interface DriverResult {
@@ -52,7 +54,6 @@ export interface DriverResult {
   engine: EngineState;
 }
 
-const TABLE_ID_LIST = DECODED_TABLE_NAMES.map((t) => TABLE_IDS[t]);
 
 /**
  * Rows a table may have pending before they go to the consumer (a chunk ends at the first buffer boundary
@@ -100,12 +101,6 @@ function* emitRows(engine: Engine, mode: RowMode, counts: Record<DecodedTableNam
   engine.resetRows();
 }
 
-function mostPendingRows(engine: Engine): number {
-  let most = 0;
-  for (const id of TABLE_ID_LIST) most = Math.max(most, engine.rowCount(id));
-  return most;
-}
-
 const NOT_DECODED = -1;
 
 /**
@@ -133,6 +128,8 @@ class BufferLoop {
     private readonly sizes: Uint32Array,
     private readonly drainRows: number,
     readonly turnBytes: number,
+    /** a progress step every 64 buffers */
+    readonly progress: boolean,
     private readonly rows: Record<DecodedTableName, number>,
     /** ids of the tables whose rows the consumer gets (none: rows discarded) */
     private readonly ship: readonly number[],
@@ -145,7 +142,7 @@ class BufferLoop {
    * else decoded, with its status in `status`.
    */
   quiet(): void {
-    const { engine, reader, order, off, sizes, drainRows, turnBytes, ship } = this;
+    const { engine, reader, order, off, sizes, drainRows, turnBytes, progress, ship } = this;
     let i = this.i;
     let bytesDone = this.bytesDone;
     let sinceTurn = this.sinceTurn;
@@ -162,11 +159,11 @@ class BufferLoop {
         status = engine.resume();
       }
       if (status === L.STATUS_NEED_DRAIN) break;
-      if (mostPendingRows(engine) >= drainRows) {
+      if (engine.mostPendingRows() >= drainRows) {
         if (rowsToShip(engine, ship)) break;
         discardRows(engine, this.rows);
       }
-      if (reader.aheadDue(i) || sinceTurn + length >= turnBytes || (i & 63) === 63) break;
+      if (reader.aheadDue(i) || sinceTurn + length >= turnBytes || (progress && (i & 63) === 63)) break;
       status = NOT_DECODED;
       bytesDone += length;
       sinceTurn += length;
@@ -194,7 +191,8 @@ export function* decodeSteps(size: number, engine: Engine, options: DriverOption
   const off = table.fileOffset;
   const sizes = table.size;
   const ship = rowMode === 'discard' ? [] : (options.ship ?? DECODED_TABLE_NAMES).map((t) => TABLE_IDS[t]);
-  const loop = new BufferLoop(engine, reader, order, off, sizes, drainRows, options.turns === false ? Infinity : TURN_BYTES, rows, ship);
+  const progress = options.progress !== false;
+  const loop = new BufferLoop(engine, reader, order, off, sizes, drainRows, options.turns === false ? Infinity : TURN_BYTES, progress, rows, ship);
   for (;;) {
     loop.quiet();
     const i = loop.i;
@@ -211,23 +209,23 @@ export function* decodeSteps(size: number, engine: Engine, options: DriverOption
       yield* emitRows(engine, rowMode, rows, ship);
       status = engine.resume();
     }
-    if (mostPendingRows(engine) >= drainRows) yield* emitRows(engine, rowMode, rows, ship);
+    if (engine.mostPendingRows() >= drainRows) yield* emitRows(engine, rowMode, rows, ship);
     if (reader.aheadDue(i)) yield* reader.ahead();
     loop.bytesDone += sizes[r]!;
     if ((loop.sinceTurn += sizes[r]!) >= loop.turnBytes) {
       loop.sinceTurn = 0;
       yield TURN;
     }
-    if ((i & 63) === 63) yield { kind: 'progress', phase: 'decode', done: loop.bytesDone, total: size };
+    if (progress && (i & 63) === 63) yield { kind: 'progress', phase: 'decode', done: loop.bytesDone, total: size };
     loop.i = i + 1;
   }
-  if (mostPendingRows(engine) > 0) yield* emitRows(engine, rowMode, rows, ship);
+  if (engine.mostPendingRows() > 0) yield* emitRows(engine, rowMode, rows, ship);
   let status = engine.finish();
   while (status === L.STATUS_NEED_DRAIN) {
     yield* emitRows(engine, rowMode, rows, ship);
     status = engine.finish();
   }
-  if (mostPendingRows(engine) > 0) yield* emitRows(engine, rowMode, rows, ship);
-  yield { kind: 'progress', phase: 'decode', done: size, total: size };
+  if (engine.mostPendingRows() > 0) yield* emitRows(engine, rowMode, rows, ship);
+  if (progress) yield { kind: 'progress', phase: 'decode', done: size, total: size };
   return { size, rows, buffers: table.list(), reads: reader.reads, framingIssues, framingCounters, engine: engine.state() };
 }

@@ -3,12 +3,12 @@
 // imports this module directly so that it does not load what only some commands use (apache-arrow).
 import { blobSource } from './blob-source.js';
 import { TableCollector } from './collector.js';
-import { decodeSteps } from './decode-steps.js';
+import { decodeSteps, type DriverOptions } from './decode-steps.js';
 import { createEngine, createEngineAsync, loadEngine, releaseEngine } from './engines.js';
 import type { EngineKind } from './engine.js';
 import { EtlError } from './errors.js';
 import { checkOptions, configureEngine, type DecodeOptions } from './options.js';
-import { bytesSource, runAsync, runSync, type AsyncSource } from './runners.js';
+import { bytesSource, runAsync, runSync, type AsyncSource, type SyncSource } from './runners.js';
 import { perTable, type Chunks } from './schema.js';
 import { buildResult, type DecodeResult, type StreamResult } from './summary.js';
 import { LifetimeCollector } from './lifetimes.js';
@@ -68,7 +68,7 @@ export function decodeSync(input: Uint8Array | ArrayBuffer, options: DecodeOptio
       lifetimes.add(chunks, false);
     };
     const source = bytesSource(bytes);
-    const result = runSync(source, decodeSteps(bytes.length, engine, { ...options, windowBytes: options.windowBytes ?? source.windowBytes, turns: false }), onChunks, options.onProgress);
+    const result = runSync(source, decodeSteps(bytes.length, engine, driverOptions(options, source, { turns: false })), onChunks, options.onProgress);
     return { ...buildResult(result, lifetimes, kind, options.bias, options.sourcePath ?? null), ...collector.tables() };
   } finally {
     releaseEngine(engine);
@@ -146,11 +146,16 @@ async function decodeChunks(
       lifetimes.add(chunks, rows === 'borrow');
       return onChunks?.(chunks);
     };
-    const result = await runAsync(source, decodeSteps(source.size, engine, { ...options, windowBytes: options.windowBytes ?? source.windowBytes, rows, ship: onChunks ? undefined : LIFETIME_TABLES, headerBatch: source.headerBatch, turns: source.turns === true }), consume, options.onProgress);
+    const result = await runAsync(source, decodeSteps(source.size, engine, driverOptions(options, source, { rows, ship: onChunks ? undefined : LIFETIME_TABLES, headerBatch: source.headerBatch, turns: source.turns === true })), consume, options.onProgress);
     return buildResult(result, lifetimes, kind, options.bias, options.sourcePath ?? null);
   } finally {
     releaseEngine(engine);
   }
+}
+
+/** What a one-thread decode of `source` asks of decodeSteps: the caller's options, the source's window, `more`. */
+function driverOptions(options: DecodeOptions, source: SyncSource | AsyncSource, more: DriverOptions): DriverOptions {
+  return { ...options, windowBytes: options.windowBytes ?? source.windowBytes, progress: options.onProgress !== undefined, ...more };
 }
 
 function toSource(input: Blob | Uint8Array | AsyncSource): AsyncSource {

@@ -63,6 +63,8 @@ export interface Engine {
   resume(): number;
   /** Rows produced since the last drain, per table (registry id). */
   rowCount(table: number): number;
+  /** The most rows any table has pending (the largest rowCount): what decides a drain, asked after every buffer. */
+  mostPendingRows(): number;
   /** Moves the rows out (copies) and resets the output. */
   drain(): Chunks;
   /** The rows as views into the engine's output (no copy): valid until the next engine call. */

@@ -5,7 +5,7 @@ import { describe, expect, test } from 'vitest';
 import { TableCollector } from '../src/collector.js';
 import { decodeSteps, type DriverOptions } from '../src/decode-steps.js';
 import { bytesSource, runSync } from '../src/runners.js';
-import { DECODED_TABLE_NAMES, TABLE_COLUMNS, type Chunks, type DecodedTableName } from '../src/schema.js';
+import { DECODED_TABLE_NAMES, TABLE_COLUMNS, TABLE_IDS, type Chunks, type DecodedTableName } from '../src/schema.js';
 import type { Step } from '../src/steps.js';
 import { WasmEngine } from '../src/wasm/engine.js';
 import { loadWasmModuleSync } from '../src/wasm/instance.js';
@@ -18,6 +18,8 @@ const schedule = simulateSchedule({ seed: 31, cpus: 4, threads: 40, processes: 6
 const sched = writeTrace({ ...schedule, bufferSize: 0x2000 }).bytes;
 // 2 MB of mixed events (CSwitch, compact, SpinLock, noise) in 64 KiB buffers
 const mixed = generateMixedTrace({ seed: 32, targetBytes: 2_000_000, cpus: 3 }).bytes;
+// 1 MB of them in 8 KiB buffers
+const small = generateMixedTrace({ seed: 33, targetBytes: 1_200_000, cpus: 3, bufferSize: 0x2000 }).bytes;
 const LIFETIMES: DecodedTableName[] = ['threadEvents', 'processEvents'];
 
 const engines = {
@@ -28,6 +30,8 @@ const engines = {
 /** Runs decodeSteps over the trace, recording every step kind and the rows handed over. */
 function run(engine: keyof typeof engines, options: DriverOptions, bytes = sched) {
   const kinds: Step['kind'][] = [];
+  /** `done` of each decode progress step */
+  const decodeProgress: number[] = [];
   const collector = new TableCollector();
   const rowsSteps: Chunks[] = [];
   const steps = decodeSteps(bytes.length, engines[engine](), options);
@@ -37,6 +41,7 @@ function run(engine: keyof typeof engines, options: DriverOptions, bytes = sched
     next: () => {
       const it = steps.next();
       if (!it.done) kinds.push(it.value.kind);
+      if (!it.done && it.value.kind === 'progress' && it.value.phase === 'decode') decodeProgress.push(it.value.done);
       return it;
     },
     return: (v) => steps.return(v),
@@ -49,7 +54,7 @@ function run(engine: keyof typeof engines, options: DriverOptions, bytes = sched
     rowsSteps.push(chunks);
     collector.add(chunks);
   });
-  return { kinds, rowsSteps, tables: collector.tables(), result };
+  return { kinds, decodeProgress, rowsSteps, tables: collector.tables(), result };
 }
 
 const count = (kinds: Step['kind'][], kind: Step['kind']) => kinds.filter((k) => k === kind).length;
@@ -82,6 +87,17 @@ describe.each(Object.keys(engines) as (keyof typeof engines)[])('%s engine', (en
     }
   });
 
+  test('decode progress steps every 64 buffers and at the end by default, none with progress: false; the same rows', () => {
+    const buffers = small.length / 0x2000;
+    expect(buffers).toBeGreaterThan(128);
+    const shown = run(engine, {}, small);
+    const quiet = run(engine, { progress: false }, small);
+    expect(shown.decodeProgress).toEqual([...Array.from({ length: Math.floor(buffers / 64) }, (_, k) => (k + 1) * 64 * 0x2000), small.length]);
+    expect(quiet.decodeProgress).toEqual([]);
+    expect(quiet.result.rows).toEqual(shown.result.rows);
+    expect(quiet.result.engine.counters).toEqual(shown.result.engine.counters);
+  });
+
   test("turn steps every TURN_BYTES by default, none with turns: false; the same rows", () => {
     const turns = run(engine, {}, mixed);
     const none = run(engine, { turns: false }, mixed);
@@ -89,5 +105,30 @@ describe.each(Object.keys(engines) as (keyof typeof engines)[])('%s engine', (en
     expect(count(none.kinds, 'turn')).toBe(0);
     for (const t of DECODED_TABLE_NAMES) expect(none.tables[t].length, t).toBe(turns.tables[t].length);
     expect(none.result.rows).toEqual(turns.result.rows);
+  });
+});
+
+describe('mostPendingRows', () => {
+  test.each(Object.keys(engines) as (keyof typeof engines)[])('%s engine: the largest rowCount, after every buffer', (engine) => {
+    const e = engines[engine]();
+    const seen: number[] = [];
+    // a window per buffer: a load step before each, where the counts are compared
+    const steps = decodeSteps(sched.length, e, { drainRows: 1 << 30, rows: 'discard', windowBytes: 0x2000 });
+    const source = bytesSource(sched);
+    let it = steps.next();
+    while (!it.done) {
+      const step = it.value;
+      if (step.kind === 'read') step.result = source.read(step.position, step.length);
+      else if (step.kind === 'readMany') step.result = step.positions.map((p) => source.read(p, step.length));
+      else if (step.kind === 'load') step.result = source.readInto(step.position, step.target);
+      else if (step.kind === 'prefetch') step.result = false;
+      const most = Math.max(...DECODED_TABLE_NAMES.map((t) => e.rowCount(TABLE_IDS[t])));
+      expect(e.mostPendingRows()).toBe(most);
+      seen.push(most);
+      it = steps.next();
+    }
+    // rows piled up (nothing drained before the end): the maximum grew past one table's count
+    expect(Math.max(...seen)).toBeGreaterThan(1000);
+    expect(new Set(seen).size).toBeGreaterThan(20);
   });
 });

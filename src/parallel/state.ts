@@ -21,7 +21,6 @@ export interface PartitionExports {
   setPending(cpu: number, held: number, ts: bigint, fileOffset: number, oldThreadId: number, waitTime: number, valid: number, bytes: number): void;
   setLogCount(n: number): void;
   logCountPtr(): number;
-  rowCountsPtr(): number;
   seedKind(k0: bigint, k1: bigint, g0: bigint, g1: bigint): number;
   seedKinds(keys: number, n: number): number;
 }

@@ -9,7 +9,7 @@
 // runs out of room, so it never asks for a drain.
 import * as L from '../generated/layout.js';
 import type { Engine, EngineState } from '../engine.js';
-import type { Chunks } from '../schema.js';
+import { DECODED_TABLE_NAMES, TABLE_IDS, type Chunks } from '../schema.js';
 import { compactBatch, flushHeldSwitches } from './compcs.js';
 import { cswitchEvent } from './cswitch.js';
 import { processEvent } from './process.js';
@@ -52,6 +52,12 @@ export class ReferenceEngine implements Engine {
 
   rowCount(table: number): number {
     return this.a.table(table).length;
+  }
+
+  mostPendingRows(): number {
+    let most = 0;
+    for (const t of DECODED_TABLE_NAMES) most = Math.max(most, this.a.table(TABLE_IDS[t]).length);
+    return most;
   }
 
   drain(): Chunks {

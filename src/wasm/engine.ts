@@ -4,6 +4,7 @@
 import * as L from '../generated/layout.js';
 import type { Engine, EngineState, IssueLogEntry, KindTally } from '../engine.js';
 import {
+  DECODED_TABLE_NAMES,
   NO_ROWS,
   perTable,
   TABLE_COLUMNS,
@@ -27,6 +28,8 @@ export interface WasmEngineOptions {
 const DEFAULT_ROW_CAPACITY = 131072;
 const DEFAULT_INPUT_BYTES = 4 << 20;
 const MAX_WINDOW = 0x7fffffff;
+/** the engine's row counts: one i32 per decoded table, registry ids 0..n-1 (assembly/memory.ts ROW_COUNTS) */
+const ROW_COUNTS = DECODED_TABLE_NAMES.length;
 
 /**
  * The kind-table entry at byte `e` of `table` (a copy of the engine's kind table; `kv` a view of it). u64
@@ -75,6 +78,8 @@ export class WasmEngine implements Engine {
   private readonly memory: WebAssembly.Memory;
   private inputCapacity: number;
   private input: Uint8Array | null = null;
+  /** the engine's row count per table, a view of its memory (mostPendingRows) */
+  private counts: Int32Array | null = null;
 
   constructor(module: WebAssembly.Module, options: WasmEngineOptions = {}) {
     const rowCapacity = options.rowCapacity ?? DEFAULT_ROW_CAPACITY;
@@ -151,6 +156,15 @@ export class WasmEngine implements Engine {
 
   rowCount(table: number): number {
     return this.x.rowCount(table);
+  }
+
+  mostPendingRows(): number {
+    // the engine's i32 row counts, read in its memory (no call per table); a new view when memory grew
+    let counts = this.counts;
+    if (counts === null || counts.buffer !== this.memory.buffer) counts = this.counts = new Int32Array(this.memory.buffer, this.x.rowCountsPtr() >>> 0, ROW_COUNTS);
+    let most = 0;
+    for (let t = 0; t < ROW_COUNTS; t++) if (counts[t]! > most) most = counts[t]!;
+    return most;
   }
 
   /** Rows each table can hold between drains. */

@@ -15,6 +15,8 @@ export interface WasmExports {
   resume(): number;
   finish(): number;
   rowCount(table: number): number;
+  /** address of the i32 row count of each table */
+  rowCountsPtr(): number;
   rowCapacity(): number;
   columnPtr(table: number, column: number): number;
   resetRows(): void;
