@@ -19,6 +19,7 @@ import { generateTraceChunks } from '../src/writer/index.js';
 import { describeMachine, gitInfo, machineInfo } from './machine.js';
 import { buildNative } from './native.js';
 import { textTable } from './report.js';
+import { dropFromCache, residentBytes } from './page-cache.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(ROOT, 'bin', 'etw-decode.js');
@@ -86,12 +87,6 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 function job(name: string, runs: Run[], bytes: number): Job {
   const seconds = median(runs.map((r) => r.wall));
   return { name, runs, seconds, mbPerS: bytes / 1e6 / seconds };
-}
-
-/** Drops the file from the page cache (posix_fadvise DONTNEED through GNU dd); false where unavailable. */
-function dropFromCache(path: string): boolean {
-  if (process.platform !== 'linux') return false;
-  return spawnSync('dd', [`if=${path}`, 'iflag=nocache', 'count=0'], { stdio: 'ignore' }).status === 0;
 }
 
 async function main(): Promise<number> {
@@ -164,9 +159,15 @@ async function main(): Promise<number> {
         const cold: Run[] = [];
         const read: Run[] = [];
         for (let i = 0; i < Math.min(runs, 3); i++) {
+          const cached = (what: string) => {
+            const left = residentBytes(file);
+            if (left !== null && left > bytes / 100) notes.push(`cold ${i + 1}, ${what}: ${(left / 2 ** 20).toFixed(0)} MiB of the file were still in the page cache`);
+          };
           dropFromCache(file);
+          cached('read');
           read.push(timed('cat', [file]));
           dropFromCache(file);
+          cached('summary');
           cold.push(timed(process.execPath, [CLI, 'summary', file, '--json']));
           log(`cold ${i + 1}: read ${read[i]!.wall.toFixed(3)} s, summary ${cold[i]!.wall.toFixed(3)} s`);
         }

@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { generateTraceChunks } from '../src/writer/index.js';
 import type { EngineName } from './cases.js';
 import type { WorkerReport } from './scale-worker.js';
+import { dropFromCache } from './page-cache.js';
 
 export const GIB = 2 ** 30;
 
@@ -88,15 +89,6 @@ function runWorker(args: string[]): Promise<WorkerReport> {
       }
     });
   });
-}
-
-/** Drops the file's pages from the page cache (`dd iflag=nocache count=0`: posix_fadvise DONTNEED on
- *  this file only, nothing else is evicted), so the next job reads it from the disk. false where that is
- *  not available (not Linux, no GNU dd). */
-function dropFromCache(path: string): boolean {
-  if (process.platform !== 'linux') return false;
-  const r = spawnSync('dd', [`if=${path}`, 'iflag=nocache', 'count=0'], { encoding: 'utf8' });
-  return r.status === 0;
 }
 
 function job(r: WorkerReport, engine: ScaleJob['engine']): ScaleJob {
