@@ -54,7 +54,6 @@ export interface DriverResult {
   engine: EngineState;
 }
 
-
 /**
  * Rows a table may have pending before they go to the consumer (a chunk ends at the first buffer boundary
  * past it; the engine's own limit, rowCapacity less one compact batch, cuts a chunk inside a buffer). Small
@@ -138,8 +137,8 @@ class BufferLoop {
   /**
    * Decodes buffers from position i on as long as none needs a step: each already in the engine's input,
    * with no rows for the consumer due (fewer than drainRows pending, or none in the shipped tables), no read
-   * ahead, turn or progress due after it. Stops at the first buffer that needs one: not decoded if it needs a read first,
-   * else decoded, with its status in `status`.
+   * ahead, turn or progress due after it. Stops at the first buffer that needs one: not decoded if it needs
+   * a read first, else decoded, with its status in `status`.
    */
   quiet(): void {
     const { engine, reader, order, off, sizes, drainRows, turnBytes, progress, ship } = this;

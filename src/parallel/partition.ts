@@ -206,15 +206,15 @@ function* decodeBuffers(run: PartitionRun, engine: WasmEngine, job: PartitionJob
   const untouched = run.untouched;
   const drainRows = job.drainRows ?? DRAIN_ROWS;
   const turnBytes = job.turns === false ? Infinity : TURN_BYTES;
-  const at: PartitionCursor = { i: 0, sinceTurn: 0, status: NOT_DECODED };
+  const cursor: PartitionCursor = { i: 0, sinceTurn: 0, status: NOT_DECODED };
   for (const n = order.length; ; ) {
-    quietBuffers(at, run, engine, reader, job, drainRows, turnBytes);
-    const i = at.i;
+    quietBuffers(cursor, run, engine, reader, job, drainRows, turnBytes);
+    const i = cursor.i;
     if (i >= n) break;
     // buffer i needs a step (or is a watched processor's): as quietBuffers would, with the steps
     const r = order[i]!;
     const cpu = cpuOf[r]!;
-    let status = at.status;
+    let status = cursor.status;
     // a processor still on its stand-in: did this buffer decode a compact batch (that may have replaced it)?
     // (quietBuffers decodes no buffer of such a processor)
     let batches = -1;
@@ -233,12 +233,12 @@ function* decodeBuffers(run: PartitionRun, engine: WasmEngine, job: PartitionJob
     if (run.mostPending() >= drainRows) yield* run.emit();
     if (reader.aheadDue(i)) yield* reader.ahead();
     run.bytesDone += sizes[r]!;
-    if ((at.sinceTurn += sizes[r]!) >= turnBytes) {
-      at.sinceTurn = 0;
+    if ((cursor.sinceTurn += sizes[r]!) >= turnBytes) {
+      cursor.sinceTurn = 0;
       yield TURN;
     }
     if ((i & 63) === 63) yield { kind: 'progress', phase: 'decode', done: run.bytesDone, total: job.inputSize };
-    at.i = i + 1;
+    cursor.i = i + 1;
   }
   return reader.reads;
 }
@@ -262,7 +262,7 @@ interface PartitionCursor {
  * the cursor.
  */
 function quietBuffers(
-  at: PartitionCursor,
+  cursor: PartitionCursor,
   run: PartitionRun,
   engine: WasmEngine,
   reader: PlanReader,
@@ -272,8 +272,8 @@ function quietBuffers(
 ): void {
   const { order, fileOffset: off, size: sizes, cpu: cpuOf } = job;
   const untouched = run.untouched;
-  let i = at.i;
-  let sinceTurn = at.sinceTurn;
+  let i = cursor.i;
+  let sinceTurn = cursor.sinceTurn;
   let bytesDone = run.bytesDone;
   let status = NOT_DECODED;
   for (const n = order.length; i < n; i++) {
@@ -291,9 +291,9 @@ function quietBuffers(
     bytesDone += length;
     sinceTurn += length;
   }
-  at.i = i;
-  at.sinceTurn = sinceTurn;
-  at.status = status;
+  cursor.i = i;
+  cursor.sinceTurn = sinceTurn;
+  cursor.status = status;
   run.bytesDone = bytesDone;
 }
 
