@@ -259,9 +259,32 @@ class ScanStream {
   }
 }
 
+/**
+ * `at` if a plausible header is there whose buffer ends at the end of the input or where a plausible header
+ * starts, else -1: where framing resumes after a corrupt header when the buffers before it had the stride
+ * that leads here (decoder policy, §A.1).
+ */
+function* strideNext(at: number, size: number, win: Window): Steps<number> {
+  if (at + HEADER > size) return -1;
+  let v: DataView<ArrayBufferLike> = win.view;
+  let i = at - win.base;
+  if (!win.covers(at, Math.min(CANDIDATE, size - at))) {
+    const got = yield* read(at, Math.min(CANDIDATE, size - at));
+    if (got.length < HEADER) return -1;
+    v = new DataView(got.buffer, got.byteOffset, got.byteLength);
+    i = 0;
+  }
+  if (!plausibleHeader(v, i, at, size, true)) return -1;
+  return (yield* chainsFrom(at + v.getUint32(i + L.BUF_BUFFER_SIZE, true), size, win)) ? at : -1;
+}
+
 /** Does the buffer at `at` (a plausible header in the window) end at the end of the input or where a plausible header starts? */
 function* chainsOn(at: number, size: number, win: Window): Steps<boolean> {
-  const end = at + win.view.getUint32(at - win.base + L.BUF_BUFFER_SIZE, true);
+  return yield* chainsFrom(at + win.view.getUint32(at - win.base + L.BUF_BUFFER_SIZE, true), size, win);
+}
+
+/** Is `end` (where a buffer ends) the end of the input or the place of a plausible header? */
+function* chainsFrom(end: number, size: number, win: Window): Steps<boolean> {
   if (size - end < HEADER) return true;
   let v: DataView<ArrayBufferLike> = win.view;
   let i = end - win.base;
@@ -394,7 +417,10 @@ export function* frameBuffers(
     const reason =
       bufferSize < HEADER ? L.CORRUPT_FRAME_SIZE_SMALL : bufferSize > L.MAX_BUFFER_SIZE ? L.CORRUPT_FRAME_SIZE_LARGE : L.CORRUPT_FRAME_PAST_END;
     const saved = cutCandidate ? new DataView(new Uint8Array(new Uint8Array(v.buffer, v.byteOffset + at, HEADER)).buffer) : null;
-    const next = yield* resync(pos + 1, size, win, saved !== null, stream);
+    // the buffers of a file have one size in practice (§A.1): the next header is looked for one stride on
+    // first, and the bytes between scanned only when none is there (a header in them may be event data)
+    let next = stride > 0 ? yield* strideNext(pos + stride, size, win) : -1;
+    if (next < 0) next = yield* resync(pos + 1, size, win, saved !== null, stream);
     if (next < 0 && saved) {
       cut(table, saved, 0, pos, size, counters);
       break;

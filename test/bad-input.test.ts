@@ -5,6 +5,7 @@ import { decodeSync, EtlError } from '../src/node.js';
 import { writeTrace, Rng, type CSwitchSpec } from '../src/writer/index.js';
 import { readCorpus } from './helpers/corpus.js';
 import { cswitches } from './helpers/traces.js';
+import * as L from '../src/generated/layout.js';
 
 const ENGINES = ['wasm', 'reference'] as const;
 
@@ -126,24 +127,43 @@ describe.each(ENGINES)('%s engine', (engine) => {
     expect(r.cswitch.length).toBe(2000 - lost);
   });
 
-  // 64 KiB buffers: framing reads their headers in batches that guess the stride (framing.ts takeBatch)
+  // 64 KiB buffers: framing reads their headers in batches that guess the stride (framing.ts takeBatch), and a
+  // resync looks one stride on first: 64 KiB of CSwitch payloads hold byte runs that pass for a header
   test.each([
     ['BufferSize 0', 0],
     ['BufferSize huge', 0xfffffff0],
     ['BufferSize 0x47', 0x47],
     ['BufferSize past the end', 0x3f000000],
-  ])('%s in a batch of read-ahead headers: skipped and counted, every buffer before it decoded', (_label, value) => {
+  ])('%s in a batch of read-ahead headers: skipped, counted, framing resumes at the next buffer', (_label, value) => {
     const b = big.bytes.slice();
     const victim = 20 * BIG_BS; // inside the second batch (the first holds 16 headers)
     u32(b, victim, value);
     const r = decode(b);
+    expect(r.summary.diagnostics['buffersCorrupt']).toBe(1);
     expect(r.summary.issues[0]).toMatchObject({ counter: 'buffersCorrupt', fileOffset: victim });
-    // (where the resync lands in 64 KiB of CSwitch payloads is another matter: a plausible header may sit in them)
-    const framed = [...r.buffers.fileOffset];
-    expect(framed).not.toContain(victim);
-    expect(framed.filter((o) => o < victim)).toEqual(Array.from({ length: 20 }, (_, i) => i * BIG_BS));
-    const before = big.buffers.filter((x) => x.fileOffset > 0 && x.fileOffset < victim).reduce((n, x) => n + x.events, 0);
-    expect(r.cswitch.length).toBeGreaterThanOrEqual(before);
+    expect(r.summary.diagnostics['resyncBytes']).toBe(BIG_BS);
+    expect(r.summary.buffers).toBe(big.buffers.length - 1);
+    expect([...r.buffers.fileOffset]).toEqual(big.buffers.map((x) => x.fileOffset).filter((o) => o !== victim).sort((x, y) => x - y));
+    const lost = big.buffers.find((x) => x.fileOffset === victim)!.events;
+    expect(r.cswitch.length).toBe(BIG_EVENTS - lost);
+  });
+
+  test('the header one stride on is taken only if its buffer ends at another header', () => {
+    const b = big.bytes.slice();
+    const victim = 20 * BIG_BS;
+    u32(b, victim, 0);
+    // the next buffer's header says 0x3000 bytes (and its data ends there): plausible, but 0x3000 bytes on
+    // are its events, not a header
+    const next = victim + BIG_BS;
+    u32(b, next + L.BUF_BUFFER_SIZE, 0x3000);
+    u32(b, next + L.BUF_OFFSET, 0x3000);
+    u32(b, next + L.BUF_SAVED_OFFSET, 0x3000);
+    const r = decode(b);
+    expect(r.summary.issues[0]).toMatchObject({ counter: 'buffersCorrupt', fileOffset: victim });
+    const records = [...r.buffers.fileOffset].map((o, i) => [o, r.buffers.size[i]]);
+    expect(records).not.toContainEqual([next, 0x3000]);
+    // (the scan took over: where it lands in the payloads is not pinned here)
+    expect(r.summary.diagnostics['resyncBytes']).not.toBe(BIG_BS);
   });
 
   test('cut inside a buffer whose header came in a batch: the truncation, its events that fit decoded', () => {
@@ -167,9 +187,13 @@ describe.each(ENGINES)('%s engine', (engine) => {
     const framed = [...r.buffers.fileOffset];
     expect(framed.filter((o) => o <= victim)).toEqual(Array.from({ length: 21 }, (_, i) => i * BIG_BS));
     expect(r.buffers.size[20]).toBe(BIG_BS / 2);
-    // its second half is no buffer header
-    expect(r.summary.issues.filter((i) => i.counter === 'buffersCorrupt').map((i) => i.fileOffset)).toContain(victim + BIG_BS / 2);
+    // its second half is no buffer header; the next buffer is one (half) stride on
+    const framing = r.summary.issues.filter((i) => i.counter === 'buffersCorrupt' && i.fileOffset !== victim);
+    expect(framing.map((i) => i.fileOffset)).toEqual([victim + BIG_BS / 2]);
+    expect(r.summary.diagnostics['resyncBytes']).toBe(BIG_BS / 2);
+    expect(framed.filter((o) => o > victim)).toEqual(big.buffers.map((x) => x.fileOffset).filter((o) => o > victim).sort((x, y) => x - y));
   });
+
 
   test('event Size past the data end: rest of that buffer abandoned and counted, next buffer decodes', () => {
     const b = good.bytes.slice();
