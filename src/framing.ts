@@ -41,6 +41,8 @@ const FIRST_BATCH = 16;
 /** resync reads: the first SCAN_FIRST bytes, each further one twice as long, up to SCAN_MAX */
 const SCAN_FIRST = 64 << 10;
 const SCAN_MAX = 4 << 20;
+/** a header one stride on is read with the bytes before it (the scan's first read) when it is this close */
+const STRIDE_READ = 2 * SCAN_FIRST;
 /** a progress step every this many bytes framed or scanned */
 const PROGRESS_EVERY = 64 << 20;
 
@@ -262,17 +264,26 @@ class ScanStream {
 /**
  * `at` if a plausible header is there whose buffer ends at the end of the input or where a plausible header
  * starts, else -1: where framing resumes after a corrupt header when the buffers before it had the stride
- * that leads here (decoder policy, §A.1).
+ * that leads here (decoder policy, §A.1). `from` is where the scan starts if not: when the header is less
+ * than STRIDE_READ bytes on, the window is read from there, so the scan that may follow reads nothing again.
  */
-function* strideNext(at: number, size: number, win: Window): Steps<number> {
+function* strideNext(from: number, at: number, size: number, win: Window): Steps<number> {
   if (at + HEADER > size) return -1;
+  const want = Math.min(CANDIDATE, size - at);
   let v: DataView<ArrayBufferLike> = win.view;
   let i = at - win.base;
-  if (!win.covers(at, Math.min(CANDIDATE, size - at))) {
-    const got = yield* read(at, Math.min(CANDIDATE, size - at));
-    if (got.length < HEADER) return -1;
-    v = new DataView(got.buffer, got.byteOffset, got.byteLength);
-    i = 0;
+  if (!win.covers(at, want)) {
+    const start = at + want - from <= STRIDE_READ ? from : at;
+    const got = yield* read(start, at + want - start);
+    if (got.length < at + HEADER - start) return -1;
+    if (start === from) {
+      win.set(from, got);
+      v = win.view;
+      i = at - from;
+    } else {
+      v = new DataView(got.buffer, got.byteOffset, got.byteLength);
+      i = 0;
+    }
   }
   if (!plausibleHeader(v, i, at, size, true)) return -1;
   return (yield* chainsFrom(at + v.getUint32(i + L.BUF_BUFFER_SIZE, true), size, win)) ? at : -1;
@@ -419,7 +430,7 @@ export function* frameBuffers(
     const saved = cutCandidate ? new DataView(new Uint8Array(new Uint8Array(v.buffer, v.byteOffset + at, HEADER)).buffer) : null;
     // the buffers of a file have one size in practice (§A.1): the next header is looked for one stride on
     // first, and the bytes between scanned only when none is there (a header in them may be event data)
-    let next = stride > 0 ? yield* strideNext(pos + stride, size, win) : -1;
+    let next = stride > 0 ? yield* strideNext(pos + 1, pos + stride, size, win) : -1;
     if (next < 0) next = yield* resync(pos + 1, size, win, saved !== null, stream);
     if (next < 0 && saved) {
       cut(table, saved, 0, pos, size, counters);
