@@ -14,14 +14,15 @@ import { registerParallelHost } from './parallel/host.js';
 import { nodeHost, registerFilePath } from './parallel/node-host.js';
 import type { AsyncSource } from './runners.js';
 import type { DecodeResult } from './summary.js';
+import { DiskDetector } from './disk-detector.js';
 
 // decodes of large inputs use worker_threads (src/parallel)
 registerParallelHost(nodeHost);
 
 class FileSource implements AsyncSource {
-  /** false once synchronous batches were slow twice in a row (the file is not in the page cache) */
+  /** false once synchronous batches were slow (DiskDetector): the file is not in the page cache */
   private syncHeaders = true;
-  private slowBatches = 0;
+  private readonly disk = new DiskDetector();
 
   constructor(
     private readonly fh: FileHandle,
@@ -36,8 +37,8 @@ class FileSource implements AsyncSource {
   /**
    * Buffer headers, 72 bytes each. An awaited read costs a round trip through the libuv pool (tens of
    * microseconds here) for 72 bytes, so while the file is in the page cache a batch is read synchronously
-   * (64 reads block the event loop about as long as decoding one 64 KiB buffer). When a batch takes over
-   * a millisecond twice in a row the file is coming from the disk, and the reads go back to the pool, in parallel.
+   * (64 reads block the event loop about as long as decoding one 64 KiB buffer). When batches are slow
+   * (DiskDetector) the file is coming from the disk, and the reads go back to the pool, in parallel.
    */
   async readMany(positions: readonly number[], length: number): Promise<Uint8Array[]> {
     if (!this.syncHeaders) return Promise.all(positions.map((p) => this.read(p, Math.min(length, this.size - p))));
@@ -53,8 +54,7 @@ class FileSource implements AsyncSource {
       }
       return target.subarray(0, n);
     });
-    this.slowBatches = performance.now() - started > 1 ? this.slowBatches + 1 : 0;
-    if (this.slowBatches >= 2) this.syncHeaders = false;
+    if (this.disk.slow(performance.now() - started)) this.syncHeaders = false;
     return out;
   }
   async readInto(position: number, target: Uint8Array): Promise<number> {
