@@ -73,16 +73,15 @@ export const DRAIN_ROWS = 16384;
  */
 export const WINDOW_BYTES = 2 << 20;
 
-/** Counts the engine's pending rows and empties its output. */
-function discardRows(engine: Engine, counts: Record<DecodedTableName, number>): void {
+/**
+ * A drain that has no rows for the consumer — none in the tables of `ship` (table ids; none when rows are
+ * discarded) — done: its rows counted and dropped (true). false when it has rows for the consumer.
+ */
+function drainQuietly(engine: Engine, ship: readonly number[], counts: Record<DecodedTableName, number>): boolean {
+  for (const id of ship) if (engine.rowCount(id) > 0) return false;
   for (const t of DECODED_TABLE_NAMES) counts[t] += engine.rowCount(TABLE_IDS[t]);
   engine.resetRows();
-}
-
-/** Whether a drain now has rows for the consumer: any in the tables of `ship` (table ids; none when rows are discarded). */
-function rowsToShip(engine: Engine, ship: readonly number[]): boolean {
-  for (const id of ship) if (engine.rowCount(id) > 0) return true;
-  return false;
+  return true;
 }
 
 /**
@@ -90,7 +89,7 @@ function rowsToShip(engine: Engine, ship: readonly number[]): boolean {
  * counts them and empties the output.
  */
 function* emitRows(engine: Engine, mode: RowMode, counts: Record<DecodedTableName, number>, ship: readonly number[]): Steps<void> {
-  if (!rowsToShip(engine, ship)) return discardRows(engine, counts);
+  if (drainQuietly(engine, ship, counts)) return;
   for (const t of DECODED_TABLE_NAMES) counts[t] += engine.rowCount(TABLE_IDS[t]);
   if (mode === 'copy') {
     yield { kind: 'rows', chunks: engine.drain() };
@@ -100,17 +99,27 @@ function* emitRows(engine: Engine, mode: RowMode, counts: Record<DecodedTableNam
   engine.resetRows();
 }
 
-const NOT_DECODED = -1;
+/** BufferLoop.status when buffer i is not decoded yet. */
+export const NOT_DECODED = -1;
+
+/** What BufferLoop.quiet asks of the decode it serves. */
+export interface QuietSink {
+  /** Whether the buffer of record `r` goes to the generator even if it needs no step (a partition's watched processor). */
+  leaves(r: number): boolean;
+  /** Does a drain that needs no step (no rows for the consumer): true; false if the drain is a step. */
+  drainQuietly(): boolean;
+}
 
 /**
- * The decode order walked buffer by buffer: `quiet()` decodes the buffers that need no step, the generator
- * (decodeSteps) takes the steps. Most buffers need none, and a plain method for them keeps V8's optimizing
- * compiler off the generator, which then resumes a few hundred times per 516 MiB instead of once or more per
- * buffer: compiling decodeSteps (which took a turn step every 256 KiB, and a rows step for every drain even
- * when the consumer wanted none of its tables) took 19–28 ms of a background thread per run, which on 2
- * cores delayed the reads ahead that the decode then waited for (README "End to end").
+ * The decode order walked buffer by buffer: `quiet()` decodes the buffers that need no step, a generator
+ * takes the steps (decodeSteps here, a partition's decodeBuffers in src/parallel/partition.ts). Most
+ * buffers need none, and a plain method for them keeps V8's optimizing compiler off the generator, which
+ * then resumes a few hundred times per 516 MiB instead of once or more per buffer: compiling decodeSteps
+ * (which took a turn step every 256 KiB, and a rows step for every drain even when the consumer wanted none
+ * of its tables) took 19–28 ms of a background thread per run, which on 2 cores delayed the reads ahead that
+ * the decode then waited for (README "End to end").
  */
-class BufferLoop {
+export class BufferLoop {
   /** the decode position */
   i = 0;
   bytesDone = 0;
@@ -129,39 +138,31 @@ class BufferLoop {
     readonly turnBytes: number,
     /** a progress step every 64 buffers */
     readonly progress: boolean,
-    private readonly rows: Record<DecodedTableName, number>,
-    /** ids of the tables whose rows the consumer gets (none: rows discarded) */
-    private readonly ship: readonly number[],
+    private readonly sink: QuietSink,
   ) {}
 
   /**
    * Decodes buffers from position i on as long as none needs a step: each already in the engine's input,
-   * with no rows for the consumer due (fewer than drainRows pending, or none in the shipped tables), no read
-   * ahead, turn or progress due after it. Stops at the first buffer that needs one: not decoded if it needs
-   * a read first, else decoded, with its status in `status`.
+   * not left to the generator, with no rows for the consumer due (fewer than drainRows pending, or a drain
+   * the sink does quietly), no read ahead, turn or progress due after it. Stops at the first buffer that
+   * needs one: not decoded if it needs a read first or is left, else decoded, with its status in `status`.
    */
   quiet(): void {
-    const { engine, reader, order, off, sizes, drainRows, turnBytes, progress, ship } = this;
+    const { engine, reader, order, off, sizes, drainRows, turnBytes, progress, sink } = this;
     let i = this.i;
     let bytesDone = this.bytesDone;
     let sinceTurn = this.sinceTurn;
     let status = NOT_DECODED;
     for (const n = order.length; i < n; i++) {
       const r = order[i]!;
+      if (sink.leaves(r)) break;
       const place = reader.at(i, r);
       if (place < 0) break;
       const length = sizes[r]!;
       status = engine.decodeBuffer(place, length, off[r]!);
-      // a drain with no rows for the consumer is no step
-      while (status === L.STATUS_NEED_DRAIN && !rowsToShip(engine, ship)) {
-        discardRows(engine, this.rows);
-        status = engine.resume();
-      }
+      while (status === L.STATUS_NEED_DRAIN && sink.drainQuietly()) status = engine.resume();
       if (status === L.STATUS_NEED_DRAIN) break;
-      if (engine.mostPendingRows() >= drainRows) {
-        if (rowsToShip(engine, ship)) break;
-        discardRows(engine, this.rows);
-      }
+      if (engine.mostPendingRows() >= drainRows && !sink.drainQuietly()) break;
       if (reader.aheadDue(i) || sinceTurn + length >= turnBytes || (progress && (i & 63) === 63)) break;
       status = NOT_DECODED;
       bytesDone += length;
@@ -191,7 +192,9 @@ export function* decodeSteps(size: number, engine: Engine, options: DriverOption
   const sizes = table.size;
   const ship = rowMode === 'discard' ? [] : (options.ship ?? DECODED_TABLE_NAMES).map((t) => TABLE_IDS[t]);
   const progress = options.progress !== false;
-  const loop = new BufferLoop(engine, reader, order, off, sizes, drainRows, options.turns === false ? Infinity : TURN_BYTES, progress, rows, ship);
+  // a drain with no rows for the consumer is no step
+  const sink: QuietSink = { leaves: () => false, drainQuietly: () => drainQuietly(engine, ship, rows) };
+  const loop = new BufferLoop(engine, reader, order, off, sizes, drainRows, options.turns === false ? Infinity : TURN_BYTES, progress, sink);
   for (;;) {
     loop.quiet();
     const i = loop.i;

@@ -1,8 +1,8 @@
 // Bad input never wins: clear errors for non-ETL input, counted diagnostics (with file offsets) for
 // corruption inside a readable file, and decoding goes on with the next buffer.
 import { describe, expect, test } from 'vitest';
-import { decodeSync, EtlError } from '../src/node.js';
-import { writeTrace, Rng, type CSwitchSpec } from '../src/writer/index.js';
+import { decodeSync, EtlError, type DecodeResult } from '../src/node.js';
+import { writeTrace, Rng, type CSwitchSpec, type WrittenTrace } from '../src/writer/index.js';
 import { readCorpus } from './helpers/corpus.js';
 import { cswitches } from './helpers/traces.js';
 import * as L from '../src/generated/layout.js';
@@ -21,6 +21,21 @@ const big = writeTrace({ numberOfProcessors: 2, bufferSize: BIG_BS, events: cswi
 function u32(b: Uint8Array, at: number, v: number): Uint8Array {
   new DataView(b.buffer, b.byteOffset).setUint32(at, v >>> 0, true);
   return b;
+}
+
+/**
+ * The decode of trace `t` (`events` CSwitch events in buffers of `bs` bytes) whose buffer at `victim` has a
+ * corrupt BufferSize: that buffer counted corrupt at its offset, `bs` bytes resynced, every other buffer
+ * framed, and the rows of all but the victim.
+ */
+function expectOneBufferSkipped(r: DecodeResult, t: WrittenTrace, victim: number, bs: number, events: number): void {
+  expect(r.summary.diagnostics['buffersCorrupt']).toBe(1);
+  expect(r.summary.issues[0]).toMatchObject({ counter: 'buffersCorrupt', fileOffset: victim });
+  expect(r.summary.diagnostics['resyncBytes']).toBe(bs);
+  expect(r.summary.buffers).toBe(t.buffers.length - 1);
+  expect([...r.buffers.fileOffset]).toEqual(t.buffers.map((x) => x.fileOffset).filter((o) => o !== victim).sort((x, y) => x - y));
+  const lost = t.buffers.find((x) => x.fileOffset === victim)!.events;
+  expect(r.cswitch.length).toBe(events - lost);
 }
 
 describe.each(ENGINES)('%s engine', (engine) => {
@@ -118,13 +133,7 @@ describe.each(ENGINES)('%s engine', (engine) => {
     const b = good.bytes.slice();
     const victim = 3 * BS;
     u32(b, victim, value);
-    const r = decode(b);
-    expect(r.summary.diagnostics['buffersCorrupt']).toBe(1);
-    expect(r.summary.issues[0]).toMatchObject({ counter: 'buffersCorrupt', fileOffset: victim });
-    expect(r.summary.diagnostics['resyncBytes']).toBe(BS);
-    expect(r.summary.buffers).toBe(good.buffers.length - 1);
-    const lost = good.buffers.find((x) => x.fileOffset === victim)!.events;
-    expect(r.cswitch.length).toBe(2000 - lost);
+    expectOneBufferSkipped(decode(b), good, victim, BS, 2000);
   });
 
   // 64 KiB buffers: framing reads their headers in batches that guess the stride (framing.ts takeBatch), and a
@@ -138,14 +147,7 @@ describe.each(ENGINES)('%s engine', (engine) => {
     const b = big.bytes.slice();
     const victim = 20 * BIG_BS; // inside the second batch (the first holds 16 headers)
     u32(b, victim, value);
-    const r = decode(b);
-    expect(r.summary.diagnostics['buffersCorrupt']).toBe(1);
-    expect(r.summary.issues[0]).toMatchObject({ counter: 'buffersCorrupt', fileOffset: victim });
-    expect(r.summary.diagnostics['resyncBytes']).toBe(BIG_BS);
-    expect(r.summary.buffers).toBe(big.buffers.length - 1);
-    expect([...r.buffers.fileOffset]).toEqual(big.buffers.map((x) => x.fileOffset).filter((o) => o !== victim).sort((x, y) => x - y));
-    const lost = big.buffers.find((x) => x.fileOffset === victim)!.events;
-    expect(r.cswitch.length).toBe(BIG_EVENTS - lost);
+    expectOneBufferSkipped(decode(b), big, victim, BIG_BS, BIG_EVENTS);
   });
 
   test('the header one stride on is taken only if its buffer ends at another header', () => {

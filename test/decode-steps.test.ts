@@ -6,12 +6,12 @@ import { TableCollector } from '../src/collector.js';
 import { decodeSteps, type DriverOptions } from '../src/decode-steps.js';
 import { bytesSource, runSync } from '../src/runners.js';
 import { DECODED_TABLE_NAMES, TABLE_COLUMNS, TABLE_IDS, type Chunks, type DecodedTableName } from '../src/schema.js';
-import type { Step } from '../src/steps.js';
+import type { Engine } from '../src/engine.js';
 import { WasmEngine } from '../src/wasm/engine.js';
 import { loadWasmModuleSync } from '../src/wasm/instance.js';
 import { ReferenceEngine } from '../src/reference/walk.js';
 import { generateMixedTrace, simulateSchedule, writeTrace } from '../src/writer/index.js';
-import { TURN_BYTES } from '../src/steps.js';
+import { TURN_BYTES, type Step } from '../src/steps.js';
 
 // a scheduling trace in 8 KiB buffers (42): CSwitch and compact rows in most, Thread/Process events in a few
 const schedule = simulateSchedule({ seed: 31, cpus: 4, threads: 40, processes: 6, switchMode: 'mixed', duration: 20_000_000 }).description;
@@ -27,20 +27,22 @@ const engines = {
   reference: () => new ReferenceEngine(),
 };
 
-/** Runs decodeSteps over the trace, recording every step kind and the rows handed over. */
-function run(engine: keyof typeof engines, options: DriverOptions, bytes = sched) {
+/** Runs decodeSteps over the trace, recording every step kind and the rows handed over; `onStep` sees the engine at each step. */
+function run(engine: keyof typeof engines, options: DriverOptions, bytes = sched, onStep?: (e: Engine) => void) {
   const kinds: Step['kind'][] = [];
   /** `done` of each decode progress step */
   const decodeProgress: number[] = [];
   const collector = new TableCollector();
   const rowsSteps: Chunks[] = [];
-  const steps = decodeSteps(bytes.length, engines[engine](), options);
+  const e = engines[engine]();
+  const steps = decodeSteps(bytes.length, e, options);
   const source = bytesSource(bytes);
   // runSync, with the step kinds seen on the way
   const watched: typeof steps = {
     next: () => {
       const it = steps.next();
       if (!it.done) kinds.push(it.value.kind);
+      if (!it.done) onStep?.(e);
       if (!it.done && it.value.kind === 'progress' && it.value.phase === 'decode') decodeProgress.push(it.value.done);
       return it;
     },
@@ -110,23 +112,13 @@ describe.each(Object.keys(engines) as (keyof typeof engines)[])('%s engine', (en
 
 describe('mostPendingRows', () => {
   test.each(Object.keys(engines) as (keyof typeof engines)[])('%s engine: the largest rowCount, after every buffer', (engine) => {
-    const e = engines[engine]();
     const seen: number[] = [];
     // a window per buffer: a load step before each, where the counts are compared
-    const steps = decodeSteps(sched.length, e, { drainRows: 1 << 30, rows: 'discard', windowBytes: 0x2000 });
-    const source = bytesSource(sched);
-    let it = steps.next();
-    while (!it.done) {
-      const step = it.value;
-      if (step.kind === 'read') step.result = source.read(step.position, step.length);
-      else if (step.kind === 'readMany') step.result = step.positions.map((p) => source.read(p, step.length));
-      else if (step.kind === 'load') step.result = source.readInto(step.position, step.target);
-      else if (step.kind === 'prefetch') step.result = false;
+    run(engine, { drainRows: 1 << 30, rows: 'discard', windowBytes: 0x2000 }, sched, (e) => {
       const most = Math.max(...DECODED_TABLE_NAMES.map((t) => e.rowCount(TABLE_IDS[t])));
       expect(e.mostPendingRows()).toBe(most);
       seen.push(most);
-      it = steps.next();
-    }
+    });
     // rows piled up (nothing drained before the end): the maximum grew past one table's count
     expect(Math.max(...seen)).toBeGreaterThan(1000);
     expect(new Set(seen).size).toBeGreaterThan(20);

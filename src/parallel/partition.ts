@@ -16,7 +16,7 @@
 //
 // The issue log is moved out of the engine after every buffer, so that a placeholder's issue can be left
 // out without taking the place of a real one in the engine's LOG_CAPACITY entries.
-import { DRAIN_ROWS, WINDOW_BYTES } from '../decode-steps.js';
+import { BufferLoop, DRAIN_ROWS, NOT_DECODED, WINDOW_BYTES, type QuietSink } from '../decode-steps.js';
 import * as L from '../generated/layout.js';
 import type { IssueLogEntry, KindTally } from '../engine.js';
 import { EtlError } from '../errors.js';
@@ -128,7 +128,6 @@ export interface PartitionSink {
 }
 
 const CSW = TABLE_IDS.cswitch;
-const TABLE_ID_LIST = DECODED_TABLE_NAMES.map((t) => TABLE_IDS[t]);
 
 /** The decode of one partition (see the file comment). The engine is reset first. */
 export function* partitionSteps(engine: WasmEngine, job: PartitionJob, sink: PartitionSink): Steps<PartitionOutcome> {
@@ -161,7 +160,7 @@ export function* partitionSteps(engine: WasmEngine, job: PartitionJob, sink: Par
   // ---- the buffers
   const run = new PartitionRun(engine, job, sink, speculative ? cpus : []);
   const reads = yield* decodeBuffers(run, engine, job, plan);
-  if (run.mostPending() > 0) yield* run.emit();
+  if (engine.mostPendingRows() > 0) yield* run.emit();
   yield { kind: 'progress', phase: 'decode', done: run.bytesDone, total: job.inputSize };
   run.takeLog();
 
@@ -195,7 +194,7 @@ export function* partitionSteps(engine: WasmEngine, job: PartitionJob, sink: Par
  * The buffers of a partition in its decode order (as decode-steps.ts: plan-reads.ts's two window slots,
  * read-ahead, single reads), with the placeholders found and the issues moved out as they come (PartitionRun). Its own small
  * function, so that the engine compiles it once for every partition. The buffers that need no step are
- * decoded by quietBuffers (as decode-steps.ts's BufferLoop.quiet: no optimizing compile of this generator).
+ * decoded by decode-steps.ts's BufferLoop.quiet, this generator takes the steps.
  */
 function* decodeBuffers(run: PartitionRun, engine: WasmEngine, job: PartitionJob, plan: LoadPlan): Steps<PartitionOutcome['reads']> {
   const reader = new PlanReader(plan, () => engine.inputView(), job.fileOffset, job.size, job.anyCompressed);
@@ -205,18 +204,16 @@ function* decodeBuffers(run: PartitionRun, engine: WasmEngine, job: PartitionJob
   const cpuOf = job.cpu;
   const untouched = run.untouched;
   const drainRows = job.drainRows ?? DRAIN_ROWS;
-  const turnBytes = job.turns === false ? Infinity : TURN_BYTES;
-  const cursor: PartitionCursor = { i: 0, sinceTurn: 0, status: NOT_DECODED };
+  const loop = new BufferLoop(engine, reader, order, off, sizes, drainRows, job.turns === false ? Infinity : TURN_BYTES, true, run);
   for (const n = order.length; ; ) {
-    quietBuffers(cursor, run, engine, reader, job, drainRows, turnBytes);
-    const i = cursor.i;
+    loop.quiet();
+    const i = loop.i;
     if (i >= n) break;
-    // buffer i needs a step (or is a watched processor's): as quietBuffers would, with the steps
+    // buffer i needs a step, or is a watched processor's (the loop leaves those): the steps
     const r = order[i]!;
     const cpu = cpuOf[r]!;
-    let status = cursor.status;
+    let status = loop.status;
     // a processor still on its stand-in: did this buffer decode a compact batch (that may have replaced it)?
-    // (quietBuffers decodes no buffer of such a processor)
     let batches = -1;
     if (status === NOT_DECODED) {
       let place = reader.at(i, r);
@@ -230,81 +227,29 @@ function* decodeBuffers(run: PartitionRun, engine: WasmEngine, job: PartitionJob
       status = engine.resume();
     }
     if (batches >= 0) run.inspectIfBatch(cpu, batches, true);
-    if (run.mostPending() >= drainRows) yield* run.emit();
+    if (engine.mostPendingRows() >= drainRows) yield* run.emit();
     if (reader.aheadDue(i)) yield* reader.ahead();
-    run.bytesDone += sizes[r]!;
-    if ((cursor.sinceTurn += sizes[r]!) >= turnBytes) {
-      cursor.sinceTurn = 0;
+    loop.bytesDone += sizes[r]!;
+    if ((loop.sinceTurn += sizes[r]!) >= loop.turnBytes) {
+      loop.sinceTurn = 0;
       yield TURN;
     }
-    if ((i & 63) === 63) yield { kind: 'progress', phase: 'decode', done: run.bytesDone, total: job.inputSize };
-    cursor.i = i + 1;
+    if ((i & 63) === 63) yield { kind: 'progress', phase: 'decode', done: loop.bytesDone, total: job.inputSize };
+    loop.i = i + 1;
   }
+  run.bytesDone = loop.bytesDone;
   return reader.reads;
 }
 
-const NOT_DECODED = -1;
-
-/** Where decodeBuffers is, between quietBuffers and the generator. */
-interface PartitionCursor {
-  i: number;
-  /** bytes decoded since the last turn step */
-  sinceTurn: number;
-  /** the engine's status for buffer i when quietBuffers decoded it and stopped for a step due after it, else NOT_DECODED */
-  status: number;
-}
-
-/**
- * Decodes the partition's buffers from the cursor on as long as none needs a step: each already in the
- * engine's input, of a processor no longer on its stand-in, with no rows for the consumer or placeholder
- * marks due (PartitionRun.emitQuietly), no read ahead, turn or progress after it. Stops at the first that
- * needs one: not decoded if it needs a read first or is a watched processor's, else decoded, its status in
- * the cursor.
- */
-function quietBuffers(
-  cursor: PartitionCursor,
-  run: PartitionRun,
-  engine: WasmEngine,
-  reader: PlanReader,
-  job: PartitionJob,
-  drainRows: number,
-  turnBytes: number,
-): void {
-  const { order, fileOffset: off, size: sizes, cpu: cpuOf } = job;
-  const untouched = run.untouched;
-  let i = cursor.i;
-  let sinceTurn = cursor.sinceTurn;
-  let bytesDone = run.bytesDone;
-  let status = NOT_DECODED;
-  for (const n = order.length; i < n; i++) {
-    const r = order[i]!;
-    if (untouched[cpuOf[r]!] !== 0) break;
-    const place = reader.at(i, r);
-    if (place < 0) break;
-    const length = sizes[r]!;
-    status = engine.decodeBuffer(place, length, off[r]!);
-    while (status === L.STATUS_NEED_DRAIN && run.emitQuietly()) status = engine.resume();
-    if (status === L.STATUS_NEED_DRAIN) break;
-    if (run.mostPending() >= drainRows && !run.emitQuietly()) break;
-    if (reader.aheadDue(i) || sinceTurn + length >= turnBytes || (i & 63) === 63) break;
-    status = NOT_DECODED;
-    bytesDone += length;
-    sinceTurn += length;
-  }
-  cursor.i = i;
-  cursor.sinceTurn = sinceTurn;
-  cursor.status = status;
-  run.bytesDone = bytesDone;
-}
-
 /** The state of a partition's decode between buffers: rows out, placeholders found, issues moved out. */
-class PartitionRun {
+class PartitionRun implements QuietSink {
   readonly rows = perTable(() => 0);
   readonly counterFix = new Array<number>(L.D_COUNTER_COUNT).fill(0);
   readonly log: IssueLogEntry[] = [];
   logOverflow: LogOverflow | null = null;
   /** processors still holding their stand-in (speculative partitions) */
   readonly untouched = new Uint8Array(L.MAX_PROCESSORS);
+  /** input decoded (set when the buffers are done) */
   bytesDone = 0;
   private readonly x: Exports;
   private readonly ship: Set<DecodedTableName>;
@@ -343,16 +288,6 @@ class PartitionRun {
     return this.m32;
   }
 
-  mostPending(): number {
-    const m = this.mem();
-    let most = 0;
-    for (const id of TABLE_ID_LIST) {
-      const v = m[this.rowCountAt + id]!;
-      if (v > most) most = v;
-    }
-    return most;
-  }
-
   /** Before a buffer of a processor on its stand-in: where its rows and issues start; the batch counter. */
   beforeBuffer(): number {
     const m = this.mem();
@@ -368,11 +303,16 @@ class PartitionRun {
     if (end && this.untouched[cpu] === 0) this.takeLog();
   }
 
+  /** The buffers of processors still on their stand-in go to decodeBuffers' steps (placeholders are looked for there). */
+  leaves(r: number): boolean {
+    return this.untouched[this.job.cpu[r]!] !== 0;
+  }
+
   /**
    * emit() when it takes no step — no shipped table has rows and no placeholder marks wait — done here
    * (true); false when it needs the step (then emit()).
    */
-  emitQuietly(): boolean {
+  drainQuietly(): boolean {
     if (this.sink.marks.length) return false;
     const m = this.mem();
     for (const id of this.shipIds) if (m[this.rowCountAt + id]! > 0) return false;
