@@ -18,7 +18,8 @@ import { createEngine, releaseEngine } from '../src/engines.js';
 import * as L from '../src/generated/layout.js';
 import { cpuUsage, CpuUsageDeriver, decode, decodeStream, decodeSync, EtlError, type DecodeOptions } from '../src/node.js';
 import { decodeParallel, emptyReport, guidedBounds, partitionBounds, yielding, type ParallelReport, type ParallelRequest } from '../src/parallel/coordinator.js';
-import type { ParallelHost } from '../src/parallel/host.js';
+import { parallelHost, registerParallelHost, type ParallelHost } from '../src/parallel/host.js';
+import { decodeInParallel } from '../src/parallel/run.js';
 import type { FromWorker, ToWorker } from '../src/parallel/protocol.js';
 import { serveWorker } from '../src/parallel/worker.js';
 import { nodeHost } from '../src/parallel/node-host.js';
@@ -425,6 +426,57 @@ describe('workers', () => {
       expect(unhandled).toEqual([]);
     } finally {
       process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  test('decodeInParallel starts the workers before it loads the coordinator, which takes them (none spawned twice); every one ends with the decode, failed or not', async () => {
+    const bytes = schedule({ switchMode: 'compact', seed: 47 });
+    const events: string[] = [];
+    let live = 0;
+    const counting: ParallelHost = {
+      ...workersOnly,
+      mainThreadDecodes: true,
+      spawn() {
+        const port = nodeHost.spawn();
+        const n = events.filter((e) => e === 'spawn').length;
+        events.push('spawn');
+        live++;
+        let ended = false;
+        return {
+          ...port,
+          post: (m, transfer) => {
+            if (m.t === 'init') events.push(`init ${n}`);
+            port.post(m, transfer);
+          },
+          onMessage: (h) => port.onMessage(h),
+          onFailure: (h) => port.onFailure(h),
+          terminate: () => {
+            if (!ended) live--;
+            ended = true;
+            port.terminate();
+          },
+        };
+      },
+    };
+    const previous = parallelHost();
+    registerParallelHost(counting);
+    try {
+      const rows = perTable(() => 0);
+      const out = await decodeInParallel(memorySource(bytes), { threads: 3, parallel: { minBytes: 0, partitions: 6 } }, 3, 'all', (c) => {
+        for (const t of DECODED_TABLE_NAMES) rows[t] += c[t].length;
+      });
+      expect(events).toEqual(['spawn', 'spawn', 'init 0', 'init 1']);
+      expect(live).toBe(0);
+      expect(rows).toEqual(one(bytes).r.rows);
+      expect(out.rows).toEqual(one(bytes).r.rows);
+      // a decode that fails: the workers end too
+      events.length = 0;
+      const broken: AsyncSource = { ...memorySource(bytes), readInto: async () => Promise.reject(new Error('disk on fire')), readMany: async () => Promise.reject(new Error('disk on fire')) };
+      await expect(decodeInParallel(broken, { threads: 2 }, 2, 'all', () => {})).rejects.toThrow(/disk on fire/);
+      expect(events[0]).toBe('spawn');
+      expect(live).toBe(0);
+    } finally {
+      registerParallelHost(previous);
     }
   });
 

@@ -26,7 +26,7 @@ import type { Chunks, DecodedTableName } from '../schema.js';
 import type { Steps } from '../steps.js';
 import { loadWasmModule } from '../wasm/instance.js';
 import { Cancelled, EventQueue, LocalDecoder, WorkerDecoder, type Decoder, type PartitionEvent } from './decoders.js';
-import type { ParallelHost } from './host.js';
+import type { ParallelHost, WorkerPort } from './host.js';
 import type { PartitionOutcome, PartitionStart } from './partition.js';
 import { DEFAULT_GUIDE, guidedBounds, jobOf, keySorted, partitionBounds, SpeculativeCuts, verifyCuts, type Guide } from './partitioning.js';
 import type { WorkerSource } from './protocol.js';
@@ -40,6 +40,12 @@ export interface ParallelRequest {
   threads: number;
   /** where workers come from; null: every decoder runs in this thread (tests) */
   host: ParallelHost | null;
+  /**
+   * workers the caller already started (spawnWorkers: before this module and the WebAssembly module were
+   * loaded, so that their scripts load meanwhile); taken in order before any is spawned here, and terminated
+   * with the decode
+   */
+  spawned?: readonly (WorkerPort | Error)[];
   bias?: number;
   windowBytes?: number;
   drainRows?: number;
@@ -197,9 +203,11 @@ export async function decodeParallel(req: ParallelRequest): Promise<DriverResult
     const path = host?.filePathOf(source) ?? null;
     const where: WorkerSource = path !== null ? { kind: 'file', path } : { kind: 'remote' };
     for (let i = 0; i < wanted; i++) {
-      let port: ReturnType<ParallelHost['spawn']>;
+      let port: WorkerPort;
       try {
-        port = host!.spawn();
+        const given = req.spawned?.[i];
+        if (given instanceof Error) throw given;
+        port = given ?? host!.spawn();
       } catch (e) {
         // no workers here (a sandbox, a page whose bundle lacks the worker script): this thread decodes
         req.log?.(`no worker: ${(e as Error).message}`);

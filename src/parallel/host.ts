@@ -34,3 +34,20 @@ export function registerParallelHost(h: ParallelHost | null): void {
 export function parallelHost(): ParallelHost | null {
   return host;
 }
+
+/**
+ * Starts `count` workers of `host` (stopping at the first that cannot start: its error ends the list), so
+ * that their scripts load while the caller prepares the decode.
+ */
+export function spawnWorkers(host: ParallelHost, count: number): (WorkerPort | Error)[] {
+  const out: (WorkerPort | Error)[] = [];
+  for (let i = 0; i < count; i++) {
+    try {
+      out.push(host.spawn());
+    } catch (e) {
+      out.push(e instanceof Error ? e : new Error(String(e)));
+      break;
+    }
+  }
+  return out;
+}
