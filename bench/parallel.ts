@@ -42,6 +42,8 @@ export interface ParallelJob {
   kind: 'library' | 'command' | 'native';
   seconds: number;
   cpuSeconds?: number;
+  /** CPU time of the decoding (main) thread alone (library jobs; 0 when unknown) */
+  mainCpuSeconds?: number;
   maxRssBytes?: number;
   events?: number;
 }
@@ -67,6 +69,30 @@ export interface ParallelResult {
    * the rounds' ratios — the throughput N cores give native code here (N on an idle machine with N cores)
    */
   nativeScaling?: { processes: number; scaling: number };
+  /**
+   * What bounds a speed-up by N threads of the one-thread decode (the first thread count) here, whatever the
+   * split: N cores do at most N CPU-seconds a second, and a decode on N threads does at least the one-thread
+   * decode's CPU work. `measured`: N x wall / CPU of the one-thread decode (its reads, JIT compiles and GC
+   * run on other cores while its thread decodes). `reads`: N x D / (D + R) with D the decoding thread's own
+   * CPU time and R the CPU time of reading the file once from the page cache (2 MiB reads, as the decode
+   * does) — the bound with no JIT, GC or idle time at all, only the copies a decoder that reads (and cannot
+   * map) its input must make. Medians of the rounds.
+   */
+  bound?: { threads: number; measured: number; reads: number; readCpuSeconds: number; mainCpuSeconds: number };
+}
+
+/** CPU seconds (user + system) of reading `path` once through a 2 MiB buffer (the page cache's copy). */
+function readCpuSeconds(path: string, bytes: number): number {
+  const fd = openSync(path, 'r');
+  const buf = new Uint8Array(2 << 20);
+  const c0 = process.cpuUsage();
+  try {
+    for (let pos = 0; pos < bytes; ) pos += readSync(fd, buf, 0, buf.length, pos) || bytes;
+  } finally {
+    closeSync(fd);
+  }
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1e6;
 }
 
 /**
@@ -148,13 +174,14 @@ export async function runParallel(o: ParallelOptions): Promise<ParallelResult> {
     for (let pos = 0; pos < bytes; ) pos += readSync(fd, buf, 0, buf.length, pos) || bytes;
     closeSync(fd);
     const jobs: ParallelJob[] = [];
+    const readCpu: number[] = [];
     const worker = join(here, 'parallel-worker.js');
     const cli = join(ROOT, 'bin', 'etw-decode.js');
     for (let round = 0; round < o.rounds; round++) {
       for (const threads of o.threads) {
         const lib = await child([worker, path, String(threads)], true);
         const r = JSON.parse(lib.out.trim().split('\n').pop()!) as ParallelWorkerReport;
-        jobs.push({ threads, round, kind: 'library', seconds: r.seconds, cpuSeconds: r.cpuSeconds, maxRssBytes: r.maxRssBytes, events: r.events });
+        jobs.push({ threads, round, kind: 'library', seconds: r.seconds, cpuSeconds: r.cpuSeconds, mainCpuSeconds: r.mainCpuSeconds, maxRssBytes: r.maxRssBytes, events: r.events });
         const cmd = await child([cli, 'summary', path, '--threads', String(threads), '--no-progress'], false);
         jobs.push({ threads, round, kind: 'command', seconds: cmd.seconds });
       }
@@ -173,6 +200,7 @@ export async function runParallel(o: ParallelOptions): Promise<ParallelResult> {
       const native = jobs.filter((x) => x.round === round && x.kind === 'native');
       const nativeLine = native.length ? `; native ${native.map((x) => `${x.threads}× ${x.seconds.toFixed(3)} s`).join(', ')}` : '';
       o.log(`parallel: round ${round + 1}/${o.rounds}: ${line} (decode / command)${nativeLine}`);
+      readCpu.push(readCpuSeconds(path, bytes));
     }
     const summaries: ParallelSummary[] = [];
     for (const kind of ['library', 'command'] as const) {
@@ -203,7 +231,20 @@ export async function runParallel(o: ParallelOptions): Promise<ParallelResult> {
       }
       nativeScaling = { processes: most, scaling: median(ratios) };
     }
-    return { file: { bytes }, jobs, summaries, nativeScaling };
+    let bound: ParallelResult['bound'];
+    const ones = jobs.filter((j) => j.kind === 'library' && j.threads === o.threads[0]);
+    if (most > o.threads[0]! && ones.every((j) => j.cpuSeconds! > 0 && j.mainCpuSeconds! > 0)) {
+      const n = most / o.threads[0]!;
+      const r = median(readCpu);
+      bound = {
+        threads: most,
+        measured: median(ones.map((j) => (n * j.seconds) / j.cpuSeconds!)),
+        reads: median(ones.map((j) => (n * j.mainCpuSeconds!) / (j.mainCpuSeconds! + r))),
+        readCpuSeconds: r,
+        mainCpuSeconds: median(ones.map((j) => j.mainCpuSeconds!)),
+      };
+    }
+    return { file: { bytes }, jobs, summaries, nativeScaling, bound };
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -235,6 +276,15 @@ export function parallelTable(r: ParallelResult): string {
     out.push(
       `machine: ${n} native decodes of this file at once (cdecode --window-mb 8, one process each; decode_s of the slowest) take ${secs(n).toFixed(3)} s, one alone ` +
         `${secs(1).toFixed(3)} s: ${r.nativeScaling.scaling.toFixed(2)}× the throughput of one (median of the rounds) — the most ${n} threads can give here`,
+    );
+  }
+  if (r.bound) {
+    const b = r.bound;
+    const one = r.summaries.find((s) => s.kind === 'library' && s.speedup === null)!;
+    out.push(
+      `bound: ${one.threads} thread decodes in ${one.median.toFixed(3)} s with ${one.cpuSeconds!.toFixed(2)} CPU-s (its own thread ${b.mainCpuSeconds.toFixed(2)} s); ` +
+        `${b.threads} cores can then give at most ${b.measured.toFixed(2)}× over it, and ${b.reads.toFixed(2)}× with no JIT, GC or idle time at all ` +
+        `(reading the file from the page cache takes ${b.readCpuSeconds.toFixed(3)} CPU-s, which one thread overlaps on another core)`,
     );
   }
   return out.join('\n');
