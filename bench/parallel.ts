@@ -275,7 +275,7 @@ export function parallelTable(r: ParallelResult): string {
     const secs = (p: number) => median(r.jobs.filter((j) => j.kind === 'native' && j.threads === p).map((j) => j.seconds));
     out.push(
       `machine: ${n} native decodes of this file at once (cdecode --window-mb 8, one process each; decode_s of the slowest) take ${secs(n).toFixed(3)} s, one alone ` +
-        `${secs(1).toFixed(3)} s: ${r.nativeScaling.scaling.toFixed(2)}× the throughput of one (median of the rounds) — the most ${n} threads can give here`,
+        `${secs(1).toFixed(3)} s: ${r.nativeScaling.scaling.toFixed(2)}× the throughput of one (median of the rounds): what ${n} cores give native code, which maps its file and reads nothing`,
     );
   }
   if (r.bound) {
