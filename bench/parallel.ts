@@ -168,11 +168,7 @@ export async function runParallel(o: ParallelOptions): Promise<ParallelResult> {
       writeTraceFile(path, Math.ceil(o.minBytes * 1.02) + 0x10000);
     }
     const bytes = statSync(path).size;
-    // into the page cache
-    const fd = openSync(path, 'r');
-    const buf = new Uint8Array(8 << 20);
-    for (let pos = 0; pos < bytes; ) pos += readSync(fd, buf, 0, buf.length, pos) || bytes;
-    closeSync(fd);
+    readCpuSeconds(path, bytes); // into the page cache
     const jobs: ParallelJob[] = [];
     const readCpu: number[] = [];
     const worker = join(here, 'parallel-worker.js');

@@ -443,7 +443,6 @@ describe('workers', () => {
         live++;
         let ended = false;
         return {
-          ...port,
           post: (m, transfer) => {
             if (m.t === 'init') events.push(`init ${n}`);
             port.post(m, transfer);
@@ -462,13 +461,14 @@ describe('workers', () => {
     registerParallelHost(counting);
     try {
       const rows = perTable(() => 0);
-      const out = await decodeInParallel(memorySource(bytes), { threads: 3, parallel: { minBytes: 0, partitions: 6 } }, 3, 'all', (c) => {
+      const out = await decodeInParallel(memorySource(bytes), { threads: 3, parallel: { partitions: 6 } }, 3, 'all', (c) => {
         for (const t of DECODED_TABLE_NAMES) rows[t] += c[t].length;
       });
       expect(events).toEqual(['spawn', 'spawn', 'init 0', 'init 1']);
       expect(live).toBe(0);
-      expect(rows).toEqual(one(bytes).r.rows);
-      expect(out.rows).toEqual(one(bytes).r.rows);
+      const expected = one(bytes).r.rows;
+      expect(rows).toEqual(expected);
+      expect(out.rows).toEqual(expected);
       // a decode that fails: the workers end too
       events.length = 0;
       const broken: AsyncSource = { ...memorySource(bytes), readInto: async () => Promise.reject(new Error('disk on fire')), readMany: async () => Promise.reject(new Error('disk on fire')) };
