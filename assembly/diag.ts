@@ -1,7 +1,7 @@
 // Diagnostics: the D_* counters (u64 slots, declared in schema/stats.mjs) and the issue log of the
 // first LOG_CAPACITY problems {u32 code, u32 detail, f64 fileOffset} (docs/format.md §A.5/A.6 corrupt
 // buffers, §B.4 abandoned walks, §C/D/E skipped or suspicious events; docs/stats.md lists them all).
-// Corruption never traps: it is counted here. src/reference/diag.ts is its twin.
+// Corruption never traps: it is counted here. src/engine/reference/diag.ts is its twin.
 import * as L from './layout';
 import { countersStart, logStart } from './memory';
 

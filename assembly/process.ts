@@ -7,7 +7,7 @@
 //  8 + 4 × SubAuthorityCount bytes), ImageFileName (ANSI, NUL), CommandLine (UTF-16Z, v2+),
 //  PackageFullName and ApplicationId (UTF-16Z, v4+), u64 exit FILETIME (v5).
 // A string without its NUL is taken up to the end of the payload (counted); the fields after it are null.
-// src/reference/process.ts is its twin.
+// src/engine/reference/process.ts is its twin.
 import * as L from './layout';
 import { count, issue } from './diag';
 import { addRow, col } from './memory';

@@ -1,7 +1,7 @@
 // ReadyThread (HookId 0x0532, PERFINFO_LOG_TYPE_READY_THREAD), docs/format.md §F.4: one readythread row
 // per event. Payload (8 bytes): +0 u32 TThreadId (the thread made ready), +4 u8 AdjustReason,
 // +5 i8 AdjustIncrement, +6 u8 Flags, +7 spare. One layout is known, so every version is decoded and
-// the version kept (decoder policy). src/reference/readythread.ts is its twin.
+// the version kept (decoder policy). src/engine/reference/readythread.ts is its twin.
 import * as L from './layout';
 import { count, issue } from './diag';
 import { addRow, block } from './memory';

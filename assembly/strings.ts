@@ -1,6 +1,6 @@
 // NUL-terminated strings of Thread and Process payloads (docs/format.md §F.2 ThreadName, §F.3
 // ImageFileName / CommandLine / PackageFullName, §F.5 SetName), copied to the string heap (memory.ts)
-// as entries of layout.ts STR_*: the `str` columns hold entry offsets. src/reference/strings.ts is its twin.
+// as entries of layout.ts STR_*: the `str` columns hold entry offsets. src/engine/reference/strings.ts is its twin.
 import * as L from './layout';
 import { heapStart, heapTake } from './memory';
 

@@ -7,7 +7,7 @@
 //  +0 u32 SubProcessTag, +4 u8 BasePriority, PagePriority, IoPriority, ThreadFlags (v3+),
 //  +8 UTF-16Z ThreadName (v4; v3 only if bytes remain).
 //  SetName: +0 u32 ProcessId, +4 u32 ThreadId, +8 UTF-16Z name (every version: one layout known).
-// src/reference/thread.ts is its twin.
+// src/engine/reference/thread.ts is its twin.
 import * as L from './layout';
 import { count, issue } from './diag';
 import { addRow, col } from './memory';

@@ -3,7 +3,7 @@
 // is tallied by kind (§B.2) and SYSTEM/COMPACT/PERFINFO events are routed by HookId (§B.5) to the
 // decoders of the logfile header (§A.8), the header extension (§A.9), CSwitch (§C), CompCS (§D),
 // SpinLock (§E), ReadyThread (§F.4), Thread (§F.2, §F.5) and Process (§F.3) events.
-// src/reference/walk.ts is its twin.
+// src/engine/reference/walk.ts is its twin.
 //
 // Output rows are bounded by the arena: a table that passes its row limit (the arena's rows minus the
 // worst case of one event, schema/tables.mjs `reserve`) asks for a drain; the walker then saves its

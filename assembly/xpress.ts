@@ -12,7 +12,7 @@
 // We know the exact output size, so decoding stops as soon as dstLen bytes were produced; trailing
 // input (the end-marker flag bits, padding) is ignored. Any other way of running out of input is an
 // error. Pure pointer code: no allocation, no exceptions, never touches memory outside
-// [src, src+srcLen) and [dst, dst+dstLen). src/reference/xpress.ts mirrors it (same results, same
+// [src, src+srcLen) and [dst, dst+dstLen). src/engine/reference/xpress.ts mirrors it (same results, same
 // error codes, same bytes written before an error).
 
 import * as L from './layout';

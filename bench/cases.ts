@@ -1,18 +1,18 @@
 // The named benchmark cases (modelled on protobuf-es's bench: named cases, a regex filter, seeded fixtures).
 // Every case runs on both engines over the same in-memory input:
-//   wasm       the WebAssembly engine (assembly/ via src/wasm/)
-//   reference  the pure-TypeScript reference decoder (src/reference/)
+//   wasm       the WebAssembly engine (assembly/ via src/engine/wasm/)
+//   reference  the pure-TypeScript reference decoder (src/engine/reference/)
 // The scale case (a ≥ 1 GiB file through streamFile) lives in scale.ts; it is listed here for the filter.
 import { closeSync, ftruncateSync, mkdirSync, openAsBlob, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeStream, decodeSync, streamFile } from '../src/node.js';
 import type { DecodeResult } from '../src/node.js';
-import { xpressDecompress as tsXpress } from '../src/reference/xpress.js';
-import { loadWasmModuleSync, type WasmExports } from '../src/wasm/instance.js';
+import { xpressDecompress as tsXpress } from '../src/engine/reference/xpress.js';
+import { loadWasmModuleSync, type WasmExports } from '../src/engine/wasm/instance.js';
 import type { MixedTraceOptions } from '../src/writer/index.js';
 import { cpuUsage } from '../src/node.js';
-import { cpuUsageReference } from '../src/reference/cpu-usage.js';
+import { cpuUsageReference } from '../src/derive/cpu-usage-reference.js';
 import { compressedPayloads, corpusFile, scheduleFixture, traceFixture, type XpressSet } from './fixtures.js';
 import { FORMAT_CASES } from './format-cases.js';
 import { compressedBombs, template, tinyBuffers } from '../test/helpers/hostile.js';

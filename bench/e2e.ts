@@ -106,7 +106,7 @@ async function main(): Promise<number> {
   const machine = machineInfo();
   const git = gitInfo(ROOT);
   log(`etw-decode end to end: ${describeMachine(machine)}; git ${git.commit ?? '?'}${git.dirty ? ' + uncommitted changes' : ''}`);
-  if (!existsSync(join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run npm run build first');
+  if (!existsSync(join(ROOT, 'dist', 'cli', 'main.js'))) throw new Error('dist/cli/main.js is missing: run npm run build first');
 
   let file = positionals[0] ? resolve(positionals[0]) : '';
   let generated = false;

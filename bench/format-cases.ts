@@ -4,8 +4,8 @@
 // Input: every table of the decode/sched trace (cswitch, readythread, thread and process events, threads,
 // processes, cpuUsage) and the spinlock rows of the decode/mixed trace, each cut or repeated to the same
 // row count, so that small tables measure rows, not per-call costs. One iteration formats them all.
-import { concatChunks, TABLE_NAMES, type TableName } from '../src/schema.js';
-import { Table } from '../src/table.js';
+import { concatChunks, TABLE_NAMES, type TableName } from '../src/tables/schema.js';
+import { Table } from '../src/tables/table.js';
 import { cpuUsage, decodeSync, TextTableWriter, type FormatOptions } from '../src/node.js';
 import { formatRows, headerLine } from '../test/helpers/format-oracle.js';
 import type { BenchCase, CaseSettings, PreparedCase } from './cases.js';

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // etw-decode CLI launcher (the compiled CLI lives in dist/ after `npm install` / `npm run build`).
 // main() turns every expected failure into one line and an exit code; whatever escapes it is a bug.
-import { main } from '../dist/cli.js';
+import { main } from '../dist/cli/main.js';
 
 function internalError(err) {
   try {

@@ -4,7 +4,7 @@
 // the decoder's invariants. Used by `npm run fuzz` (fuzz/run.ts) and by test/fuzz.test.ts.
 import * as L from '../src/generated/layout.js';
 import { cpuUsage, decodeStream, decodeSync, DECODED_TABLE_NAMES, EtlError, Table, TABLE_COLUMNS, TABLE_NAMES, type DecodeResult, type DecodedTableName, type TypedColumn } from '../src/node.js';
-import { concatChunks, type ColumnChunk } from '../src/schema.js';
+import { concatChunks, type ColumnChunk } from '../src/tables/schema.js';
 
 export type FailureKind = 'crash' | 'engines' | 'window' | 'parallel' | 'invariant';
 

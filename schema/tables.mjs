@@ -11,11 +11,11 @@
 // (their ids index the engines' arenas); derived tables are computed in TypeScript from them.
 // `kernelFlags` names the kernel flag(s) that record the table's events (the CLI names them when a
 // table comes out empty). Adding a decoded table means: an entry here, one assembly/ decoder file, its
-// src/reference/ twin, its dispatch line in
+// src/engine/reference/ twin, its dispatch line in
 // walk.ts (both twins), tests and docs.
 
 /** @typedef {[name: string, type: string, description: string, kind?: string]} Column
- *  kind: the column holds values of a named enumeration (src/enums.ts ENUMS): outputs can add a
+ *  kind: the column holds values of a named enumeration (src/tables/enums.ts ENUMS): outputs can add a
  *  `<column>Name` text column for it; or 'time' (raw session-clock ticks: `--time` converts it) or
  *  'duration' (a difference of ticks: `--time ns` converts it). */
 /**

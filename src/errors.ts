@@ -1,5 +1,5 @@
 // Errors that escape the decoder: the input cannot be read as an ETL file at all, or the API was misused.
-// Corruption inside a readable file never throws: it is counted in the diagnostics (src/diagnostics.ts).
+// Corruption inside a readable file never throws: it is counted in the diagnostics (src/result/diagnostics.ts).
 
 export type EtlErrorCode =
   | 'NOT_ETL' // the first buffer is not an ETL header buffer

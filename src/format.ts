@@ -1,8 +1,8 @@
 // The former string API of CSV / JSON-lines rendering, kept for callers that want text: it now runs on
 // the byte encoder of src/output/text.ts (TextTableWriter, toCsv, toJsonl), which is what `dump` uses.
 import { TextTableWriter, type FormatOptions } from './output/text.js';
-import type { TableName } from './schema.js';
-import type { Table } from './table.js';
+import type { TableName } from './tables/schema.js';
+import type { Table } from './tables/table.js';
 
 export { csvText } from './output/escape.js';
 export type { DumpFormat, FormatOptions, TimeColumn } from './output/text.js';

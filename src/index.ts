@@ -1,6 +1,6 @@
 // etw-decode — browser-safe entry (no node: imports): the decode API (decode.ts) and the output
 // writers. Node users get the same API plus file helpers from the package's node entry (src/node.ts).
-export * from './decode.js';
+export * from './decode/decode.js';
 // the entries' own (decode.ts does not load them: the CLI starts without them)
 export { analyzeCpu, cpuUsage, CpuAnalyzer, CpuUsageDeriver } from './analysis/cpu.js';
 export { TextTableWriter, toCsv, toJsonl, type FormatOptions, type DumpFormat, type TimeColumn, type TextSink } from './output/text.js';

@@ -1,6 +1,6 @@
 // Options of every decode entry point, checked once: a bad value is one EtlError('BAD_OPTION') that says
 // what is allowed.
-import type { Engine, EngineKind } from './engine.js';
+import type { Engine, EngineKind } from './engine/engine.js';
 import { EtlError } from './errors.js';
 
 export interface DecodeOptions {

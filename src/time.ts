@@ -1,7 +1,7 @@
 // Raw session-clock ticks → nanoseconds since the trace anchor and → wall-clock FILETIME (docs/format.md §A.10).
 // All integer: (t − T0) · 10^9 / f is computed as q·10^9 + (r·10^9)/f with floor division, never in floating point.
 import { EtlError } from './errors.js';
-import type { TraceInfo } from './logfile.js';
+import type { TraceInfo } from './result/logfile.js';
 
 export interface Clock {
   /** ticks per second of the raw timestamps (QPC: PerfFreq; system time: 10^7; cycles: CpuSpeedInMHz·10^6) */

@@ -8,8 +8,8 @@ import { ArrowIpcWriter, decodeSync, tableToArrowIpc, toArrow, type Clock } from
 import { nanosecondsColumn } from '../src/output/nanos.js';
 import { validityOf } from '../src/output/arrow.js';
 import { sliceTable } from '../src/output/parquet.js';
-import { Table } from '../src/table.js';
-import { allocColumn, TABLE_COLUMNS, TABLE_NAMES, type TableName } from '../src/schema.js';
+import { Table } from '../src/tables/table.js';
+import { allocColumn, TABLE_COLUMNS, TABLE_NAMES, type TableName } from '../src/tables/schema.js';
 import { Rng } from '../src/writer/index.js';
 import { allTables, edgeTable, firstDifference, scheduleDecode, testClocks, visibleColumns, type ExtraOptions } from './helpers/columnar.js';
 import { corpusFiles, readCorpus } from './helpers/corpus.js';

@@ -1,14 +1,14 @@
 // Decoding a Blob/File: the same result as the bytes in memory, with a few large slices instead of a
-// slice per buffer header (src/blob-source.ts), and framing of buffers whose sizes vary (compressed
-// buffers) from contiguous reads instead of batches whose guesses fail (src/framing.ts).
+// slice per buffer header (src/input/blob-source.ts), and framing of buffers whose sizes vary (compressed
+// buffers) from contiguous reads instead of batches whose guesses fail (src/framing/framing.ts).
 import { describe, expect, test } from 'vitest';
 import { mkdtempSync, openAsBlob, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decode, decodeStream, decodeSync, type DecodeResult } from '../src/node.js';
-import { blobSource, ReadCache, SLICES, type SliceProfile } from '../src/blob-source.js';
-import { runAsync, TURN_MS, type AsyncSource } from '../src/runners.js';
-import { load, prefetch, TURN, type Steps } from '../src/steps.js';
+import { blobSource, ReadCache, SLICES, type SliceProfile } from '../src/input/blob-source.js';
+import { runAsync, TURN_MS, type AsyncSource } from '../src/decode/runners.js';
+import { load, prefetch, TURN, type Steps } from '../src/decode/steps.js';
 import { generateMixedTrace } from '../src/writer/index.js';
 import { readCorpus } from './helpers/corpus.js';
 import { bytesCounting, decodeCountedAsync } from './helpers/counting.js';

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { COUNTERS, decodeSync, streamFile, TABLE_NAMES, type TraceSummary } from '../src/node.js';
 import { TABLES } from '../src/generated/registry.js';
-import { groupMasks } from '../src/logfile.js';
-import { DATA_LOSS_PHRASES, dataLossText, emptyTableText } from '../src/summary-text.js';
+import { groupMasks } from '../src/result/logfile.js';
+import { DATA_LOSS_PHRASES, dataLossText, emptyTableText } from '../src/output/summary-text.js';
 import { generateMixedTrace, writeTrace, Rng, type EventSpec } from '../src/writer/index.js';
 import { cswitches } from './helpers/traces.js';
 

@@ -35,17 +35,17 @@ function loadedBy(module: string): string[] {
 }
 
 test('importing the CLI does not load the convert pipeline (src/convert/pool.ts and what it imports)', () => {
-  const loaded = loadedBy('cli.js');
-  expect(loaded).toContain('files.js'); // the hook sees the CLI's imports
+  const loaded = loadedBy('cli/main.js');
+  expect(loaded).toContain('decode/files.js'); // the hook sees the CLI's imports
   expect(loaded.filter((m) => m.startsWith('convert/') && m !== 'convert/format-names.js')).toEqual([]);
 });
 
 // Each module costs ~2 ms to load (69 of them took 116–141 ms before a command ran): what only some
 // commands or the parallel decode use loads with them.
 test('importing the CLI loads neither the parallel decode nor the command-specific modules', () => {
-  const loaded = loadedBy('cli.js');
+  const loaded = loadedBy('cli/main.js');
   expect(loaded).toContain('parallel/run.js');
-  const late = ['parallel/coordinator.js', 'parallel/partition.js', 'parallel/stitch.js', 'analysis/cpu.js', 'cpu-usage.js', 'cpu-text.js', 'output/text.js', 'analysis/spinlocks.js'];
+  const late = ['parallel/coordinator.js', 'parallel/partition.js', 'parallel/stitch.js', 'analysis/cpu.js', 'derive/cpu-usage.js', 'cli/cpu-text.js', 'output/text.js', 'analysis/spinlocks.js'];
   expect(loaded.filter((m) => late.includes(m))).toEqual([]);
   expect(new Set(loaded).size).toBeLessThanOrEqual(45);
 });

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuTimeOrder, sortByCpuTime } from '../src/convert/sort.js';
-import { TABLE_NAMES, type ColumnChunk } from '../src/schema.js';
+import { TABLE_NAMES, type ColumnChunk } from '../src/tables/schema.js';
 import { simulateSchedule, writeTrace, generateMixedTrace } from '../src/writer/index.js';
 
 const BIN = fileURLToPath(new URL('../bin/etw-decode.js', import.meta.url));

@@ -1,10 +1,10 @@
-// The cpuUsage table: the streaming derivation (src/cpu-usage.ts) equals the sort-everything reference
-// (src/reference/cpu-usage.ts) row for row, and both equal a computation from the writer simulation's
+// The cpuUsage table: the streaming derivation (src/derive/cpu-usage.ts) equals the sort-everything reference
+// (src/derive/cpu-usage-reference.ts) row for row, and both equal a computation from the writer simulation's
 // ground truth written here from the definitions (README "cpuUsage").
 import { describe, expect, test } from 'vitest';
 import { cpuUsage, CpuUsageDeriver, decodeSync, streamFile, type CpuUsageRow, type Table } from '../src/node.js';
-import { cpuUsageReference } from '../src/reference/index.js';
-import { Table as TableCtor } from '../src/table.js';
+import { cpuUsageReference } from '../src/engine/reference/index.js';
+import { Table as TableCtor } from '../src/tables/table.js';
 import fc from 'fast-check';
 import { CpuUsageDeriverOracle } from './helpers/cpu-usage-oracle.js';
 import { simulateSchedule, writeTrace, type ScheduleOptions, type SimulatedSchedule } from '../src/writer/index.js';

@@ -2,16 +2,16 @@
 // The buffers that need no step are decoded by a plain loop (BufferLoop.quiet); these tests pin what
 // still takes a step: rows only when the consumer wants a table that has some, turns only when asked.
 import { describe, expect, test } from 'vitest';
-import { TableCollector } from '../src/collector.js';
-import { decodeSteps, type DriverOptions } from '../src/decode-steps.js';
-import { bytesSource, runSync } from '../src/runners.js';
-import { DECODED_TABLE_NAMES, TABLE_COLUMNS, TABLE_IDS, type Chunks, type DecodedTableName } from '../src/schema.js';
-import type { Engine } from '../src/engine.js';
-import { WasmEngine } from '../src/wasm/engine.js';
-import { loadWasmModuleSync } from '../src/wasm/instance.js';
-import { ReferenceEngine } from '../src/reference/walk.js';
+import { TableCollector } from '../src/decode/collector.js';
+import { decodeSteps, type DriverOptions } from '../src/decode/decode-steps.js';
+import { bytesSource, runSync } from '../src/decode/runners.js';
+import { DECODED_TABLE_NAMES, TABLE_COLUMNS, TABLE_IDS, type Chunks, type DecodedTableName } from '../src/tables/schema.js';
+import type { Engine } from '../src/engine/engine.js';
+import { WasmEngine } from '../src/engine/wasm/engine.js';
+import { loadWasmModuleSync } from '../src/engine/wasm/instance.js';
+import { ReferenceEngine } from '../src/engine/reference/walk.js';
 import { generateMixedTrace, simulateSchedule, writeTrace } from '../src/writer/index.js';
-import { TURN_BYTES, type Step } from '../src/steps.js';
+import { TURN_BYTES, type Step } from '../src/decode/steps.js';
 
 // a scheduling trace in 8 KiB buffers (42): CSwitch and compact rows in most, Thread/Process events in a few
 const schedule = simulateSchedule({ seed: 31, cpus: 4, threads: 40, processes: 6, switchMode: 'mixed', duration: 20_000_000 }).description;

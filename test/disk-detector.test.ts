@@ -1,7 +1,7 @@
-// When framing stops reading buffer headers synchronously (src/disk-detector.ts): only when batch after
+// When framing stops reading buffer headers synchronously (src/input/disk-detector.ts): only when batch after
 // batch is slow, as reads from the disk are, not when a busy machine slows one or two.
 import { describe, expect, test } from 'vitest';
-import { DiskDetector, SLOW_BATCHES, SLOW_BATCH_MS } from '../src/disk-detector.js';
+import { DiskDetector, SLOW_BATCHES, SLOW_BATCH_MS } from '../src/input/disk-detector.js';
 
 const feed = (times: number[]): boolean[] => {
   const d = new DiskDetector();

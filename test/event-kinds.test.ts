@@ -1,9 +1,9 @@
 // summary.eventsByKind order: sortKinds (ranks the text fields once) = sorting with compareKinds.
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
-import { compareKinds, guidText, HEADER_TYPE_NAMES, kindRow, kindRows, plainText, sortKinds, type KindRow } from '../src/event-kinds.js';
+import { compareKinds, guidText, HEADER_TYPE_NAMES, kindRow, kindRows, plainText, sortKinds, type KindRow } from '../src/result/event-kinds.js';
 import * as L from '../src/generated/layout.js';
-import type { KindTally } from '../src/engine.js';
+import type { KindTally } from '../src/engine/engine.js';
 import { readFileSync } from 'node:fs';
 import { decodeSync } from '../src/node.js';
 

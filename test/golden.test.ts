@@ -7,7 +7,7 @@
 // so the first event of data buffer k (0-based) sits at file offset 0x400·(k+1) + 0x48: 0x448, 0x848, 0xC48.
 import { describe, expect, test } from 'vitest';
 import { decodeSync, type DecodeResult } from '../src/node.js';
-import type { Table } from '../src/table.js';
+import type { Table } from '../src/tables/table.js';
 import { bufferHeader, concatBytes, hexBytes, kernelEvent, HT, minimalTrace, type TraceSpec } from './helpers/bytes.js';
 import { splitBuffers, walkEvents } from './helpers/reader.js';
 

@@ -3,11 +3,11 @@
 // asserted on work done — bytes and calls read, chunks loaded, buffers read on their own, rows made —
 // never on time. The full-size versions are the `hostile/*` cases of `npm run bench`.
 import { describe, expect, test } from 'vitest';
-import { BUFFER_RECORD_BYTES } from '../src/buffers.js';
-import type { DriverResult } from '../src/decode-steps.js';
+import { BUFFER_RECORD_BYTES } from '../src/framing/buffers.js';
+import type { DriverResult } from '../src/decode/decode-steps.js';
 import * as L from '../src/generated/layout.js';
 import { decodeStream, decodeSync } from '../src/node.js';
-import { SINGLE_READ_COST } from '../src/ordering.js';
+import { SINGLE_READ_COST } from '../src/framing/ordering.js';
 import { bytesCounting, countingSource, decodeCountedAsync, decodeCountedSync } from './helpers/counting.js';
 import { compressedBombs, template, tinyBuffers, TINY_BUFFER_BYTES, type TinyOrder } from './helpers/hostile.js';
 

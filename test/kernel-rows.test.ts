@@ -4,14 +4,14 @@
 // also written over earlier rows); the tables must equal the reference decoder's, null cells included.
 import { describe, expect, test } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { TableCollector } from '../src/collector.js';
-import { decodeSteps } from '../src/decode-steps.js';
-import { bytesSource, runSync } from '../src/runners.js';
-import { DECODED_TABLE_NAMES, TABLE_COLUMNS, TABLE_IDS, type DecodedTableName } from '../src/schema.js';
+import { TableCollector } from '../src/decode/collector.js';
+import { decodeSteps } from '../src/decode/decode-steps.js';
+import { bytesSource, runSync } from '../src/decode/runners.js';
+import { DECODED_TABLE_NAMES, TABLE_COLUMNS, TABLE_IDS, type DecodedTableName } from '../src/tables/schema.js';
 import { columnWidth } from '../src/generated/registry.js';
 import { decodeSync } from '../src/node.js';
-import { WasmEngine } from '../src/wasm/engine.js';
-import { loadWasmModuleSync } from '../src/wasm/instance.js';
+import { WasmEngine } from '../src/engine/wasm/engine.js';
+import { loadWasmModuleSync } from '../src/engine/wasm/instance.js';
 import { generateMixedTrace, simulateSchedule, writeTrace } from '../src/writer/index.js';
 import { corpusFiles, readCorpus } from './helpers/corpus.js';
 

@@ -1,11 +1,11 @@
-// decodeOrder (src/ordering.ts, docs/format.md §A.7): SequenceNumber order, stable by file position, for
+// decodeOrder (src/framing/ordering.ts, docs/format.md §A.7): SequenceNumber order, stable by file position, for
 // every input shape its fast paths take — in order, dense (counting sort), sparse (one double sort),
 // beyond 2^53 (radix sort), small (comparison sort), negative SequenceNumbers.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { BufferTable } from '../src/buffers.js';
+import { BufferTable } from '../src/framing/buffers.js';
 import * as L from '../src/generated/layout.js';
-import { decodeOrder } from '../src/ordering.js';
+import { decodeOrder } from '../src/framing/ordering.js';
 
 function tableOf(seqs: readonly bigint[]): BufferTable {
   const t = new BufferTable(4);

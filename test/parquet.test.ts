@@ -11,8 +11,8 @@ import { decodeSync, DEFAULT_COMPRESSION, DEFAULT_ROW_GROUP_ROWS, ParquetTableWr
 import { readParquetFooter } from '../src/output/parquet-footer.js';
 import { loadParquetWasm } from '../src/output/parquet-wasm.js';
 import { sliceTable } from '../src/output/parquet.js';
-import { TABLE_COLUMNS, TABLE_NAMES, type ColumnType, type TableName } from '../src/schema.js';
-import type { Table } from '../src/table.js';
+import { TABLE_COLUMNS, TABLE_NAMES, type ColumnType, type TableName } from '../src/tables/schema.js';
+import type { Table } from '../src/tables/table.js';
 import { generateMixedTrace } from '../src/writer/index.js';
 import { allTables, edgeTable, firstDifference, scheduleDecode, testClocks, visibleColumns, type ExtraOptions } from './helpers/columnar.js';
 import { corpusFiles, readCorpus } from './helpers/corpus.js';

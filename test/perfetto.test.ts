@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import { describe, expect, test } from 'vitest';
-import { allocColumn, TABLE_COLUMNS, type TableName } from '../src/schema.js';
+import { allocColumn, TABLE_COLUMNS, type TableName } from '../src/tables/schema.js';
 import { createClock, decodeStream, decodeSync, PerfettoWriter, Table, toPerfetto, type Clock, type DecodedTables, type DecodeResult, type PerfettoOptions } from '../src/node.js';
 import { NanosecondConverter } from '../src/output/nanoseconds.js';
 import { ProtoWriter } from '../src/output/protobuf.js';

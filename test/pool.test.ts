@@ -1,7 +1,7 @@
-// decodeSync and decodeStream reuse one pooled WebAssembly instance (src/engines.ts): a decode that was
+// decodeSync and decodeStream reuse one pooled WebAssembly instance (src/engine/engines.ts): a decode that was
 // aborted half-way (a consumer that throws) must leave nothing behind for the next one.
 import { expect, test } from 'vitest';
-import { createEngine, releaseEngine } from '../src/engines.js';
+import { createEngine, releaseEngine } from '../src/engine/engines.js';
 import { decodeStream, decodeSync } from '../src/node.js';
 import { generateMixedTrace } from '../src/writer/index.js';
 

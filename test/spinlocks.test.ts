@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyzeSpinlocks, decodeSync, SpinlockAnalyzer, streamFile, Table, TABLE_COLUMNS, type SpinlockAnalysis, type SpinlockStats, type StreamOptions } from '../src/node.js';
-import { allocColumn } from '../src/schema.js';
+import { allocColumn } from '../src/tables/schema.js';
 import { Rng, writeTrace, type SpinLockSpec, type TraceOptions } from '../src/writer/index.js';
 
 const ENGINES = ['wasm', 'reference'] as const;

@@ -5,8 +5,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeStream, decodeSync, streamFile, type DecodeResult } from '../src/node.js';
-import { concatChunks, type ColumnChunk } from '../src/schema.js';
-import type { AsyncSource } from '../src/runners.js';
+import { concatChunks, type ColumnChunk } from '../src/tables/schema.js';
+import type { AsyncSource } from '../src/decode/runners.js';
 import { generateMixedTrace } from '../src/writer/index.js';
 
 const ENGINES = ['wasm', 'reference'] as const;
@@ -101,8 +101,8 @@ test('a read error during read-ahead rejects the decode with that error and leav
 
 describe('the input window of bytes in memory', () => {
   test('a decode of bytes reserves BYTES_WINDOW-sized windows, not the 2 MiB of files, and decodes the same', async () => {
-    const { createEngine, releaseEngine } = await import('../src/engines.js');
-    const { BYTES_WINDOW } = await import('../src/runners.js');
+    const { createEngine, releaseEngine } = await import('../src/engine/engines.js');
+    const { BYTES_WINDOW } = await import('../src/decode/runners.js');
     const bytes = generateMixedTrace({ seed: 77, cpus: 4, targetBytes: 6 << 20 }).bytes;
     /** the input window a decode of `bytes` reserved in a new instance */
     const reserved = (windowBytes?: number): [number, DecodeResult] => {
@@ -125,8 +125,8 @@ describe('the input window of bytes in memory', () => {
   });
 
   test('a decode of a file reserves WINDOW_BYTES-sized windows and decodes the same', async () => {
-    const { createEngine, releaseEngine } = await import('../src/engines.js');
-    const { WINDOW_BYTES } = await import('../src/decode-steps.js');
+    const { createEngine, releaseEngine } = await import('../src/engine/engines.js');
+    const { WINDOW_BYTES } = await import('../src/decode/decode-steps.js');
     expect(WINDOW_BYTES).toBe(2 << 20);
     const big = generateMixedTrace({ seed: 78, cpus: 4, targetBytes: 12 << 20 }).bytes;
     const file = join(mkdtempSync(join(tmpdir(), 'etw-window-')), 'big.etl');
@@ -145,7 +145,7 @@ describe('the input window of bytes in memory', () => {
 
 describe('chunks of rows', () => {
   test('rows reach the consumer about DRAIN_ROWS per table at a time, and the same rows as one decode', async () => {
-    const { DRAIN_ROWS } = await import('../src/decode-steps.js');
+    const { DRAIN_ROWS } = await import('../src/decode/decode-steps.js');
     expect(DRAIN_ROWS).toBe(16384);
     const big = generateMixedTrace({ seed: 5, targetBytes: 8 << 20, cpus: 4 }).bytes;
     const whole = decodeSync(big);

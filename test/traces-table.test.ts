@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { decodeFile, decodeSync } from '../src/node.js';
-import { fileTimeToIso } from '../src/trace-row.js';
+import { fileTimeToIso } from '../src/result/trace-row.js';
 import { VERSION } from '../src/version.js';
 import { generateMixedTrace } from '../src/writer/index.js';
 

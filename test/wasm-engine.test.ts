@@ -1,4 +1,4 @@
-// The WebAssembly engine (assembly/ via src/wasm/engine.ts) against the pure-TS reference decoder,
+// The WebAssembly engine (assembly/ via src/engine/wasm/engine.ts) against the pure-TS reference decoder,
 // engine to engine (no driver): identical drained rows, counters, issue log, kind tallies, logfile
 // header copy, header extension and bias — on the real corpus, with tiny row capacities (NEED_DRAIN /
 // resume in the middle of buffers and batches), with several buffers per input window, and on
@@ -7,12 +7,12 @@
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import * as L from '../src/generated/layout.js';
-import type { Engine, EngineState } from '../src/engine.js';
-import { ReferenceEngine } from '../src/reference/walk.js';
-import { WasmEngine } from '../src/wasm/engine.js';
-import { decodeBase64, loadWasmModule, loadWasmModuleSync } from '../src/wasm/instance.js';
+import type { Engine, EngineState } from '../src/engine/engine.js';
+import { ReferenceEngine } from '../src/engine/reference/walk.js';
+import { WasmEngine } from '../src/engine/wasm/engine.js';
+import { decodeBase64, loadWasmModule, loadWasmModuleSync } from '../src/engine/wasm/instance.js';
 import { WASM_BASE64 } from '../src/generated/wasm-binary.js';
-import { concatChunks, DECODED_TABLE_NAMES, perTable, TABLE_COLUMNS, type Chunks, type ColumnChunk, type TableName, type TypedColumn } from '../src/schema.js';
+import { concatChunks, DECODED_TABLE_NAMES, perTable, TABLE_COLUMNS, type Chunks, type ColumnChunk, type TableName, type TypedColumn } from '../src/tables/schema.js';
 import { xpressCompress } from '../src/writer/xpress-encode.js';
 import { corpusFiles, readCorpus } from './helpers/corpus.js';
 import {

@@ -20,7 +20,7 @@ import {
   XPRESS_E_INPUT_TRUNCATED,
   XPRESS_E_OUTPUT_OVERFLOW,
 } from '../src/generated/layout.js';
-import { xpressDecompress } from '../src/reference/xpress.js';
+import { xpressDecompress } from '../src/engine/reference/xpress.js';
 import { xpressCompress, xpressCompressBound } from '../src/writer/xpress-encode.js';
 import { readCorpus } from './helpers/corpus.js';
 import { lz77DecodeToEndMarker, splitBuffers } from './helpers/reader.js';

@@ -3,10 +3,10 @@
 // from the threads and processes tables. Works on a whole result or chunk by chunk while streaming:
 // memory grows with the number of threads, never with the number of switches.
 import * as L from '../generated/layout.js';
-import { CpuUsageDeriver, type CpuUsageOptions, type CpuUsageStats } from '../cpu-usage.js';
-import { concatChunks, type ColumnChunk } from '../schema.js';
-import type { StreamResult } from '../summary.js';
-import { Table, type DecodedTables } from '../table.js';
+import { CpuUsageDeriver, type CpuUsageOptions, type CpuUsageStats } from '../derive/cpu-usage.js';
+import { concatChunks, type ColumnChunk } from '../tables/schema.js';
+import type { StreamResult } from '../result/summary.js';
+import { Table, type DecodedTables } from '../tables/table.js';
 
 export interface CpuTotals {
   /** switch-ins (rows of cpuUsage) */

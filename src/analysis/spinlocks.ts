@@ -3,8 +3,8 @@
 // a double while it is exact (below 2^52 + 2^32) and carried into a bigint before it could lose a bit.
 // Memory grows with the number of distinct locks and callers only, so `SpinlockAnalyzer` works on the
 // chunks of a streaming decode (borrowed ones included: it reads their typed columns and keeps nothing).
-import type { TraceInfo } from '../logfile.js';
-import type { Table } from '../table.js';
+import type { TraceInfo } from '../result/logfile.js';
+import type { Table } from '../tables/table.js';
 
 /** Contention of one lock (byLock) or one caller (byCaller). Cycles are rdtsc cycles as the events log them. */
 export interface SpinlockStats {

@@ -3,8 +3,8 @@
 // the trace's clock converts, and `<column>Name` text columns for enumerations with `names`.
 import { open, type FileHandle } from 'node:fs/promises';
 import { TextTableWriter } from '../output/text.js';
-import type { TableName } from '../schema.js';
-import type { Table } from '../table.js';
+import type { TableName } from '../tables/schema.js';
+import type { Table } from '../tables/table.js';
 import type { Clock } from '../time.js';
 
 import type { DatasetFormat } from './format-names.js';

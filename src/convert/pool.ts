@@ -7,7 +7,7 @@ import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { EtlError } from '../errors.js';
-import { loadWasmModule } from '../wasm/instance.js';
+import { loadWasmModule } from '../engine/wasm/instance.js';
 import { convertFile, type ConvertOptions, type ConvertResult } from './convert-file.js';
 import { traceIdOf } from './dataset.js';
 

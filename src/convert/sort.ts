@@ -2,7 +2,7 @@
 // per row group narrow to a few CPUs and a time range). A stable counting sort by cpu; rows of one CPU
 // are already in time order in decode order (docs/format.md §A.7), and a CPU whose times are not is
 // sorted by time (stable), so the result is exact whatever the input order.
-import { allocColumn, TABLE_COLUMNS, type ColumnChunk, type NumericColumn, type TableName, type TypedColumn } from '../schema.js';
+import { allocColumn, TABLE_COLUMNS, type ColumnChunk, type NumericColumn, type TableName, type TypedColumn } from '../tables/schema.js';
 
 /** The columns a table is sorted by: [cpu column, time column], or null for tables without a cpu. */
 export function sortKeys(table: TableName): [number, number] | null {

@@ -2,7 +2,7 @@
 // module its parent compiled; reports progress, results and failures as messages.
 import { parentPort, workerData } from 'node:worker_threads';
 import { EtlError } from '../errors.js';
-import { adoptWasmModule } from '../wasm/instance.js';
+import { adoptWasmModule } from '../engine/wasm/instance.js';
 import { convertFile, type ConvertOptions } from './convert-file.js';
 import type { FromWorker, ToWorker } from './pool.js';
 

@@ -11,10 +11,10 @@
 // text dictionaries grow across batches as delta dictionary batches, which the IPC file format allows).
 import * as arrow from 'apache-arrow';
 import { TABLES } from '../generated/registry.js';
-import { ENUMS, nameOf } from '../enums.js';
+import { ENUMS, nameOf } from '../tables/enums.js';
 import { EtlError } from '../errors.js';
-import { emptyChunk, TABLE_COLUMNS, validColumnOf, type NumericColumnType, type TableName } from '../schema.js';
-import { Table } from '../table.js';
+import { emptyChunk, TABLE_COLUMNS, validColumnOf, type NumericColumnType, type TableName } from '../tables/schema.js';
+import { Table } from '../tables/table.js';
 import type { Clock } from '../time.js';
 import { nanosecondsColumn } from './nanos.js';
 

@@ -4,7 +4,7 @@
 // chunk. No fetch: the bytes are gunzipped with DecompressionStream and instantiated from memory, the
 // same way in Node and in browsers (file:// pages included).
 import { EtlError } from '../errors.js';
-import { decodeBase64 } from '../wasm/instance.js';
+import { decodeBase64 } from '../engine/wasm/instance.js';
 
 export type ParquetWasm = typeof import('parquet-wasm/esm');
 

@@ -7,8 +7,8 @@
 // compress); the rest PLAIN; then every page is compressed (DEFAULT_COMPRESSION).
 import { DataType, Table as ArrowTable, tableToIPC } from 'apache-arrow';
 import { EtlError } from '../errors.js';
-import { emptyChunk, type TableName } from '../schema.js';
-import { Table } from '../table.js';
+import { emptyChunk, type TableName } from '../tables/schema.js';
+import { Table } from '../tables/table.js';
 import { TABLES } from '../generated/registry.js';
 import { ArrowConverter, type ArrowOptions, type ByteSink } from './arrow.js';
 import { readParquetFooter } from './parquet-footer.js';

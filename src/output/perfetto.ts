@@ -54,8 +54,8 @@
 // `flushBytes` or more at the end of a call — memory is bounded by the chunk, the ReadyThread window and
 // a few per-CPU numbers, never by the trace. Browser-safe: no node imports.
 import * as R from '../generated/registry.js';
-import type { DecodeResult } from '../summary.js';
-import { Table } from '../table.js';
+import type { DecodeResult } from '../result/summary.js';
+import { Table } from '../tables/table.js';
 import type { Clock } from '../time.js';
 import { NanosecondConverter } from './nanoseconds.js';
 import { ProtoWriter, putVarint32, putVarint64 } from './protobuf.js';

@@ -3,7 +3,7 @@
 // loop compiled once per output layout, with every cell's code written out in order, its null bit, prefix
 // bytes and column as constants (1.5–2× faster on CSV, where cells are short and the switch is most of
 // the cost). A page whose Content-Security-Policy forbids eval gets the interpreter.
-import type { TypedColumn } from '../schema.js';
+import type { TypedColumn } from '../tables/schema.js';
 import { writeI32, writeI64, writeSafe, writeU32, writeU64, writeUSafe } from './digits.js';
 
 // cell kinds (one switch case each, so every typed-array access site sees one element type)

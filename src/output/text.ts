@@ -10,9 +10,9 @@
 // loop compiled per layout where the platform allows (src/output/row-loop.ts). Each row costs no
 // allocation; the buffer is handed to the sink when nearly full.
 import { TABLES } from '../generated/registry.js';
-import { ENUMS } from '../enums.js';
-import { TABLE_COLUMNS, validColumnOf, type ColumnType, type TableName, type TypedColumn } from '../schema.js';
-import type { Table } from '../table.js';
+import { ENUMS } from '../tables/enums.js';
+import { TABLE_COLUMNS, validColumnOf, type ColumnType, type TableName, type TypedColumn } from '../tables/schema.js';
+import type { Table } from '../tables/table.js';
 import type { Clock } from '../time.js';
 import { DIGITS_OVERHANG } from './digits.js';
 import { csvText, jsonText, StringBytes } from './escape.js';

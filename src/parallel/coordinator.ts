@@ -16,15 +16,15 @@
 // Memory: a decoder sends rows ahead of the consumer up to `budget` bytes (then waits), so what waits here
 // is at most budget x decoders (plus one chunk each), besides each decoder's engine; with no consumer of the
 // big tables (summary) only the small thread and process event rows travel, and every decoder runs freely.
-import { BufferTable } from '../buffers.js';
-import type { DriverResult } from '../decode-steps.js';
-import { frameBuffers, type FramingIssue } from '../framing.js';
+import { BufferTable } from '../framing/buffers.js';
+import type { DriverResult } from '../decode/decode-steps.js';
+import { frameBuffers, type FramingIssue } from '../framing/framing.js';
 import * as L from '../generated/layout.js';
-import { decodeOrder } from '../ordering.js';
-import { macrotask, runAsync, type AsyncSource, type ProgressHandler } from '../runners.js';
-import type { Chunks, DecodedTableName } from '../schema.js';
-import type { Steps } from '../steps.js';
-import { loadWasmModule } from '../wasm/instance.js';
+import { decodeOrder } from '../framing/ordering.js';
+import { macrotask, runAsync, type AsyncSource, type ProgressHandler } from '../decode/runners.js';
+import type { Chunks, DecodedTableName } from '../tables/schema.js';
+import type { Steps } from '../decode/steps.js';
+import { loadWasmModule } from '../engine/wasm/instance.js';
 import { Cancelled, EventQueue, LocalDecoder, WorkerDecoder, type Decoder, type PartitionEvent } from './decoders.js';
 import type { ParallelHost, WorkerPort } from './host.js';
 import type { PartitionOutcome, PartitionStart } from './partition.js';

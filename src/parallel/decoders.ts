@@ -2,9 +2,9 @@
 // source) or one per worker (messages, protocol.ts). Both run partition jobs (partition.ts) one at a time,
 // hand on their events — started, rows, progress, done or error — and send rows ahead of the consumer only
 // up to a budget of bytes not yet credited back.
-import { runAsync, type AsyncSource } from '../runners.js';
-import type { Chunks } from '../schema.js';
-import { WasmEngine } from '../wasm/engine.js';
+import { runAsync, type AsyncSource } from '../decode/runners.js';
+import type { Chunks } from '../tables/schema.js';
+import { WasmEngine } from '../engine/wasm/engine.js';
 import type { WorkerPort } from './host.js';
 import { partitionSteps, type PartitionJob, type PartitionOutcome, type PlaceholderMark } from './partition.js';
 import { chunkBytes, deserializeError, serializeError, type FromWorker, type WorkerSource } from './protocol.js';

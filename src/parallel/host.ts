@@ -1,7 +1,7 @@
 // Where decoding workers come from: Node's worker_threads (node-host.ts, registered by the node entry) or
 // Web Workers (web-host.ts, registered by the browser entry where `Worker` exists). No host: decodes run
 // in one thread.
-import type { AsyncSource } from '../runners.js';
+import type { AsyncSource } from '../decode/runners.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
 /** The coordinator's handle on one worker. */

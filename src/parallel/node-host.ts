@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { AsyncSource } from '../runners.js';
+import type { AsyncSource } from '../decode/runners.js';
 import type { ParallelHost, WorkerPort } from './host.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 

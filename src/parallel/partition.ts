@@ -16,15 +16,15 @@
 //
 // The issue log is moved out of the engine after every buffer, so that a placeholder's issue can be left
 // out without taking the place of a real one in the engine's LOG_CAPACITY entries.
-import { BufferLoop, DRAIN_ROWS, NOT_DECODED, WINDOW_BYTES, type QuietSink } from '../decode-steps.js';
+import { BufferLoop, DRAIN_ROWS, NOT_DECODED, WINDOW_BYTES, type QuietSink } from '../decode/decode-steps.js';
 import * as L from '../generated/layout.js';
-import type { IssueLogEntry, KindTally } from '../engine.js';
+import type { IssueLogEntry, KindTally } from '../engine/engine.js';
 import { EtlError } from '../errors.js';
-import { planLoads, type LoadPlan } from '../ordering.js';
-import { NO_ROWS, perTable, TABLE_IDS, viewColumn, DECODED_TABLE_NAMES, type Chunks, type DecodedTableName } from '../schema.js';
-import { PlanReader } from '../plan-reads.js';
-import { TURN, TURN_BYTES, type Steps } from '../steps.js';
-import type { WasmEngine } from '../wasm/engine.js';
+import { planLoads, type LoadPlan } from '../framing/ordering.js';
+import { NO_ROWS, perTable, TABLE_IDS, viewColumn, DECODED_TABLE_NAMES, type Chunks, type DecodedTableName } from '../tables/schema.js';
+import { PlanReader } from '../input/plan-reads.js';
+import { TURN, TURN_BYTES, type Steps } from '../decode/steps.js';
+import type { WasmEngine } from '../engine/wasm/engine.js';
 import {
   exportsOf,
   readCounters,

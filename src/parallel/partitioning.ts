@@ -6,9 +6,9 @@
 // at or after every record before it. The partitions cut so far are decoded while framing goes on. When
 // framing ends the bet is checked against the real order (verifyCuts), and the rest of the order is cut
 // (guided sizes: shares of what remains, getting smaller, so the decoders finish together).
-import type { BufferTable } from '../buffers.js';
+import type { BufferTable } from '../framing/buffers.js';
 import * as L from '../generated/layout.js';
-import type { DecodedTableName } from '../schema.js';
+import type { DecodedTableName } from '../tables/schema.js';
 import type { PartitionJob, PartitionStart } from './partition.js';
 
 /** Sizes of partitions: the first, then shares of what remains between min and max; the margin of a cut. */

@@ -1,7 +1,7 @@
 // Messages between the coordinator (coordinator.ts) and a decoding worker (worker.ts). Rows travel as
 // typed arrays whose buffers are transferred, never copied; everything else is small.
 import { EtlError, type EtlErrorCode } from '../errors.js';
-import type { Chunks } from '../schema.js';
+import type { Chunks } from '../tables/schema.js';
 import type { PartitionJob, PartitionOutcome, PlaceholderMark } from './partition.js';
 import type { TraceState } from './state.js';
 

@@ -1,8 +1,8 @@
 // When a decode runs in parallel, and how (the glue between the entry points and coordinator.ts).
-import type { DriverResult } from '../decode-steps.js';
+import type { DriverResult } from '../decode/decode-steps.js';
 import type { DecodeOptions } from '../options.js';
-import type { AsyncSource, ProgressHandler } from '../runners.js';
-import { DECODED_TABLE_NAMES, type Chunks, type DecodedTableName } from '../schema.js';
+import type { AsyncSource, ProgressHandler } from '../decode/runners.js';
+import { DECODED_TABLE_NAMES, type Chunks, type DecodedTableName } from '../tables/schema.js';
 import { parallelHost, spawnWorkers } from './host.js';
 
 /** Inputs smaller than this decode in one thread: starting workers costs more than it saves. */

@@ -2,9 +2,9 @@
 // compact switches, §B.2 kind tally), as a partitioned decode reads it at the end of one partition and
 // sets it at the start of another — through the exports of assembly/index.ts marked "partitioned decodes".
 import * as L from '../generated/layout.js';
-import type { KindTally } from '../engine.js';
-import { kindEntry, type WasmEngine } from '../wasm/engine.js';
-import type { WasmExports } from '../wasm/instance.js';
+import type { KindTally } from '../engine/engine.js';
+import { kindEntry, type WasmEngine } from '../engine/wasm/engine.js';
+import type { WasmExports } from '../engine/wasm/instance.js';
 
 /** The exports of assembly/ for partitioned decodes (assembly/walk.ts, compcs.ts, diag.ts, kinds.ts). */
 export interface PartitionExports {

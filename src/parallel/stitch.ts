@@ -18,8 +18,8 @@
 // the whole decode had there, or a placeholder's issue took the place of a real one in a full log — the
 // coordinator decodes it again from the exact state (exactStart()), and that outcome replaces the guessed one.
 import * as L from '../generated/layout.js';
-import type { EngineState, IssueLogEntry, KindTally } from '../engine.js';
-import { allocColumn, emptyChunk, perTable, TABLE_COLUMNS, type Chunks, type ColumnChunk, type DecodedTableName, type TypedColumn } from '../schema.js';
+import type { EngineState, IssueLogEntry, KindTally } from '../engine/engine.js';
+import { allocColumn, emptyChunk, perTable, TABLE_COLUMNS, type Chunks, type ColumnChunk, type DecodedTableName, type TypedColumn } from '../tables/schema.js';
 import type { PartitionOutcome, PartitionStart, PlaceholderMark } from './partition.js';
 import { HeldTable, KIND_KEY_WORDS, packKind, sameTraceState, type TraceState } from './state.js';
 

@@ -4,7 +4,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { EtlError } from '../errors.js';
-import type { AsyncSource } from '../runners.js';
+import type { AsyncSource } from '../decode/runners.js';
 import { serveWorker } from './worker.js';
 
 function openFile(path: string): { source: AsyncSource; close(): void } {

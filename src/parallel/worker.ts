@@ -3,8 +3,8 @@
 // memory), partitions decoded one at a time (partition.ts), rows posted as they come with their buffers
 // transferred, and no more than `budget` bytes of rows sent ahead of what the coordinator has consumed.
 import { EtlError } from '../errors.js';
-import { runAsync, type AsyncSource } from '../runners.js';
-import { WasmEngine } from '../wasm/engine.js';
+import { runAsync, type AsyncSource } from '../decode/runners.js';
+import { WasmEngine } from '../engine/wasm/engine.js';
 import { partitionSteps, type PartitionSink } from './partition.js';
 import { chunkBuffers, chunkBytes, deserializeError, serializeError, type FromWorker, type ToWorker, type WorkerSource } from './protocol.js';
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Measures decoding a File in headless Chromium (Debian's chromium via playwright-core), the path of the
-// web page: decodeStream(file) (src/blob-source.ts) against the same bytes as a Uint8Array, and against
+// web page: decodeStream(file) (src/input/blob-source.ts) against the same bytes as a Uint8Array, and against
 // the Blob source this project had before (a slice per read, headers one by one). Not a test: run it
 // by hand after `npm run build`:
 //   node test/browser/measure-blob.mjs FILE.etl [FILE2.etl …] [--runs N] [--no-before]

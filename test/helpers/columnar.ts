@@ -3,9 +3,9 @@
 // names the first difference.
 import { cpuUsage, createClock, decodeSync, type Clock, type DecodeResult } from '../../src/index.js';
 import { TABLES } from '../../src/generated/registry.js';
-import { ENUMS, nameOf } from '../../src/enums.js';
-import { allocColumn, TABLE_COLUMNS, TABLE_NAMES, validColumnOf, type TableName, type TypedColumn } from '../../src/schema.js';
-import { Table, type Tables } from '../../src/table.js';
+import { ENUMS, nameOf } from '../../src/tables/enums.js';
+import { allocColumn, TABLE_COLUMNS, TABLE_NAMES, validColumnOf, type TableName, type TypedColumn } from '../../src/tables/schema.js';
+import { Table, type Tables } from '../../src/tables/table.js';
 import { Rng, simulateSchedule, writeTrace } from '../../src/writer/index.js';
 
 export type Cell = bigint | number | string | null;

@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join, dirname } from 'node:path';
-import type { KindRow } from '../../src/event-kinds.js';
+import type { KindRow } from '../../src/result/event-kinds.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** test/helpers → repository root → its parent → shared/corpus/real */

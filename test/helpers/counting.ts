@@ -1,10 +1,10 @@
 // Sources that count what a decode reads, for tests that bound the work done (bytes read, read calls,
 // buffers loaded) rather than the time taken.
-import { decodeSteps, type DriverOptions, type DriverResult } from '../../src/decode-steps.js';
-import type { EngineKind } from '../../src/engine.js';
-import { createEngine, releaseEngine } from '../../src/engines.js';
+import { decodeSteps, type DriverOptions, type DriverResult } from '../../src/decode/decode-steps.js';
+import type { EngineKind } from '../../src/engine/engine.js';
+import { createEngine, releaseEngine } from '../../src/engine/engines.js';
 import '../../src/node.js'; // registers the reference engine
-import { runAsync, runSync, type AsyncSource, type SyncSource } from '../../src/runners.js';
+import { runAsync, runSync, type AsyncSource, type SyncSource } from '../../src/decode/runners.js';
 
 export interface ReadCounts {
   /** read / readMany / readInto calls (readMany counts each position) */

@@ -1,9 +1,9 @@
 // The former streaming cpuUsage derivation (objects and BigInts per event), kept as the oracle of the
-// typed-array one in src/cpu-usage.ts: the same rows and the same statistics for any chunking and window.
+// typed-array one in src/derive/cpu-usage.ts: the same rows and the same statistics for any chunking and window.
 
 // The `cpuUsage` table (WPA's CPU Usage (Precise)) derived while a trace streams by, with memory bounded
 // by threads, CPUs and a reorder window — never by the file size. Definitions: README "cpuUsage";
-// src/reference/cpu-usage.ts computes the same table by sorting everything (the test oracle).
+// src/derive/cpu-usage-reference.ts computes the same table by sorting everything (the test oracle).
 //
 // Rows arrive out of time order: each CPU's buffers flush on their own, compact rows come one switch late
 // and a batch is logged after the ReadyThread events inside it. But on one CPU, a ReadyThread or Thread
@@ -19,9 +19,9 @@
 // switches (each completes its CPU's previous row and opens its own), then the switch-outs of the group
 // are recorded (lastSwitchOutTime is strictly before the switch-in).
 import * as L from '../../src/generated/layout.js';
-import { allocColumn, TABLE_COLUMNS, type TypedColumn } from '../../src/schema.js';
-import { Table } from '../../src/table.js';
-import type { CpuUsageOptions, CpuUsageStats } from '../../src/cpu-usage.js';
+import { allocColumn, TABLE_COLUMNS, type TypedColumn } from '../../src/tables/schema.js';
+import { Table } from '../../src/tables/table.js';
+import type { CpuUsageOptions, CpuUsageStats } from '../../src/derive/cpu-usage.js';
 
 const KIND_THREAD = 0;
 const KIND_READY = 1;

@@ -2,10 +2,10 @@
 // the test oracle: the byte encoder must produce exactly these strings, UTF-8 encoded). One header row of
 // column names, decimal integers (64-bit values exact), empty cell (CSV) or null (JSON) for null.
 import { TABLES } from '../../src/generated/registry.js';
-import { TABLE_COLUMNS, type TableName } from '../../src/schema.js';
-import type { Table } from '../../src/table.js';
+import { TABLE_COLUMNS, type TableName } from '../../src/tables/schema.js';
+import type { Table } from '../../src/tables/table.js';
 import type { Clock } from '../../src/time.js';
-import { ENUMS, nameOf } from '../../src/enums.js';
+import { ENUMS, nameOf } from '../../src/tables/enums.js';
 
 export type DumpFormat = 'csv' | 'jsonl';
 export type TimeColumn = 'raw' | 'ns' | 'filetime';

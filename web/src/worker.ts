@@ -8,7 +8,7 @@ import {
   decodeStream,
   SpinlockAnalyzer,
 } from '../../src/index.js';
-import { dataLossText, emptyTableText } from '../../src/summary-text.js';
+import { dataLossText, emptyTableText } from '../../src/output/summary-text.js';
 import type { PageResult, ToWorker } from './protocol.js';
 import { TimelineBuilder, timelineBuffers } from './timeline-data.js';
 

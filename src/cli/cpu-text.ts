@@ -1,0 +1,55 @@
+// Text rendering of a CPU analysis (the CLI's `cpu` without --json): an aligned table per process or
+// thread, times in milliseconds when the trace's clock converts (raw ticks otherwise).
+import type { CpuAnalysis, CpuTotals } from '../analysis/cpu.js';
+import type { CpuUsageStats } from '../derive/cpu-usage.js';
+
+/** Right-aligns every column but the text ones (left-aligned), two spaces apart. */
+export function alignedTable(header: string[], rows: string[][], left: ReadonlySet<number>): string[] {
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
+  const line = (cells: string[]) => cells.map((v, c) => (left.has(c) ? v.padEnd(widths[c]!) : v.padStart(widths[c]!))).join('  ').trimEnd();
+  return [line(header), ...rows.map(line)];
+}
+
+export function renderCpu(file: string, a: CpuAnalysis, by: 'process' | 'thread', top: number, stats: CpuUsageStats): string {
+  const ms = a.ticksPerSecond !== null;
+  const unit = ms ? 'ms' : 'ticks';
+  const time = (t: CpuTotals, k: 'cpu' | 'ready' | 'wait'): string =>
+    ms ? (t[`${k}Ms`] as number).toFixed(3) : String(t[`${k}Ticks`]);
+  const pct = (t: CpuTotals): string => (a.total.cpuTicks > 0n ? `${(Number((t.cpuTicks * 100_000n) / a.total.cpuTicks) / 1000).toFixed(1)}%` : '-');
+  const lines = [
+    `${file}: CPU usage by ${by} (CPU Usage (Precise)): ${a.total.switchIns} switch-ins, ${time(a.total, 'cpu')} ${unit} of CPU time in total` +
+      (ms ? '' : ' (the clock does not convert: raw ticks)'),
+  ];
+  const list = by === 'process' ? a.processes : a.threads;
+  const shown = top ? list.slice(0, top) : list;
+  const name = (s: string | null, pid: number | null) => s ?? (pid === 0 ? 'Idle' : pid === null ? '(unknown)' : '?');
+  if (by === 'process') {
+    const rows = a.processes.slice(0, shown.length).map((p) => [
+      name(p.imageFileName, p.processId),
+      p.processId === null ? '-' : String(p.processId),
+      String(p.threads),
+      String(p.switchIns),
+      time(p, 'cpu'),
+      pct(p),
+      time(p, 'ready'),
+      time(p, 'wait'),
+    ]);
+    lines.push(...alignedTable(['process', 'pid', 'threads', 'switch-ins', `CPU ${unit}`, 'CPU %', `ready ${unit}`, `waits ${unit}`], rows, new Set([0])));
+  } else {
+    const rows = a.threads.slice(0, shown.length).map((t) => [
+      String(t.threadId),
+      t.name ?? '',
+      name(t.imageFileName, t.processId),
+      t.processId === null ? '-' : String(t.processId),
+      String(t.switchIns),
+      time(t, 'cpu'),
+      pct(t),
+      time(t, 'ready'),
+      time(t, 'wait'),
+    ]);
+    lines.push(...alignedTable(['tid', 'thread', 'process', 'pid', 'switch-ins', `CPU ${unit}`, 'CPU %', `ready ${unit}`, `waits ${unit}`], rows, new Set([1, 2])));
+  }
+  if (shown.length < list.length) lines.push(`… ${list.length - shown.length} more (--top 0 shows all)`);
+  if (stats.lateEvents) lines.push(`note: ${stats.lateEvents} events arrived behind the reorder window (ready times or process ids may be missing)`);
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,163 @@
+// `etw-decode spinlocks FILE`: which spin locks are most contended, by lock or by caller address
+// (src/analysis/spinlocks.ts), from a streaming decode with borrowed rows (memory: one accumulator per
+// distinct lock and caller). Text: an aligned table like `summary`; --json: one object, 64-bit values as
+// strings (addresses in hex, the rest decimal).
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { streamFile } from '../decode/files.js';
+import type { SpinlockAnalysis, SpinlockStats } from '../analysis/spinlocks.js';
+import { addCommon, decodeOptions } from './main.js';
+import { stdoutOutput, type Input } from './io.js';
+import { dataLossText, emptyTableText } from '../output/summary-text.js';
+
+export type SpinlocksBy = 'lock' | 'caller';
+
+function parseTop(v: string): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
+  return n;
+}
+
+/** Adds the `spinlocks` command; `input` opens (and later disposes of) the command's input, as for `dump`. */
+export function registerSpinlocksCommand(program: Command, input: (arg: string) => Promise<Input>): void {
+  addCommon(
+    program
+      .command('spinlocks')
+      .description('which spin locks are most contended: rows, contended rows, spin counts, wait and hold cycles by lock or caller address')
+      .argument('<file>', 'ETL file; - (or a FIFO) reads the trace from a pipe')
+      .addOption(new Option('--by <key>', 'group by spin lock address or by caller address').choices(['lock', 'caller']).default('lock'))
+      .option('--top <n>', 'show the first N locks or callers', parseTop, 20)
+      .option('--json', 'print one JSON object (64-bit values as strings: addresses in hex, the rest decimal)'),
+  ).action(async (file: string, o: Parameters<typeof decodeOptions>[0] & { by: SpinlocksBy; top: number; json?: boolean }) => {
+    const inp = await input(file);
+    const { SpinlockAnalyzer } = await import('../analysis/spinlocks.js');
+    const analyzer = new SpinlockAnalyzer();
+    const res = await streamFile(inp.path, {
+      ...decodeOptions(o),
+      rows: 'borrow', // aggregated before onRows returns; nothing of a chunk is kept
+      onRows: ({ spinlock }) => analyzer.add(spinlock),
+    });
+    const analysis = analyzer.result(res.info);
+    const out = stdoutOutput();
+    if (o.json) await out.write(JSON.stringify(spinlocksJson(file, analysis, o.by, o.top), null, 2) + '\n');
+    else if (analysis.totals.rows > 0) await out.write(renderSpinlocks(inp.name, analysis, o.by, o.top));
+    await out.commit();
+    const lost = dataLossText(res.summary.diagnostics);
+    if (lost) note(`${lost} — see \`etw-decode summary\``);
+    if (analysis.totals.rows === 0) note(emptyTableText('spinlock', res.summary));
+  });
+}
+
+function note(text: string): void {
+  process.stderr.write(`etw-decode: ${text}\n`);
+}
+
+/** An address as JSON and table text: 0x and lowercase hex digits, no padding. */
+export function addressText(a: bigint): string {
+  return '0x' + a.toString(16);
+}
+
+const big = (v: bigint | null): string | null => (v === null ? null : v.toString());
+
+/** The --json object: the analysis for `by`, its first `top` rows; bigints as strings. */
+export function spinlocksJson(file: string, a: SpinlockAnalysis, by: SpinlocksBy, top: number): object {
+  const rows = (by === 'lock' ? a.byLock : a.byCaller).slice(0, top);
+  return {
+    file,
+    by,
+    cpuSpeedInMHz: a.cpuSpeedInMHz,
+    totals: a.totals,
+    top: rows.map((s) => ({
+      address: addressText(s.address),
+      count: s.count,
+      contended: s.contended,
+      spinCountSum: big(s.spinCountSum),
+      spinCountMax: s.spinCountMax,
+      waitTimeInCyclesSum: big(s.waitTimeInCyclesSum),
+      waitTimeInCyclesMax: s.waitTimeInCyclesMax,
+      holdCyclesSum: big(s.holdCyclesSum),
+      holdCyclesMax: big(s.holdCyclesMax),
+      inconsistent: s.inconsistent,
+      waitNsSum: big(s.waitNsSum),
+      waitNsMax: big(s.waitNsMax),
+      holdNsSum: big(s.holdNsSum),
+      holdNsMax: big(s.holdNsMax),
+    })),
+  };
+}
+
+const percent = (part: number, whole: number): string => (whole === 0 ? '-' : ((100 * part) / whole).toFixed(1));
+
+interface Column {
+  /** label over a group of columns (right-aligned over the group), '' for none */
+  group: string;
+  head: string;
+  cell: (s: SpinlockStats) => string;
+  left?: boolean;
+}
+
+const text = (v: bigint | number | null): string => (v === null ? '-' : String(v));
+
+/** The text output: a line of totals, a line naming what is shown, and an aligned table. */
+export function renderSpinlocks(name: string, a: SpinlockAnalysis, by: SpinlocksBy, top: number): string {
+  const t = a.totals;
+  const all = by === 'lock' ? a.byLock : a.byCaller;
+  const rows = all.slice(0, top);
+  const cols: Column[] = [
+    { group: '', head: by, cell: (s) => addressText(s.address), left: true },
+    { group: '', head: 'count', cell: (s) => text(s.count) },
+    { group: 'contended', head: 'rows', cell: (s) => text(s.contended) },
+    { group: 'contended', head: '%', cell: (s) => percent(s.contended, s.count) },
+    { group: 'spin count', head: 'sum', cell: (s) => text(s.spinCountSum) },
+    { group: 'spin count', head: 'max', cell: (s) => text(s.spinCountMax) },
+    { group: 'wait cycles', head: 'sum', cell: (s) => text(s.waitTimeInCyclesSum) },
+    { group: 'wait cycles', head: 'max', cell: (s) => text(s.waitTimeInCyclesMax) },
+    { group: 'hold cycles', head: 'sum', cell: (s) => text(s.holdCyclesSum) },
+    { group: 'hold cycles', head: 'max', cell: (s) => text(s.holdCyclesMax) },
+  ];
+  if (t.inconsistent > 0) cols.push({ group: '', head: 'inconsistent', cell: (s) => text(s.inconsistent) });
+  if (a.cpuSpeedInMHz !== null) {
+    cols.push(
+      { group: 'wait ns', head: 'sum', cell: (s) => text(s.waitNsSum) },
+      { group: 'wait ns', head: 'max', cell: (s) => text(s.waitNsMax) },
+      { group: 'hold ns', head: 'sum', cell: (s) => text(s.holdNsSum) },
+      { group: 'hold ns', head: 'max', cell: (s) => text(s.holdNsMax) },
+    );
+  }
+  const lines = [
+    `${name}: ${t.rows} spin lock rows, ${t.contended} contended (${percent(t.contended, t.rows)}%), ${t.locks} locks, ${t.callers} callers` +
+      (a.cpuSpeedInMHz !== null ? `; CPU ${a.cpuSpeedInMHz} MHz (ns = cycles × 1000 / MHz)` : '; CpuSpeedInMHz unknown: cycles only') +
+      (t.inconsistent > 0 ? `; ${t.inconsistent} ${t.inconsistent === 1 ? 'row' : 'rows'} with releaseTime < acquireTime (inconsistent: not in hold)` : ''),
+    `top ${rows.length} of ${all.length} ${by === 'lock' ? 'locks' : 'callers'} by contended rows, then wait cycles:`,
+    ...table(cols, rows),
+  ];
+  return lines.join('\n') + '\n';
+}
+
+/** Two header lines (group labels, column heads) and one line per row; columns two spaces apart. */
+function table(cols: Column[], rows: SpinlockStats[]): string[] {
+  const cells = rows.map((r) => cols.map((c) => c.cell(r)));
+  const width = cols.map((c, i) => Math.max(c.head.length, ...cells.map((r) => r[i]!.length)));
+  // a group label wider than its columns widens them, evenly
+  for (let i = 0; i < cols.length; ) {
+    let j = i;
+    while (j + 1 < cols.length && cols[j + 1]!.group === cols[i]!.group && cols[i]!.group !== '') j++;
+    const span = width.slice(i, j + 1).reduce((a, b) => a + b, 0) + 2 * (j - i);
+    const extra = cols[i]!.group.length - span;
+    for (let k = i; k <= j && extra > 0; k++) width[k]! += Math.floor(extra / (j - i + 1)) + (k - i < extra % (j - i + 1) ? 1 : 0);
+    i = j + 1;
+  }
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => (cols[i]!.left ? v.padEnd(width[i]!) : v.padStart(width[i]!)))
+      .join('  ')
+      .trimEnd();
+  let groups = '';
+  for (let i = 0; i < cols.length; ) {
+    let j = i;
+    while (j + 1 < cols.length && cols[j + 1]!.group === cols[i]!.group && cols[i]!.group !== '') j++;
+    const span = width.slice(i, j + 1).reduce((a, b) => a + b, 0) + 2 * (j - i);
+    groups += (i > 0 ? '  ' : '') + cols[i]!.group.padStart(span);
+    i = j + 1;
+  }
+  return [groups.trimEnd(), line(cols.map((c) => c.head)), ...cells.map(line)];
+}

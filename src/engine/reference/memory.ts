@@ -1,0 +1,111 @@
+// Arena of the reference decoder: everything it writes, the twin of assembly/memory.ts — the output
+// columns of every table of the registry (growable typed arrays here, fixed regions there), the
+// diagnostic counters and issue log, the per-kind tally, the per-CPU held-back compact switches and the
+// logfile-header copy. 8-byte integer columns are written as two u32 words (lo, hi) so no BigInt is
+// made per row.
+import * as L from '../../generated/layout.js';
+import type { IssueLogEntry, KindTally } from '../engine.js';
+import { allocColumn, DECODED_TABLE_NAMES, perTable, TABLE_COLUMNS, TABLE_IDS, type Chunks, type ColumnChunk, type DecodedTableName, type TypedColumn } from '../../tables/schema.js';
+import { PendingSwitches } from './compcs.js';
+
+export class ColumnBuilder {
+  length = 0;
+  private capacity: number;
+  cols: TypedColumn[];
+  /** u32 word views of the 8-byte integer columns (undefined for the others) */
+  words: (Uint32Array | undefined)[];
+
+  constructor(
+    readonly table: DecodedTableName,
+    initialCapacity = 1024,
+  ) {
+    this.capacity = initialCapacity;
+    this.cols = [];
+    this.words = [];
+    this.allocate(initialCapacity);
+  }
+
+  private allocate(capacity: number): void {
+    const specs = TABLE_COLUMNS[this.table];
+    const old = this.cols;
+    this.cols = specs.map((s) => allocColumn(s.type, capacity));
+    this.words = this.cols.map((c) =>
+      c instanceof BigInt64Array || c instanceof BigUint64Array ? new Uint32Array(c.buffer) : undefined,
+    );
+    for (let i = 0; i < old.length; i++) {
+      const from = old[i]!;
+      const to = this.cols[i]!;
+      if (Array.isArray(to)) for (let r = 0; r < this.length; r++) to[r] = (from as string[])[r]!;
+      else (to as Uint8Array).set((from as Uint8Array).subarray(0, this.length));
+    }
+    this.capacity = capacity;
+  }
+
+  /** Reserves one row (all cells zero) and returns its index. */
+  add(): number {
+    if (this.length === this.capacity) this.allocate(this.capacity * 2);
+    return this.length++;
+  }
+
+  /** Copies the rows out and starts empty again. */
+  take(): ColumnChunk {
+    const chunk: ColumnChunk = { length: this.length, columns: this.cols.map((c) => c.slice(0, this.length)) };
+    this.reset();
+    return chunk;
+  }
+
+  /** The rows as views (no copy), valid until the builder is used again. */
+  peek(): ColumnChunk {
+    return { length: this.length, columns: this.cols.map((c) => (Array.isArray(c) ? c.slice(0, this.length) : c.subarray(0, this.length))) };
+  }
+
+  /** Zeroes the used rows and starts empty again. */
+  reset(): void {
+    const length = this.length;
+    this.cols.forEach((c, i) => {
+      const w = this.words[i];
+      if (w) w.fill(0, 0, 2 * length);
+      else if (Array.isArray(c)) c.fill('', 0, length);
+      else (c as Uint8Array).fill(0, 0, length);
+    });
+    this.length = 0;
+  }
+}
+
+/** Everything the reference decoder writes (see the file comment). */
+export class Arena {
+  /** output builders by registry table id */
+  readonly tables: ColumnBuilder[] = DECODED_TABLE_NAMES.map((t) => new ColumnBuilder(t));
+  readonly counters = new Array<number>(L.D_COUNTER_COUNT).fill(0);
+  readonly log: IssueLogEntry[] = [];
+  readonly kinds = new Map<string, KindTally>();
+  lastKind: KindTally | null = null;
+  readonly pending = new PendingSwitches();
+  logfilePayload: Uint8Array | null = null;
+  logfilePayloadLength = 0;
+  logfilePointerSize = 0;
+  logfileTimestamp = 0n;
+  headerExtension: Uint32Array | null = null;
+
+  table(id: number): ColumnBuilder {
+    return this.tables[id]!;
+  }
+
+  drain(): Chunks {
+    return perTable((t) => this.tables[TABLE_IDS[t]]!.take());
+  }
+
+  peekRows(): Chunks {
+    return perTable((t) => this.tables[TABLE_IDS[t]]!.peek());
+  }
+
+  resetRows(): void {
+    for (const b of this.tables) b.reset();
+  }
+}
+
+/** Writes the 8 bytes at `at` of `d` as row `row` of a u32-word column. */
+export function copy64(d: DataView, at: number, words: Uint32Array, row: number): void {
+  words[2 * row] = d.getUint32(at, true);
+  words[2 * row + 1] = d.getUint32(at + 4, true);
+}

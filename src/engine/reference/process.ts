@@ -1,0 +1,93 @@
+// Process events, docs/format.md §F.3 (Start/End/DCStart/DCEnd/Defunct, versions 2-5, 32/64-bit): one
+// processEvents row per event; the twin of assembly/process.ts (payload drawn there). A string without
+// its NUL is taken up to the end of the payload (counted); the fields after it are null.
+import * as L from '../../generated/layout.js';
+import { count, issue } from './diag.js';
+import { copy64, type Arena } from './memory.js';
+import { readString, skipString } from './strings.js';
+
+const BIT = (c: number): number => (1 << c) >>> 0;
+
+/** Decodes one Process event (`opcode` = low byte of its HookId): payload at `data` of `n` bytes of `d`. */
+export function processEvent(
+  a: Arena,
+  d: DataView,
+  data: number,
+  n: number,
+  version: number,
+  pointerSize: number,
+  opcode: number,
+  cpu: number,
+  tsAt: number,
+  fileOffset: number,
+): void {
+  if (version < 2 || version > 5) {
+    count(a, L.D_PROCESS_SKIPPED_VERSION);
+    return;
+  }
+  // the variable part: UserSID, then ImageFileName (at least its NUL) must lie inside the payload
+  const sidAt = L.processSidOffset(version, pointerSize);
+  let imageAt = sidAt + L.SID_NULL_SIZE;
+  if (imageAt <= n && d.getUint32(data + sidAt, true) !== 0) {
+    const sid = sidAt + 2 * pointerSize;
+    imageAt = sid + L.SID_HEADER_SIZE <= n ? sid + L.SID_HEADER_SIZE + 4 * d.getUint8(data + sid + L.SID_SUB_AUTHORITY_COUNT) : n + 1;
+  }
+  if (imageAt >= n) {
+    issue(a, L.D_PROCESS_SKIPPED_SHORT, n, fileOffset);
+    return;
+  }
+  count(a, L.D_PROCESS_DECODED);
+  const b = a.table(L.TABLE_PROCESS_EVENTS);
+  const r = b.add();
+  const c = b.cols;
+  const p = data + pointerSize;
+  const end = data + n;
+  let valid = L.PE_ALWAYS_VALID;
+  copy64(d, tsAt, b.words[L.PE_TIMESTAMP]!, r);
+  (c[L.PE_CPU] as Uint16Array)[r] = cpu;
+  (c[L.PE_OPCODE] as Uint8Array)[r] = opcode;
+  (c[L.PE_PROCESS_ID] as Uint32Array)[r] = d.getUint32(p + L.PROC_P_PROCESS_ID, true);
+  (c[L.PE_PARENT_ID] as Uint32Array)[r] = d.getUint32(p + L.PROC_P_PARENT_ID, true);
+  (c[L.PE_SESSION_ID] as Uint32Array)[r] = d.getUint32(p + L.PROC_P_SESSION_ID, true);
+  (c[L.PE_EXIT_STATUS] as Int32Array)[r] = d.getInt32(p + L.PROC_P_EXIT_STATUS, true);
+  const key = b.words[L.PE_UNIQUE_PROCESS_KEY]!;
+  key[2 * r] = d.getUint32(data + L.PROC_UNIQUE_PROCESS_KEY, true);
+  key[2 * r + 1] = pointerSize === 4 ? 0 : d.getUint32(data + L.PROC_UNIQUE_PROCESS_KEY + 4, true);
+  const image = readString(d, data + imageAt, end, L.STR_UNIT_ANSI);
+  (c[L.PE_IMAGE_FILE_NAME] as string[])[r] = image.text;
+  // each later field needs its predecessor terminated and bytes left for itself
+  let ok = image.terminated;
+  let next = image.next;
+  if (!ok) issue(a, L.D_STRING_UNTERMINATED, imageAt, fileOffset);
+  const later = (column: number): void => {
+    if (!(ok && next < end)) {
+      ok = false;
+      return;
+    }
+    const at = next;
+    if (column >= 0) {
+      const s = readString(d, at, end, L.STR_UNIT_UTF16);
+      (c[column] as string[])[r] = s.text;
+      valid |= BIT(column);
+      ok = s.terminated;
+      next = s.next;
+    } else {
+      const s = skipString(d, at, end, L.STR_UNIT_UTF16); // ApplicationId: walked, not kept
+      ok = s.terminated;
+      next = s.next;
+    }
+    if (!ok) issue(a, L.D_STRING_UNTERMINATED, at - data, fileOffset);
+  };
+  later(L.PE_COMMAND_LINE);
+  if (version >= 4) {
+    later(L.PE_PACKAGE_FULL_NAME);
+    later(-1);
+    if (version === 5 && ok && next + L.PROC_EXIT_TIME_SIZE <= end) {
+      copy64(d, next, b.words[L.PE_EXIT_TIME]!, r);
+      valid |= BIT(L.PE_EXIT_TIME);
+    }
+  }
+  (c[L.PE_VERSION] as Uint8Array)[r] = version;
+  (c[L.PE_FILE_OFFSET] as Float64Array)[r] = fileOffset;
+  (c[L.PE_VALID] as Uint32Array)[r] = valid >>> 0;
+}

@@ -1,0 +1,59 @@
+// WMI_SPINLOCK (HookId 0x0529, "SpinLock"), docs/format.md §E: one spinlock row per version-2 event.
+// The twin of assembly/spinlock.ts (both layouts drawn there). The pointer width comes from the header type.
+import * as L from '../../generated/layout.js';
+import { count, issue } from './diag.js';
+import { copy64, type Arena } from './memory.js';
+
+/** Decodes one SpinLock event: payload at `data` of `n` bytes of `d`. */
+export function spinlockEvent(
+  a: Arena,
+  d: DataView,
+  data: number,
+  n: number,
+  version: number,
+  pointerSize: number,
+  cpu: number,
+  tsAt: number,
+  fileOffset: number,
+): void {
+  if (version !== L.SPL_EVENT_VERSION) {
+    count(a, L.D_SPINLOCK_SKIPPED_VERSION);
+    return;
+  }
+  if (n < (pointerSize === 4 ? L.SPL32_SIZE : L.SPL64_SIZE)) {
+    issue(a, L.D_SPINLOCK_SKIPPED_SHORT, n, fileOffset);
+    return;
+  }
+  count(a, L.D_SPINLOCK_DECODED);
+  const b = a.table(L.TABLE_SPINLOCK);
+  const r = b.add();
+  const c = b.cols;
+  const w = b.words;
+  copy64(d, tsAt, w[L.SL_TIMESTAMP]!, r);
+  (c[L.SL_CPU] as Uint16Array)[r] = cpu;
+  let tail: number;
+  if (pointerSize === 4) {
+    w[L.SL_SPIN_LOCK_ADDRESS]![2 * r] = d.getUint32(data + L.SPL32_SPIN_LOCK_ADDRESS, true);
+    w[L.SL_CALLER_ADDRESS]![2 * r] = d.getUint32(data + L.SPL32_CALLER_ADDRESS, true);
+    tail = data + L.SPL32_ACQUIRE_TIME;
+  } else {
+    copy64(d, data + L.SPL64_SPIN_LOCK_ADDRESS, w[L.SL_SPIN_LOCK_ADDRESS]!, r);
+    copy64(d, data + L.SPL64_CALLER_ADDRESS, w[L.SL_CALLER_ADDRESS]!, r);
+    tail = data + L.SPL64_ACQUIRE_TIME;
+  }
+  copy64(d, tail + L.SPL_TAIL_ACQUIRE_TIME, w[L.SL_ACQUIRE_TIME]!, r);
+  copy64(d, tail + L.SPL_TAIL_RELEASE_TIME, w[L.SL_RELEASE_TIME]!, r);
+  (c[L.SL_WAIT_TIME_IN_CYCLES] as Uint32Array)[r] = d.getUint32(tail + L.SPL_TAIL_WAIT_TIME_IN_CYCLES, true);
+  (c[L.SL_SPIN_COUNT] as Uint32Array)[r] = d.getUint32(tail + L.SPL_TAIL_SPIN_COUNT, true);
+  (c[L.SL_THREAD_ID] as Uint32Array)[r] = d.getUint32(tail + L.SPL_TAIL_THREAD_ID, true);
+  (c[L.SL_INTERRUPT_COUNT] as Uint32Array)[r] = d.getUint32(tail + L.SPL_TAIL_INTERRUPT_COUNT, true);
+  (c[L.SL_IRQL] as Uint8Array)[r] = d.getUint8(tail + L.SPL_TAIL_IRQL);
+  (c[L.SL_ACQUIRE_DEPTH] as Uint8Array)[r] = d.getUint8(tail + L.SPL_TAIL_ACQUIRE_DEPTH);
+  const flags = d.getUint8(tail + L.SPL_TAIL_FLAGS);
+  (c[L.SL_ACQUIRE_MODE] as Uint8Array)[r] = flags & L.SPL_ACQUIRE_MODE_MASK;
+  (c[L.SL_EXECUTE_DPC] as Uint8Array)[r] = (flags >>> L.SPL_EXECUTE_DPC_BIT) & 1;
+  (c[L.SL_EXECUTE_ISR] as Uint8Array)[r] = (flags >>> L.SPL_EXECUTE_ISR_BIT) & 1;
+  (c[L.SL_POINTER_SIZE] as Uint8Array)[r] = pointerSize;
+  (c[L.SL_VERSION] as Uint8Array)[r] = version;
+  (c[L.SL_FILE_OFFSET] as Float64Array)[r] = fileOffset;
+}

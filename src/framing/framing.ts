@@ -1,0 +1,491 @@
+// Framing, docs/format.md §A.1 and §A.5: buffers follow each other at BufferSize strides. Only the
+// 0x48-byte headers are read (in batches, or from one contiguous read when buffers are small). A header
+// whose BufferSize is impossible is counted as a corrupt buffer and the scan goes forward to the next
+// plausible header (resync), counting the skipped bytes; the scan reuses what it read (a window that
+// slides forward) and skips runs of zero bytes word by word, so it costs one pass over the bytes it
+// skips, however many corrupt headers there are. A buffer cut short by the end of the input is the
+// truncation of the file: it is recorded (its events that fit are decoded) and its bytes counted as
+// truncatedTailBytes. The first buffer must look like a trace's header buffer, or the input gets one
+// clear error. Work is linear in the input; memory is one record per buffer (buffers.ts) and one window.
+import { BufferTable } from './buffers.js';
+import * as L from '../generated/layout.js';
+import { EtlError, hex } from '../errors.js';
+import { load, prefetch, read, readMany, type Steps } from '../decode/steps.js';
+
+/** A problem found while framing (an entry of the issue log; code = a D_* counter). */
+export interface FramingIssue {
+  code: number;
+  detail: number;
+  fileOffset: number;
+}
+
+const HEADER = L.WMI_BUFFER_HEADER_SIZE;
+/** bytes a resync candidate needs: the header and the first event's marker */
+const CANDIDATE = HEADER + 4;
+/** buffer headers requested at once while framing (see frameBuffers), unless the source asks for another number */
+export const HEADER_BATCH = 64;
+/** buffers this small are framed from contiguous reads of CONTIGUOUS_READ bytes, not a read per header */
+const SMALL_STRIDE = 0x2000;
+const CONTIGUOUS_READ = 256 << 10;
+/**
+ * Buffers of varying sizes (compressed buffers) defeat the batches, which guess that the next buffer has
+ * the size of the last: after a batch whose guess failed at once, headers come from contiguous reads of
+ * 16 buffers of the last size, between VARIABLE_READ_MIN and VARIABLE_READ_MAX bytes, until STABLE_RUN
+ * buffers in a row have one size again.
+ */
+const VARIABLE_READ_MIN = 1 << 20;
+const VARIABLE_READ_MAX = 4 << 20;
+const STABLE_RUN = 8;
+/** the first batch of a run of buffers; the next ones double up to the batch size */
+const FIRST_BATCH = 16;
+/** resync reads: the first SCAN_FIRST bytes, each further one twice as long, up to SCAN_MAX */
+const SCAN_FIRST = 64 << 10;
+const SCAN_MAX = 4 << 20;
+/** a header one stride on is read with the bytes before it (the scan's first read) when it is this close */
+const STRIDE_READ = 2 * SCAN_FIRST;
+/** a progress step every this many bytes framed or scanned */
+const PROGRESS_EVERY = 64 << 20;
+
+/** What the first bytes look like, when they are a well-known container rather than a trace. */
+function hint(h: Uint8Array): string {
+  const ascii = String.fromCharCode(...h.subarray(0, 8));
+  if (ascii.startsWith('PK\x03\x04')) return ' — this looks like a ZIP archive: extract the .etl file from it first';
+  if (ascii.startsWith('MSCF')) return ' — this looks like a CAB archive: extract the .etl file from it first';
+  if (h[0] === 0x1f && h[1] === 0x8b) return ' — this looks like gzip data: decompress it first';
+  if (/^[\t\n\r\x20-\x7e]{8}$/.test(ascii)) return ' — the file starts with text: is it an ETL trace (.etl) written by WPR, xperf or an ETW session?';
+  return ' — is it an ETL trace (.etl) written by WPR, xperf or an ETW session?';
+}
+
+/**
+ * Checks that the input starts like an ETL file; throws the one clear error otherwise. A first buffer
+ * that starts right but runs past the end of the input is a truncated ETL file, not an error.
+ */
+function checkFirstBuffer(h: Uint8Array, size: number): void {
+  if (size === 0) throw new EtlError('EMPTY', 'input is empty (0 bytes): expected an ETL file', 0, 'a WMI_BUFFER_HEADER', 'end of input');
+  if (h.length < HEADER + 8) {
+    throw new EtlError(
+      'NOT_ETL',
+      `not an ETL file: ${size} bytes is too short for a trace buffer (a WMI_BUFFER_HEADER of 0x48 bytes followed by the logfile header event)${hint(h)}`,
+      0,
+      '>= 0x50 bytes',
+      `${size} bytes`,
+    );
+  }
+  const v = new DataView(h.buffer, h.byteOffset, h.byteLength);
+  const bufferSize = v.getUint32(L.BUF_BUFFER_SIZE, true);
+  const marker = v.getUint32(HEADER, true);
+  const hookId = v.getUint16(HEADER + L.TH_HOOK_ID, true);
+  const kind = marker >>> 16;
+  const headerEvent = (kind === 0xc001 || kind === 0xc002) && hookId === L.HOOK_HEADER;
+  if (bufferSize < HEADER || bufferSize > L.MAX_BUFFER_SIZE || (bufferSize > size && !headerEvent)) {
+    throw new EtlError(
+      'NOT_ETL',
+      `not an ETL file: at offset 0x0 expected a WMI_BUFFER_HEADER whose BufferSize is between 0x48 and ${hex(Math.min(size, L.MAX_BUFFER_SIZE))}, found BufferSize ${hex(bufferSize)}${hint(h)}`,
+      0,
+      `BufferSize in [0x48, ${hex(Math.min(size, L.MAX_BUFFER_SIZE))}]`,
+      hex(bufferSize),
+    );
+  }
+  if (!headerEvent) {
+    throw new EtlError(
+      'NOT_ETL',
+      `not an ETL file: at offset 0x48 expected the WMI_LOG_TYPE_HEADER event (marker 0xC002xxxx or 0xC001xxxx, HookId 0x0000), found marker ${hex(marker, 8)} HookId ${hex(hookId, 4)}${hint(h)}`,
+      HEADER,
+      'marker 0xC0020002/0xC0010002, HookId 0x0000',
+      `marker ${hex(marker, 8)}, HookId ${hex(hookId, 4)}`,
+    );
+  }
+}
+
+/**
+ * Is there a plausible WMI_BUFFER_HEADER at `at` of `v` (file offset `fileOffset`, input `size` bytes)?
+ * With `fit`, the buffer must also fit in the input. The first event's marker is checked when `v` holds it.
+ */
+function plausibleHeader(v: DataView, at: number, fileOffset: number, size: number, fit: boolean): boolean {
+  const bufferSize = v.getUint32(at + L.BUF_BUFFER_SIZE, true);
+  if (bufferSize < HEADER || bufferSize > L.MAX_BUFFER_SIZE || (fit && fileOffset + bufferSize > size)) return false;
+  const flags = v.getUint16(at + L.BUF_BUFFER_FLAG, true);
+  const type = v.getUint16(at + L.BUF_BUFFER_TYPE, true);
+  if ((flags & ~L.BUFFER_FLAG_KNOWN_MASK) !== 0 || type >= L.BUFFER_TYPE_MAXIMUM) return false;
+  const saved = v.getUint32(at + L.BUF_SAVED_OFFSET, true);
+  if (flags & L.BUFFER_FLAG_COMPRESSED) return saved >= HEADER && saved <= L.MAX_BUFFER_SIZE;
+  const filled = v.getUint32(at + L.BUF_OFFSET, true);
+  const extentOk = (filled >= HEADER && filled <= bufferSize) || (saved >= HEADER && saved <= bufferSize);
+  if (!extentOk) return false;
+  if (at + CANDIDATE > v.byteLength) return true; // the marker is past the end of the input
+  return (v.getUint32(at + HEADER, true) & L.TRACE_HEADER_FLAG) !== 0;
+}
+
+const NO_BYTES = new Uint8Array(0);
+
+/** The last contiguous read of framing (a run of small buffers, or a resync scan), reused while it covers. */
+class Window {
+  base = 0;
+  bytes: Uint8Array = NO_BYTES;
+  view: DataView<ArrayBufferLike> = new DataView(NO_BYTES.buffer);
+  /** the aligned words of `bytes` (made on first use by the zero skipper), starting at `bytes[wordsAt]` */
+  private words: Int32Array | null = null;
+  private wordsAt = 0;
+
+  set(base: number, bytes: Uint8Array): void {
+    this.base = base;
+    this.bytes = bytes;
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.words = null;
+  }
+
+  covers(position: number, length: number): boolean {
+    return position >= this.base && position + length <= this.base + this.bytes.length;
+  }
+
+  /**
+   * The first plausible header at or after window index `i` that leaves CANDIDATE bytes in the window
+   * (file position), or -1.
+   */
+  scan(i: number, size: number): number {
+    const v = this.view;
+    const limit = this.bytes.length - CANDIDATE;
+    for (; i <= limit; i++) {
+      const bufferSize = v.getUint32(i, true);
+      if (bufferSize < HEADER) {
+        // zero bytes cannot start a header: jump to 3 bytes before the next non-zero byte
+        if (bufferSize === 0) i = Math.max(i, this.firstNonZero(i + 4, limit + 4) - 3) - 1;
+        continue;
+      }
+      if (plausibleHeader(v, i, this.base + i, size, true)) return this.base + i;
+    }
+    return -1;
+  }
+
+  /** Index of the first non-zero byte in [from, to) of the window (`to` if none): 4 bytes a step. */
+  private firstNonZero(from: number, to: number): number {
+    const b = this.bytes;
+    let i = from;
+    // bytes up to a word boundary of the underlying buffer
+    while (i < to && ((b.byteOffset + i) & 3) !== 0) {
+      if (b[i] !== 0) return i;
+      i++;
+    }
+    if (this.words === null) {
+      this.wordsAt = (((b.byteOffset + 3) & ~3) - b.byteOffset) | 0;
+      this.words = new Int32Array(b.buffer, b.byteOffset + this.wordsAt, Math.max(0, (b.length - this.wordsAt) >> 2));
+    }
+    const words = this.words;
+    let w = (i - this.wordsAt) >> 2;
+    const wordEnd = Math.min(words.length, (to - this.wordsAt) >> 2);
+    while (w + 4 <= wordEnd && (words[w]! | words[w + 1]! | words[w + 2]! | words[w + 3]!) === 0) w += 4;
+    while (w < wordEnd && words[w] === 0) w++;
+    i = Math.max(i, this.wordsAt + 4 * w);
+    while (i < to && b[i] === 0) i++;
+    return i;
+  }
+}
+
+function readFailed(position: number, wanted: number, got: number): EtlError {
+  return new EtlError(
+    'READ_FAILED',
+    `could not read the input at ${hex(position)}: expected ${wanted} bytes, got ${got} (did the file change while it was read?)`,
+    position,
+    `${wanted} bytes`,
+    `${got} bytes`,
+  );
+}
+
+/**
+ * Resync (§A.1 policy): the file position of the next plausible header after `from`, or -1. Reads forward
+ * in growing chunks, reusing the window while it covers the scan. With `chained`, a header counts only if
+ * its buffer ends where a plausible header starts, or at the end of the input: the scan runs over the
+ * bytes of a buffer that may be real but cut short, whose data must not be taken for buffers.
+ */
+function* resync(from: number, size: number, win: Window, chained: boolean, stream: ScanStream): Steps<number> {
+  let scan = from;
+  let chunk = SCAN_FIRST;
+  let lastProgress = from;
+  while (scan + CANDIDATE <= size) {
+    if (!win.covers(scan, CANDIDATE)) {
+      const want = Math.min(chunk, size - scan);
+      let got: Uint8Array;
+      if (chunk === SCAN_MAX && stream.on) {
+        // a long scan: the next chunk is read (ahead) into the other buffer while this one is scanned
+        got = yield* stream.load(scan, want);
+        const next = scan + got.length - CANDIDATE + 1;
+        if (next + CANDIDATE <= size) stream.on = yield* stream.prefetch(next, Math.min(SCAN_MAX, size - next));
+      } else {
+        got = yield* read(scan, want);
+      }
+      if (got.length < CANDIDATE) throw readFailed(scan, want, got.length);
+      win.set(scan, got);
+      chunk = Math.min(2 * chunk, SCAN_MAX);
+    }
+    const found = win.scan(scan - win.base, size);
+    if (found >= 0) {
+      if (!chained || (yield* chainsOn(found, size, win))) return found;
+      scan = found + 1;
+      continue;
+    }
+    scan = win.base + win.bytes.length - CANDIDATE + 1;
+    if (scan - lastProgress >= PROGRESS_EVERY) {
+      lastProgress = scan;
+      yield { kind: 'progress', phase: 'frame', done: scan, total: size };
+    }
+  }
+  return -1;
+}
+
+/**
+ * Two scan buffers of SCAN_MAX bytes for long resync scans: each chunk is loaded into one while the next
+ * is read ahead into the other (when the runner reads ahead: `on` turns false when it does not, and
+ * plain reads take over, which for bytes in memory copy nothing).
+ */
+class ScanStream {
+  on = true;
+  private bufs: Uint8Array[] = [];
+  private cur = 0;
+
+  private target(length: number): Uint8Array {
+    if (!this.bufs.length) this.bufs = [new Uint8Array(SCAN_MAX), new Uint8Array(SCAN_MAX)];
+    return this.bufs[this.cur]!.subarray(0, length);
+  }
+
+  /** Loads `length` bytes at `position` into the current buffer (the prefetch of that range, if any). */
+  *load(position: number, length: number): Steps<Uint8Array> {
+    const t = this.target(length);
+    const n = yield* load(position, t);
+    this.cur ^= 1;
+    return t.subarray(0, n);
+  }
+
+  /** Starts reading the next chunk into the other buffer; false if the runner does not read ahead. */
+  *prefetch(position: number, length: number): Steps<boolean> {
+    return yield* prefetch(position, this.target(length));
+  }
+}
+
+/**
+ * `at` if a plausible header is there whose buffer ends at the end of the input or where a plausible header
+ * starts, else -1: where framing resumes after a corrupt header when the buffers before it had the stride
+ * that leads here (decoder policy, §A.1). `from` is where the scan starts if not: when the header is less
+ * than STRIDE_READ bytes on, the window is read from there, so the scan that may follow reads nothing again.
+ */
+function* strideNext(from: number, at: number, size: number, win: Window): Steps<number> {
+  if (at + HEADER > size) return -1;
+  const want = Math.min(CANDIDATE, size - at);
+  let v: DataView<ArrayBufferLike> = win.view;
+  let i = at - win.base;
+  if (!win.covers(at, want)) {
+    const start = at + want - from <= STRIDE_READ ? from : at;
+    const got = yield* read(start, at + want - start);
+    if (got.length < at + HEADER - start) return -1;
+    if (start === from) {
+      win.set(from, got);
+      v = win.view;
+      i = at - from;
+    } else {
+      v = new DataView(got.buffer, got.byteOffset, got.byteLength);
+      i = 0;
+    }
+  }
+  if (!plausibleHeader(v, i, at, size, true)) return -1;
+  return (yield* chainsFrom(at + v.getUint32(i + L.BUF_BUFFER_SIZE, true), size, win)) ? at : -1;
+}
+
+/** Does the buffer at `at` (a plausible header in the window) end at the end of the input or where a plausible header starts? */
+function* chainsOn(at: number, size: number, win: Window): Steps<boolean> {
+  return yield* chainsFrom(at + win.view.getUint32(at - win.base + L.BUF_BUFFER_SIZE, true), size, win);
+}
+
+/** Is `end` (where a buffer ends) the end of the input or the place of a plausible header? */
+function* chainsFrom(end: number, size: number, win: Window): Steps<boolean> {
+  if (size - end < HEADER) return true;
+  let v: DataView<ArrayBufferLike> = win.view;
+  let i = end - win.base;
+  if (!win.covers(end, Math.min(CANDIDATE, size - end))) {
+    const got = yield* read(end, Math.min(CANDIDATE, size - end));
+    if (got.length < HEADER) return false;
+    v = new DataView(got.buffer, got.byteOffset, got.byteLength);
+    i = 0;
+  }
+  return plausibleHeader(v, i, end, size, false);
+}
+
+/**
+ * Frames the input into buffers (file order), into `table` (a caller may watch it fill: src/parallel).
+ * `headerBatch`: headers per batched request (sources whose reads are round trips, like Blobs, ask for more).
+ */
+export function* frameBuffers(
+  size: number,
+  issues: FramingIssue[],
+  counters: number[],
+  headerBatch = HEADER_BATCH,
+  table = new BufferTable(),
+): Steps<BufferTable> {
+  const first = yield* read(0, HEADER + 8);
+  checkFirstBuffer(first, size);
+  const win = new Window();
+  const stream = new ScanStream();
+  let pos = 0;
+  let lastProgress = 0;
+  // Headers of large buffers are read ahead in batches, assuming the next buffers have the BufferSize of
+  // the last one (they do in practice): one request for HEADER_BATCH headers instead of one round trip
+  // each, which for files is most of the framing time. A header read ahead is used only if it sits
+  // exactly where the previous buffer ends, so the result is the same as reading them one by one. Small
+  // buffers come from one contiguous read (the window), as do the buffers right after a resync.
+  let ahead: Uint8Array[] = [];
+  let aheadAt: number[] = [];
+  let aheadNext = 0;
+  let stride = 0;
+  /** buffer sizes vary: headers from contiguous reads (see VARIABLE_READ_MIN) */
+  let variable = false;
+  /** buffers in a row with the size `stride` */
+  let sameRun = 0;
+  /** headers in the last batch */
+  let batch = FIRST_BATCH;
+  const run: BatchRun = { pos: 0, next: 0 };
+  while (pos < size) {
+    if (aheadNext > 0 && aheadNext < aheadAt.length && aheadAt[aheadNext] === pos) {
+      // the batch's guesses that hold (most headers of a file) are taken by a plain function
+      run.pos = pos;
+      run.next = aheadNext;
+      takeBatch(run, ahead, aheadAt, stride, size, table, win, lastProgress + PROGRESS_EVERY);
+      sameRun += run.next - aheadNext;
+      if (variable && sameRun >= STABLE_RUN) variable = false;
+      pos = run.pos;
+      aheadNext = run.next;
+      if (pos - lastProgress >= PROGRESS_EVERY) {
+        lastProgress = pos;
+        yield { kind: 'progress', phase: 'frame', done: pos, total: size };
+      }
+      if (pos >= size) break;
+    }
+    if (size - pos < HEADER) {
+      counters[L.D_TRUNCATED_TAIL_BYTES]! += size - pos;
+      break;
+    }
+    let v: DataView<ArrayBufferLike>;
+    let at = 0;
+    // the guess of the last batch failed at its second header: the sizes vary
+    const missed = aheadNext === 1 && aheadAt.length > 1 && aheadAt[1] !== pos;
+    if (missed && !win.covers(pos, HEADER)) variable = true;
+    if (win.covers(pos, HEADER)) {
+      v = win.view;
+      at = pos - win.base;
+    } else if (aheadNext < aheadAt.length && aheadAt[aheadNext] === pos && ahead[aheadNext]!.length === HEADER) {
+      const h = ahead[aheadNext++]!;
+      v = new DataView(h.buffer, h.byteOffset, h.byteLength);
+    } else if (stride > SMALL_STRIDE && !variable) {
+      const positions: number[] = [];
+      // a batch after the sizes changed is small, and doubles while its guesses hold
+      batch = aheadAt.length > 0 && aheadNext === aheadAt.length ? Math.min(2 * batch, headerBatch) : FIRST_BATCH;
+      for (let p = pos; positions.length < batch && p + HEADER <= size; p += stride) positions.push(p);
+      ahead = yield* readMany(positions, HEADER);
+      aheadAt = positions;
+      aheadNext = 1;
+      const h = ahead[0]!;
+      if (h.length < HEADER) throw readFailed(pos, HEADER, h.length);
+      v = new DataView(h.buffer, h.byteOffset, h.byteLength);
+    } else {
+      const want =
+        stride > SMALL_STRIDE // variable sizes
+          ? Math.min(Math.max(VARIABLE_READ_MIN, 16 * stride), VARIABLE_READ_MAX, size - pos)
+          : stride >= HEADER
+            ? Math.min(CONTIGUOUS_READ, size - pos)
+            : HEADER;
+      const got = yield* read(pos, want);
+      if (got.length < HEADER) throw readFailed(pos, want, got.length);
+      win.set(pos, got);
+      v = win.view;
+    }
+    if (missed) aheadAt = []; // judged once
+    const bufferSize = v.getUint32(at + L.BUF_BUFFER_SIZE, true);
+    const sizeOk = bufferSize >= HEADER && bufferSize <= L.MAX_BUFFER_SIZE;
+    if (sizeOk && pos + bufferSize <= size) {
+      // when the records are full: room for the rest of the file at this buffer's size (exact when the data
+      // buffers have one size), between 1024 more and twice as many
+      if (table.count === table.capacity) {
+        const rest = table.count + 1 + Math.ceil((size - pos - bufferSize) / bufferSize);
+        table.reserve(Math.min(2 * table.count, Math.max(table.count + 1024, rest)));
+      }
+      table.push(v, at, pos, bufferSize, false);
+      pos += bufferSize;
+      sameRun = bufferSize === stride ? sameRun + 1 : 0;
+      if (variable && sameRun >= STABLE_RUN) variable = false;
+      stride = bufferSize;
+      if (pos - lastProgress >= PROGRESS_EVERY) {
+        lastProgress = pos;
+        yield { kind: 'progress', phase: 'frame', done: pos, total: size };
+      }
+      continue;
+    }
+    // A plausible header whose buffer runs past the end: the input was cut inside this buffer. When its
+    // size is the stride of the buffers before it (or it is the first buffer), that is taken as certain;
+    // otherwise only if no plausible header follows (else its BufferSize was corrupt).
+    const cutCandidate = sizeOk && plausibleHeader(v, at, pos, size, false);
+    if (cutCandidate && (bufferSize === stride || table.count === 0)) {
+      cut(table, v, at, pos, size, counters);
+      break;
+    }
+    // The scan may move the window: the header's fields are read first.
+    const reason =
+      bufferSize < HEADER ? L.CORRUPT_FRAME_SIZE_SMALL : bufferSize > L.MAX_BUFFER_SIZE ? L.CORRUPT_FRAME_SIZE_LARGE : L.CORRUPT_FRAME_PAST_END;
+    const saved = cutCandidate ? new DataView(new Uint8Array(new Uint8Array(v.buffer, v.byteOffset + at, HEADER)).buffer) : null;
+    // the buffers of a file have one size in practice (§A.1): the next header is looked for one stride on
+    // first, and the bytes between scanned only when none is there (a header in them may be event data)
+    let next = stride > 0 ? yield* strideNext(pos + 1, pos + stride, size, win) : -1;
+    if (next < 0) next = yield* resync(pos + 1, size, win, saved !== null, stream);
+    if (next < 0 && saved) {
+      cut(table, saved, 0, pos, size, counters);
+      break;
+    }
+    stride = 0;
+    counters[L.D_BUFFERS_CORRUPT]!++;
+    if (issues.length < L.LOG_CAPACITY) issues.push({ code: L.D_BUFFERS_CORRUPT, detail: reason, fileOffset: pos });
+    const resumeAt = next < 0 ? size : next;
+    counters[L.D_RESYNC_BYTES]! += resumeAt - pos;
+    pos = resumeAt;
+  }
+  return table;
+}
+
+/** Where takeBatch is: the file position and the next header of the batch. */
+interface BatchRun {
+  pos: number;
+  next: number;
+}
+
+/**
+ * Takes the headers of the batch read ahead from `run.next` on while each is where the last buffer ends,
+ * has the batch's stride as BufferSize and is not covered by the window, and while the records have room
+ * and the position is short of `progressAt` — what frameBuffers' loop does for such a header, without the
+ * generator. Most headers of a file are these, and a plain function for them keeps V8's optimizing
+ * compiler off frameBuffers (compiling it took 19–35 ms of a background thread per run: README "End to end").
+ */
+function takeBatch(
+  run: BatchRun,
+  ahead: readonly Uint8Array[],
+  aheadAt: readonly number[],
+  stride: number,
+  size: number,
+  table: BufferTable,
+  win: Window,
+  progressAt: number,
+): void {
+  let pos = run.pos;
+  let k = run.next;
+  for (; k < aheadAt.length && aheadAt[k] === pos && pos < progressAt && table.count < table.capacity; k++) {
+    const h = ahead[k]!;
+    if (h.length !== HEADER || win.covers(pos, HEADER)) break;
+    const v = new DataView(h.buffer, h.byteOffset, HEADER);
+    const bufferSize = v.getUint32(L.BUF_BUFFER_SIZE, true);
+    if (bufferSize !== stride || pos + bufferSize > size) break;
+    table.push(v, 0, pos, bufferSize, false);
+    pos += bufferSize;
+  }
+  run.pos = pos;
+  run.next = k;
+}
+
+/** Records the buffer at `pos` as cut short by the end of the input; its bytes are the truncated tail. */
+function cut(table: BufferTable, v: DataView, at: number, pos: number, size: number, counters: number[]): void {
+  table.push(v, at, pos, size - pos, true);
+  counters[L.D_TRUNCATED_TAIL_BYTES]! += size - pos;
+}

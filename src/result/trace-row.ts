@@ -1,0 +1,71 @@
+// The `traces` table (schema/tables.mjs): one row describing a decoded trace — its source, the logfile
+// header's machine and clock facts, the anchor that turns `timeNs` into absolute UTC, and what was lost.
+// A converted dataset joins every table to it through the `trace` partition.
+import * as L from '../generated/layout.js';
+import { DerivedRows } from '../tables/derived-rows.js';
+import type { DiagnosticCounters } from './diagnostics.js';
+import type { TraceInfo } from './logfile.js';
+import type { Table } from '../tables/table.js';
+import type { Clock } from '../time.js';
+import { VERSION } from '../version.js';
+
+/** FILETIME (100 ns since 1601-01-01 UTC) as ISO 8601 UTC with all seven fraction digits: exact. */
+export function fileTimeToIso(ft: bigint): string {
+  const FILETIME_UNIX_EPOCH = 116444736000000000n;
+  const units = ft - FILETIME_UNIX_EPOCH; // 100 ns since 1970
+  let secs = units / 10_000_000n;
+  let frac = units % 10_000_000n;
+  if (frac < 0n) {
+    frac += 10_000_000n;
+    secs -= 1n;
+  }
+  const iso = new Date(Number(secs) * 1000).toISOString(); // YYYY-MM-DDTHH:MM:SS.000Z
+  return `${iso.slice(0, 19)}.${frac.toString().padStart(7, '0')}Z`;
+}
+
+export interface TraceRowInput {
+  sourcePath: string | null;
+  fileSize: number;
+  info: TraceInfo | null;
+  clock: Clock | null;
+  buffers: number;
+  events: number;
+  diagnostics: DiagnosticCounters;
+  dataLoss: string | null;
+}
+
+/** The one-row `traces` table of a decode. */
+export function traceRow(r: TraceRowInput): Table<'traces'> {
+  const rows = new DerivedRows('traces');
+  const i = rows.add();
+  const info = r.info;
+  rows.maybe(i, L.TR_SOURCE_PATH, r.sourcePath);
+  rows.set(i, L.TR_FILE_SIZE, BigInt(r.fileSize));
+  if (info) {
+    rows.maybe(i, L.TR_LOGGER_NAME, info.loggerName || null);
+    rows.maybe(i, L.TR_LOG_FILE_NAME, info.logFileName || null);
+    rows.set(i, L.TR_OS_VERSION, info.osVersion);
+    rows.set(i, L.TR_BUILD, info.build);
+    rows.set(i, L.TR_NUMBER_OF_PROCESSORS, info.numberOfProcessors);
+    rows.set(i, L.TR_POINTER_SIZE, info.pointerSize & 0xff);
+    rows.set(i, L.TR_CLOCK_TYPE, info.clockType & 0xff);
+    rows.set(i, L.TR_ANCHOR_TICKS, info.headerTimestamp);
+    rows.set(i, L.TR_END_FILE_TIME, info.endTime);
+    rows.set(i, L.TR_EVENTS_LOST, info.eventsLost >>> 0);
+    rows.set(i, L.TR_BUFFERS_LOST, info.buffersLost >>> 0);
+  } else {
+    rows.set(i, L.TR_EVENTS_LOST, 0);
+    rows.set(i, L.TR_BUFFERS_LOST, 0);
+  }
+  if (r.clock) {
+    rows.set(i, L.TR_TICKS_PER_SECOND, r.clock.ticksPerSecond);
+    rows.set(i, L.TR_ANCHOR_FILE_TIME, r.clock.anchorFileTime);
+    rows.set(i, L.TR_ANCHOR_UTC, fileTimeToIso(r.clock.anchorFileTime));
+  }
+  rows.set(i, L.TR_BUFFERS, r.buffers >>> 0);
+  rows.set(i, L.TR_BUFFERS_CORRUPT, (r.diagnostics.buffersCorrupt ?? 0) >>> 0);
+  rows.set(i, L.TR_EVENTS, BigInt(r.events));
+  rows.maybe(i, L.TR_DATA_LOSS, r.dataLoss);
+  rows.set(i, L.TR_DECODER, `etw-decode ${VERSION}`);
+  return rows.take();
+}

@@ -1,0 +1,148 @@
+// Table schemas: the public column contract of every decoded table, derived from the registry
+// (schema/tables.mjs → src/generated/registry.ts). Nothing here names a table: adding one to the
+// registry adds it to every layer (engines, driver steps, row types, CLI, formats).
+import { columnCount, columnWidth, TABLES } from '../generated/registry.js';
+
+export type NumericColumnType = 'i64' | 'u64' | 'f64' | 'u32' | 'i32' | 'u16' | 'u8' | 'i8';
+/** 'str' is text: a string per row ('' where null) */
+export type ColumnType = NumericColumnType | 'str';
+export type NumericColumn =
+  | BigInt64Array
+  | BigUint64Array
+  | Float64Array
+  | Uint32Array
+  | Int32Array
+  | Uint16Array
+  | Uint8Array
+  | Int8Array;
+export type TypedColumn = NumericColumn | string[];
+
+/** Name of a table: 'cswitch' | 'spinlock' | … (one per registry entry, decoded or derived). */
+export type TableName = keyof typeof TABLES;
+/** Name of a table the engines decode (the others are derived from them in TypeScript). */
+export type DecodedTableName = { [T in TableName]: (typeof TABLES)[T]['derived'] extends false ? T : never }[TableName];
+
+export interface ColumnSpec {
+  readonly id: number;
+  readonly name: string;
+  readonly type: ColumnType;
+  /** true when the column can be null; presence is bit `id` of the table's `valid` column. */
+  readonly nullable: boolean;
+  readonly description: string;
+}
+
+type ColumnsOf<T extends TableName> = (typeof TABLES)[T]['columns'][number];
+type ValueOf<C extends { type: string }> = C['type'] extends 'i64' | 'u64' ? bigint : C['type'] extends 'str' ? string : number;
+
+/** The record of one row of table T: one property per column, null where a nullable cell is absent. */
+export type RowOf<T extends TableName> = T extends TableName
+  ? { -readonly [C in ColumnsOf<T> as C['name']]: C['nullable'] extends true ? ValueOf<C> | null : ValueOf<C> }
+  : never;
+
+/** Every table name, in registry (id) order: the decoded tables, then the derived ones. */
+export const TABLE_NAMES = Object.keys(TABLES) as TableName[];
+/** The tables the engines decode, in id order (= the engines' table index). */
+export const DECODED_TABLE_NAMES = TABLE_NAMES.filter((t) => !TABLES[t].derived) as DecodedTableName[];
+
+/** Columns of every table, in id order. */
+export const TABLE_COLUMNS = Object.fromEntries(TABLE_NAMES.map((t) => [t, TABLES[t].columns as readonly ColumnSpec[]])) as Record<
+  TableName,
+  readonly ColumnSpec[]
+>;
+
+/** Registry id of every table (the engines' table index). */
+export const TABLE_IDS = Object.fromEntries(TABLE_NAMES.map((t) => [t, TABLES[t].id])) as Record<TableName, number>;
+
+/** Index of the `valid` column of a table, or -1 when no column is nullable. */
+export function validColumnOf(table: TableName): number {
+  return TABLE_COLUMNS[table].findIndex((c) => c.name === 'valid');
+}
+
+/** Bytes per value in engine memory ('str': a u32 reference into the string heap). */
+export function bytesOf(type: ColumnType): number {
+  switch (type) {
+    case 'str':
+      return 4;
+    case 'i64':
+    case 'u64':
+    case 'f64':
+      return 8;
+    case 'u32':
+    case 'i32':
+      return 4;
+    case 'u16':
+      return 2;
+    default:
+      return 1;
+  }
+}
+
+const ARRAY_TYPES = {
+  i64: BigInt64Array,
+  u64: BigUint64Array,
+  f64: Float64Array,
+  u32: Uint32Array,
+  i32: Int32Array,
+  u16: Uint16Array,
+  u8: Uint8Array,
+  i8: Int8Array,
+} as const;
+
+export function allocColumn(type: ColumnType, length: number): TypedColumn {
+  return type === 'str' ? new Array<string>(length).fill('') : new ARRAY_TYPES[type](length);
+}
+
+/** A view of `length` elements of `type` over `buffer` at byte `offset` (no copy). */
+export function viewColumn(type: NumericColumnType, buffer: ArrayBufferLike, offset: number, length: number): NumericColumn {
+  return new ARRAY_TYPES[type](buffer as ArrayBuffer, offset, length);
+}
+
+/** Rows of one table produced by one engine call: columns in schema order. */
+export interface ColumnChunk {
+  readonly length: number;
+  readonly columns: readonly TypedColumn[];
+}
+
+/** Rows of every decoded table produced by one engine call. */
+export type Chunks = Record<DecodedTableName, ColumnChunk>;
+
+export function emptyChunk(table: TableName): ColumnChunk {
+  return { length: 0, columns: TABLE_COLUMNS[table].map((c) => allocColumn(c.type, 0)) };
+}
+
+/** A record with one value per decoded table, in registry order. */
+export function perTable<V>(make: (table: DecodedTableName) => V): Record<DecodedTableName, V> {
+  return Object.fromEntries(DECODED_TABLE_NAMES.map((t) => [t, make(t)])) as Record<DecodedTableName, V>;
+}
+
+/** Every decoded table with no rows: one shared chunk each (zero-length columns cannot change), for the drains
+ *  that leave a table empty (wasm/engine.ts, parallel/partition.ts). */
+export const NO_ROWS: Chunks = perTable((t) => emptyChunk(t));
+
+/** Concatenates chunks of one table into one chunk (one copy per column). */
+export function concatChunks(table: TableName, chunks: readonly ColumnChunk[]): ColumnChunk {
+  const specs = TABLE_COLUMNS[table];
+  if (chunks.length === 0) return emptyChunk(table);
+  if (chunks.length === 1) return chunks[0]!;
+  const length = chunks.reduce((n, c) => n + c.length, 0);
+  const columns = specs.map((spec, i): TypedColumn => {
+    if (spec.type === 'str') return chunks.flatMap((c) => c.columns[i] as string[]);
+    const out = allocColumn(spec.type, length);
+    let at = 0;
+    for (const c of chunks) {
+      (out as Uint8Array).set(c.columns[i] as Uint8Array, at);
+      at += c.length;
+    }
+    return out;
+  });
+  return { length, columns };
+}
+
+// The layout's widths and the schema's types agree (both come from the registry; this guards the generator).
+for (const name of DECODED_TABLE_NAMES) {
+  const cols = TABLE_COLUMNS[name];
+  if (cols.length !== columnCount(TABLE_IDS[name])) throw new Error(`schema ${name}: column count mismatch`);
+  cols.forEach((c, i) => {
+    if (c.id !== i || bytesOf(c.type) !== columnWidth(TABLE_IDS[name], i)) throw new Error(`schema ${name}: column ${c.name}`);
+  });
+}
