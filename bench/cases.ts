@@ -12,7 +12,7 @@ import { xpressDecompress as tsXpress } from '../src/engine/reference/xpress.js'
 import { loadWasmModuleSync, type WasmExports } from '../src/engine/wasm/instance.js';
 import type { MixedTraceOptions } from '../src/writer/index.js';
 import { cpuUsage } from '../src/node.js';
-import { cpuUsageReference } from '../src/derive/cpu-usage-reference.js';
+import { cpuUsageBySorting } from '../test/helpers/cpu-usage-oracle.js';
 import { compressedPayloads, corpusFile, scheduleFixture, traceFixture, type XpressSet } from './fixtures.js';
 import { FORMAT_CASES } from './format-cases.js';
 import { compressedBombs, template, tinyBuffers } from '../test/helpers/hostile.js';
@@ -163,7 +163,7 @@ function cpuUsageCase(): BenchCase {
   return {
     name: 'derive/cpuUsage',
     group: 'derive',
-    description: 'the cpuUsage table from decoded tables: "wasm" column = the streaming derivation, "reference" = sort everything',
+    description: 'the cpuUsage table from decoded tables: "wasm" column = the derivation (cpuUsage()), "reference" = the test oracle that sorts everything (test/helpers/cpu-usage-oracle.ts)',
     prepare(s) {
       const r = decodeSync(scheduleFixture(s.fixtureBytes));
       const rows = cpuUsage(r).length;
@@ -171,7 +171,7 @@ function cpuUsageCase(): BenchCase {
         work: { inputBytes: 0, outputBytes: 0, throughputOf: 'input', events: r.summary.cswitch + r.summary.readythread, rows },
         run: {
           wasm: () => cpuUsage(r).length,
-          reference: () => cpuUsageReference(r.cswitch, r.readythread, r.threads).length,
+          reference: () => cpuUsageBySorting(r.cswitch, r.readythread, r.threads).length,
         },
         notes: [`derive/cpuUsage: ${rows} rows from ${r.summary.cswitch} switches and ${r.summary.readythread} ready events`],
       };

@@ -1,12 +1,11 @@
-// The cpuUsage table: the streaming derivation (src/derive/cpu-usage.ts) equals the sort-everything reference
-// (src/derive/cpu-usage-reference.ts) row for row, and both equal a computation from the writer simulation's
-// ground truth written here from the definitions (README "cpuUsage").
+// The cpuUsage table: the derivation (src/derive/cpu-usage.ts, through cpuUsage() and streaming) equals the
+// sort-everything oracle (test/helpers/cpu-usage-oracle.ts) row for row, and both equal a computation from
+// the writer simulation's ground truth written here from the definitions (README "cpuUsage").
 import { describe, expect, test } from 'vitest';
 import { cpuUsage, CpuUsageDeriver, decodeSync, streamFile, type CpuUsageRow, type Table } from '../src/node.js';
-import { cpuUsageReference } from '../src/engine/reference/index.js';
 import { Table as TableCtor } from '../src/tables/table.js';
 import fc from 'fast-check';
-import { CpuUsageDeriverOracle } from './helpers/cpu-usage-oracle.js';
+import { cpuUsageBySorting, CpuUsageDeriverOracle } from './helpers/cpu-usage-oracle.js';
 import { simulateSchedule, writeTrace, type ScheduleOptions, type SimulatedSchedule } from '../src/writer/index.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -75,7 +74,7 @@ describe.each(CASES)('%s', (_, options) => {
   test.each(['wasm', 'reference'] as const)('%s engine: streaming = reference = ground truth', (engine) => {
     const r = decodeSync(bytes, { engine });
     const got = cpuUsage(r);
-    const ref = cpuUsageReference(r.cswitch, r.readythread, r.threads);
+    const ref = cpuUsageBySorting(r.cswitch, r.readythread, r.threads);
     expect(got.length).toBe(r.summary.cpuUsage);
     expect(got.length).toBeGreaterThan(500);
     got.columns.forEach((col, i) => expect(col, got.specs[i]!.name).toEqual(ref.columns[i]));

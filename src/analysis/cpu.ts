@@ -4,7 +4,7 @@
 // memory grows with the number of threads, never with the number of switches.
 import * as L from '../generated/layout.js';
 import { CpuUsageDeriver, type CpuUsageOptions, type CpuUsageStats } from '../derive/cpu-usage.js';
-import { concatChunks, type ColumnChunk } from '../tables/schema.js';
+import { concatChunks, type ColumnChunk, type NumericColumn, type TypedColumn } from '../tables/schema.js';
 import type { StreamResult } from '../result/summary.js';
 import { Table, type DecodedTables } from '../tables/table.js';
 
@@ -132,22 +132,44 @@ export class CpuAnalyzer {
   }
 }
 
-/** The whole cpuUsage table of a decoded trace, ordered by (cpu, switchInTime, decode order). */
-export function cpuUsage(result: DecodedTables & Pick<StreamResult, 'threads'>, options: CpuUsageOptions = {}): Table<'cpuUsage'> {
+/**
+ * The whole cpuUsage table of a decoded trace, ordered by (cpu, switchInTime), ties in decode order: the
+ * deriver given the trace's threads table (every process id from the final lifetimes, no row held back),
+ * its rows (per CPU in that order) then grouped by CPU, stably.
+ */
+export function cpuUsage(result: DecodedTables & Pick<StreamResult, 'threads'>, options: Omit<CpuUsageOptions, 'threads'> = {}): Table<'cpuUsage'> {
   const chunks: ColumnChunk[] = [];
-  const d = new CpuUsageDeriver((t) => chunks.push({ length: t.length, columns: t.columns }), options);
+  const d = new CpuUsageDeriver((t) => chunks.push({ length: t.length, columns: t.columns }), { ...options, threads: result.threads });
   d.add(result.cswitch, result.readythread, result.threadEvents);
   d.finish();
-  const all = new Table('cpuUsage', concatChunks('cpuUsage', chunks));
+  const all = concatChunks('cpuUsage', chunks);
+  const n = all.length;
   const cpu = all.columns[L.CU_CPU] as Uint16Array;
-  const order = Array.from({ length: all.length }, (_, i) => i).sort((a, b) => cpu[a]! - cpu[b]! || a - b);
-  return new Table('cpuUsage', { length: all.length, columns: all.columns.map((col) => permute(col, order)) });
+  // a stable counting sort by cpu
+  const start = new Uint32Array(0x10001);
+  for (let i = 0; i < n; i++) start[cpu[i]! + 1]!++;
+  for (let c = 1; c < start.length; c++) start[c]! += start[c - 1]!;
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[start[cpu[i]!]!++] = i;
+  return new Table('cpuUsage', { length: n, columns: all.columns.map((col) => permute(col as NumericColumn, order)) });
 }
 
-function permute<C extends ArrayLike<unknown> & { slice(): C }>(col: C, order: readonly number[]): C {
+/** col[order[i]] at i (64-bit columns moved as pairs of 32-bit words: no BigInt per value). */
+function permute(col: NumericColumn, order: Uint32Array): TypedColumn {
   const out = col.slice();
-  for (let i = 0; i < order.length; i++) (out as unknown as unknown[])[i] = col[order[i]!];
-  return out;
+  if (col instanceof BigInt64Array || col instanceof BigUint64Array) {
+    const src = new Uint32Array(col.buffer, col.byteOffset, 2 * col.length);
+    const dst = new Uint32Array(out.buffer, out.byteOffset, 2 * out.length);
+    for (let i = 0; i < order.length; i++) {
+      dst[2 * i] = src[2 * order[i]!]!;
+      dst[2 * i + 1] = src[2 * order[i]! + 1]!;
+    }
+  } else {
+    const src = col as Uint32Array;
+    const dst = out as Uint32Array;
+    for (let i = 0; i < order.length; i++) dst[i] = src[order[i]!]!;
+  }
+  return out as TypedColumn;
 }
 
 /** CPU time, ready time and waits per process and per thread of a decoded trace. */

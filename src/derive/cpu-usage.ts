@@ -1,6 +1,7 @@
-// The `cpuUsage` table (WPA's CPU Usage (Precise)) derived while a trace streams by, with memory bounded
-// by threads, CPUs and a reorder window — never by the file size. Definitions: README "cpuUsage";
-// src/derive/cpu-usage-reference.ts computes the same table by sorting everything (the test oracle).
+// The `cpuUsage` table (WPA's CPU Usage (Precise); definitions: README "cpuUsage"): the one derivation,
+// for a whole decode (cpuUsage() in src/analysis/cpu.ts) and while a trace streams by (the CLI's `cpu` and
+// `dump`, convert, the page), with memory bounded by threads, CPUs, a reorder window and a hold — never by
+// the file size. The independent oracles are in test/helpers/cpu-usage-oracle.ts.
 //
 // Rows arrive out of time order: each CPU's buffers flush on their own, compact rows come one switch late
 // and a batch is logged after the ReadyThread events inside it. But on one CPU, a ReadyThread or Thread
@@ -16,11 +17,25 @@
 // switches (each completes its CPU's previous row and opens its own), then the switch-outs of the group
 // are recorded (lastSwitchOutTime is strictly before the switch-in).
 //
+// Process ids follow the rule of the `threads` table (the lifetime of the tid with the latest startTime <=
+// the time, a null startTime = -infinity; tid 0 -> 0). Given that table (`threads`: a whole decode), the
+// lifetimes are final and every row is emitted when it completes. Streaming, the lifetimes are those of the
+// Thread events applied so far, and a thread known only from a later event (the end rundown's DCEnd, its
+// own End, a SetName) has none yet: a row with a process id (new, old or readying) still unknown when it
+// completes is held back (at most `holdRows`; stats.heldRows) and resolved at finish() against the final
+// lifetimes; past the bound such rows are emitted as they are (stats.unresolvedRows).
+//
+// Row order: rows are emitted in completion order — a row completes when its CPU's next switch is applied,
+// and at finish() each CPU's last row, in the order they were opened — except the held rows, which come
+// last, at finish(), in their completion order. So per CPU the rows that were not held come in
+// (switchInTime, arrival) order, late events aside.
+//
 // Costs: nothing is allocated per event or row. Events live in typed-array slots (a free list recycles
 // them) and are ordered by index; a tick value is two 32-bit halves (hi signed, lo unsigned), compared and
 // subtracted as such (exact, no BigInt); the state of a CPU (its open row) and of a thread (its latest
-// switch-out and ready) are typed-array slots too. Event order is (time, kind, cpu, arrival): a stable
-// natural merge sort of what came in (runs: each buffer's events), merged with what is held.
+// switch-out and ready) are typed-array slots too, and so are the held rows. Event order is (time, kind,
+// cpu, arrival): a stable natural merge sort of what came in (runs: each buffer's events), merged with
+// what is held.
 import * as L from '../generated/layout.js';
 import { allocColumn, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
@@ -30,6 +45,13 @@ export interface CpuUsageOptions {
   windowEvents?: number;
   /** rows per emitted chunk (default 65 536) */
   chunkRows?: number;
+  /** most rows held back until finish() for a process id not known yet (default 65 536; see the file comment) */
+  holdRows?: number;
+  /**
+   * the trace's `threads` table, when it is known before the rows (a whole decode): process ids come from
+   * it, no row is held back, and the Thread events given to add() are not needed (they are ignored)
+   */
+  threads?: Table<'threads'>;
 }
 
 export interface CpuUsageStats {
@@ -41,6 +63,10 @@ export interface CpuUsageStats {
   maxHeld: number;
   /** thread ids with lifetimes kept for process lookups */
   threads: number;
+  /** rows held back until finish() for a process id no Thread event applied before them gave (then resolved) */
+  heldRows: number;
+  /** rows emitted before finish() with a process id still unknown, `holdRows` rows being held already: their process ids may be missing */
+  unresolvedRows: number;
 }
 
 const KIND_THREAD = 0;
@@ -282,6 +308,7 @@ class Cpus {
 /** The output chunk: its columns, with 32-bit views of the 64-bit ones and byte views of the small ones. */
 class OutChunk {
   readonly columns: TypedColumn[];
+  readonly rows: number;
   readonly cpu: Uint16Array;
   readonly newThreadId: Uint32Array;
   readonly oldThreadId: Uint32Array;
@@ -310,6 +337,7 @@ class OutChunk {
   readonly prevCState: Uint8Array;
 
   constructor(rows: number) {
+    this.rows = rows;
     const c = (this.columns = TABLE_COLUMNS.cpuUsage.map((spec) => allocColumn(spec.type, rows)));
     const words = (i: number) => {
       const col = c[i] as BigInt64Array;
@@ -386,11 +414,17 @@ export class CpuUsageDeriver {
   private relHi = 0;
   private relLo = 0;
   private readonly lifetimes = new Map<number, Lifetime[]>();
+  /** the lifetimes are the trace's final ones (options.threads): no row waits for a process id */
+  private readonly final: boolean;
   /** rows opened so far (the order open rows are closed in at the end) */
   private opened = 0;
   private out: OutChunk;
   private n = 0; // rows in `out`
-  private readonly stats: CpuUsageStats = { rows: 0, lateEvents: 0, maxHeld: 0, threads: 0 };
+  /** rows waiting for a process id until finish(), in completion order */
+  private rowHold: OutChunk | null = null;
+  private nRowHold = 0;
+  private readonly holdRows: number;
+  private readonly stats: CpuUsageStats = { rows: 0, lateEvents: 0, maxHeld: 0, threads: 0, heldRows: 0, unresolvedRows: 0 };
 
   constructor(
     private readonly onRows: (rows: Table<'cpuUsage'>) => void,
@@ -399,13 +433,29 @@ export class CpuUsageDeriver {
     this.window = options.windowEvents ?? 1 << 18;
     this.chunkRows = options.chunkRows ?? 1 << 16;
     this.out = new OutChunk(this.chunkRows);
+    this.holdRows = options.holdRows ?? 1 << 16;
+    this.final = options.threads !== undefined;
+    if (options.threads) this.lifetimesOf(options.threads);
+  }
+
+  /** The lifetimes of the `threads` table (its row order, as the Thread events would make them). */
+  private lifetimesOf(threads: Table<'threads'>): void {
+    const c = threads.columns;
+    const tid = c[L.TH_THREAD_ID] as Uint32Array;
+    const pid = c[L.TH_PROCESS_ID] as Uint32Array;
+    const start = words(c[L.TH_START_TIME] as BigInt64Array);
+    for (let i = 0; i < threads.length; i++) {
+      let list = this.lifetimes.get(tid[i]!);
+      if (!list) this.lifetimes.set(tid[i]!, (list = []));
+      list.push({ hasStart: !threads.isNull(L.TH_START_TIME, i), startHi: start[2 * i + 1]! | 0, startLo: start[2 * i]!, pid: pid[i]!, open: false });
+    }
   }
 
   /** Takes the rows of one chunk of the decode (borrowed views are fine: values are copied). */
   add(cswitch: Table<'cswitch'>, readythread: Table<'readythread'>, threadEvents: Table<'threadEvents'>): void {
     const ev = this.ev;
     const te = threadEvents.columns;
-    if (threadEvents.length > 0) {
+    if (threadEvents.length > 0 && !this.final) {
       const ts = words(te[L.TE_TIMESTAMP] as BigInt64Array);
       const cpu = te[L.TE_CPU] as Uint16Array;
       const tid = te[L.TE_THREAD_ID] as Uint32Array;
@@ -466,7 +516,7 @@ export class CpuUsageDeriver {
     this.release(false);
   }
 
-  /** End of the trace: releases everything, completes the last row of every CPU and emits the rest. */
+  /** End of the trace: releases everything, completes the last row of every CPU, emits the rest, then the held rows. */
   finish(): CpuUsageStats {
     this.release(true);
     // the open rows, closed without a next switch, in the order they were opened
@@ -478,6 +528,7 @@ export class CpuUsageDeriver {
       this.closeRow(c, false, 0, 0, NONE);
       cpus.open[c] = 0;
     }
+    this.emitRowHold();
     this.flush();
     this.stats.threads = this.lifetimes.size;
     return { ...this.stats };
@@ -605,7 +656,8 @@ export class CpuUsageDeriver {
         const tid = ev.a[e]!;
         const op = ev.c[e]!;
         let lifetimes = this.lifetimes.get(tid);
-        const open = lifetimes?.find((l) => l.open);
+        let open: Lifetime | null = null;
+        if (lifetimes) for (const l of lifetimes) if (l.open) open = l;
         if (op === L.OPCODE_START || !open) {
           if (open) open.open = false;
           if (!lifetimes) this.lifetimes.set(tid, (lifetimes = []));
@@ -704,10 +756,26 @@ export class CpuUsageDeriver {
   /** Completes the open row of `cpu` with its next switch at (nHi, nLo) (or none at the end) and adds it to the output. */
   private closeRow(cpu: number, hasNext: boolean, nHi: number, nLo: number, nextOldPri: number): void {
     const cpus = this.cpus;
-    const o = this.out;
-    const r = this.n++;
     const tsHi = cpus.tsHi[cpu]!;
     const tsLo = cpus.tsLo[cpu]!;
+    let newPid = cpus.newPid[cpu]!;
+    let oldPid = cpus.oldPid[cpu]!;
+    const hasReady = cpus.hasReady[cpu] === 1;
+    const readying = hasReady ? cpus.readying[cpu]! : -1;
+    let readyingPid = readying >= 0 ? cpus.readyingPid[cpu]! : NO_ID;
+    let wait = false;
+    if (!this.final && (newPid === NO_ID || oldPid === NO_ID || (readying >= 0 && readyingPid === NO_ID))) {
+      // a Thread event applied since may know the thread now; if not, the row waits for finish()
+      if (newPid === NO_ID) newPid = this.pidAt(cpus.newThreadId[cpu]!, tsHi, tsLo);
+      if (oldPid === NO_ID) oldPid = this.pidAt(cpus.oldThreadId[cpu]!, tsHi, tsLo);
+      if (readying >= 0 && readyingPid === NO_ID) readyingPid = this.pidAt(readying, cpus.readyHi[cpu]!, cpus.readyLo[cpu]!);
+      if (newPid === NO_ID || oldPid === NO_ID || (readying >= 0 && readyingPid === NO_ID)) {
+        if (this.nRowHold < this.holdRows) wait = true;
+        else this.stats.unresolvedRows++;
+      }
+    }
+    const o = wait ? this.rowHoldRoom() : this.out;
+    const r = wait ? this.nRowHold++ : this.n++;
     let v = ALWAYS;
     o.cpu[r] = cpu;
     put64(o.switchInTime, r, tsHi, tsLo);
@@ -719,12 +787,10 @@ export class CpuUsageDeriver {
       v |= (1 << L.CU_NEXT_SWITCH_OUT_TIME) | (1 << L.CU_CPU_USAGE);
       v |= small(o.newOutPri, r, nextOldPri, L.CU_NEW_OUT_PRI);
     }
-    const newPid = cpus.newPid[cpu]!;
     if (newPid !== NO_ID) {
       o.newProcessId[r] = newPid;
       v |= 1 << L.CU_NEW_PROCESS_ID;
     }
-    const oldPid = cpus.oldPid[cpu]!;
     if (oldPid !== NO_ID) {
       o.oldProcessId[r] = oldPid;
       v |= 1 << L.CU_OLD_PROCESS_ID;
@@ -742,7 +808,7 @@ export class CpuUsageDeriver {
       v |= small(o.newPrevState, r, cpus.lastState[cpu]!, L.CU_NEW_PREV_STATE);
       v |= small(o.newPrevWaitReason, r, cpus.lastWr[cpu]!, L.CU_NEW_PREV_WAIT_REASON);
     }
-    if (cpus.hasReady[cpu] === 1) {
+    if (hasReady) {
       const rHi = cpus.readyHi[cpu]!;
       const rLo = cpus.readyLo[cpu]!;
       put64(o.readyTime, r, rHi, rLo);
@@ -752,11 +818,9 @@ export class CpuUsageDeriver {
         putDiff(o.waits, r, rHi, rLo, cpus.lastHi[cpu]!, cpus.lastLo[cpu]!);
         v |= 1 << L.CU_WAITS;
       }
-      const readying = cpus.readying[cpu]!;
       if (readying >= 0) {
         o.readyingThreadId[r] = readying;
         v |= 1 << L.CU_READYING_THREAD_ID;
-        const readyingPid = cpus.readyingPid[cpu]!;
         if (readyingPid !== NO_ID) {
           o.readyingProcessId[r] = readyingPid;
           v |= 1 << L.CU_READYING_PROCESS_ID;
@@ -764,7 +828,64 @@ export class CpuUsageDeriver {
       }
     }
     o.valid[r] = v >>> 0;
-    if (this.n >= this.chunkRows) this.flush();
+    if (wait) this.stats.heldRows++;
+    else if (this.n >= this.chunkRows) this.flush();
+  }
+
+  /** The hold, with room for one more row (it grows by doubling up to holdRows). */
+  private rowHoldRoom(): OutChunk {
+    const h = this.rowHold;
+    if (h !== null && this.nRowHold < h.rows) return h;
+    const grown = new OutChunk(Math.min(this.holdRows, Math.max(1024, 2 * (h?.rows ?? 0))));
+    if (h !== null) grown.columns.forEach((col, c) => (col as Uint8Array).set(h.columns[c] as Uint8Array));
+    return (this.rowHold = grown);
+  }
+
+  /**
+   * finish(): the held rows' process ids that are still null, from the final lifetimes (those of threads
+   * that never had one stay null), then the rows into the output in their completion order.
+   */
+  private emitRowHold(): void {
+    const h = this.rowHold;
+    if (h === null) return;
+    const nHold = this.nRowHold;
+    for (let r = 0; r < nHold; r++) {
+      let v = h.valid[r]!;
+      const inHi = h.switchInTime[2 * r + 1]! | 0;
+      const inLo = h.switchInTime[2 * r]!;
+      if (((v >>> L.CU_NEW_PROCESS_ID) & 1) === 0) {
+        const pid = this.pidAt(h.newThreadId[r]!, inHi, inLo);
+        if (pid !== NO_ID) {
+          h.newProcessId[r] = pid;
+          v |= 1 << L.CU_NEW_PROCESS_ID;
+        }
+      }
+      if (((v >>> L.CU_OLD_PROCESS_ID) & 1) === 0) {
+        const pid = this.pidAt(h.oldThreadId[r]!, inHi, inLo);
+        if (pid !== NO_ID) {
+          h.oldProcessId[r] = pid;
+          v |= 1 << L.CU_OLD_PROCESS_ID;
+        }
+      }
+      if (((v >>> L.CU_READYING_THREAD_ID) & 1) === 1 && ((v >>> L.CU_READYING_PROCESS_ID) & 1) === 0) {
+        const pid = this.pidAt(h.readyingThreadId[r]!, h.readyTime[2 * r + 1]! | 0, h.readyTime[2 * r]!);
+        if (pid !== NO_ID) {
+          h.readyingProcessId[r] = pid;
+          v |= 1 << L.CU_READYING_PROCESS_ID;
+        }
+      }
+      h.valid[r] = v >>> 0;
+    }
+    for (let i = 0; i < nHold; ) {
+      const k = Math.min(this.chunkRows - this.n, nHold - i);
+      const out = this.out;
+      for (let c = 0; c < out.columns.length; c++) (out.columns[c] as Uint8Array).set((h.columns[c] as Uint8Array).subarray(i, i + k), this.n);
+      this.n += k;
+      i += k;
+      if (this.n >= this.chunkRows) this.flush();
+    }
+    this.rowHold = null;
+    this.nRowHold = 0;
   }
 
   private flush(): void {

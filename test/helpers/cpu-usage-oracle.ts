@@ -1,27 +1,28 @@
-// The former streaming cpuUsage derivation (objects and BigInts per event), kept as the oracle of the
-// typed-array one in src/derive/cpu-usage.ts: the same rows and the same statistics for any chunking and window.
-
-// The `cpuUsage` table (WPA's CPU Usage (Precise)) derived while a trace streams by, with memory bounded
-// by threads, CPUs and a reorder window — never by the file size. Definitions: README "cpuUsage";
-// src/derive/cpu-usage-reference.ts computes the same table by sorting everything (the test oracle).
+// The independent oracles of the cpuUsage derivation (src/derive/cpu-usage.ts, README "cpuUsage"):
+// - cpuUsageBySorting: the definition computed by the simplest correct method, sorting everything and
+//   searching (the whole table, ordered by (cpu, switchInTime, decode order));
+// - CpuUsageDeriverOracle: the streaming derivation written with objects and BigInts per event and row, the
+//   same rows, chunks and statistics as the typed-array one for any chunking, window and hold.
 //
-// Rows arrive out of time order: each CPU's buffers flush on their own, compact rows come one switch late
-// and a batch is logged after the ReadyThread events inside it. But on one CPU, a ReadyThread or Thread
-// event of time r is always delivered before any switch of that CPU at or after r (both are logged in the
-// CPU's own buffers, switches no earlier than their time). So events are held, sorted by time, and
-// released up to the watermark = the least, over the CPUs seen, of the latest switch time delivered for
-// that CPU: everything at or before it has arrived. A CPU that falls silent would hold the watermark back,
-// so no more than `windowEvents` events are held between chunks: past that the earliest are released anyway, and
-// an event that then arrives behind the released time is processed at once and counted as late.
+// The streaming one: rows arrive out of time order: each CPU's buffers flush on their own, compact rows
+// come one switch late and a batch is logged after the ReadyThread events inside it. But on one CPU, a
+// ReadyThread or Thread event of time r is always delivered before any switch of that CPU at or after r.
+// So events are held, sorted by time, and released up to the watermark = the least, over the CPUs seen, of
+// the latest switch time delivered for that CPU. No more than `windowEvents` events are held between
+// chunks: past that the earliest are released anyway, and an event that then arrives behind the released
+// time is processed at once and counted as late.
 //
 // Released events of one timestamp are applied as one group, in this order: Thread events (lifetimes),
 // ReadyThread events (readying thread = the last switch-in on their CPU at or before them), then the
 // switches (each completes its CPU's previous row and opens its own), then the switch-outs of the group
-// are recorded (lastSwitchOutTime is strictly before the switch-in).
+// are recorded (lastSwitchOutTime is strictly before the switch-in). Process ids come from the lifetimes so
+// far (or from a given threads table); a completed row with one still unknown waits, up to `holdRows`,
+// and is emitted at finish() with the final lifetimes, after every other row.
 import * as L from '../../src/generated/layout.js';
 import { allocColumn, TABLE_COLUMNS, type TypedColumn } from '../../src/tables/schema.js';
 import { Table } from '../../src/tables/table.js';
 import type { CpuUsageOptions, CpuUsageStats } from '../../src/derive/cpu-usage.js';
+import { DerivedRows } from '../../src/tables/derived-rows.js';
 
 const KIND_THREAD = 0;
 const KIND_READY = 1;
@@ -109,9 +110,14 @@ export class CpuUsageDeriverOracle {
   private readonly lastIdleOut = new Map<number, SwitchOut>(); // idle thread (one per cpu): cpu → latest switch-out
   private readonly lastReady = new Map<number, Ready>(); // tid → latest ready
   private readonly lifetimes = new Map<number, { start: bigint | null; pid: number; open: boolean }[]>();
+  /** lifetimes from a given threads table: final, no row waits */
+  private readonly final: boolean;
+  private readonly holdRows: number;
+  /** completed rows waiting for a process id until finish() */
+  private readonly waiting: { o: OpenRow; next: bigint | null; nextOldPri: number }[] = [];
   private cols: TypedColumn[] = [];
   private n = 0; // rows in `cols`
-  private readonly stats: CpuUsageStats = { rows: 0, lateEvents: 0, maxHeld: 0, threads: 0 };
+  private readonly stats: CpuUsageStats = { rows: 0, lateEvents: 0, maxHeld: 0, threads: 0, heldRows: 0, unresolvedRows: 0 };
 
   constructor(
     private readonly onRows: (rows: Table<'cpuUsage'>) => void,
@@ -119,6 +125,13 @@ export class CpuUsageDeriverOracle {
   ) {
     this.window = options.windowEvents ?? 1 << 18;
     this.chunkRows = options.chunkRows ?? 1 << 16;
+    this.holdRows = options.holdRows ?? 1 << 16;
+    this.final = options.threads !== undefined;
+    for (const t of options.threads ?? []) {
+      const list = this.lifetimes.get(t.threadId) ?? [];
+      list.push({ start: t.startTime, pid: t.processId, open: false });
+      this.lifetimes.set(t.threadId, list);
+    }
     this.newChunk();
   }
 
@@ -130,7 +143,7 @@ export class CpuUsageDeriverOracle {
   /** Takes the rows of one chunk of the decode (borrowed views are fine: values are copied). */
   add(cswitch: Table<'cswitch'>, readythread: Table<'readythread'>, threadEvents: Table<'threadEvents'>): void {
     const te = threadEvents.columns;
-    for (let i = 0; i < threadEvents.length; i++) {
+    for (let i = 0; i < (this.final ? 0 : threadEvents.length); i++) {
       this.hold(this.event((te[L.TE_TIMESTAMP] as BigInt64Array)[i]!, KIND_THREAD, (te[L.TE_CPU] as Uint16Array)[i]!,
         (te[L.TE_THREAD_ID] as Uint32Array)[i]!, (te[L.TE_PROCESS_ID] as Uint32Array)[i]!, (te[L.TE_OPCODE] as Uint8Array)[i]!));
     }
@@ -162,6 +175,14 @@ export class CpuUsageDeriverOracle {
     this.release(true);
     for (const open of this.pending.values()) this.closeRow(open, null, NONE);
     this.pending.clear();
+    for (const w of this.waiting) {
+      const o = w.o;
+      o.newPid ??= this.pidAt(o.newThreadId, o.ts);
+      o.oldPid ??= this.pidAt(o.oldThreadId, o.ts);
+      if (o.readyTs !== null && o.readying >= 0) o.readyingPid ??= this.pidAt(o.readying, o.readyTs);
+      this.writeRow(o, w.next, w.nextOldPri);
+    }
+    this.waiting.length = 0;
     this.flush();
     this.stats.threads = this.lifetimes.size;
     return { ...this.stats };
@@ -292,8 +313,26 @@ export class CpuUsageDeriverOracle {
     };
   }
 
-  /** Completes a row with its CPU's next switch (or none at the end) and adds it to the output. */
+  /** Completes a row with its CPU's next switch (or none at the end): to the output, or to wait for a process id. */
   private closeRow(o: OpenRow, next: bigint | null, nextOldPri: number): void {
+    if (!this.final) {
+      const readyingKnown = o.readyTs !== null && o.readying >= 0;
+      o.newPid ??= this.pidAt(o.newThreadId, o.ts);
+      o.oldPid ??= this.pidAt(o.oldThreadId, o.ts);
+      if (readyingKnown) o.readyingPid ??= this.pidAt(o.readying, o.readyTs!);
+      if (o.newPid === null || o.oldPid === null || (readyingKnown && o.readyingPid === null)) {
+        if (this.waiting.length < this.holdRows) {
+          this.waiting.push({ o, next, nextOldPri });
+          this.stats.heldRows++;
+          return;
+        }
+        this.stats.unresolvedRows++;
+      }
+    }
+    this.writeRow(o, next, nextOldPri);
+  }
+
+  private writeRow(o: OpenRow, next: bigint | null, nextOldPri: number): void {
     const r = this.n++;
     const c = this.cols;
     let v = (1 << L.CU_VALID) | (1 << L.CU_CPU) | (1 << L.CU_SWITCH_IN_TIME) | (1 << L.CU_NEW_THREAD_ID) | (1 << L.CU_OLD_THREAD_ID);
@@ -360,4 +399,139 @@ export class CpuUsageDeriverOracle {
     this.newChunk();
     this.onRows(new Table('cpuUsage', { length: n, columns }));
   }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The definition by sorting everything. For each cswitch row with a known newThreadId, ordered by (cpu,
+// switchInTime, decode order):
+// - next = the next cswitch row on the same cpu (nextSwitchOutTime, newOutPri);
+// - a switch-out of N = a cswitch row whose oldThreadId is N; lastSwitchOut = the latest one before
+//   switchInTime (any cpu; tid 0, one idle thread per cpu: the same cpu), ties: the last in
+//   (timestamp, cpu, decode order);
+// - readyTime = the latest readythread row of N with lastSwitchOutTime < t <= switchInTime;
+// - readyingThreadId = newThreadId of the latest cswitch row on the ready event's cpu with timestamp <=
+//   the ready event's; process ids from the threads lifetimes (latest startTime <= the time, null
+//   startTime = -infinity; tid 0 -> 0).
+
+interface Sw {
+  i: number; // row in the cswitch table
+  ts: bigint;
+  cpu: number;
+}
+
+/** The last index of `xs` (sorted by key) whose key satisfies `ok` (a prefix property), or -1. */
+function lastWhere<T>(xs: readonly T[], ok: (x: T) => boolean): number {
+  let lo = 0;
+  let hi = xs.length; // ok holds for [0, lo), fails from hi
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ok(xs[mid]!)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - 1;
+}
+
+const byTime = (a: Sw, b: Sw): number => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : a.cpu - b.cpu || a.i - b.i);
+
+/** Process of `tid` at time `t` from the threads table (lifetimes of a tid by startTime). */
+function processResolver(threads: Table<'threads'>): (tid: number, t: bigint) => number | null {
+  const byTid = new Map<number, { start: bigint | null; pid: number }[]>();
+  for (let i = 0; i < threads.length; i++) {
+    const r = threads.get(i);
+    const list = byTid.get(r.threadId) ?? [];
+    list.push({ start: r.startTime, pid: r.processId });
+    byTid.set(r.threadId, list);
+  }
+  for (const list of byTid.values()) list.sort((a, b) => (a.start === b.start ? 0 : a.start === null ? -1 : b.start === null ? 1 : a.start < b.start ? -1 : 1));
+  return (tid, t) => {
+    if (tid === 0) return 0;
+    const list = byTid.get(tid);
+    if (!list) return null;
+    const k = lastWhere(list, (x) => x.start === null || x.start <= t);
+    return k < 0 ? null : list[k]!.pid;
+  };
+}
+
+export function cpuUsageBySorting(cswitch: Table<'cswitch'>, readythread: Table<'readythread'>, threads: Table<'threads'>): Table<'cpuUsage'> {
+  const cs = cswitch.columns;
+  const ts = cs[L.CS_TIMESTAMP] as BigInt64Array;
+  const cpuCol = cs[L.CS_CPU] as Uint16Array;
+  const newTid = cs[L.CS_NEW_THREAD_ID] as Uint32Array;
+  const oldTid = cs[L.CS_OLD_THREAD_ID] as Uint32Array;
+  const all: Sw[] = Array.from({ length: cswitch.length }, (_, i) => ({ i, ts: ts[i]!, cpu: cpuCol[i]! }));
+  // per cpu in time order (decode order within equal times)
+  const perCpu = new Map<number, Sw[]>();
+  for (const s of all) (perCpu.get(s.cpu) ?? perCpu.set(s.cpu, []).get(s.cpu)!).push(s);
+  for (const list of perCpu.values()) list.sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : a.i - b.i));
+  // switch-outs by thread (idle: by cpu), in (time, cpu, decode order)
+  const outs = new Map<string, Sw[]>();
+  for (const s of [...all].sort(byTime)) {
+    const key = oldTid[s.i] === 0 ? `0/${s.cpu}` : String(oldTid[s.i]);
+    (outs.get(key) ?? outs.set(key, []).get(key)!).push(s);
+  }
+  // ready events by thread, in time order
+  const rts = readythread.columns[L.RT_TIMESTAMP] as BigInt64Array;
+  const readies = new Map<number, number[]>();
+  const readyOrder = Array.from({ length: readythread.length }, (_, i) => i).sort((a, b) => (rts[a]! < rts[b]! ? -1 : rts[a]! > rts[b]! ? 1 : a - b));
+  for (const k of readyOrder) {
+    const tid = (readythread.columns[L.RT_THREAD_ID] as Uint32Array)[k]!;
+    (readies.get(tid) ?? readies.set(tid, []).get(tid)!).push(k);
+  }
+  const pidOf = processResolver(threads);
+  const out = new DerivedRows('cpuUsage');
+  const cpus = [...perCpu.keys()].sort((a, b) => a - b);
+  for (const cpu of cpus) {
+    const list = perCpu.get(cpu)!;
+    list.forEach((s, k) => {
+      if (cswitch.isNull(L.CS_NEW_THREAD_ID, s.i)) return;
+      const t = s.ts;
+      const tid = newTid[s.i]!;
+      const r = out.add();
+      const row = cswitch.get(s.i);
+      out.set(r, L.CU_CPU, cpu);
+      out.set(r, L.CU_SWITCH_IN_TIME, t);
+      out.set(r, L.CU_NEW_THREAD_ID, tid);
+      out.set(r, L.CU_OLD_THREAD_ID, oldTid[s.i]);
+      out.maybe(r, L.CU_NEW_PROCESS_ID, pidOf(tid, t));
+      out.maybe(r, L.CU_OLD_PROCESS_ID, pidOf(oldTid[s.i]!, t));
+      out.maybe(r, L.CU_NEW_IN_PRI, row.newThreadPriority);
+      out.maybe(r, L.CU_OLD_OUT_PRI, row.oldThreadPriority);
+      out.maybe(r, L.CU_OLD_STATE, row.oldThreadState);
+      out.maybe(r, L.CU_OLD_WAIT_REASON, row.oldThreadWaitReason);
+      out.maybe(r, L.CU_PREV_CSTATE, row.previousCState);
+      const next = list[k + 1];
+      if (next) {
+        out.set(r, L.CU_NEXT_SWITCH_OUT_TIME, next.ts);
+        out.maybe(r, L.CU_NEW_OUT_PRI, cswitch.get(next.i).oldThreadPriority);
+        out.set(r, L.CU_CPU_USAGE, next.ts - t);
+      }
+      const myOuts = outs.get(tid === 0 ? `0/${cpu}` : String(tid)) ?? [];
+      const o = lastWhere(myOuts, (x) => x.ts < t);
+      const last = o >= 0 ? myOuts[o]! : null;
+      if (last) {
+        const lr = cswitch.get(last.i);
+        out.set(r, L.CU_LAST_SWITCH_OUT_TIME, last.ts);
+        out.maybe(r, L.CU_NEW_PREV_OUT_PRI, lr.oldThreadPriority);
+        out.maybe(r, L.CU_NEW_PREV_STATE, lr.oldThreadState);
+        out.maybe(r, L.CU_NEW_PREV_WAIT_REASON, lr.oldThreadWaitReason);
+      }
+      const myReadies = readies.get(tid) ?? [];
+      const q = lastWhere(myReadies, (x) => rts[x]! <= t);
+      if (q >= 0 && (last === null || rts[myReadies[q]!]! > last.ts)) {
+        const ready = myReadies[q]!;
+        const rt = rts[ready]!;
+        out.set(r, L.CU_READY_TIME, rt);
+        out.set(r, L.CU_READY, t - rt);
+        if (last) out.set(r, L.CU_WAITS, rt - last.ts);
+        const onCpu = perCpu.get((readythread.columns[L.RT_CPU] as Uint16Array)[ready]!) ?? [];
+        const w = lastWhere(onCpu, (x) => x.ts <= rt);
+        if (w >= 0 && !cswitch.isNull(L.CS_NEW_THREAD_ID, onCpu[w]!.i)) {
+          const readying = newTid[onCpu[w]!.i]!;
+          out.set(r, L.CU_READYING_THREAD_ID, readying);
+          out.maybe(r, L.CU_READYING_PROCESS_ID, pidOf(readying, rt));
+        }
+      }
+    });
+  }
+  return out.take();
 }

@@ -7,4 +7,3 @@ registerReferenceEngine(() => new ReferenceEngine());
 
 export { ReferenceEngine } from './walk.js';
 export { xpressDecompress } from './xpress.js';
-export { cpuUsageReference } from '../../derive/cpu-usage-reference.js';
