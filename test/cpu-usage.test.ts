@@ -2,7 +2,10 @@
 // sort-everything oracle (test/helpers/cpu-usage-oracle.ts) row for row, and both equal a computation from
 // the writer simulation's ground truth written here from the definitions (README "cpuUsage").
 import { describe, expect, test } from 'vitest';
-import { cpuUsage, CpuUsageDeriver, decodeSync, streamFile, type CpuUsageRow, type Table } from '../src/node.js';
+import { cpuUsage, CpuUsageDeriver, decodeSync, streamFile, type CpuUsageRow, type DecodeResult, type Table } from '../src/node.js';
+import * as L from '../src/generated/layout.js';
+import { deriveThreads } from '../src/derive/lifetimes.js';
+import type { TypedColumn } from '../src/tables/schema.js';
 import { Table as TableCtor } from '../src/tables/table.js';
 import fc from 'fast-check';
 import { cpuUsageBySorting, CpuUsageDeriverOracle } from './helpers/cpu-usage-oracle.js';
@@ -127,11 +130,19 @@ describe.each(CASES)('%s', (_, options) => {
   });
 });
 
+/** The tables of `r` as if its start rundown (Thread DCStart) was not logged: most threads are known only from the end rundown. */
+function withoutStartRundown(r: DecodeResult): Pick<DecodeResult, 'cswitch' | 'readythread' | 'threadEvents' | 'threads'> {
+  const op = r.threadEvents.columns[L.TE_OPCODE] as Uint8Array;
+  const keep = Array.from(op, (o) => o !== L.OPCODE_DC_START);
+  const threadEvents = new TableCtor('threadEvents', { length: keep.filter(Boolean).length, columns: r.threadEvents.columns.map((c) => (c as Uint8Array).filter((_, i) => keep[i])) as TypedColumn[] });
+  return { cswitch: r.cswitch, readythread: r.readythread, threadEvents, threads: deriveThreads(threadEvents) };
+}
+
 describe('the typed-array derivation equals the former object-per-event one (test/helpers/cpu-usage-oracle.ts)', () => {
   const traces = [
     decodeSync(writeTrace(simulateSchedule({ seed: 21, cpus: 3, duration: 600_000, switchMode: 'mixed' }).description).bytes),
     decodeSync(writeTrace(simulateSchedule({ seed: 22, cpus: 5, duration: 600_000, switchMode: 'compact' }).description).bytes),
-  ];
+  ].flatMap((r) => [r, withoutStartRundown(r)]);
 
   const sliceOf = <T extends 'cswitch' | 'readythread' | 'threadEvents'>(t: Table<T>, a: number, b: number): Table<T> =>
     new TableCtor(t.name, { length: b - a, columns: t.columns.map((c) => c.slice(a, b)) }) as unknown as Table<T>;
@@ -142,7 +153,7 @@ describe('the typed-array derivation equals the former object-per-event one (tes
     return bounds.slice(1).map((b, k) => sliceOf(t, bounds[k]!, b));
   }
 
-  test('same rows, chunks and statistics for any chunking, window and chunk size', () => {
+  test('same rows, chunks and statistics for any chunking, window, chunk size and hold, streaming or given the threads table', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: traces.length - 1 }),
@@ -150,7 +161,9 @@ describe('the typed-array derivation equals the former object-per-event one (tes
         fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 12 }),
         fc.constantFrom(1, 7, 64, 1000, 1 << 18),
         fc.constantFrom(1, 3, 100, 65536),
-        (which, a, b, windowEvents, chunkRows) => {
+        fc.constantFrom(0, 1, 5, 1 << 16),
+        fc.boolean(),
+        (which, a, b, windowEvents, chunkRows, holdRows, given) => {
           const r = traces[which]!;
           const at = [...a].sort((x, y) => x - y);
           const at2 = [...b].sort((x, y) => x - y);
@@ -160,8 +173,9 @@ describe('the typed-array derivation equals the former object-per-event one (tes
           const te = cuts(r.threadEvents, at2.slice(0, at.length).concat(new Array(Math.max(0, at.length - at2.length)).fill(1)));
           const got: Table<'cpuUsage'>[] = [];
           const want: Table<'cpuUsage'>[] = [];
-          const d = new CpuUsageDeriver((t) => got.push(t), { windowEvents, chunkRows });
-          const o = new CpuUsageDeriverOracle((t) => want.push(t), { windowEvents, chunkRows });
+          const options = { windowEvents, chunkRows, holdRows, threads: given ? r.threads : undefined };
+          const d = new CpuUsageDeriver((t) => got.push(t), options);
+          const o = new CpuUsageDeriverOracle((t) => want.push(t), options);
           for (let k = 0; k < cs.length; k++) {
             d.add(cs[k]!, rt[k]!, te[k]!);
             o.add(cs[k]!, rt[k]!, te[k]!);
@@ -171,7 +185,7 @@ describe('the typed-array derivation equals the former object-per-event one (tes
           got.forEach((t, k) => t.columns.forEach((col, c) => expect(col, `chunk ${k} column ${t.specs[c]!.name}`).toEqual(want[k]!.columns[c])));
         },
       ),
-      { numRuns: 60 },
+      { numRuns: 80 },
     );
   });
 
@@ -186,24 +200,74 @@ describe('the typed-array derivation equals the former object-per-event one (tes
     expect(stats.maxHeld).toBeLessThanOrEqual(8);
   });
 
-  test('64-bit times beyond 2^53 and negative ones: durations exact', () => {
-    const r = traces[0]!;
-    for (const shift of [2n ** 60n, -(2n ** 62n), 2n ** 53n - 3n]) {
-      const moved = <T extends 'cswitch' | 'readythread' | 'threadEvents'>(t: Table<T>, col: number): Table<T> => {
-        const c = t.columns.slice();
-        c[col] = (t.columns[col] as BigInt64Array).map((x) => x + shift);
-        return new TableCtor(t.name, { length: t.length, columns: c }) as Table<T>;
+  test('rows wait for a process id in these runs, and past the hold are counted (the comparison covers them)', () => {
+    const r = traces[1]!;
+    const run = (holdRows?: number) => {
+      const d = new CpuUsageDeriver(() => {}, { holdRows });
+      d.add(r.cswitch, r.readythread, r.threadEvents);
+      return d.finish();
+    };
+    const all = run();
+    expect(all.heldRows).toBeGreaterThan(50);
+    expect(all.unresolvedRows).toBe(0);
+    const few = run(5);
+    expect([few.heldRows, few.unresolvedRows]).toEqual([5, all.heldRows - 5]);
+    expect(run(0).unresolvedRows).toBe(all.heldRows);
+  });
+
+  test('threads known only from the end rundown: the streamed rows are cpuUsage() and the definition, those that waited last', async () => {
+    // a trace written without its start rundown (Thread DCStart)
+    const sim = simulateSchedule({ seed: 23, cpus: 4, duration: 1_000_000, switchMode: 'mixed' });
+    const events = sim.description.events.filter((e) => !(e.kind === 'thread' && e.opcode === 'dcStart'));
+    const bytes = writeTrace({ ...sim.description, events }).bytes;
+    const r = decodeSync(bytes);
+    const want = cpuUsageBySorting(r.cswitch, r.readythread, r.threads);
+    const whole = cpuUsage(r);
+    whole.columns.forEach((col, c) => expect(col, whole.specs[c]!.name).toEqual(want.columns[c]));
+    const path = join(mkdtempSync(join(tmpdir(), 'etw-cpu-')), 't.etl');
+    writeFileSync(path, bytes);
+    for (const windowBytes of [0x4000, 0x10000, 1 << 22]) {
+      const chunks: Table<'cpuUsage'>[] = [];
+      const d = new CpuUsageDeriver((t) => chunks.push(t), { chunkRows: 7 });
+      await streamFile(path, { windowBytes, rows: 'borrow', onRows: (t) => d.add(t.cswitch, t.readythread, t.threadEvents) });
+      const stats = d.finish();
+      expect([stats.lateEvents, stats.unresolvedRows]).toEqual([0, 0]);
+      expect(stats.heldRows).toBeGreaterThan(50);
+      const streamed = chunks.flatMap(rows);
+      expect(streamed.length).toBe(want.length);
+      // per CPU, the rows that did not wait come in switchInTime order, then those that waited, in that order too
+      const inOrder = (xs: CpuUsageRow[]) => {
+        const last = new Map<number, bigint>();
+        return xs.every((x) => (last.get(x.cpu) ?? -(2n ** 63n)) <= x.switchInTime && last.set(x.cpu, x.switchInTime));
       };
-      const got: Table<'cpuUsage'>[] = [];
-      const want: Table<'cpuUsage'>[] = [];
-      const d = new CpuUsageDeriver((t) => got.push(t));
-      const o = new CpuUsageDeriverOracle((t) => want.push(t));
-      const args = [moved(r.cswitch, 0), moved(r.readythread, 0), moved(r.threadEvents, 0)] as const;
-      d.add(...args);
-      o.add(...args);
-      expect(d.finish()).toEqual(o.finish());
-      got.forEach((t, k) => t.columns.forEach((col, c) => expect(col).toEqual(want[k]!.columns[c])));
-      expect(got.reduce((n, t) => n + t.length, 0)).toBeGreaterThan(100);
+      const cut = streamed.length - stats.heldRows;
+      expect(inOrder(streamed.slice(0, cut))).toBe(true);
+      expect(inOrder(streamed.slice(cut))).toBe(true);
+      expect(streamed.slice(cut).every((x) => x.newProcessId !== null && x.oldProcessId !== null)).toBe(true);
+      streamed.sort((a, b) => a.cpu - b.cpu || (a.switchInTime < b.switchInTime ? -1 : a.switchInTime > b.switchInTime ? 1 : 0));
+      expect(streamed).toEqual(rows(want));
+    }
+  });
+
+  test('64-bit times beyond 2^53 and negative ones: durations exact', () => {
+    for (const r of traces.slice(0, 2)) {
+      for (const shift of [2n ** 60n, -(2n ** 62n), 2n ** 53n - 3n]) {
+        const moved = <T extends 'cswitch' | 'readythread' | 'threadEvents'>(t: Table<T>, col: number): Table<T> => {
+          const c = t.columns.slice();
+          c[col] = (t.columns[col] as BigInt64Array).map((x) => x + shift);
+          return new TableCtor(t.name, { length: t.length, columns: c }) as Table<T>;
+        };
+        const got: Table<'cpuUsage'>[] = [];
+        const want: Table<'cpuUsage'>[] = [];
+        const d = new CpuUsageDeriver((t) => got.push(t));
+        const o = new CpuUsageDeriverOracle((t) => want.push(t));
+        const args = [moved(r.cswitch, 0), moved(r.readythread, 0), moved(r.threadEvents, 0)] as const;
+        d.add(...args);
+        o.add(...args);
+        expect(d.finish()).toEqual(o.finish());
+        got.forEach((t, k) => t.columns.forEach((col, c) => expect(col).toEqual(want[k]!.columns[c])));
+        expect(got.reduce((n, t) => n + t.length, 0)).toBeGreaterThan(100);
+      }
     }
   });
 });
