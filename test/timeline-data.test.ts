@@ -2,7 +2,7 @@
 // from the streaming cpuUsage rows, with the state its thread left the CPU in; past the bound, coalesced
 // with every switch and every tick of busy time accounted for.
 import { describe, expect, test } from 'vitest';
-import { cpuUsage, decodeSync, type Table } from '../src/node.js';
+import { cpuUsage, CpuUsageDeriver, decodeSync, type Table } from '../src/node.js';
 import { simulateSchedule, writeTrace } from '../src/writer/index.js';
 import { TimelineBuilder, UNKNOWN, firstEndingAfter, type TimelineData } from '../web/src/timeline-data.js';
 
@@ -107,5 +107,70 @@ describe('coalesced past the bound', () => {
       }
       expect(l.tid[i]).toBe(tid);
     }
+  });
+});
+
+describe('rows that waited for their process (they come last from the deriver)', () => {
+  // a trace without its start rundown: the deriver holds the rows of most threads until its end
+  const sim = simulateSchedule({ seed: 1111, cpus: 4, threads: 60, processes: 8, switchMode: 'mixed', duration: 4_000_000 });
+  const events = sim.description.events.filter((e) => !(e.kind === 'thread' && e.opcode === 'dcStart'));
+  const late = decodeSync(writeTrace({ ...sim.description, events }).bytes);
+  const streamed = (): { chunks: Table<'cpuUsage'>[]; heldRows: number } => {
+    const chunks: Table<'cpuUsage'>[] = [];
+    const d = new CpuUsageDeriver((t) => chunks.push(t), { chunkRows: 997 });
+    d.add(late.cswitch, late.readythread, late.threadEvents);
+    return { chunks, heldRows: d.finish().heldRows };
+  };
+  const feed = (chunks: Table<'cpuUsage'>[], maxEntries?: number) => {
+    const b = new TimelineBuilder(maxEntries);
+    for (const t of chunks) b.add(t);
+    return b.finish();
+  };
+
+  test('full resolution: the entries of the rows in (cpu, time) order; only states next to a waiting row may be unknown', () => {
+    const { chunks, heldRows } = streamed();
+    expect(heldRows).toBeGreaterThan(100);
+    const t = feed(chunks);
+    const want = build(cpuUsage(late));
+    expect(t.entries).toBe(want.entries);
+    let unknown = 0;
+    const shift = Number(t.baseTicks - want.baseTicks); // the first row given differs
+    t.lanes.forEach((l, k) => {
+      const w = want.lanes[k]!;
+      expect(l.cpu).toBe(w.cpu);
+      expect([...l.start].map((x) => x + shift)).toEqual([...w.start]);
+      expect([...l.end].map((x) => x + shift)).toEqual([...w.end]);
+      expect([...l.tid]).toEqual([...w.tid]);
+      expect([...l.proc].map((p) => t.pids[p])).toEqual([...w.proc].map((p) => want.pids[p]));
+      for (let i = 0; i < l.n; i++) {
+        if (l.outState[i] === w.outState[i]) continue;
+        expect(l.outState[i]).toBe(UNKNOWN);
+        unknown++;
+      }
+      for (let i = 1; i < l.n; i++) expect(l.end[i]!).toBeGreaterThanOrEqual(l.end[i - 1]!);
+    });
+    expect(unknown).toBeLessThanOrEqual(2 * heldRows);
+  });
+
+  test('coalesced: bounded, time-ordered, every switch and tick of busy time accounted for', () => {
+    const max = 400;
+    const t = feed(streamed().chunks, max);
+    const full = build(cpuUsage(late));
+    expect(t.bucket).toBeGreaterThan(0);
+    expect(t.entries).toBeLessThanOrEqual(max);
+    t.lanes.forEach((l, k) => {
+      const f = full.lanes[k]!;
+      let count = 0;
+      let busy = 0;
+      for (let i = 0; i < l.n; i++) {
+        count += l.count![i]!;
+        busy += l.busy![i]!;
+        if (i) expect(l.start[i]!).toBeGreaterThanOrEqual(l.end[i - 1]! - 1e-9 * Math.abs(l.end[i - 1]!));
+      }
+      let fullBusy = 0;
+      for (let i = 0; i < f.n; i++) fullBusy += f.end[i]! - f.start[i]!;
+      expect(count).toBe(f.n);
+      expect(busy / fullBusy).toBeCloseTo(1, 4);
+    });
   });
 });

@@ -51,5 +51,6 @@ export function renderCpu(file: string, a: CpuAnalysis, by: 'process' | 'thread'
   }
   if (shown.length < list.length) lines.push(`… ${list.length - shown.length} more (--top 0 shows all)`);
   if (stats.lateEvents) lines.push(`note: ${stats.lateEvents} events arrived behind the reorder window (ready times or process ids may be missing)`);
+  if (stats.unresolvedRows) lines.push(`note: ${stats.unresolvedRows} switch-ins were counted before their thread's process was known (more were waiting than the hold keeps): they may count as (unknown)`);
   return lines.join('\n') + '\n';
 }

@@ -215,6 +215,7 @@ export async function main(argv: string[]): Promise<number> {
         const stats = deriver.finish();
         for (const t of pending.splice(0)) await writer!.write(t);
         if (stats.lateEvents) note(`${stats.lateEvents} events arrived behind the cpuUsage reorder window: their rows may miss ready times or process ids`);
+        if (stats.unresolvedRows) note(`${stats.unresolvedRows} cpuUsage rows were written before their thread's process was known (more were waiting than the hold keeps): their process ids may be missing`);
       }
       summary = res.summary;
       // derived tables are complete only at the end of the decode

@@ -204,6 +204,7 @@ function render(r: PageResult): void {
   if (r.noSwitches) notes.push(notice('warn', 'No context switches in this trace', `${r.noSwitches}. The timeline and CPU usage need the CSWITCH kernel flag (xperf -on PROC_THREAD+CSWITCH, or WPR's CPU profile).`, 'no-switches'));
   if (r.dataLoss) notes.push(notice('warn', 'Data was lost or is corrupt', `${r.dataLoss}. What could be decoded is shown; see Diagnostics for where.`, 'data-loss'));
   if (r.lateEvents) notes.push(notice('info', 'Out-of-order events', `${int(r.lateEvents)} events arrived behind the CPU-usage reorder window: their rows may miss ready times or process ids.`, 'late'));
+  if (r.unresolvedRows) notes.push(notice('info', 'Threads named late', `${int(r.unresolvedRows)} switch-ins were counted before their thread's process was known (more were waiting than the CPU-usage hold keeps): they may count as (unknown).`, 'unresolved'));
   $('notices').innerHTML = notes.join('');
 
   renderTimeline(r, tpms);

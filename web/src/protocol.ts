@@ -44,6 +44,8 @@ export interface PageResult {
   threadNames: ThreadName[];
   /** cpuUsage events that arrived behind the reorder window (see the README) */
   lateEvents: number;
+  /** cpuUsage rows counted before their thread's process was known, the deriver's hold being full (see the README) */
+  unresolvedRows: number;
   /** wall time of the decode, ms */
   decodeMs: number;
 }

@@ -2,6 +2,10 @@
 // (from the streaming cpuUsage rows), as typed arrays per CPU. Times are ticks since `baseTicks` (the
 // first switch seen) in doubles: exact up to 2^53 ticks (28 years of a 10 MHz clock).
 //
+// The deriver emits each CPU's rows in time order, except the rows that waited for their thread's process
+// (src/derive/cpu-usage.ts), which come at its end: a lane that got an entry before one it has is put in
+// time order again (and coalesced again) before it is used.
+//
 // Memory bound: at most MAX_ENTRIES entries in all (full resolution below that: ~26 bytes each, ~55 MB
 // at the bound). Past it the timeline is coalesced: entries that start in the same time bucket of a CPU
 // become one, which keeps the thread that ran longest in it, the busy time and the number of switches;
@@ -98,6 +102,8 @@ export class TimelineBuilder {
   private switches = 0;
   private first = Infinity;
   private last = -Infinity;
+  /** lanes with an entry added before one they had (put in time order at finish() or before coalescing) */
+  private readonly unsorted = new Set<Lane>();
 
   constructor(private readonly maxEntries = MAX_ENTRIES) {}
 
@@ -143,9 +149,10 @@ export class TimelineBuilder {
       this.switches++;
       const c = cpu[i]!;
       const l = this.lane(c);
-      // this switch ends the CPU's open entry: its thread's state and wait reason at the switch-out
+      // this switch ends the CPU's open entry (the one ending at its time): its thread's state and wait reason at the switch-out
+      const s = Number(tin[i]! - base);
       const o = this.open.get(c) ?? -1;
-      if (o >= 0 && o < l.n && l.tid[o] === oldTid[i] && (l.count === null || l.count[o] === 1)) {
+      if (o >= 0 && o < l.n && l.tid[o] === oldTid[i] && l.end[o] === s && (l.count === null || l.count[o] === 1)) {
         l.outState[o] = t.isNull(stateCol, i) ? UNKNOWN : oldState[i]!;
         l.outWait[o] = t.isNull(waitCol, i) ? UNKNOWN : oldWait[i]!;
       }
@@ -154,7 +161,6 @@ export class TimelineBuilder {
         this.open.set(c, -1); // the idle thread: not drawn
         continue;
       }
-      const s = Number(tin[i]! - base);
       const e = t.isNull(outCol, i) ? s : Number(tout[i]! - base);
       const p = this.proc(t.isNull(pidCol, i) ? null : pid[i]!);
       if (s < this.first) this.first = s;
@@ -167,6 +173,7 @@ export class TimelineBuilder {
   /** Appends (or, coalesced, merges) an entry; returns its index. */
   private push(l: Lane, s: number, e: number, tid: number, p: number): number {
     const k = l.n;
+    if (k > 0 && s < l.start[k - 1]!) this.unsorted.add(l);
     if (this.bucket > 0 && k > 0 && Math.floor(l.start[k - 1]! / this.bucket) === Math.floor(s / this.bucket)) {
       this.mergeInto(l, k - 1, s, e, tid, p, 1, e - s, e - s, UNKNOWN, UNKNOWN);
       return k - 1;
@@ -222,37 +229,65 @@ export class TimelineBuilder {
     this.bucket = Math.max(2 * this.bucket, Math.ceil((2 * lanes * span) / this.maxEntries));
     const b = this.bucket;
     let total = 0;
+    this.sortLanes();
     for (const l of this.lanes.values()) {
       withTotals(l);
-      const count = l.count!;
-      let w = -1;
-      for (let i = 0; i < l.n; i++) {
-        if (w >= 0 && Math.floor(l.start[w]! / b) === Math.floor(l.start[i]! / b)) {
-          this.mergeInto(l, w, l.start[i]!, l.end[i]!, l.tid[i]!, l.proc[i]!, count[i]!, l.busy![i]!, l.longest![i]!, l.outState[i]!, l.outWait[i]!);
-          continue;
-        }
-        w++;
-        if (w !== i) {
-          l.start[w] = l.start[i]!;
-          l.end[w] = l.end[i]!;
-          l.tid[w] = l.tid[i]!;
-          l.proc[w] = l.proc[i]!;
-          l.outState[w] = l.outState[i]!;
-          l.outWait[w] = l.outWait[i]!;
-          count[w] = count[i]!;
-          l.busy![w] = l.busy![i]!;
-          l.longest![w] = l.longest![i]!;
-        }
-      }
-      l.n = w + 1;
+      this.mergeBuckets(l, b);
       this.open.set(l.cpu, -1);
       total += l.n;
     }
     this.total = total;
   }
 
+  /** Merges the entries of a lane (in time order) that start in the same bucket. */
+  private mergeBuckets(l: Lane, b: number): void {
+    const count = l.count!;
+    let w = -1;
+    for (let i = 0; i < l.n; i++) {
+      if (w >= 0 && Math.floor(l.start[w]! / b) === Math.floor(l.start[i]! / b)) {
+        this.mergeInto(l, w, l.start[i]!, l.end[i]!, l.tid[i]!, l.proc[i]!, count[i]!, l.busy![i]!, l.longest![i]!, l.outState[i]!, l.outWait[i]!);
+        continue;
+      }
+      w++;
+      if (w !== i) {
+        l.start[w] = l.start[i]!;
+        l.end[w] = l.end[i]!;
+        l.tid[w] = l.tid[i]!;
+        l.proc[w] = l.proc[i]!;
+        l.outState[w] = l.outState[i]!;
+        l.outWait[w] = l.outWait[i]!;
+        count[w] = count[i]!;
+        l.busy![w] = l.busy![i]!;
+        l.longest![w] = l.longest![i]!;
+      }
+    }
+    l.n = w + 1;
+  }
+
+  /** Puts the entries of the unsorted lanes in time order (stable), coalesced again if the timeline is. */
+  private sortLanes(): void {
+    for (const l of this.unsorted) {
+      const order = Array.from({ length: l.n }, (_, i) => i).sort((x, y) => l.start[x]! - l.start[y]! || x - y);
+      const arrays = [l.start, l.end, l.tid, l.proc, l.outState, l.outWait, l.count, l.busy, l.longest];
+      for (const a of arrays) {
+        if (!a) continue;
+        const was = a.slice(0, l.n);
+        for (let i = 0; i < l.n; i++) a[i] = was[order[i]!]!;
+      }
+      this.open.set(l.cpu, -1);
+      if (this.bucket > 0) {
+        withTotals(l);
+        const before = l.n;
+        this.mergeBuckets(l, this.bucket);
+        this.total -= before - l.n;
+      }
+    }
+    this.unsorted.clear();
+  }
+
   /** The timeline (lanes by CPU number); its arrays are trimmed to their entries (transferable). */
   finish(): TimelineData {
+    this.sortLanes();
     const trim = <T extends Float64Array | Float32Array | Uint32Array | Int32Array | Uint8Array>(a: T, n: number): T => a.slice(0, n) as T;
     const lanes = [...this.lanes.values()]
       .sort((a, b) => a.cpu - b.cpu)

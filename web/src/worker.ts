@@ -1,6 +1,7 @@
 // The page's decoding worker: streams the File (never the whole file in memory) through decodeStream
 // with borrowed rows, and keeps only what the page shows — the cpuUsage rows folded into per-process and
-// per-thread totals and into the bounded timeline, spin locks folded by lock and caller. Cancelling is
+// per-thread totals and into the bounded timeline (the rows that waited for their thread's process come
+// at the deriver's end), spin locks folded by lock and caller. Cancelling is
 // terminating this worker. (Downloads run in export-worker.ts, loaded only when one is asked for.)
 import {
   CpuAnalyzer,
@@ -54,6 +55,7 @@ async function decodeForPage(file: Blob, name: string): Promise<PageResult> {
     processNames,
     threadNames,
     lateEvents: stats.lateEvents,
+    unresolvedRows: stats.unresolvedRows,
     decodeMs: performance.now() - t0,
   };
 }
