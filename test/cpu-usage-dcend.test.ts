@@ -3,7 +3,7 @@
 // "cpuUsage": the threads lifetime with the latest startTime <= the time, a null startTime = -infinity) —
 // `cpu --json` and `dump --table cpuUsage` (the CLI, streaming), cpuUsage() of a whole decode, and the
 // streaming deriver fed chunk by chunk.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,4 +115,26 @@ describe('a thread seen only in the end rundown, in its End or in a SetName gets
     const byProcess = JSON.parse(run(['cpu', trace, '--json', '--top', '0'])) as { rows: { processId: number | null; switchIns: number }[] };
     expect(byProcess.rows.map((r) => r.processId).sort((x, y) => (x ?? -1) - (y ?? -1))).toEqual([0, 0x40, 0x50, 0x60, 0x70]);
   });
+});
+
+test('more rows waiting than the hold keeps: the rest go out unresolved, counted, and the CLI says so', () => {
+  // 70 000 switches among threads known only from the end rundown: 65 536 rows wait (the default hold); each
+  // CPU's last row completes at the end, after the rundown: 4462 rows go out before their process is known
+  const unresolved = 70_000 - 65_536 - 2;
+  const tids = [0x1004, 0x1008, 0x100c, 0x1010, 0x1014];
+  const many: EventSpec[] = [];
+  for (let i = 0; i < 70_000; i++) many.push(sw(i & 1, 2_000_000n + BigInt(i) * 50n, tids[(i >> 1) % 5]!, tids[((i >> 1) + 4) % 5]!));
+  for (const [k, tid] of tids.entries()) many.push({ kind: 'thread', cpu: 0, timestamp: 9_000_000n, opcode: 'dcEnd', processId: 0x200 + k, threadId: tid });
+  const file = join(dir, 'many.etl');
+  writeFileSync(file, writeTrace({ numberOfProcessors: 2, events: many }).bytes);
+  const json = JSON.parse(run(['cpu', file, '--json'])) as { cpuUsage: { rows: number; heldRows: number; unresolvedRows: number } };
+  expect(json.cpuUsage).toMatchObject({ rows: 70_000, heldRows: 65_536, unresolvedRows: unresolved });
+  expect(run(['cpu', file])).toContain(`note: ${unresolved} switch-ins were counted before their thread's process was known`);
+  const dump = spawnSync(process.execPath, [BIN, 'dump', file, '--table', 'cpuUsage'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  expect(dump.status).toBe(0);
+  expect(dump.stderr).toContain(`${unresolved} cpuUsage rows were written before their thread's process was known`);
+  // the rows that waited got their process; those past the hold did not
+  const lines = dump.stdout.trim().split('\n');
+  const at = lines[0]!.split(',').indexOf('newProcessId');
+  expect(lines.slice(1).filter((l) => l.split(',')[at] === '').length).toBe(unresolved);
 });
