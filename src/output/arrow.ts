@@ -15,8 +15,7 @@ import { ENUMS, nameOf } from '../tables/enums.js';
 import { EtlError } from '../errors.js';
 import { emptyChunk, TABLE_COLUMNS, validColumnOf, type NumericColumnType, type TableName } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
-import type { Clock } from '../time.js';
-import { nanosecondsColumn } from './nanos.js';
+import { nanosecondsColumn, type Clock } from '../time.js';
 
 export interface ArrowOptions {
   /** add a `<col>Name` dictionary column of names next to every enumeration column (like the CSV --names) */
