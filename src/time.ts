@@ -40,15 +40,12 @@ function floorDivBig(a: bigint, b: bigint): bigint {
 }
 
 /**
- * floor(x / d) for integers |x| < 2^53 and d > 0 held in doubles, with q·d exact (|x| + d ≤ 2^53 suffices):
- * the float quotient, corrected by one where rounding put it across an integer.
+ * floor(x / d) for integers |x| < 2^53 and d ≥ 1 held in doubles. Exact without a correction step: the
+ * quotient x/d = k + f/d (0 ≤ f < d) is at least 1/d from the next integer, more than half an ulp of it
+ * (< 2^-53·|x|/d), so the rounded quotient lies in [k, k + 1).
  */
 export function floorDiv(x: number, d: number): number {
-  let q = Math.floor(x / d);
-  const r = x - q * d;
-  if (r < 0) q -= 1;
-  else if (r >= d) q += 1;
-  return q;
+  return Math.floor(x / d);
 }
 
 type ClockInfo = Pick<TraceInfo, 'clockType' | 'perfFreq' | 'cpuSpeedInMHz' | 'headerTimestamp' | 'startTime'>;

@@ -73,8 +73,7 @@ function write6(out: DataView, pos: number, v: number): number {
 /** The digits of an integer 0 ≤ v < 2^53. */
 export function writeUSafe(out: DataView, pos: number, v: number): number {
   if (v < TWO_32) return writeU32(out, pos, v);
-  // v = hi·10^8 + lo with hi < 2^27 (the float v/10^8 is within 2^-27 of the exact quotient, whose fraction
-  // is at most 1 − 10^-8: it never rounds up to the next integer, so hi·10^8 ≤ v is exact)
+  // v = hi·10^8 + lo with hi < 2^27
   const hi = floorDiv(v, 1e8);
   return write8(out, writeU32(out, pos, hi), v - hi * 1e8);
 }
