@@ -16,6 +16,7 @@ import { EtlError } from '../errors.js';
 import { emptyChunk, TABLE_COLUMNS, validColumnOf, type NumericColumnType, type TableName } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 import { nanosecondsColumn, type Clock } from '../time.js';
+import { concatBytes } from './bytes.js';
 
 export interface ArrowOptions {
   /** add a `<col>Name` dictionary column of names next to every enumeration column (like the CSV --names) */
@@ -398,12 +399,7 @@ export class ArrowIpcWriter {
       let smallBytes = 0;
       const flushSmall = async () => {
         if (smallBytes === 0) return;
-        const joined = new Uint8Array(smallBytes);
-        let at = 0;
-        for (const s of small) {
-          joined.set(s, at);
-          at += s.byteLength;
-        }
+        const joined = concatBytes(small);
         small = [];
         smallBytes = 0;
         await this.emit(joined);

@@ -57,6 +57,7 @@ import * as R from '../generated/registry.js';
 import type { DecodeResult } from '../result/summary.js';
 import { Table } from '../tables/table.js';
 import { TickConverter, type Clock } from '../time.js';
+import { concatBytes } from './bytes.js';
 import { ProtoWriter, putVarint32, putVarint64 } from './protobuf.js';
 
 // Trace / TracePacket / EtwTraceEventBundle / EtwTraceEvent
@@ -772,12 +773,5 @@ export function toPerfetto(result: DecodeResult, options: ToPerfettoOptions = {}
     writer.cswitch(new Table('cswitch', { length: end - at, columns: cs.columns.map((c) => (c as Uint8Array).subarray(at, end)) }));
   }
   writer.close();
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return parts.length === 1 ? parts[0]! : concatBytes(parts);
 }

@@ -14,6 +14,7 @@ import { ENUMS } from '../tables/enums.js';
 import { TABLE_COLUMNS, validColumnOf, type ColumnType, type TableName, type TypedColumn } from '../tables/schema.js';
 import type { Table } from '../tables/table.js';
 import { TickConverter, type Clock, type TickConversion } from '../time.js';
+import { concatBytes } from './bytes.js';
 import { DIGITS_OVERHANG, writeI64, writeSafe } from './digits.js';
 import { csvText, jsonText, StringBytes } from './escape.js';
 import { K_F64, K_I32, K_I64, K_I8, K_NAME, K_STR, K_TICKS, K_U16, K_U32, K_U64, K_U8, rowLoop, type RowCell, type RowLoop, type RowTarget } from './row-loop.js';
@@ -294,14 +295,7 @@ function cellsOf(table: TableName, o: FormatOptions, quote: (s: string) => strin
 function collect(write: (sink: TextSink) => void): Uint8Array {
   const parts: Uint8Array[] = [];
   write((b) => void parts.push(b));
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return parts.length === 1 ? parts[0]! : concatBytes(parts);
 }
 
 /** A whole table as CSV (header row, then one row per record), UTF-8. */
