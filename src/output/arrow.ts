@@ -6,7 +6,7 @@
 //     256-entry dictionary (entry v = nameOf(v): the enumeration's name or `Unknown(v)`).
 //   - `<col>Ns` (option `clock`): int64 nanoseconds since the trace start for every column of raw ticks
 //     (registry `time`; `timestamp` → `timeNs`), and the duration in ns of every tick difference
-//     (registry `duration`), exactly as the CSV --time ns (see nanos.ts).
+//     (registry `duration`), exactly as the CSV --time ns (src/time.ts nanosecondsColumn).
 // Arrow IPC: tableToArrowIpc (one file in memory) and ArrowIpcWriter (record batches streamed to a sink;
 // text dictionaries grow across batches as delta dictionary batches, which the IPC file format allows).
 import * as arrow from 'apache-arrow';
