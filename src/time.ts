@@ -1,7 +1,8 @@
 // Raw session-clock ticks → nanoseconds since the trace anchor, → wall-clock FILETIME and tick differences →
-// nanoseconds (docs/format.md §A.10), exactly, never in floating point. Two layers, one idea:
+// nanoseconds (docs/format.md §A.10), exactly: integer arithmetic only (BigInt, or doubles holding exact
+// integers), never a rounded quotient. Two layers, one idea:
 //   Clock (createClock): the definitions, in BigInt — time = floor((t − T0)·10^9 / f),
-//     FILETIME = W0 + floor((t − T0)·10^7 / f), duration = trunc(d·10^9 / f);
+//     FILETIME = W0 + floor((t − T0)·10^7 / f) (system time: t itself), duration = trunc(d·10^9 / f);
 //   TickConverter: the same values without a BigInt per value, for every writer that converts a column
 //     (text digits, int64 Arrow/Parquet columns, Perfetto timestamps), falling back to the Clock's BigInt
 //     conversion wherever its number path cannot be exact.
