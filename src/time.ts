@@ -1,5 +1,11 @@
-// Raw session-clock ticks → nanoseconds since the trace anchor and → wall-clock FILETIME (docs/format.md §A.10).
-// All integer: (t − T0) · 10^9 / f is computed as q·10^9 + (r·10^9)/f with floor division, never in floating point.
+// Raw session-clock ticks → nanoseconds since the trace anchor, → wall-clock FILETIME and tick differences →
+// nanoseconds (docs/format.md §A.10), exactly: integer arithmetic only (BigInt, or doubles holding exact
+// integers), never a rounded quotient. Two layers, one idea:
+//   Clock (createClock): the definitions, in BigInt — time = floor((t − T0)·10^9 / f),
+//     FILETIME = W0 + floor((t − T0)·10^7 / f) (system time: t itself), duration = trunc(d·10^9 / f);
+//   TickConverter: the same values without a BigInt per value, for every writer that converts a column
+//     (text digits, int64 Arrow/Parquet columns, Perfetto timestamps), falling back to the Clock's BigInt
+//     conversion wherever its number path cannot be exact.
 import { EtlError } from './errors.js';
 import type { TraceInfo } from './result/logfile.js';
 
@@ -16,41 +22,31 @@ export interface Clock {
   toFileTime(ticks: bigint): bigint;
   /** JavaScript Date (millisecond precision) */
   toDate(ticks: bigint): Date;
-  /** column-wise nanoseconds since T0 */
+  /** column-wise nanoseconds since T0 (a value beyond int64 wraps, as a BigInt64Array stores it) */
   toNanosecondsColumn(ticks: BigInt64Array): BigInt64Array;
 }
 
-const FILETIME_UNIX_EPOCH = 116444736000000000n;
+/** FILETIME of 1970-01-01 00:00:00 UTC (the Unix epoch) */
+export const FILETIME_UNIX_EPOCH = 116444736000000000n;
 
-function floorDiv(a: bigint, b: bigint): bigint {
+function gcd(a: bigint, b: bigint): bigint {
+  while (b !== 0n) [a, b] = [b, a % b];
+  return a < 0n ? -a : a;
+}
+
+/** floor(a / b) of bigints (BigInt division truncates toward zero). */
+function floorDivBig(a: bigint, b: bigint): bigint {
   const q = a / b;
   return a % b !== 0n && (a < 0n) !== (b < 0n) ? q - 1n : q;
 }
 
-/** a·m/d exactly (floor), without overflow concerns (BigInt), split as in docs/format.md §A.10 */
-function scale(a: bigint, m: bigint, d: bigint): bigint {
-  const q = floorDiv(a, d);
-  const r = a - q * d;
-  return q * m + floorDiv(r * m, d);
-}
-
 /**
- * The linear form of a clock made by createClock: toNanoseconds(t) = floor((t − anchorTicks)·10^9 / ticksPerSecond)
- * and toFileTime(t) = fileTimeOrigin + floor((t − anchorTicks)·10^7 / ticksPerSecond). Fast exact converters
- * (src/output/ticks.ts) rely on it; a Clock made another way has none and is converted through its methods.
+ * floor(x / d) for integers |x| < 2^53 and d ≥ 1 held in doubles. Exact without a correction step: the
+ * quotient x/d = k + f/d (0 ≤ f < d) is at least 1/d from the next integer, more than half an ulp of it
+ * (< 2^-53·|x|/d), so the rounded quotient lies in [k, k + 1).
  */
-export interface LinearClock {
-  readonly anchorTicks: bigint;
-  readonly ticksPerSecond: bigint;
-  /** FILETIME at anchorTicks as toFileTime computes it (system-time clocks: anchorTicks itself) */
-  readonly fileTimeOrigin: bigint;
-}
-
-const linearClocks = new WeakMap<Clock, LinearClock>();
-
-/** The linear form of a clock made by createClock, or null for any other object. */
-export function linearClock(clock: Clock): LinearClock | null {
-  return linearClocks.get(clock) ?? null;
+export function floorDiv(x: number, d: number): number {
+  return Math.floor(x / d);
 }
 
 type ClockInfo = Pick<TraceInfo, 'clockType' | 'perfFreq' | 'cpuSpeedInMHz' | 'headerTimestamp' | 'startTime'>;
@@ -69,50 +65,237 @@ export function clockUnavailable(info: ClockInfo): string | null {
   }
 }
 
+/**
+ * The clocks createClock makes: linear, toFileTime(t) = toFileTime(T0) + floor((t − T0)·10^7 / f), which
+ * TickConverter's number path relies on. A Clock made any other way is converted through its methods.
+ * The methods are own arrow functions: `const f = clock.toNanoseconds` works, and `{ ...clock }` copies them.
+ */
+class LinearClock implements Clock {
+  declare readonly toNanoseconds: (ticks: bigint) => bigint;
+  declare readonly toFileTime: (ticks: bigint) => bigint;
+  declare readonly toDate: (ticks: bigint) => Date;
+  declare readonly toNanosecondsColumn: (ticks: BigInt64Array) => BigInt64Array;
+
+  /** @param fileTimeOrigin FILETIME at the anchor as toFileTime computes it (system time: the anchor itself) */
+  constructor(
+    readonly ticksPerSecond: bigint,
+    readonly anchorTicks: bigint,
+    readonly anchorFileTime: bigint,
+    fileTimeOrigin: bigint,
+  ) {
+    const t0 = anchorTicks;
+    this.toNanoseconds = (t) => floorDivBig((t - t0) * 1_000_000_000n, ticksPerSecond);
+    this.toFileTime = (t) => fileTimeOrigin + floorDivBig((t - t0) * 10_000_000n, ticksPerSecond);
+    this.toDate = (t) => new Date(Number(floorDivBig(this.toFileTime(t) - FILETIME_UNIX_EPOCH, 10_000n)));
+    this.toNanosecondsColumn = (ticks) => convertColumn(new TickConverter(this, 'ns'), ticks, ticks.length, null, 0, false).values;
+  }
+}
+
 /** The conversions of a trace's clock; EtlError('NO_CLOCK') when clockUnavailable() says why not. */
 export function createClock(info: ClockInfo): Clock {
   const problem = clockUnavailable(info);
   if (problem !== null) throw new EtlError('NO_CLOCK', problem);
   const t0 = info.headerTimestamp;
   const w0 = info.startTime;
-  let ticksPerSecond: bigint;
-  let toFileTime: (t: bigint) => bigint;
-  let fileTimeOrigin: bigint;
   switch (info.clockType) {
     case 1:
-      ticksPerSecond = info.perfFreq;
-      toFileTime = (t) => w0 + scale(t - t0, 10_000_000n, ticksPerSecond);
-      fileTimeOrigin = w0;
-      break;
+      return new LinearClock(info.perfFreq, t0, w0, w0);
     case 2:
-      ticksPerSecond = 10_000_000n;
-      toFileTime = (t) => t; // already a FILETIME (MS-WNODE)
-      fileTimeOrigin = t0; // t = t0 + floor((t − t0)·10^7 / 10^7)
-      break;
-    case 3: {
-      const mhz = BigInt(info.cpuSpeedInMHz);
-      ticksPerSecond = mhz * 1_000_000n;
-      toFileTime = (t) => w0 + scale(t - t0, 10n, mhz); // = floor((t − t0)·10^7 / (mhz·10^6))
-      fileTimeOrigin = w0;
-      break;
-    }
+      // the ticks are FILETIMEs already (MS-WNODE): t = t0 + floor((t − t0)·10^7 / 10^7)
+      return new LinearClock(10_000_000n, t0, w0, t0);
+    case 3:
+      return new LinearClock(BigInt(info.cpuSpeedInMHz) * 1_000_000n, t0, w0, w0);
     default:
       throw new EtlError('NO_CLOCK', `clock type ${info.clockType}`); // excluded by clockUnavailable
   }
-  const toNanoseconds = (t: bigint): bigint => scale(t - t0, 1_000_000_000n, ticksPerSecond);
-  const clock: Clock = {
-    ticksPerSecond,
-    anchorTicks: t0,
-    anchorFileTime: w0,
-    toNanoseconds,
-    toFileTime,
-    toDate: (t) => new Date(Number(floorDiv(toFileTime(t) - FILETIME_UNIX_EPOCH, 10_000n))),
-    toNanosecondsColumn(ticks) {
-      const out = new BigInt64Array(ticks.length);
-      for (let i = 0; i < ticks.length; i++) out[i] = toNanoseconds(ticks[i]!);
-      return out;
-    },
-  };
-  linearClocks.set(clock, { anchorTicks: t0, ticksPerSecond, fileTimeOrigin });
-  return clock;
+}
+
+/** What a TickConverter computes from raw ticks t: Clock.toNanoseconds, Clock.toFileTime, or trunc(t·10^9/f). */
+export type TickConversion = 'ns' | 'filetime' | 'duration';
+
+const TWO_32 = 4294967296;
+const TWO_53 = 9007199254740992;
+/** |hi − anchorHi| below this: the tick difference a fits in 2^52 + 2^32, exact as a double */
+const HI_LIMIT = 0x100000;
+
+/** the signed high and unsigned low 32-bit halves of an int64 bigint */
+function halves(v: bigint): [hi: number, lo: number] {
+  const u = BigInt.asUintN(64, v);
+  return [Number(BigInt.asIntN(32, u >> 32n)), Number(u & 0xffffffffn)];
+}
+
+/**
+ * One exact conversion of raw ticks, read as the two 32-bit halves of an int64 (as a BigInt64Array holds
+ * them), without a BigInt per value:
+ *   value = base + floor(a·num / den)  (durations: trunc), a = t − anchor,
+ * num/den the fraction 10^9/f (FILETIME: 10^7/f) reduced by its gcd, base the FILETIME at the anchor (else 0).
+ * Number path: while |a| < 2^52 + 2^32 (the halves subtracted), den < 2^32 and the result below 2^53,
+ *   floor(a·num/den) = q·num + floor(r·num/den), a = q·den + r, 0 ≤ r < den,
+ * where r·num, when it could reach 2^53, is split on the two 15-bit halves of num (num < 2^30), so every
+ * product is an exact integer double. Elsewhere (hostile timestamps, den ≥ 2^32, a Clock not made by
+ * createClock) exact() gives the value from the Clock's BigInt conversion; what a writer does with a
+ * value out of its range (an int64 column, a varint) is the writer's rule.
+ */
+export class TickConverter {
+  /** false: every value needs exact() */
+  readonly fast: boolean = false;
+  /** `base` as signed high and unsigned low 32-bit halves (FILETIME: |base| < 2^62) */
+  readonly baseHi: number = 0;
+  readonly baseLo: number = 0;
+  private readonly anchorHi: number = 0;
+  private readonly anchorLo: number = 0;
+  private readonly num: number = 1;
+  private readonly den: number = 1;
+  private readonly numHi: number = 0;
+  private readonly numLo: number = 1;
+  /** r·num stays below 2^53 for every r < den */
+  private readonly direct: boolean = true;
+  /** largest |q| whose q·num + (num − 1) is below 2^53 */
+  private readonly qLimit: number = 0;
+  private readonly trunc: boolean;
+  private readonly exactOf: (t: bigint) => bigint;
+
+  /**
+   * @param clock the trace's clock, or null for raw ticks since `origin` (num = den = 1: a trace whose
+   *   clock cannot be converted keeps order and proportions, with an unknown scale)
+   * @param kind with a clock: which conversion
+   * @param origin without a clock: the tick that maps to 0
+   */
+  constructor(clock: Clock, kind: TickConversion);
+  constructor(clock: null, kind: 'ns', origin: bigint);
+  constructor(clock: Clock | null, kind: TickConversion, origin = 0n) {
+    this.trunc = kind === 'duration';
+    let anchor: bigint | null;
+    let perSecond = 1n;
+    let f = 1n;
+    let base = 0n;
+    if (clock === null) {
+      anchor = origin;
+      this.exactOf = (t) => t - origin;
+    } else if (kind === 'duration') {
+      anchor = 0n;
+      perSecond = 1_000_000_000n;
+      f = clock.ticksPerSecond;
+      this.exactOf = (t) => (t * 1_000_000_000n) / clock.ticksPerSecond; // BigInt division truncates
+    } else {
+      const linear = clock instanceof LinearClock ? clock : null;
+      anchor = linear?.anchorTicks ?? null;
+      perSecond = kind === 'ns' ? 1_000_000_000n : 10_000_000n;
+      f = clock.ticksPerSecond;
+      base = kind === 'filetime' && linear !== null ? linear.toFileTime(linear.anchorTicks) : 0n;
+      this.exactOf = kind === 'ns' ? (t) => clock.toNanoseconds(t) : (t) => clock.toFileTime(t);
+    }
+    const g = f > 0n ? gcd(perSecond, f) : 0n;
+    const den = g > 0n ? f / g : 0n;
+    if (anchor === null || BigInt.asIntN(64, anchor) !== anchor || den <= 0n || den >= BigInt(TWO_32) || base <= -(2n ** 62n) || base >= 2n ** 62n) return;
+    this.fast = true;
+    [this.anchorHi, this.anchorLo] = halves(anchor);
+    [this.baseHi, this.baseLo] = halves(base);
+    this.num = Number(perSecond / g);
+    this.den = Number(den);
+    this.numHi = Math.floor(this.num / 32768);
+    this.numLo = this.num - this.numHi * 32768;
+    this.direct = this.den * this.num <= TWO_53;
+    this.qLimit = Math.floor((TWO_53 - 2 * this.num) / this.num);
+  }
+
+  /**
+   * value − base for the ticks whose halves are hi (signed or not) and lo (unsigned), as an exact integer
+   * double of magnitude below 2^53; NaN where the number path cannot give it exactly (use exact()).
+   */
+  fromHalves(hi: number, lo: number): number {
+    if (!this.fast) return NaN;
+    const dhi = (hi | 0) - this.anchorHi;
+    if (dhi <= -HI_LIMIT || dhi >= HI_LIMIT) return NaN;
+    const a = dhi * TWO_32 + (lo - this.anchorLo); // exact: |a| < 2^52 + 2^32
+    return this.trunc && a < 0 ? -this.scale(-a) : this.scale(a);
+  }
+
+  /** The value for any ticks, from the clock's BigInt conversion. */
+  exact(ticks: bigint): bigint {
+    return this.exactOf(ticks);
+  }
+
+  /** floor(a·num/den) exactly, or NaN when it would not be below 2^53 */
+  private scale(a: number): number {
+    const num = this.num;
+    const den = this.den;
+    if (den === 1) {
+      const v = a * num; // rounded at or beyond 2^53 only when the exact product is there too
+      return v < TWO_53 && v > -TWO_53 ? v : NaN;
+    }
+    const q = floorDiv(a, den);
+    if (q > this.qLimit || q < -this.qLimit) return NaN;
+    const r = a - q * den;
+    if (this.direct) return q * num + floorDiv(r * num, den);
+    // r·num = r·numHi·2^15 + r·numLo; with r·numHi = q1·den + r1:
+    // floor(r·num/den) = q1·2^15 + floor((r1·2^15 + r·numLo)/den), every product below 2^48
+    const x1 = r * this.numHi;
+    const q1 = floorDiv(x1, den);
+    return q * num + q1 * 32768 + floorDiv((x1 - q1 * den) * 32768 + r * this.numLo, den);
+  }
+}
+
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
+
+export interface NanosecondsColumn {
+  readonly values: BigInt64Array;
+  /** validity: the input bitmap, or a copy with the cells whose nanoseconds do not fit in an int64 cleared */
+  readonly bitmap: Uint8Array | null;
+  readonly nullCount: number;
+}
+
+/**
+ * Nanoseconds of a column of ticks: `time` since the clock's anchor, or a `duration`. Null cells (bit
+ * clear in `bitmap`, when given) are 0; so are cells whose nanoseconds overflow an int64 (ticks centuries
+ * away from the anchor, only in corrupt data), which become null.
+ */
+export function nanosecondsColumn(
+  ticks: BigInt64Array,
+  n: number,
+  bitmap: Uint8Array | null,
+  nullCount: number,
+  clock: Clock,
+  kind: 'time' | 'duration',
+): NanosecondsColumn {
+  return convertColumn(new TickConverter(clock, kind === 'time' ? 'ns' : kind), ticks, n, bitmap, nullCount, true);
+}
+
+/**
+ * The converted values of ticks[0, n) (cells with a clear bit in `bitmap` skipped: 0). A value beyond int64
+ * becomes null (`overflowNull`) or wraps as a BigInt64Array stores it.
+ * Typed arrays are little-endian on every platform JavaScript runs on (WebAssembly memory is too).
+ */
+function convertColumn(
+  conv: TickConverter,
+  ticks: BigInt64Array,
+  n: number,
+  bitmap: Uint8Array | null,
+  nullCount: number,
+  overflowNull: boolean,
+): NanosecondsColumn {
+  const out = new BigInt64Array(n);
+  let valid = bitmap;
+  let nulls = nullCount;
+  const src = new Int32Array(ticks.buffer, ticks.byteOffset, 2 * n);
+  const dst = new Int32Array(out.buffer, 0, 2 * n);
+  for (let i = 0; i < n; i++) {
+    if (valid !== null && ((valid[i >>> 3]! >>> (i & 7)) & 1) === 0) continue;
+    const v = conv.fromHalves(src[2 * i + 1]!, src[2 * i]! >>> 0);
+    if (v === v) {
+      const vh = Math.floor(v / TWO_32);
+      dst[2 * i] = (v - vh * TWO_32) | 0;
+      dst[2 * i + 1] = vh;
+      continue;
+    }
+    const ns = conv.exact(ticks[i]!);
+    if (!overflowNull || (ns >= I64_MIN && ns <= I64_MAX)) out[i] = ns;
+    else {
+      if (valid === null || valid === bitmap) valid = bitmap === null ? new Uint8Array((n + 7) >>> 3).fill(0xff) : bitmap.slice();
+      valid[i >>> 3]! &= ~(1 << (i & 7));
+      nulls++;
+    }
+  }
+  return { values: out, bitmap: valid, nullCount: nulls };
 }

@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { tableFromIPC, type Table as ArrowTable, Type } from 'apache-arrow';
 import { ArrowIpcWriter, decodeSync, tableToArrowIpc, toArrow, type Clock } from '../src/index.js';
-import { nanosecondsColumn } from '../src/output/nanos.js';
+import { nanosecondsColumn } from '../src/time.js';
 import { validityOf } from '../src/output/arrow.js';
 import { sliceTable } from '../src/output/parquet.js';
 import { Table } from '../src/tables/table.js';

@@ -1,11 +1,13 @@
-// The number-only decimal writers (src/output/digits.ts) and tick conversions (src/output/ticks.ts) against
-// BigInt: edge values (0, 2^32, 2^53 ± 1, 2^63, 2^64 − 1, the anchor ± 2^52 …), quotients just below an
-// integer, and random values; the fast path is taken where it should be.
+// The number-only decimal writers (src/output/digits.ts) and tick conversions as text (TickWriter of
+// src/output/text.ts, on src/time.ts TickConverter) against BigInt: edge values (0, 2^32, 2^53 ± 1, 2^63,
+// 2^64 − 1, the anchor ± 2^52 …), quotients just below an integer, and random values; the fast path is
+// taken where it should be.
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import fc from 'fast-check';
 import { createClock, type Clock } from '../src/node.js';
 import { DIGITS_OVERHANG, writeI32, writeI64, writeSafe, writeU32, writeU64 } from '../src/output/digits.js';
-import { TickWriter, type TickConversion } from '../src/output/ticks.js';
+import { TickWriter } from '../src/output/text.js';
+import { TickConverter, type TickConversion } from '../src/time.js';
 
 const buf = new Uint8Array(64);
 const out = new DataView(buf.buffer);
@@ -139,7 +141,7 @@ describe('tick conversions: the clock\u2019s exact BigInt values', () => {
   }
 
   test('realistic ticks take the number path, not BigInt', () => {
-    const slow = vi.spyOn(TickWriter.prototype as unknown as { writeSlow: () => number }, 'writeSlow');
+    const slow = vi.spyOn(TickConverter.prototype, 'exact');
     for (const [label, info] of CLOCKS.slice(0, 5).concat(CLOCKS.slice(6, 8))) {
       const clock = createClock(info);
       for (const kind of ['ns', 'filetime', 'duration'] as const) {

@@ -1,7 +1,8 @@
 // Timestamp conversion (spec A.10): integer-exact nanoseconds since the anchor and FILETIMEs, every clock type.
 import { expect, test } from 'vitest';
 import fc from 'fast-check';
-import { createClock, EtlError } from '../src/node.js';
+import { createClock, EtlError, type Clock } from '../src/node.js';
+import { TickConverter, type TickConversion } from '../src/time.js';
 
 const base = { headerTimestamp: 1_000_000n, startTime: 132_000_000_000_000_000n, cpuSpeedInMHz: 3000 };
 
@@ -48,4 +49,99 @@ test('Date conversion', () => {
 test('unknown clock types are refused clearly', () => {
   expect(() => createClock({ ...base, clockType: 0, perfFreq: 1n })).toThrowError(EtlError);
   expect(() => createClock({ ...base, clockType: 1, perfFreq: 0n })).toThrowError(/PerfFreq/);
+});
+
+// ---- TickConverter: the one number path of every writer, against the BigInt definitions
+
+const I64 = (v: bigint) => BigInt.asIntN(64, v);
+const floorBig = (a: bigint, b: bigint) => a / b - (a % b !== 0n && a < 0n !== b < 0n ? 1n : 0n);
+const gcdBig = (a: bigint, b: bigint): bigint => (b === 0n ? a : gcdBig(b, a % b));
+
+/** The definitions (docs/format.md §A.10), written independently of src/time.ts. */
+function definition(info: Parameters<typeof createClock>[0], f: bigint, kind: TickConversion, t: bigint): bigint {
+  const a = t - info.headerTimestamp;
+  if (kind === 'ns') return floorBig(a * 1_000_000_000n, f);
+  if (kind === 'duration') return (t * 1_000_000_000n) / f; // truncated
+  return info.clockType === 2 ? t : info.startTime + floorBig(a * 10_000_000n, f);
+}
+
+const anyI64 = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
+const clockInfo = fc.oneof(
+  fc.record({
+    clockType: fc.constant(1),
+    perfFreq: fc.oneof(
+      fc.bigInt({ min: 1n, max: 2n ** 34n }),
+      fc.constantFrom(1n, 3n, 1_000n, 3_579_545n, 10_000_000n, 999_999_937n, 1_000_000_000n, 2_999_999_999n, 2n ** 32n - 5n, 2n ** 32n, 2n ** 32n + 1n, 5n * 2n ** 32n, 2n ** 33n + 1n, 2n ** 62n),
+    ),
+    cpuSpeedInMHz: fc.constant(0),
+  }),
+  fc.record({ clockType: fc.constant(2), perfFreq: fc.constant(0n), cpuSpeedInMHz: fc.constant(0) }),
+  fc.record({ clockType: fc.constant(3), perfFreq: fc.constant(0n), cpuSpeedInMHz: fc.oneof(fc.integer({ min: 1, max: 100_000 }), fc.constantFrom(1, 7, 2904, 2995)) }),
+).chain((c) =>
+  fc.record({
+    clockType: fc.constant(c.clockType),
+    perfFreq: fc.constant(c.perfFreq),
+    cpuSpeedInMHz: fc.constant(c.cpuSpeedInMHz),
+    headerTimestamp: fc.oneof(fc.bigInt({ min: 0n, max: 2n ** 50n }), anyI64, fc.constantFrom(0n, -1n, 2n ** 63n - 1n, -(2n ** 63n), 2n ** 32n - 1n)),
+    startTime: fc.oneof(fc.bigInt({ min: 125_000_000_000_000_000n, max: 140_000_000_000_000_000n }), anyI64, fc.constantFrom(0n, 2n ** 62n - 1n, 2n ** 62n, -(2n ** 62n))),
+  }),
+);
+
+test('TickConverter equals the BigInt definitions: random clocks and ticks, the number path at its edges (property)', () => {
+  let fast = 0;
+  fc.assert(
+    fc.property(clockInfo, fc.constantFrom<TickConversion>('ns', 'filetime', 'duration'), fc.array(fc.tuple(fc.nat(9), anyI64, fc.integer({ min: -3, max: 3 })), { minLength: 1, maxLength: 40 }), (info, kind, picks) => {
+      const clock = createClock(info);
+      const f = clock.ticksPerSecond;
+      const conv = new TickConverter(clock, kind);
+      const t0 = kind === 'duration' ? 0n : info.headerTimestamp;
+      const base = kind !== 'filetime' ? 0n : info.clockType === 2 ? info.headerTimestamp : info.startTime;
+      if (conv.fast) expect(BigInt(conv.baseHi) * 2n ** 32n + BigInt(conv.baseLo)).toBe(base);
+      const per = kind === 'filetime' ? 10_000_000n : 1_000_000_000n;
+      const g = gcdBig(per, f);
+      const [num, den] = [per / g, f / g];
+      // where the number path ends: |t − anchor| near 2^52 + 2^32 (the high halves 2^20 apart), results near
+      // 2^53, quotients just below an integer
+      const edges = [0n, 1n, 2n ** 52n - 1n, 2n ** 52n, 2n ** 52n + 2n ** 32n - 1n, 2n ** 52n + 2n ** 32n, (2n ** 53n * den) / num, (2n ** 53n * den) / num - den, den - 1n, den, 2n ** 62n];
+      for (const [which, random, step] of picks) {
+        const d = which < 4 ? edges[(which * 7 + Number(random & 0xffn)) % edges.length]! : which < 7 ? random >> BigInt(11 + which * 2) : random;
+        const sign = step < 0 ? -1n : 1n;
+        const t = I64(t0 + sign * d + BigInt(step));
+        const want = definition(info, f, kind, t);
+        const u = BigInt.asUintN(64, t);
+        const v = conv.fromHalves(Number(BigInt.asIntN(32, u >> 32n)), Number(u & 0xffffffffn));
+        const a = t - t0;
+        if (v === v) {
+          fast++;
+          expect(Number.isSafeInteger(v)).toBe(true);
+          expect([t, BigInt(v) + base]).toEqual([t, want]);
+        } else {
+          expect([t, conv.exact(t)]).toEqual([t, want]);
+          // the number path covers every value well inside its range
+          const inside = den < 2n ** 32n && base > -(2n ** 62n) && base < 2n ** 62n && t0 === I64(t0) && a < 2n ** 51n && a > -(2n ** 51n) && want - base < 2n ** 52n && want - base > -(2n ** 52n);
+          expect([t, inside]).toEqual([t, false]);
+        }
+      }
+    }),
+    { numRuns: 3000 },
+  );
+  expect(fast).toBeGreaterThan(3000); // of about 60 000 values; the realistic ones are all on the number path (above)
+});
+
+test('TickConverter without a clock: raw ticks since an origin', () => {
+  const conv = new TickConverter(null, 'ns', 5n * 2n ** 32n + 7n);
+  expect(conv.fromHalves(5, 7)).toBe(0);
+  expect(conv.fromHalves(4, 0xffffffff)).toBe(-8);
+  expect(conv.fromHalves(5 + 0x100000, 0)).toBeNaN(); // beyond 2^52 + 2^32 ticks: exact() instead
+  expect(conv.exact(2n ** 63n - 1n)).toBe(2n ** 63n - 1n - (5n * 2n ** 32n + 7n));
+});
+
+test('a Clock not made by createClock converts through its own methods', () => {
+  const made = createClock({ ...base, clockType: 1, perfFreq: 10_000_000n });
+  const custom: Clock = { ...made, toNanoseconds: (t) => made.toNanoseconds(t) + 1n };
+  const conv = new TickConverter(custom, 'ns');
+  expect(conv.fromHalves(0, 1_000_001)).toBeNaN();
+  expect(conv.exact(1_000_001n)).toBe(101n);
+  expect(new TickConverter(custom, 'duration').fromHalves(0, 3)).toBe(300); // the definition needs only ticksPerSecond
+  expect(custom.toNanosecondsColumn(BigInt64Array.of(1_000_001n))[0]).toBe(100n); // the spread kept createClock's own
 });

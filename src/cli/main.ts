@@ -184,7 +184,7 @@ export async function main(argv: string[]): Promise<number> {
       fmt.clock = createClock(info);
     }
     // the formatting and the cpuUsage derivation load with the command (the CLI starts without them)
-    const [{ TextTableWriter }, { CpuUsageDeriver }] = await Promise.all([import('../output/text.js'), import('../analysis/cpu.js')]);
+    const [{ TextTableWriter }, { CpuUsageDeriver }, { csvText }] = await Promise.all([import('../output/text.js'), import('../analysis/cpu.js'), import('../output/escape.js')]);
     const out: Output = o.output ? await fileOutput(o.output) : stdoutOutput();
     let summary: TraceSummary;
     try {
@@ -227,7 +227,7 @@ export async function main(argv: string[]): Promise<number> {
         const keys = ['headerType', 'hookId', 'name', 'provider', 'eventId', 'eventType', 'messageNumber', 'opcode', 'task', 'extended', 'version', 'count', 'bytes'] as const;
         if (o.format === 'csv') {
           let text = keys.join(',') + '\n';
-          for (const k of summary.eventsByKind) text += keys.map((key) => csvCell(k[key])).join(',') + '\n';
+          for (const k of summary.eventsByKind) text += keys.map((key) => csvText(String(k[key] ?? ''))).join(',') + '\n';
           await out.write(text);
         } else {
           for (const k of summary.eventsByKind) await out.write(JSON.stringify(k) + '\n');
@@ -286,12 +286,6 @@ function tableAlias(v: string): string {
 
 function isDecodedTable(t: string): t is DecodedTableName {
   return (DECODED_TABLE_NAMES as readonly string[]).includes(t);
-}
-
-function csvCell(v: unknown): string {
-  if (v === undefined || v === null) return '';
-  const s = String(v);
-  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 export function summaryJson(file: string, s: TraceSummary): object {

@@ -6,7 +6,7 @@
 //     256-entry dictionary (entry v = nameOf(v): the enumeration's name or `Unknown(v)`).
 //   - `<col>Ns` (option `clock`): int64 nanoseconds since the trace start for every column of raw ticks
 //     (registry `time`; `timestamp` → `timeNs`), and the duration in ns of every tick difference
-//     (registry `duration`), exactly as the CSV --time ns (see nanos.ts).
+//     (registry `duration`), exactly as the CSV --time ns (src/time.ts nanosecondsColumn).
 // Arrow IPC: tableToArrowIpc (one file in memory) and ArrowIpcWriter (record batches streamed to a sink;
 // text dictionaries grow across batches as delta dictionary batches, which the IPC file format allows).
 import * as arrow from 'apache-arrow';
@@ -15,8 +15,8 @@ import { ENUMS, nameOf } from '../tables/enums.js';
 import { EtlError } from '../errors.js';
 import { emptyChunk, TABLE_COLUMNS, validColumnOf, type NumericColumnType, type TableName } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
-import type { Clock } from '../time.js';
-import { nanosecondsColumn } from './nanos.js';
+import { nanosecondsColumn, type Clock } from '../time.js';
+import { concatBytes } from './bytes.js';
 
 export interface ArrowOptions {
   /** add a `<col>Name` dictionary column of names next to every enumeration column (like the CSV --names) */
@@ -399,12 +399,7 @@ export class ArrowIpcWriter {
       let smallBytes = 0;
       const flushSmall = async () => {
         if (smallBytes === 0) return;
-        const joined = new Uint8Array(smallBytes);
-        let at = 0;
-        for (const s of small) {
-          joined.set(s, at);
-          at += s.byteLength;
-        }
+        const joined = concatBytes(small);
         small = [];
         smallBytes = 0;
         await this.emit(joined);

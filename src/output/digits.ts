@@ -4,6 +4,7 @@
 // may store up to 3 bytes past the position it returns (they are overwritten by whatever comes next).
 // Every writer returns the position after the last digit; the caller makes sure there is room for
 // MAX_INT64_DIGITS + DIGITS_OVERHANG bytes.
+import { floorDiv } from '../time.js';
 
 /** Bytes of the longest decimal 64-bit integer ("-9223372036854775808", "18446744073709551615"). */
 export const MAX_INT64_DIGITS = 20;
@@ -72,17 +73,9 @@ function write6(out: DataView, pos: number, v: number): number {
 /** The digits of an integer 0 ≤ v < 2^53. */
 export function writeUSafe(out: DataView, pos: number, v: number): number {
   if (v < TWO_32) return writeU32(out, pos, v);
-  // v = hi·10^8 + lo with hi < 2^27; the quotient of the float division is corrected, never trusted
-  let hi = Math.floor(v / 1e8);
-  let lo = v - hi * 1e8;
-  if (lo < 0) {
-    hi -= 1;
-    lo += 1e8;
-  } else if (lo >= 1e8) {
-    hi += 1;
-    lo -= 1e8;
-  }
-  return write8(out, writeU32(out, pos, hi), lo);
+  // v = hi·10^8 + lo with hi < 2^27
+  const hi = floorDiv(v, 1e8);
+  return write8(out, writeU32(out, pos, hi), v - hi * 1e8);
 }
 
 /** The digits of an integer |v| < 2^53, with '-' when negative (-0 is "0", as String(-0)). */
@@ -109,26 +102,10 @@ export function writeU64(out: DataView, pos: number, hi: number, lo: number): nu
   // long division by 10^6 in two steps, every intermediate below 2^53:
   //   hi = qh·10^6 + rh;  rh·2^32 + lo = ql·10^6 + r  (< 10^6·2^32 < 2^53)
   //   value = (qh·2^32 + ql)·10^6 + r, and qh·2^32 + ql < 2^64 / 10^6 < 2^45
-  let qh = Math.floor(hi / 1e6);
-  let rh = hi - qh * 1e6;
-  if (rh < 0) {
-    qh -= 1;
-    rh += 1e6;
-  } else if (rh >= 1e6) {
-    qh += 1;
-    rh -= 1e6;
-  }
-  const x = rh * TWO_32 + lo;
-  let ql = Math.floor(x / 1e6);
-  let r = x - ql * 1e6;
-  if (r < 0) {
-    ql -= 1;
-    r += 1e6;
-  } else if (r >= 1e6) {
-    ql += 1;
-    r -= 1e6;
-  }
-  return write6(out, writeUSafe(out, pos, qh * TWO_32 + ql), r);
+  const qh = floorDiv(hi, 1e6);
+  const x = (hi - qh * 1e6) * TWO_32 + lo;
+  const ql = floorDiv(x, 1e6);
+  return write6(out, writeUSafe(out, pos, qh * TWO_32 + ql), x - ql * 1e6);
 }
 
 /** The digits of the signed 64-bit integer whose two's complement halves are hi (signed or not) and lo (0 ≤ lo < 2^32). */

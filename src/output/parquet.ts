@@ -10,6 +10,7 @@ import { EtlError } from '../errors.js';
 import { emptyChunk, type TableName } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 import { TABLES } from '../generated/registry.js';
+import { concatBytes } from './bytes.js';
 import { ArrowConverter, type ArrowOptions, type ByteSink } from './arrow.js';
 import { readParquetFooter } from './parquet-footer.js';
 import { loadParquetWasm, type ParquetWasm } from './parquet-wasm.js';
@@ -275,12 +276,6 @@ export async function tableToParquet(table: Table, options: ParquetOptions = {})
   const chunks: Uint8Array[] = [];
   const w = await ParquetTableWriter.create(table.name, (b) => void chunks.push(b.slice()), options);
   await w.write(table);
-  const { bytes } = await w.close();
-  const out = new Uint8Array(bytes);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
+  await w.close();
+  return concatBytes(chunks);
 }

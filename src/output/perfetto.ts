@@ -56,8 +56,8 @@
 import * as R from '../generated/registry.js';
 import type { DecodeResult } from '../result/summary.js';
 import { Table } from '../tables/table.js';
-import type { Clock } from '../time.js';
-import { NanosecondConverter } from './nanoseconds.js';
+import { TickConverter, type Clock } from '../time.js';
+import { concatBytes } from './bytes.js';
 import { ProtoWriter, putVarint32, putVarint64 } from './protobuf.js';
 
 // Trace / TracePacket / EtwTraceEventBundle / EtwTraceEvent
@@ -136,6 +136,9 @@ const zigzag = (v: number): number => ((v << 1) ^ (v >> 31)) >>> 0;
 /** Typed-array views read timestamps as 32-bit halves: only on little-endian hosts (all current ones). */
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const UNKNOWN = -1;
+
+/** the int64 whose 32-bit halves are hi and lo */
+const ticksOf = (hi: number, lo: number): bigint => (BigInt(hi | 0) << 32n) | BigInt(lo >>> 0);
 
 export interface PerfettoOptions {
   /**
@@ -287,7 +290,8 @@ class CpuGroups {
 
 export class PerfettoWriter {
   private readonly w: ProtoWriter;
-  private readonly ns: NanosecondConverter;
+  /** timestamps → ns since the trace start (raw ticks since an origin without a clock); null until that origin is known */
+  private ns: TickConverter | null;
   private readonly sequenceId: number;
   private readonly maxBundleEvents: number;
   private readonly flushBytes: number;
@@ -340,7 +344,8 @@ export class PerfettoWriter {
     private readonly sink: (bytes: Uint8Array) => void | Promise<void>,
     options: PerfettoOptions,
   ) {
-    this.ns = new NanosecondConverter(options.clock, options.originTicks);
+    const { clock, originTicks } = options;
+    this.ns = clock ? new TickConverter(clock, 'ns') : originTicks !== undefined ? new TickConverter(null, 'ns', originTicks) : null;
     this.sequenceId = options.sequenceId ?? 1;
     this.maxBundleEvents = Math.max(1, options.maxBundleEvents ?? 8192);
     this.flushBytes = options.flushBytes ?? 1 << 20;
@@ -613,12 +618,13 @@ export class PerfettoWriter {
     b[p++] = KEY_BUNDLE_EVENT;
     this.eventLenAt = p++;
     b[p++] = KEY_EVENT_TIMESTAMP;
-    const ns = LITTLE_ENDIAN ? this.ns.fromHalves(lo, hi) : NaN;
+    const conv = this.ns ?? (this.ns = new TickConverter(null, 'ns', ticksOf(hi, lo))); // no clock: the first timestamp is 0
+    const ns = LITTLE_ENDIAN ? conv.fromHalves(hi, lo) : NaN;
     if (ns === ns) {
       if (ns < 0) this.stats.beforeStart++;
       p = ns >= 0 && ns < TWO_32 ? putVarint32(b, p, ns) : putVarint64(b, p, ns - Math.floor(ns / TWO_32) * TWO_32, Math.floor(ns / TWO_32));
     } else {
-      const v = BigInt.asUintN(64, this.ns.bigint((BigInt(hi) << 32n) | BigInt(lo >>> 0)));
+      const v = BigInt.asUintN(64, conv.exact(ticksOf(hi, lo)));
       if (v >= 1n << 63n) this.stats.beforeStart++;
       p = putVarint64(b, p, Number(v & 0xffffffffn), Number(v >> 32n));
     }
@@ -767,12 +773,5 @@ export function toPerfetto(result: DecodeResult, options: ToPerfettoOptions = {}
     writer.cswitch(new Table('cswitch', { length: end - at, columns: cs.columns.map((c) => (c as Uint8Array).subarray(at, end)) }));
   }
   writer.close();
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return parts.length === 1 ? parts[0]! : concatBytes(parts);
 }

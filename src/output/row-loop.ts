@@ -120,17 +120,9 @@ function interpret(layout: RowLayout, w: RowTarget, data: readonly TypedColumn[]
       let v = 0;
       switch (cell.kind) {
         case K_U8:
-          v = (d as Uint8Array)[i]!;
-          if (v < 10) buf[pos++] = 48 + v;
-          else pos = writeU32(view, pos, v);
-          break;
         case K_U16:
-          v = (d as Uint16Array)[i]!;
-          if (v < 10) buf[pos++] = 48 + v;
-          else pos = writeU32(view, pos, v);
-          break;
         case K_U32:
-          v = (d as Uint32Array)[i]!;
+          v = (d as Uint8Array | Uint16Array | Uint32Array)[i]!;
           if (v < 10) buf[pos++] = 48 + v;
           else pos = writeU32(view, pos, v);
           break;

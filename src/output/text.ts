@@ -6,17 +6,17 @@
 //
 // Speed: digits are written by hand (src/output/digits.ts), 64-bit cells from the two 32-bit halves of the
 // column (an Int32Array over the same memory, no BigInt per cell), converted times with number arithmetic
-// (src/output/ticks.ts), strings and names encoded once per distinct value (src/output/escape.ts), the row
+// (src/time.ts TickConverter), strings and names encoded once per distinct value (src/output/escape.ts), the row
 // loop compiled per layout where the platform allows (src/output/row-loop.ts). Each row costs no
 // allocation; the buffer is handed to the sink when nearly full.
 import { TABLES } from '../generated/registry.js';
 import { ENUMS } from '../tables/enums.js';
 import { TABLE_COLUMNS, validColumnOf, type ColumnType, type TableName, type TypedColumn } from '../tables/schema.js';
 import type { Table } from '../tables/table.js';
-import type { Clock } from '../time.js';
-import { DIGITS_OVERHANG } from './digits.js';
+import { TickConverter, type Clock, type TickConversion } from '../time.js';
+import { concatBytes } from './bytes.js';
+import { DIGITS_OVERHANG, writeI64, writeSafe } from './digits.js';
 import { csvText, jsonText, StringBytes } from './escape.js';
-import { MAX_TICK_TEXT, TickWriter, type TickConversion } from './ticks.js';
 import { K_F64, K_I32, K_I64, K_I8, K_NAME, K_STR, K_TICKS, K_U16, K_U32, K_U64, K_U8, rowLoop, type RowCell, type RowLoop, type RowTarget } from './row-loop.js';
 
 export type DumpFormat = 'csv' | 'jsonl';
@@ -36,6 +36,48 @@ export interface FormatOptions {
  * (it continues in a new buffer). A returned promise is awaited before the writer goes on (backpressure).
  */
 export type TextSink = (bytes: Uint8Array) => void | Promise<void>;
+
+/** Bytes of the longest converted time text (a BigInt beyond 64 bits, from hostile ticks or odd clocks, is at
+ *  most 31 characters), overhang included. */
+export const MAX_TICK_TEXT = 48;
+
+/** A converted time as decimal digits: the TickConverter's number, else its exact BigInt value. */
+export class TickWriter {
+  private readonly conv: TickConverter;
+  /** the converter's base (FILETIME at the anchor) is not 0: added to its number in 32-bit halves */
+  private readonly based: boolean;
+
+  constructor(clock: Clock, kind: TickConversion) {
+    this.conv = new TickConverter(clock, kind);
+    this.based = this.conv.baseHi !== 0 || this.conv.baseLo !== 0;
+  }
+
+  /**
+   * Writes the converted value of the int64 whose halves are hi (signed) and lo (unsigned) at `pos`;
+   * returns the position after it (up to 3 more bytes may be stored past it, as digits.ts writers do).
+   * Room for MAX_TICK_TEXT bytes is the caller's to provide.
+   */
+  write(out: DataView, pos: number, hi: number, lo: number): number {
+    const v = this.conv.fromHalves(hi, lo);
+    if (v !== v) {
+      const s = this.conv.exact((BigInt(hi | 0) << 32n) | BigInt(lo >>> 0)).toString();
+      for (let i = 0; i < s.length; i++) out.setUint8(pos + i, s.charCodeAt(i));
+      return pos + s.length;
+    }
+    if (!this.based) return writeSafe(out, pos, v);
+    // base + v in 32-bit halves (|base| < 2^62, |v| < 2^53: no overflow)
+    const vhi = Math.floor(v / TWO_32);
+    let lo2 = this.conv.baseLo + (v - vhi * TWO_32);
+    let carry = 0;
+    if (lo2 >= TWO_32) {
+      lo2 -= TWO_32;
+      carry = 1;
+    }
+    return writeI64(out, pos, this.conv.baseHi + vhi + carry, lo2);
+  }
+}
+
+const TWO_32 = 4294967296;
 
 const KIND_OF: Record<ColumnType, number> = { u8: K_U8, u16: K_U16, u32: K_U32, i8: K_I8, i32: K_I32, f64: K_F64, i64: K_I64, u64: K_U64, str: K_STR };
 /** longest text of a value of each kind (STR: none, checked per string; NAME: per enum) */
@@ -253,14 +295,7 @@ function cellsOf(table: TableName, o: FormatOptions, quote: (s: string) => strin
 function collect(write: (sink: TextSink) => void): Uint8Array {
   const parts: Uint8Array[] = [];
   write((b) => void parts.push(b));
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return parts.length === 1 ? parts[0]! : concatBytes(parts);
 }
 
 /** A whole table as CSV (header row, then one row per record), UTF-8. */

@@ -1,4 +1,5 @@
 // Number, size and time formatting for the page.
+import { FILETIME_UNIX_EPOCH } from '../../src/time.js';
 
 const nf = new Intl.NumberFormat('en-US');
 
@@ -44,7 +45,7 @@ export function percent(part: number, whole: number): string {
 /** FILETIME (100 ns since 1601) → ISO-like local-free text, or '–' */
 export function fileTime(ft: bigint): string {
   if (ft <= 0n) return '–';
-  const d = new Date(Number((ft - 116444736000000000n) / 10000n));
+  const d = new Date(Number((ft - FILETIME_UNIX_EPOCH) / 10000n));
   return Number.isNaN(d.getTime()) ? '–' : d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
 }
 
