@@ -15,6 +15,8 @@ import { registerSpinlocksCommand } from './spinlocks.js';
 import { VERSION } from '../version.js';
 import { registerConvertCommand } from './convert.js';
 import { AUTO_MIN_BYTES, AUTO_MIN_BYTES_ROWS } from '../parallel/run.js';
+import { registerParallelHost } from '../parallel/host.js';
+import { nodeHost } from '../parallel/node-host.js';
 
 /** 805306368 -> '768 MiB', 2147483648 -> '2 GiB' */
 const sizeText = (bytes: number): string => (bytes >= 2 ** 30 && bytes % 2 ** 30 === 0 ? `${bytes / 2 ** 30} GiB` : `${bytes / 2 ** 20} MiB`);
@@ -96,6 +98,8 @@ function guardStdStreams(): void {
 
 export async function main(argv: string[]): Promise<number> {
   guardStdStreams();
+  // the CLI's wiring (it imports decode/files.ts, not the node entry, to start faster): large decodes use worker_threads
+  registerParallelHost(nodeHost);
   const program = new Command();
   program
     .name('etw-decode')
