@@ -1,5 +1,9 @@
 // etw-decode — browser-safe entry (no node: imports): the decode API (decode.ts) and the output
 // writers. Node users get the same API plus file helpers from the package's node entry (src/node.ts).
+// The wiring lives here, not in the modules: where Web Workers exist, large decodes use them.
+import { parallelHost, registerParallelHost } from './parallel/host.js';
+import { webHost, webWorkersAvailable } from './parallel/web-host.js';
+
 export * from './decode/decode.js';
 // the entries' own (decode.ts does not load them: the CLI starts without them)
 export { analyzeCpu, cpuUsage, CpuAnalyzer, CpuUsageDeriver } from './analysis/cpu.js';
@@ -10,3 +14,7 @@ export { ParquetTableWriter, tableToParquet, DEFAULT_ROW_GROUP_ROWS, DEFAULT_COM
 export type { ParquetOptions, ParquetCompression, ParquetWriteResult } from './output/parquet.js';
 export { analyzeSpinlocks, SpinlockAnalyzer, type SpinlockAnalysis, type SpinlockStats, type SpinlockTotals, type SpinlockOptions } from './analysis/spinlocks.js';
 export { PerfettoWriter, toPerfetto, type PerfettoOptions, type PerfettoStats, type ToPerfettoOptions } from './output/perfetto.js';
+
+// decodes of large inputs use Web Workers where there are any (the node entry, which includes this one,
+// registers worker_threads after it)
+if (webWorkersAvailable() && !parallelHost()) registerParallelHost(webHost);

@@ -1,65 +1,50 @@
 // `etw-decode convert FILE… --to parquet|arrow|csv|jsonl|perfetto --out DIR`: many traces into one
 // dataset (src/convert/dataset.ts) — files in parallel (worker threads), progress on a terminal, a failed
 // file reported without stopping the others (exit 1 then), traces already in DIR skipped unless --force.
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import os from 'node:os';
 import { resolve } from 'node:path';
-import { CONVERT_FORMATS, type ConvertFormat } from '../convert/format-names.js';
+import type { ConvertFormat } from '../convert/format-names.js';
 import type { FileOutcome } from '../convert/pool.js';
-import { EXIT } from './io.js';
-import { TABLE_NAMES, type TableName } from '../tables/schema.js';
-
-function parsePositive(v: string): number {
-  const n = Number(v);
-  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
-  return n;
-}
-
-function parseTables(v: string): TableName[] {
-  const names = v.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const n of names) {
-    if (!(TABLE_NAMES as readonly string[]).includes(n)) throw new InvalidArgumentError(`unknown table '${n}' (tables: ${TABLE_NAMES.join(', ')})`);
-  }
-  return names as TableName[];
-}
+import { EXIT, type CommandContext } from './io.js';
+import type { TableName } from '../tables/schema.js';
+import { option, showProgress, type DecodingOpts } from './options.js';
 
 function mib(n: number): string {
   return (n / 2 ** 20).toFixed(0);
 }
 
-interface ConvertCliOptions {
+interface ConvertCliOptions extends DecodingOpts {
   to: ConvertFormat;
   out: string;
   tables?: TableName[];
-  threads?: number;
   partRows?: number;
   force?: boolean;
   names?: boolean;
-  engine: 'wasm' | 'reference';
-  bias?: number;
-  progress?: boolean;
 }
 
-/** Adds the `convert` command; `setExit` raises the exit code when some file failed. */
-export function registerConvertCommand(program: Command, setExit: (code: number) => void): void {
+/** Adds the `convert` command; it raises the exit code (setExit) when some file failed. */
+export function addConvertCommand(program: Command, { setExit }: CommandContext): void {
   program
     .command('convert')
     .description('convert traces into one dataset (Parquet, Arrow IPC, CSV or JSON lines; Hive-style trace= partitions) or Perfetto timelines')
     .argument('<files...>', 'ETL files')
-    .addOption(new Option('--to <format>', 'output format').choices([...CONVERT_FORMATS]).default('parquet'))
-    .requiredOption('--out <dir>', 'dataset directory (created when missing; shared by many runs)')
-    .option('--tables <list>', `comma-separated tables to write (default: all: ${TABLE_NAMES.join(',')})`, parseTables)
-    .option('--threads <n>', 'threads to use (default: available cores): several files are converted side by side, one file is decoded on all of them (default: on as many as pay, see README "All cores")', parsePositive)
-    .option('--part-rows <n>', 'rows per part file, sorted by (cpu, time) (default 1048576: one Parquet row group)', parsePositive)
-    .option('--names', 'add name columns for enumerations (wait reason, thread state, …)')
-    .option('--force', 'convert traces that are in the dataset already (default: skip them)')
-    .addOption(new Option('--engine <engine>', 'decoder to use').choices(['wasm', 'reference']).default('wasm'))
-    .option('--bias <n>', 'MaximumWaitReason for compact OldThreadStateWr (default: from the trace build)', parsePositive)
-    .option('--progress', 'show progress on stderr (default: when stderr is a terminal)')
-    .option('--no-progress', 'never show progress')
+    .addOption(option.to())
+    .addOption(option.out())
+    .addOption(option.tables())
+    .addOption(
+      option.threads('threads to use (default: available cores): several files are converted side by side, one file is decoded on all of them (default: on as many as pay, see README "All cores")'),
+    )
+    .addOption(option.partRows())
+    .addOption(option.names())
+    .addOption(option.force())
+    .addOption(option.engine())
+    .addOption(option.bias())
+    .addOption(option.progress())
+    .addOption(option.noProgress())
     .action(async (files: string[], o: ConvertCliOptions) => {
       const out = resolve(o.out);
-      const showProgress = o.progress ?? process.stderr.isTTY === true;
+      const progress = showProgress(o);
       let last = 0;
       const started = Date.now();
       // loaded here, not with the CLI: the dataset writers (Arrow, Parquet, Perfetto) cost every other command ~100 ms to load
@@ -76,10 +61,10 @@ export function registerConvertCommand(program: Command, setExit: (code: number)
         engine: o.engine,
         bias: o.bias,
         onFile: (f) => {
-          if (showProgress) process.stderr.write('\r\x1b[K');
+          if (progress) process.stderr.write('\r\x1b[K');
           process.stderr.write(fileLine(f) + '\n');
         },
-        onProgress: showProgress
+        onProgress: progress
           ? (s) => {
               const now = Date.now();
               if (now - last < 250 && s.filesDone < s.filesTotal) return;

@@ -42,6 +42,19 @@ export class OutputClosed extends Error {
   }
 }
 
+/** A line on stderr; stderr's own failures (closed by its reader) are ignored: there is nowhere to report them. */
+export function note(text: string): void {
+  process.stderr.write(`etw-decode: ${text}\n`);
+}
+
+/** What main() gives each command (cli/<command>.ts). */
+export interface CommandContext {
+  /** opens the command's input; main disposes of it when the command ends, and names it in errors */
+  input(arg: string): Promise<Input>;
+  /** the exit code when the command ends without an error (a file of many failed: 1) */
+  setExit(code: number): void;
+}
+
 /** The reason of a failed system call, in words ("no space left on device"). */
 export function errnoText(e: unknown): string {
   const err = e as NodeJS.ErrnoException;

@@ -2,32 +2,25 @@
 // (src/analysis/spinlocks.ts), from a streaming decode with borrowed rows (memory: one accumulator per
 // distinct lock and caller). Text: an aligned table like `summary`; --json: one object, 64-bit values as
 // strings (addresses in hex, the rest decimal).
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { streamFile } from '../decode/files.js';
 import type { SpinlockAnalysis, SpinlockStats } from '../analysis/spinlocks.js';
-import { addCommon, decodeOptions } from './main.js';
-import { stdoutOutput, type Input } from './io.js';
+import { note, stdoutOutput, type CommandContext } from './io.js';
+import { addDecoding, decodeOptions, option, type DecodingOpts } from './options.js';
 import { dataLossText, emptyTableText } from '../output/summary-text.js';
 
 export type SpinlocksBy = 'lock' | 'caller';
 
-function parseTop(v: string): number {
-  const n = Number(v);
-  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
-  return n;
-}
-
-/** Adds the `spinlocks` command; `input` opens (and later disposes of) the command's input, as for `dump`. */
-export function registerSpinlocksCommand(program: Command, input: (arg: string) => Promise<Input>): void {
-  addCommon(
+export function addSpinlocksCommand(program: Command, { input }: CommandContext): void {
+  addDecoding(
     program
       .command('spinlocks')
       .description('which spin locks are most contended: rows, contended rows, spin counts, wait and hold cycles by lock or caller address')
       .argument('<file>', 'ETL file; - (or a FIFO) reads the trace from a pipe')
-      .addOption(new Option('--by <key>', 'group by spin lock address or by caller address').choices(['lock', 'caller']).default('lock'))
-      .option('--top <n>', 'show the first N locks or callers', parseTop, 20)
-      .option('--json', 'print one JSON object (64-bit values as strings: addresses in hex, the rest decimal)'),
-  ).action(async (file: string, o: Parameters<typeof decodeOptions>[0] & { by: SpinlocksBy; top: number; json?: boolean }) => {
+      .addOption(option.by('key', 'group by spin lock address or by caller address', ['lock', 'caller']))
+      .addOption(option.top('show the first N locks or callers', false))
+      .addOption(option.json('64-bit values as strings: addresses in hex, the rest decimal')),
+  ).action(async (file: string, o: DecodingOpts & { by: SpinlocksBy; top: number; json?: boolean }) => {
     const inp = await input(file);
     const { SpinlockAnalyzer } = await import('../analysis/spinlocks.js');
     const analyzer = new SpinlockAnalyzer();
@@ -45,10 +38,6 @@ export function registerSpinlocksCommand(program: Command, input: (arg: string) 
     if (lost) note(`${lost} — see \`etw-decode summary\``);
     if (analysis.totals.rows === 0) note(emptyTableText('spinlock', res.summary));
   });
-}
-
-function note(text: string): void {
-  process.stderr.write(`etw-decode: ${text}\n`);
 }
 
 /** An address as JSON and table text: 0x and lowercase hex digits, no padding. */

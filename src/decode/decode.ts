@@ -1,6 +1,7 @@
 // The decode API (browser-safe: no node: imports): init, decodeSync, decode, decodeStream, and the types
-// and helpers every consumer needs. The entries (index.ts, node.ts) add the output writers; the CLI
-// imports this module directly so that it does not load what only some commands use (apache-arrow).
+// and helpers every consumer needs. The entries (index.ts, node.ts) add the output writers and register
+// where decoding workers come from (parallel/host.ts); the CLI imports this module directly so that it
+// does not load what only some commands use (apache-arrow). Importing it registers nothing.
 import { blobSource } from '../input/blob-source.js';
 import { TableCollector } from './collector.js';
 import { decodeSteps, type DriverOptions } from './decode-steps.js';
@@ -13,9 +14,8 @@ import { perTable, type Chunks } from '../tables/schema.js';
 import { buildResult, type DecodeResult, type StreamResult } from '../result/summary.js';
 import { LifetimeCollector } from '../derive/lifetimes.js';
 import { Table, type DecodedTables } from '../tables/table.js';
-import { registerParallelHost, parallelHost } from '../parallel/host.js';
+import { parallelHost } from '../parallel/host.js';
 import { decodeInParallel, LIFETIME_TABLES, threadsFor } from '../parallel/run.js';
-import { webHost, webWorkersAvailable } from '../parallel/web-host.js';
 
 export type { DecodeOptions } from '../options.js';
 export type { DecodeResult, StreamResult, TraceSummary, BiasInfo } from '../result/summary.js';
@@ -37,9 +37,6 @@ export { createClock } from '../time.js';
 export { guidText, HEADER_TYPE_NAMES } from '../result/event-kinds.js';
 export * from '../tables/enums.js';
 export type { CpuAnalysis, CpuTotals, ProcessCpu, ThreadCpu, CpuUsageOptions, CpuUsageStats } from '../analysis/cpu.js';
-
-// decodes of large inputs use Web Workers where there are any (the node entry registers worker_threads)
-if (webWorkersAvailable() && !parallelHost()) registerParallelHost(webHost);
 
 /**
  * Prepares an engine for decodeSync: compiles the WebAssembly module (default), or loads the reference

@@ -1,6 +1,7 @@
 // Decoding files with bounded memory (the node entry's additions; the CLI imports this module directly).
 // Files are read in fixed windows straight into the decoder's input window, so memory does not grow
-// with the file size (files over 4 GiB included; positions are exact up to 2^53).
+// with the file size (files over 4 GiB included; positions are exact up to 2^53). Importing it registers
+// nothing: the entries that use it (src/node.ts, the CLI's main()) register the worker_threads host.
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { readSync } from 'node:fs';
 import { TableCollector } from './collector.js';
@@ -10,14 +11,9 @@ import * as L from '../generated/layout.js';
 import { decodeStream, decodeSync, type StreamOptions, type StreamResult } from './decode.js';
 import type { TraceInfo } from '../result/logfile.js';
 import type { DecodeOptions } from '../options.js';
-import { registerParallelHost } from '../parallel/host.js';
-import { nodeHost, registerFilePath } from '../parallel/node-host.js';
 import type { AsyncSource } from './runners.js';
 import type { DecodeResult } from '../result/summary.js';
 import { DiskDetector } from '../input/disk-detector.js';
-
-// decodes of large inputs use worker_threads (src/parallel)
-registerParallelHost(nodeHost);
 
 class FileSource implements AsyncSource {
   /** false once synchronous batches were slow (DiskDetector): the file is not in the page cache */
@@ -27,7 +23,8 @@ class FileSource implements AsyncSource {
   constructor(
     private readonly fh: FileHandle,
     readonly size: number,
-    private readonly path: string,
+    /** decoding workers open the file themselves (parallel/node-host.ts filePathOf) */
+    readonly path: string,
   ) {}
   async read(position: number, length: number): Promise<Uint8Array> {
     const out = new Uint8Array(Math.max(0, length));
@@ -97,9 +94,7 @@ async function withFile<T>(path: string, fn: (source: AsyncSource) => Promise<T>
   try {
     const st = await fh.stat();
     if (!st.isFile()) throw new EtlError('READ_FAILED', `cannot read ${path}: ${NOT_RANDOM_ACCESS}`);
-    const source = new FileSource(fh, st.size, path);
-    registerFilePath(source, path); // workers open the file themselves
-    return await fn(source);
+    return await fn(new FileSource(fh, st.size, path));
   } finally {
     await fh.close();
   }

@@ -33,6 +33,11 @@ export interface AsyncSource {
   readonly turns?: boolean;
   /** optional: the input window that reads best from it (default WINDOW_BYTES, 2 MiB; the caller's windowBytes wins) */
   readonly windowBytes?: number;
+  /**
+   * optional: the path of the file it reads, which decoding workers may open themselves (set by Node's file
+   * source, files.ts; a host whose workers cannot open files ignores it: ParallelHost.filePathOf)
+   */
+  readonly path?: string;
 }
 
 /** ms of decoding between two turns given to other tasks while a read ahead of a `turns` source is in flight */

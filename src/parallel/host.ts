@@ -1,6 +1,6 @@
-// Where decoding workers come from: Node's worker_threads (node-host.ts, registered by the node entry) or
-// Web Workers (web-host.ts, registered by the browser entry where `Worker` exists). No host: decodes run
-// in one thread.
+// Where decoding workers come from: Node's worker_threads (node-host.ts, registered by the node entry
+// src/node.ts and by the CLI's main()) or Web Workers (web-host.ts, registered by the browser entry
+// src/index.ts where `Worker` exists). Only entry points register a host; no host: decodes run in one thread.
 import type { AsyncSource } from '../decode/runners.js';
 import type { FromWorker, ToWorker } from './protocol.js';
 
@@ -21,7 +21,7 @@ export interface ParallelHost {
   readonly mainThreadDecodes: boolean;
   /** the number of threads a decode uses by default (available parallelism) */
   defaultThreads(): number;
-  /** the path of a file source workers may open themselves, or null (they read through the coordinator) */
+  /** the path of a file source (AsyncSource.path) its workers may open themselves, or null (they read through the coordinator) */
   filePathOf(source: AsyncSource): string | null;
 }
 

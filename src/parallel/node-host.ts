@@ -1,19 +1,12 @@
 // Decoding workers in Node: worker_threads running worker-node.js (next to this file in dist/; when the
 // library runs from its TypeScript sources, as under vitest, the built dist/parallel/worker-node.js).
+// Registered by the Node entries (src/node.ts, src/cli/main.ts), never by importing this module.
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { AsyncSource } from '../decode/runners.js';
 import type { ParallelHost, WorkerPort } from './host.js';
 import type { FromWorker, ToWorker } from './protocol.js';
-
-/** File sources whose path workers may open (node.ts registers its FileSource objects). */
-const filePaths = new WeakMap<object, string>();
-
-export function registerFilePath(source: AsyncSource, path: string): void {
-  filePaths.set(source, path);
-}
 
 let script: URL | null = null;
 
@@ -29,7 +22,8 @@ function workerScript(): URL {
 export const nodeHost: ParallelHost = {
   mainThreadDecodes: true,
   defaultThreads: () => availableParallelism(),
-  filePathOf: (source) => filePaths.get(source) ?? null,
+  // a file source (files.ts) says its path: each worker opens the file and reads its partitions itself
+  filePathOf: (source) => source.path ?? null,
   spawn(): WorkerPort {
     const w = new Worker(workerScript());
     let failed: ((e: Error) => void) | null = null;

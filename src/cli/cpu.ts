@@ -1,0 +1,41 @@
+// `etw-decode cpu FILE`: CPU time, ready time and waits by process or thread (WPA's CPU Usage (Precise)),
+// the cpuUsage rows derived while the trace streams by (derive/cpu-usage.ts) and folded as they come
+// (analysis/cpu.ts); text: cpu-text.ts, loaded with the command as the analysis is.
+import type { Command } from 'commander';
+import { streamFile } from '../decode/files.js';
+import { emptyTableText, jsonReplacer } from '../output/summary-text.js';
+import { note, stdoutOutput, type CommandContext } from './io.js';
+import { addDecoding, decodeOptions, option, type DecodingOpts } from './options.js';
+
+export function addCpuCommand(program: Command, { input }: CommandContext): void {
+  addDecoding(
+    program
+      .command('cpu')
+      .description('CPU time, ready time and waits by process or thread (WPA CPU Usage (Precise)), from CSwitch or compact switches')
+      .argument('<file>', 'ETL file; - (or a FIFO) reads the trace from a pipe')
+      .addOption(option.by('what', 'group rows by', ['process', 'thread']))
+      .addOption(option.top('rows to show (0 = all)', true))
+      .addOption(option.json('64-bit values as decimal strings')),
+  ).action(async (file: string, o: DecodingOpts & { by: 'process' | 'thread'; top: number; json?: boolean }) => {
+    const inp = await input(file);
+    const [{ CpuAnalyzer, CpuUsageDeriver }, { renderCpu }] = await Promise.all([import('../analysis/cpu.js'), import('./cpu-text.js')]);
+    const analyzer = new CpuAnalyzer();
+    const deriver = new CpuUsageDeriver((t) => analyzer.add(t));
+    const res = await streamFile(inp.path, {
+      ...decodeOptions(o),
+      rows: 'borrow',
+      onRows: (rows) => deriver.add(rows.cswitch, rows.readythread, rows.threadEvents),
+    });
+    const stats = deriver.finish();
+    const a = analyzer.result(res);
+    const out = stdoutOutput();
+    if (o.json) {
+      const list = o.by === 'process' ? a.processes : a.threads;
+      await out.write(JSON.stringify({ file, by: o.by, ticksPerSecond: a.ticksPerSecond, total: a.total, rows: o.top ? list.slice(0, o.top) : list, cpuUsage: stats }, jsonReplacer, 2) + '\n');
+    } else {
+      await out.write(renderCpu(inp.name, a, o.by, o.top, stats));
+    }
+    await out.commit();
+    if (res.summary.cswitch === 0) note(emptyTableText('cswitch', res.summary));
+  });
+}

@@ -1,0 +1,102 @@
+// `etw-decode dump FILE --table T`: a table as CSV or JSON lines (output/text.ts), streamed: decoded rows
+// are formatted chunk by chunk as they come; cpuUsage is derived while the trace streams by; the derived
+// tables (threads, processes, traces) are written at the end; `events` is the counts by event kind.
+import type { Command } from 'commander';
+import { readTraceInfo, streamFile } from '../decode/files.js';
+import { createClock } from '../time.js';
+import { EtlError } from '../errors.js';
+import type { TraceSummary } from '../result/summary.js';
+import { DECODED_TABLE_NAMES, type DecodedTableName, type TableName } from '../tables/schema.js';
+import type { DumpFormat, FormatOptions, TimeColumn } from '../output/text.js';
+import type { Table } from '../tables/table.js';
+import { dataLossText, emptyTableText } from '../output/summary-text.js';
+import { fileOutput, note, stdoutOutput, type CommandContext, type Output } from './io.js';
+import { addDecoding, decodeOptions, option, type DecodingOpts } from './options.js';
+
+export function addDumpCommand(program: Command, { input }: CommandContext): void {
+  addDecoding(
+    program
+      .command('dump')
+      .description('write a table as CSV or JSON lines (64-bit values exact, empty cell for null)')
+      .argument('<file>', 'ETL file; - (or a FIFO) reads the trace from a pipe')
+      .addOption(option.table())
+      .addOption(option.format())
+      .addOption(option.names())
+      .addOption(option.time())
+      .addOption(option.output()),
+  ).action(async (file: string, o: DecodingOpts & { table: TableName | 'events'; format: DumpFormat; output?: string; names?: boolean; time: TimeColumn }) => {
+    const table = o.table;
+    const fmt: FormatOptions = { format: o.format, names: o.names, time: o.time };
+    const inp = await input(file);
+    // nothing is written before the input is known to be readable and to start like an ETL file
+    const info = await readTraceInfo(inp.path);
+    if (o.time !== 'raw') {
+      if (!info) throw new EtlError('NO_CLOCK', `--time ${o.time}: ${inp.name} has no logfile header to take the clock from; use --time raw`);
+      fmt.clock = createClock(info);
+    }
+    // the formatting and the cpuUsage derivation load with the command (the CLI starts without them)
+    const [{ TextTableWriter }, { CpuUsageDeriver }, { csvText }] = await Promise.all([import('../output/text.js'), import('../analysis/cpu.js'), import('../output/escape.js')]);
+    const out: Output = o.output ? await fileOutput(o.output) : stdoutOutput();
+    let summary: TraceSummary;
+    try {
+      // rows are formatted into 256 KiB byte buffers, each handed to the output (which owns it) when full
+      const writer = table !== 'events' ? new TextTableWriter(table, fmt, (bytes) => out.write(bytes), 1 << 18) : null;
+      await writer?.writeHeader();
+      const decoded = isDecodedTable(table) ? table : null;
+      // cpuUsage is derived while the trace streams by; its rows come out as each switch completes (the
+      // deriver's chunks are ours to keep until they are written)
+      const pending: Table<'cpuUsage'>[] = [];
+      const deriver = table === 'cpuUsage' ? new CpuUsageDeriver((t) => pending.push(t)) : null;
+      const res = await streamFile(inp.path, {
+        ...decodeOptions(o),
+        rows: 'borrow', // each chunk is formatted before onRows returns
+        onRows: decoded
+          ? async (rows) => {
+              const t = rows[decoded];
+              if (t.length) await writer!.write(t);
+            }
+          : deriver
+            ? async (rows) => {
+                deriver.add(rows.cswitch, rows.readythread, rows.threadEvents);
+                for (const t of pending.splice(0)) await writer!.write(t);
+              }
+            : undefined,
+      });
+      if (deriver) {
+        const stats = deriver.finish();
+        for (const t of pending.splice(0)) await writer!.write(t);
+        if (stats.lateEvents) note(`${stats.lateEvents} events arrived behind the cpuUsage reorder window: their rows may miss ready times or process ids`);
+        if (stats.unresolvedRows) note(`${stats.unresolvedRows} cpuUsage rows were written before their thread's process was known (more were waiting than the hold keeps): their process ids may be missing`);
+      }
+      summary = res.summary;
+      // derived tables are complete only at the end of the decode
+      if (table === 'threads' || table === 'processes' || table === 'traces') {
+        if (res[table].length) await writer!.write(res[table]);
+      }
+      await writer?.end();
+      if (table === 'events') {
+        const keys = ['headerType', 'hookId', 'name', 'provider', 'eventId', 'eventType', 'messageNumber', 'opcode', 'task', 'extended', 'version', 'count', 'bytes'] as const;
+        if (o.format === 'csv') {
+          let text = keys.join(',') + '\n';
+          for (const k of summary.eventsByKind) text += keys.map((key) => csvText(String(k[key] ?? ''))).join(',') + '\n';
+          await out.write(text);
+        } else {
+          for (const k of summary.eventsByKind) await out.write(JSON.stringify(k) + '\n');
+        }
+      }
+      await out.commit();
+    } catch (e) {
+      await out.abort();
+      throw e;
+    }
+    // exit 0 all the same: the output holds everything that could be decoded
+    const lost = dataLossText(summary.diagnostics);
+    if (lost) note(`${lost} — see \`etw-decode summary\``);
+    if (table !== 'events' && summary[table] === 0) note(emptyTableText(table, summary));
+  });
+}
+
+function isDecodedTable(t: string): t is DecodedTableName {
+  return (DECODED_TABLE_NAMES as readonly string[]).includes(t);
+}
+

@@ -1,0 +1,139 @@
+// The command line's options, each declared once with its parser and help text (`option.x()` makes a
+// fresh commander Option: commands pick the ones they take), and what the decoding options ask of the
+// decode (decodeOptions). Where a command gives an option its own meaning (`--top` of spin locks has no
+// "0 = all", convert's `--threads` spreads files too), the declaration takes it as a parameter.
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { CONVERT_FORMATS } from '../convert/format-names.js';
+import type { DecodeOptions } from '../options.js';
+import { AUTO_MIN_BYTES, AUTO_MIN_BYTES_ROWS } from '../parallel/run.js';
+import { TABLE_NAMES, type TableName } from '../tables/schema.js';
+
+// ---- parsers (commander calls them with the option's text; InvalidArgumentError is a usage error, exit 2)
+
+/** a whole number, 0 included */
+function parseCount(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number (0 = all rows)');
+  return n;
+}
+
+/** digits only, at least 1 */
+function parsePositive(v: string): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive integer');
+  return n;
+}
+
+function parseBias(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 63) throw new InvalidArgumentError('expected an integer MaximumWaitReason in 1..63 (e.g. 40 for Windows 10 2004+)');
+  return n;
+}
+
+function parseThreads(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 1024) throw new InvalidArgumentError('expected a whole number of threads from 1 to 1024');
+  return n;
+}
+
+/** --table accepts the registry names and a few spellings people type (cpu-usage). */
+function tableAlias(v: string): string {
+  const alias: Record<string, string> = { 'cpu-usage': 'cpuUsage', cpuusage: 'cpuUsage', 'thread-events': 'threadEvents', 'process-events': 'processEvents' };
+  const name = alias[v.toLowerCase()] ?? v;
+  if (![...TABLE_NAMES, 'events'].includes(name)) {
+    throw new InvalidArgumentError(`Allowed choices are ${[...TABLE_NAMES, 'events'].join(', ')}.`);
+  }
+  return name;
+}
+
+function parseTables(v: string): TableName[] {
+  const names = v.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const n of names) {
+    if (!(TABLE_NAMES as readonly string[]).includes(n)) throw new InvalidArgumentError(`unknown table '${n}' (tables: ${TABLE_NAMES.join(', ')})`);
+  }
+  return names as TableName[];
+}
+
+/** 805306368 -> '768 MiB', 2147483648 -> '2 GiB' */
+const sizeText = (bytes: number): string => (bytes >= 2 ** 30 && bytes % 2 ** 30 === 0 ? `${bytes / 2 ** 30} GiB` : `${bytes / 2 ** 20} MiB`);
+
+// ---- the options
+
+const DECODE_THREADS_HELP = `decoding threads (1 = one thread; inputs under 32 MiB use one; default: all cores for files where they pay — ${sizeText(AUTO_MIN_BYTES)} and more for summary, ${sizeText(AUTO_MIN_BYTES_ROWS)} for rows — else one)`;
+
+export const option = {
+  // decoding (every command)
+  engine: () => new Option('--engine <engine>', 'decoder to use').choices(['wasm', 'reference']).default('wasm'),
+  bias: () => new Option('--bias <n>', 'MaximumWaitReason used to decode compact OldThreadStateWr (default: from the trace build)').argParser(parseBias),
+  /** `help`: what the threads do where a command uses them for more than one decode (convert) */
+  threads: (help = DECODE_THREADS_HELP) => new Option('--threads <n>', help).argParser(parseThreads),
+  progress: () => new Option('--progress', 'show progress on stderr (default: when stderr is a terminal)'),
+  noProgress: () => new Option('--no-progress', 'never show progress'),
+
+  // what is shown
+  /** `detail`: how the object writes what JSON cannot hold (64-bit values) */
+  json: (detail?: string) => new Option('--json', detail ? `print one JSON object (${detail})` : 'print one JSON object'),
+  /** `zeroShowsAll`: 0 is "all rows" (else the least is 1) */
+  top: (help: string, zeroShowsAll: boolean) => new Option('--top <n>', help).argParser(zeroShowsAll ? parseCount : parsePositive).default(20),
+  by: <T extends string>(placeholder: string, help: string, choices: readonly [T, ...T[]]) =>
+    new Option(`--by <${placeholder}>`, help).choices(choices).default(choices[0]),
+  names: () => new Option('--names', 'add name columns for enum values (wait reason, wait mode, thread state, row source, acquire mode)'),
+
+  // dump
+  table: () =>
+    new Option('--table <table>', 'table to write (events = counts by event kind)').choices([...TABLE_NAMES, 'events']).default('cswitch').argParser(tableAlias),
+  format: () => new Option('--format <format>', 'output format').choices(['csv', 'jsonl']).default('csv'),
+  time: () =>
+    new Option('--time <unit>', 'add a converted time column: ns = nanoseconds since the trace start, filetime = wall clock (100 ns since 1601)')
+      .choices(['raw', 'ns', 'filetime'])
+      .default('raw'),
+  output: () => new Option('-o, --output <path>', 'output file (default: standard output)'),
+
+  // convert
+  to: () => new Option('--to <format>', 'output format').choices([...CONVERT_FORMATS]).default('parquet'),
+  out: () => new Option('--out <dir>', 'dataset directory (created when missing; shared by many runs)').makeOptionMandatory(),
+  tables: () => new Option('--tables <list>', `comma-separated tables to write (default: all: ${TABLE_NAMES.join(',')})`).argParser(parseTables),
+  partRows: () => new Option('--part-rows <n>', 'rows per part file, sorted by (cpu, time) (default 1048576: one Parquet row group)').argParser(parsePositive),
+  force: () => new Option('--force', 'convert traces that are in the dataset already (default: skip them)'),
+};
+
+/** The decoding options' values (commander's camelCase keys). */
+export interface DecodingOpts {
+  engine: 'wasm' | 'reference';
+  bias?: number;
+  progress?: boolean;
+  threads?: number;
+}
+
+/** Adds the decoding options every command of one trace takes (engine, bias, threads, progress). */
+export function addDecoding(cmd: Command): Command {
+  return cmd.addOption(option.engine()).addOption(option.bias()).addOption(option.threads()).addOption(option.progress()).addOption(option.noProgress());
+}
+
+/** --progress's answer: given, or whether stderr is a terminal. */
+export function showProgress(o: { progress?: boolean }): boolean {
+  return o.progress ?? process.stderr.isTTY === true;
+}
+
+/** What the decoding options ask of the decode. */
+export function decodeOptions(o: DecodingOpts): DecodeOptions {
+  return {
+    engine: o.engine,
+    bias: o.bias,
+    threads: o.threads,
+    onProgress: progressReporter(showProgress(o)),
+  };
+}
+
+function progressReporter(enabled: boolean): DecodeOptions['onProgress'] {
+  if (!enabled) return undefined;
+  let last = 0;
+  return (phase, done, total) => {
+    const now = Date.now();
+    if (now - last < 500 && done < total) return;
+    last = now;
+    const pct = total ? ((100 * done) / total).toFixed(1) : '100';
+    process.stderr.write(`\r${phase === 'frame' ? 'indexing buffers' : 'decoding'} ${pct}% (${(done / 2 ** 20).toFixed(0)} of ${(total / 2 ** 20).toFixed(0)} MiB)   `);
+    if (done >= total && phase === 'decode') process.stderr.write('\n');
+  };
+}
