@@ -6,7 +6,7 @@ import os from 'node:os';
 import { resolve } from 'node:path';
 import { CONVERT_FORMATS, type ConvertFormat } from '../convert/format-names.js';
 import type { FileOutcome } from '../convert/pool.js';
-import { EXIT } from './io.js';
+import { atSignal, CliError, EXIT } from './io.js';
 import { TABLE_NAMES, type TableName } from '../tables/schema.js';
 
 function parsePositive(v: string): number {
@@ -58,12 +58,15 @@ export function registerConvertCommand(program: Command, setExit: (code: number)
     .option('--progress', 'show progress on stderr (default: when stderr is a terminal)')
     .option('--no-progress', 'never show progress')
     .action(async (files: string[], o: ConvertCliOptions) => {
+      if (files.includes('-')) throw new CliError("convert reads trace files, not standard input ('-'): save the stream to a file first (a file named - is ./-)", EXIT.usage);
       const out = resolve(o.out);
       const showProgress = o.progress ?? process.stderr.isTTY === true;
       let last = 0;
       const started = Date.now();
       // loaded here, not with the CLI: the dataset writers (Arrow, Parquet, Perfetto) cost every other command ~100 ms to load
-      const { convertFiles } = await import('../convert/pool.js');
+      const { convertFiles, removeOwnRunFiles } = await import('../convert/pool.js');
+      // SIGINT/SIGTERM/SIGHUP: this run's staging files and trace locks go with it
+      atSignal(() => removeOwnRunFiles(out));
       const outcomes = await convertFiles(files, {
         to: o.to,
         outDir: out,

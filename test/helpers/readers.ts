@@ -57,7 +57,7 @@ export async function duckMetadata(path: string): Promise<ChunkMeta[]> {
 const COMPRESSORS = {
   ...compressors,
   LZ4_RAW: (input: Uint8Array, outputLength: number) =>
-    outputLength === 0 && input.length === 1 && input[0] === 0 ? new Uint8Array(0) : compressors.LZ4_RAW(input, outputLength),
+    outputLength === 0 && input.length === 1 && input[0] === 0 ? new Uint8Array(0) : compressors.LZ4_RAW!(input, outputLength),
 };
 
 /** Every row of a Parquet file read by hyparquet. */
