@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { decodeSync, type DecodeResult } from '../src/node.js';
 import { sortByCpuTime } from '../src/convert/sort.js';
-import { TABLE_NAMES, type TableName } from '../src/tables/schema.js';
+import { TABLE_NAMES } from '../src/tables/schema.js';
 import { Table } from '../src/tables/table.js';
 import { generateMixedTrace, simulateSchedule, writeTrace } from '../src/writer/index.js';
 import { allTables, arrowDifference, firstDifference } from './helpers/columnar.js';
@@ -111,7 +111,7 @@ describe('re-runs write what was asked and is not in the dataset', () => {
     expect(readdirSync(out).filter((f) => !f.startsWith('.')).sort()).toEqual([...TABLE_NAMES].sort());
     // the tables already there were not written again; the new ones have every row
     expect(all.stderr).not.toMatch(/cswitch \d/);
-    for (const t of ['spinlock', 'readythread', 'threadEvents', 'processEvents'] as TableName[]) {
+    for (const t of ['spinlock', 'readythread', 'threadEvents', 'processEvents'] as const) {
       const lines = readFileSync(join(out, t, readdirSync(join(out, t))[0]!, 'part-0.csv'), 'utf8').split('\n').filter(Boolean);
       expect(lines.length - 1, t).toBe(smallDecode[t].length);
     }
@@ -307,7 +307,7 @@ describe('concurrent converts of one trace', () => {
       expect(results.filter((r) => /1 converted/.test(r.stderr))).toHaveLength(1);
       expect(results.filter((r) => /0 converted, 1 skipped/.test(r.stderr))).toHaveLength(3);
       expect(existsSync(join(out, '.staging'))).toBe(false);
-      for (const t of ['cswitch', 'threadEvents'] as TableName[]) {
+      for (const t of ['cswitch', 'threadEvents'] as const) {
         const lines = readFileSync(join(out, t, readdirSync(join(out, t))[0]!, 'part-0.csv'), 'utf8').split('\n').filter(Boolean);
         expect(lines.length - 1).toBe(smallDecode[t].length);
       }
