@@ -194,6 +194,15 @@ describe('the trace id is the content', () => {
     expect(Number(row!.n)).toBe(decodeSync(readFileSync(full)).cswitch.length);
   });
 
+  test('in one run: a same-size copy with a hole is not "the same trace" as the full one (both converted)', () => {
+    const { full, partial } = copies('one-run', (b) => b.fill(0, 2 << 20, 5 << 20));
+    const out = join(dir, 'ds-one-run');
+    const r = cli(['convert', partial, full, '--to', 'csv', '--out', out, '--tables', 'traces', '--no-progress']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/2 converted, 0 skipped/);
+    expect(ids(out, 'traces')).toHaveLength(2);
+  });
+
   test('another trace with the id in the dataset (a manifest of other content) is refused, with the reason', () => {
     const out = join(dir, 'collision');
     const first = cli(['convert', small, '--to', 'csv', '--out', out, '--tables', 'traces', '--no-progress']);

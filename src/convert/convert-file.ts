@@ -1,6 +1,8 @@
-// Converts one trace file into a dataset (dataset.ts) or a Perfetto timeline: decodes it streaming,
-// buffers each table's rows up to one part (partRows), writes the part sorted by (cpu, time), and moves
-// the finished trace into place. Memory: at most partRows rows per table buffered (plus one decode chunk).
+// Converts one trace file into a dataset (dataset.ts) or a Perfetto timeline: under the trace's lock
+// (runs.ts), looks at its manifest for what was asked and is not there, decodes the file streaming,
+// buffers each of those tables' rows up to one part (partRows), writes the part sorted by (cpu, time),
+// moves the finished outputs into place and records them. Memory: at most partRows rows per table
+// buffered (plus one decode chunk).
 import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { CpuUsageDeriver } from '../analysis/cpu.js';
