@@ -23,6 +23,16 @@ export class EtlError extends Error {
   }
 }
 
+/**
+ * A failure while writing `what` (an output file, a Parquet or Arrow writer, its sink) as an EtlError
+ * WRITE_FAILED saying what was being written and why; an EtlError passes through unchanged.
+ */
+export function writeError(what: string, e: unknown): EtlError {
+  if (e instanceof EtlError) return e;
+  const message = e instanceof Error ? e.message : String(e);
+  return new EtlError('WRITE_FAILED', `${what} failed: ${message}`);
+}
+
 export function hex(n: number | bigint, width = 0): string {
   const s = n.toString(16).toUpperCase();
   return '0x' + (width > s.length ? '0'.repeat(width - s.length) + s : s);

@@ -3,7 +3,7 @@
 // IPC files read back with apache-arrow equal the Tables — on a simulated schedule, on tables of random
 // edge values and on the real corpus.
 import { describe, expect, test } from 'vitest';
-import { tableFromIPC, type Table as ArrowTable, Type } from 'apache-arrow';
+import { tableFromIPC, Type } from 'apache-arrow';
 import { ArrowIpcWriter, decodeSync, tableToArrowIpc, toArrow, type Clock } from '../src/index.js';
 import { nanosecondsColumn } from '../src/time.js';
 import { validityOf } from '../src/output/arrow.js';
@@ -11,20 +11,8 @@ import { sliceTable } from '../src/output/parquet.js';
 import { Table } from '../src/tables/table.js';
 import { allocColumn, TABLE_COLUMNS, TABLE_NAMES, type TableName } from '../src/tables/schema.js';
 import { Rng } from '../src/writer/index.js';
-import { allTables, edgeTable, firstDifference, scheduleDecode, testClocks, visibleColumns, type ExtraOptions } from './helpers/columnar.js';
+import { allTables, arrowDifference, edgeTable, scheduleDecode, testClocks, visibleColumns, type ExtraOptions } from './helpers/columnar.js';
 import { corpusFiles, readCorpus } from './helpers/corpus.js';
-
-/** The first cell where an Arrow table differs from the Table (extra columns included), or null. */
-function arrowDifference(t: Table, a: ArrowTable, o: ExtraOptions = {}): string | null {
-  const cache = new Map<string, ReturnType<ArrowTable['getChild']>>();
-  const col = (name: string) => {
-    if (!cache.has(name)) cache.set(name, a.getChild(name));
-    const c = cache.get(name);
-    if (!c) throw new Error(`${t.name}: no Arrow column ${name} (has ${a.schema.names.join(', ')})`);
-    return c;
-  };
-  return firstDifference(t, a.numRows, (i, name) => col(name)!.get(i), o);
-}
 
 function concat(chunks: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));

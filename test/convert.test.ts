@@ -107,7 +107,7 @@ describe('convert --to csv / jsonl', () => {
     expect(r.stderr).toMatch(/notes\.etl: failed: not an ETL file/);
     expect(r.stderr).toMatch(/2 converted, 0 skipped, 1 failed/);
     expect(existsSync(join(out, '.staging'))).toBe(false);
-    expect(readdirSync(out).sort()).toEqual([...TABLE_NAMES].sort());
+    expect(readdirSync(out).sort()).toEqual(['.manifests', ...TABLE_NAMES].sort());
     for (const [file, name] of [[a, 'a'], [b, 'b']] as const) {
       for (const table of TABLE_NAMES) {
         const parts = partLines(out, table, 'csv').find((p) => p.id.startsWith(name + '-'))!;
@@ -162,7 +162,8 @@ describe('convert --to csv / jsonl', () => {
     const r = cli(['convert', a, b, '--to', 'perfetto', '--out', out, '--no-progress']);
     expect(r.status).toBe(0);
     const files = readdirSync(out).sort();
-    expect(files.map((f) => f.replace(/-[0-9a-f]{8}/, ''))).toEqual(['a.perfetto-trace', 'b.perfetto-trace']);
+    expect(files.map((f) => f.replace(/-[0-9a-f]{8}/, ''))).toEqual(['.manifests', 'a.perfetto-trace', 'b.perfetto-trace']);
+    files.shift(); // the timelines
     const root = protobuf.loadSync(fileURLToPath(new URL('./fixtures/perfetto/perfetto-etw.proto', import.meta.url)));
     const Trace = root.lookupType('perfetto.protos.Trace');
     const lib = decodeSync(readFileSync(a));
@@ -232,7 +233,7 @@ describe('convert --to csv / jsonl', () => {
     expect(t.numRows).toBe(lib.spinlock.length);
     const addresses = new Set(Array.from({ length: lib.spinlock.length }, (_, i) => lib.spinlock.get(i).spinLockAddress));
     for (let i = 0; i < t.numRows; i++) expect(addresses.has(t.get(i)!.spinLockAddress as bigint)).toBe(true);
-    expect(readdirSync(out).sort()).toEqual(['cswitch', 'spinlock', 'traces']);
+    expect(readdirSync(out).sort()).toEqual(['.manifests', 'cswitch', 'spinlock', 'traces']);
   });
 
   test('the same trace twice in one run (a copy of the same name): converted once, the copy skipped', () => {

@@ -6,7 +6,7 @@ import os from 'node:os';
 import { resolve } from 'node:path';
 import type { ConvertFormat } from '../convert/format-names.js';
 import type { FileOutcome } from '../convert/pool.js';
-import { EXIT, type CommandContext } from './io.js';
+import { atSignal, CliError, EXIT, type CommandContext } from './io.js';
 import type { TableName } from '../tables/schema.js';
 import { option, showProgress, type DecodingOpts } from './options.js';
 
@@ -43,12 +43,15 @@ export function addConvertCommand(program: Command, { setExit }: CommandContext)
     .addOption(option.progress())
     .addOption(option.noProgress())
     .action(async (files: string[], o: ConvertCliOptions) => {
+      if (files.includes('-')) throw new CliError("convert reads trace files, not standard input ('-'): save the stream to a file first (a file named - is ./-)", EXIT.usage);
       const out = resolve(o.out);
       const progress = showProgress(o);
       let last = 0;
       const started = Date.now();
       // loaded here, not with the CLI: the dataset writers (Arrow, Parquet, Perfetto) cost every other command ~100 ms to load
-      const { convertFiles } = await import('../convert/pool.js');
+      const { convertFiles, removeOwnRunFiles } = await import('../convert/pool.js');
+      // SIGINT/SIGTERM/SIGHUP: this run's staging files and trace locks go with it
+      atSignal(() => removeOwnRunFiles(out));
       const outcomes = await convertFiles(files, {
         to: o.to,
         outDir: out,

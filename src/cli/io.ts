@@ -112,7 +112,7 @@ function onSignal(signal: keyof typeof EXIT.signal): void {
 }
 
 /** Registers a synchronous cleanup run when SIGHUP/SIGINT/SIGTERM stop the command; returns its removal. */
-function atSignal(cleanup: () => void): () => void {
+export function atSignal(cleanup: () => void): () => void {
   if (!signalsHooked) {
     signalsHooked = true;
     for (const s of ['SIGHUP', 'SIGINT', 'SIGTERM'] as const) process.on(s, () => onSignal(s));

@@ -1,7 +1,9 @@
-// Converts one trace file into a dataset (dataset.ts) or a Perfetto timeline: decodes it streaming,
-// buffers each table's rows up to one part (partRows), writes the part sorted by (cpu, time), and moves
-// the finished trace into place. Memory: at most partRows rows per table buffered (plus one decode chunk).
-import { mkdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+// Converts one trace file into a dataset (dataset.ts) or a Perfetto timeline: under the trace's lock
+// (runs.ts), looks at its manifest for what was asked and is not there, decodes the file streaming,
+// buffers each of those tables' rows up to one part (partRows), writes the part sorted by (cpu, time),
+// moves the finished outputs into place and records them. Memory: at most partRows rows per table
+// buffered (plus one decode chunk).
+import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { CpuUsageDeriver } from '../analysis/cpu.js';
 import { PerfettoWriter } from '../output/perfetto.js';
@@ -11,7 +13,24 @@ import { concatChunks, DECODED_TABLE_NAMES, TABLE_NAMES, type ColumnChunk, type 
 import { dataLossText } from '../output/summary-text.js';
 import { Table } from '../tables/table.js';
 import { createClock, clockUnavailable, type Clock } from '../time.js';
-import { isConverted, partFile, partitionDir, perfettoFile, STAGING, traceIdOf } from './dataset.js';
+import { EtlError, writeError } from '../errors.js';
+import {
+  contentOf,
+  isPresent,
+  partFile,
+  partitionDir,
+  perfettoFile,
+  readManifest,
+  STAGING,
+  TIMELINE,
+  traceId,
+  writeManifest,
+  type Manifest,
+  type OutputName,
+  type OutputOptions,
+  type TraceContent,
+} from './dataset.js';
+import { ownedName, removeDeadRuns, TraceLock } from './runs.js';
 import { datasetWriter, FileSink, type ConvertFormat, type DatasetWriter, type FormatContext } from './formats.js';
 import { sortByCpuTime } from './sort.js';
 
@@ -108,41 +127,99 @@ function clockOfInfo(info: Awaited<ReturnType<typeof readTraceInfo>>): Clock | n
   return info && clockUnavailable(info) === null ? createClock(info) : null;
 }
 
-/** Converts one trace file; throws EtlError when it cannot be read (nothing is left behind then). */
+/** Converts one trace file; throws EtlError when it cannot be read or written (nothing is left behind then). */
 export async function convertFile(path: string, options: ConvertOptions): Promise<ConvertResult> {
   const source = resolve(path);
   const info = await readTraceInfo(source); // the one clear error for a file that is not a trace, before any output
-  const id = await traceIdOf(source);
+  const content = await contentOf(source).catch((e: unknown) => {
+    throw new EtlError('READ_FAILED', `cannot read ${source}: ${(e as Error).message}`);
+  });
+  const id = traceId(source, content);
   const out = resolve(options.outDir);
-  const perfetto = options.to === 'perfetto';
-  if (!options.force && (await isConverted(out, id, perfetto))) {
-    return { id, source, status: 'skipped', rows: {}, files: 0, bytes: 0, dataLoss: null };
+  const format = options.to;
+  try {
+    await removeDeadRuns(out);
+    const lock = await TraceLock.acquire(out, id);
+    try {
+      return await convertLocked(source, id, content, out, info, options);
+    } finally {
+      await lock.release();
+      await rmdir(join(out, STAGING)).catch(() => {}); // only when empty (other runs may be using it)
+    }
+  } catch (e) {
+    throw writeError(`writing trace=${id} (${format}) into ${out}`, e);
   }
-  const staging = join(out, STAGING, `${id}.${process.pid}.${Math.random().toString(36).slice(2, 8)}`);
+}
+
+/** The outputs asked for and the options each is asked with. */
+function askedOutputs(options: ConvertOptions): Map<OutputName, OutputOptions> {
+  const bias = options.bias ?? null;
+  if (options.to === 'perfetto') return new Map([[TIMELINE, { bias }]]);
+  const o: OutputOptions = { names: options.names ?? false, bias, partRows: options.partRows ?? DEFAULT_PART_ROWS };
+  return new Map(TABLE_NAMES.filter((t) => !options.tables || options.tables.includes(t)).map((t) => [t, o]));
+}
+
+/** Under the trace's lock: writes what was asked and is not in the dataset, then records it in the manifest. */
+async function convertLocked(
+  source: string,
+  id: string,
+  content: TraceContent,
+  out: string,
+  info: Awaited<ReturnType<typeof readTraceInfo>>,
+  options: ConvertOptions,
+): Promise<ConvertResult> {
+  const format = options.to;
+  const manifest: Manifest = (await readManifest(out, id)) ?? { version: 1, id, size: content.size, sha256: content.sha256, outputs: {} };
+  if (manifest.sha256 !== content.sha256) {
+    throw new EtlError(
+      'WRITE_FAILED',
+      `trace=${id} in ${out} is another trace (SHA-256 ${manifest.sha256.slice(0, 16)}…, this file ${content.sha256.slice(0, 16)}…) with the same name and hash prefix: rename the file or convert it into another dataset`,
+    );
+  }
+  const asked = askedOutputs(options);
+  const todo = new Map<OutputName, OutputOptions>();
+  for (const [name, o] of asked) if (options.force || !(await isPresent(out, manifest, format, name, o))) todo.set(name, o);
+  if (todo.size === 0) return { id, source, status: 'skipped', rows: {}, files: 0, bytes: 0, dataLoss: null };
+
+  const staging = join(out, STAGING, ownedName(id));
   await mkdir(staging, { recursive: true });
   try {
-    if (perfetto) {
-      const result = await convertToPerfetto(source, id, join(staging, 'timeline'), info, options);
+    let result: ConvertResult;
+    if (format === 'perfetto') result = await convertToPerfetto(source, id, join(staging, 'timeline'), info, options);
+    else result = await convertToDataset(source, id, staging, info, { ...options, to: format, tables: [...todo.keys()] as TableName[] });
+    // what is replaced leaves the manifest before its files move: an interruption while moving leaves
+    // outputs the manifest does not claim, which the next run writes again
+    const records = (manifest.outputs[format] ??= {});
+    for (const name of todo.keys()) delete records[name];
+    await writeManifest(out, manifest);
+    if (format === 'perfetto') {
       await rename(join(staging, 'timeline'), perfettoFile(out, id));
-      return result;
+      records[TIMELINE] = { options: todo.get(TIMELINE)!, files: 1, rows: result.rows.cswitch ?? 0 };
+    } else {
+      // table by table, the traces row last (engines see a trace's row once its tables are in place)
+      const tables = [...todo.keys()] as TableName[];
+      for (const t of [...tables.filter((t) => t !== 'traces'), ...tables.filter((t) => t === 'traces')]) {
+        const files = await moveParts(partitionDir(staging, t, id), partitionDir(out, t, id), format);
+        records[t] = { options: todo.get(t)!, files, rows: result.rows[t] ?? 0 };
+      }
     }
-    const result = await convertToDataset(source, id, staging, info, options);
-    // into place: the old traces row (the mark of a finished trace) goes first, every table follows, the
-    // new traces row last — an interruption in between leaves a trace a re-run converts again
-    await rm(partitionDir(out, 'traces', id), { recursive: true, force: true });
-    const tables = Object.keys(result.rows) as TableName[];
-    const order = [...tables.filter((t) => t !== 'traces'), ...tables.filter((t) => t === 'traces')];
-    for (const t of order) {
-      const final = partitionDir(out, t, id);
-      await mkdir(join(out, t), { recursive: true });
-      await rm(final, { recursive: true, force: true });
-      await rename(partitionDir(staging, t, id), final);
-    }
+    await writeManifest(out, manifest);
     return result;
   } finally {
     await rm(staging, { recursive: true, force: true });
-    await rmdir(join(out, STAGING)).catch(() => {}); // only when empty (other runs may be using it)
   }
+}
+
+/**
+ * Moves the part files of one table from staging into its partition, replacing the partition's files of
+ * this format (a re-conversion may have fewer parts); files of other formats stay. Returns the parts moved.
+ */
+async function moveParts(from: string, to: string, ext: string): Promise<number> {
+  const parts = (await readdir(from)).filter((f) => f.startsWith('part-') && f.endsWith('.' + ext));
+  await mkdir(to, { recursive: true });
+  for (const f of await readdir(to)) if (f.startsWith('part-') && f.endsWith('.' + ext)) await rm(join(to, f), { force: true });
+  for (const f of parts) await rename(join(from, f), join(to, f));
+  return parts.length;
 }
 
 /** One Perfetto timeline (CPU tracks with thread states, wake-ups, process and thread names) per trace. */
@@ -192,7 +269,7 @@ async function convertToDataset(
   info: Awaited<ReturnType<typeof readTraceInfo>>,
   options: ConvertOptions,
 ): Promise<ConvertResult> {
-  if (options.to === 'perfetto') throw new Error('unreachable');
+  if (options.to === 'perfetto') throw new EtlError('BAD_OPTION', 'a Perfetto timeline is not a dataset');
   const partRows = options.partRows ?? DEFAULT_PART_ROWS;
   const writer = await datasetWriter(options.to, partRows);
   const ctx: FormatContext = { clock: clockOfInfo(info), names: options.names ?? false };

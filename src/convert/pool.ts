@@ -4,12 +4,14 @@
 // TypeScript sources), files are converted one after the other in this thread.
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { EtlError } from '../errors.js';
 import { loadWasmModule } from '../engine/wasm/instance.js';
 import { convertFile, type ConvertOptions, type ConvertResult } from './convert-file.js';
-import { traceIdOf } from './dataset.js';
+import { contentOf, quickKey, traceId } from './dataset.js';
+export { removeOwnRunFiles } from './runs.js';
 
 export type FileOutcome = { path: string; ok: true; result: ConvertResult } | { path: string; ok: false; error: string; code?: string };
 
@@ -55,8 +57,16 @@ export async function convertFiles(files: readonly string[], options: PoolOption
     options.onFile?.(outcome);
     report();
   };
-  // the same trace twice in one run (a copy, a link): converted once, the other copies skipped
-  const ids = await Promise.all(files.map((f) => traceIdOf(f).catch(() => null)));
+  // the same trace twice in one run (a copy, a link): converted once, the other copies skipped. Only
+  // files that share a quick key (size, first and last MiB) can be; their SHA-256 decides.
+  const keys = await Promise.all(files.map((f) => quickKey(f).catch(() => null)));
+  const ids = new Array<string | null>(files.length).fill(null);
+  const byKey = new Map<string, number[]>();
+  keys.forEach((k, i) => k !== null && (byKey.get(k) ?? byKey.set(k, []).get(k)!).push(i));
+  for (const group of byKey.values()) {
+    if (group.length < 2) continue;
+    await Promise.all(group.map(async (i) => (ids[i] = await contentOf(files[i]!).then((c) => traceId(resolve(files[i]!), c), () => null))));
+  }
   const first = new Map<string, number>();
   const todo: number[] = [];
   for (let i = 0; i < files.length; i++) {

@@ -12,7 +12,7 @@
 import * as arrow from 'apache-arrow';
 import { TABLES } from '../generated/registry.js';
 import { ENUMS, nameOf } from '../tables/enums.js';
-import { EtlError } from '../errors.js';
+import { EtlError, writeError } from '../errors.js';
 import { emptyChunk, TABLE_COLUMNS, validColumnOf, type NumericColumnType, type TableName } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 import { nanosecondsColumn, type Clock } from '../time.js';
@@ -314,8 +314,27 @@ export function toArrow(table: Table, options: ArrowOptions = {}): arrow.Table {
 
 /** A Table as an Arrow IPC file (the `.arrow` / Feather v2 format) in memory. */
 export function tableToArrowIpc(table: Table, options: ArrowOptions = {}): Uint8Array {
-  return arrow.tableToIPC(toArrow(table, options), 'file');
+  const converter = new ArrowConverter(table.name, options);
+  return batchesToIpc(converter.schema, [converter.toBatch(table)], 'file');
 }
+
+/**
+ * Record batches as the bytes of one Arrow IPC file or stream in memory. Not apache-arrow's tableToIPC:
+ * that joins the writer's chunks with collapseContiguousByteRanges, which takes two chunks that are views
+ * of the same memory for one range of a stream being read and keeps it once — and a batch holds the same
+ * memory twice whenever a `<col>Name` column's indices are its source column's bytes (u8 enumerations,
+ * zero copy). With no padding chunk between the two (a row count that is a multiple of 8) the body lost
+ * those bytes: a message shorter than its header says, every later buffer shifted.
+ */
+export function batchesToIpc(schema: arrow.Schema, batches: readonly arrow.RecordBatch[], format: 'file' | 'stream'): Uint8Array {
+  const queue = new CollectingQueue();
+  const writer = format === 'file' ? new arrow.RecordBatchFileWriter() : new arrow.RecordBatchStreamWriter();
+  writer.reset(queue as unknown as arrow.WritableSink<Uint8Array>, schema);
+  for (const b of batches) writer.write(b);
+  writer.finish();
+  return concatBytes(queue.pending);
+}
+
 
 export interface ArrowIpcWriterOptions extends ArrowOptions {
   /** 'file' (default: the random-access IPC file format, with a footer) or 'stream' (the IPC stream format) */
@@ -370,7 +389,13 @@ export class ArrowIpcWriter {
   async write(t: Table): Promise<void> {
     this.usable();
     if (t.length === 0) return;
-    this.writer.write(this.converter.toBatch(t));
+    const batch = this.converter.toBatch(t);
+    try {
+      this.writer.write(batch);
+    } catch (e) {
+      this.failed = e;
+      throw writeError('writing the Arrow IPC file', e);
+    }
     this.rows += t.length;
     this.batches++;
     await this.drain();
@@ -417,7 +442,7 @@ export class ArrowIpcWriter {
       await flushSmall();
     } catch (e) {
       this.failed = e;
-      throw e;
+      throw writeError('writing the Arrow IPC file', e);
     }
   }
 

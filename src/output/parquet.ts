@@ -5,16 +5,16 @@
 // the number of rows. Statistics (min/max, null count) are on for every column; text and name columns are
 // dictionary-encoded; ticks and integers of ≤ 16 bits DELTA_BINARY_PACKED (smaller, and cheaper to
 // compress); the rest PLAIN; then every page is compressed (DEFAULT_COMPRESSION).
-import { DataType, Table as ArrowTable, tableToIPC } from 'apache-arrow';
-import { EtlError } from '../errors.js';
+import { DataType } from 'apache-arrow';
+import { EtlError, writeError } from '../errors.js';
 import { emptyChunk, type TableName } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 import { TABLES } from '../generated/registry.js';
 import { concatBytes } from './bytes.js';
-import { ArrowConverter, type ArrowOptions, type ByteSink } from './arrow.js';
+import { ArrowConverter, batchesToIpc, type ArrowOptions, type ByteSink } from './arrow.js';
 import { readParquetFooter } from './parquet-footer.js';
 import { loadParquetWasm, type ParquetWasm } from './parquet-wasm.js';
-import type { WriterProperties } from 'parquet-wasm/esm';
+import type { RecordBatch, WriterProperties } from 'parquet-wasm/esm';
 
 const COMPRESSIONS = ['zstd', 'snappy', 'lz4', 'gzip', 'none'] as const;
 export type ParquetCompression = (typeof COMPRESSIONS)[number];
@@ -192,8 +192,7 @@ export class ParquetTableWriter {
 
   private check(): void {
     if (this.failure !== null) {
-      const e = this.failure as Error;
-      throw e instanceof EtlError ? e : new EtlError('WRITE_FAILED', `writing the ${this.table} Parquet file failed: ${e.message ?? e}`);
+      throw writeError(`writing the ${this.table} Parquet file`, this.failure);
     }
   }
 
@@ -217,10 +216,17 @@ export class ParquetTableWriter {
 
   private async send(t: Table): Promise<void> {
     // Arrow JS → IPC stream → Arrow in the wasm memory (parquet-wasm has no other way in)
-    const ipc = tableToIPC(new ArrowTable(this.converter.schema, this.converter.toBatch(t)), 'stream');
-    const wasmTable = this.pw.Table.fromIPCStream(ipc);
-    const batches = wasmTable.recordBatches();
-    wasmTable.free();
+    let batches: RecordBatch[];
+    try {
+      const ipc = batchesToIpc(this.converter.schema, [this.converter.toBatch(t)], 'stream');
+      const wasmTable = this.pw.Table.fromIPCStream(ipc);
+      batches = wasmTable.recordBatches();
+      wasmTable.free();
+    } catch (e) {
+      this.fail(e);
+      this.check();
+      throw e; // unreachable: check() throws the failure
+    }
     for (const b of batches) {
       await this.next();
       this.controller.enqueue(b);

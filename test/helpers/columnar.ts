@@ -1,6 +1,7 @@
 // Shared by the Arrow and Parquet tests: every table of a decode, tables of random edge values for every
 // column type, the expected cells of the extra columns (names, nanoseconds), and a row comparison that
 // names the first difference.
+import type { Table as ArrowTable } from 'apache-arrow';
 import { cpuUsage, createClock, decodeSync, type Clock, type DecodeResult } from '../../src/index.js';
 import { TABLES } from '../../src/generated/registry.js';
 import { ENUMS, nameOf } from '../../src/tables/enums.js';
@@ -80,6 +81,18 @@ export function firstDifference(
     }
   }
   return null;
+}
+
+/** The first cell where an Arrow table (apache-arrow) differs from the Table (extra columns included), or null. */
+export function arrowDifference(t: Table, a: ArrowTable, o: ExtraOptions = {}): string | null {
+  const cache = new Map<string, ReturnType<ArrowTable['getChild']>>();
+  const col = (name: string) => {
+    if (!cache.has(name)) cache.set(name, a.getChild(name));
+    const c = cache.get(name);
+    if (!c) throw new Error(`${t.name}: no Arrow column ${name} (has ${a.schema.names.join(', ')})`);
+    return c;
+  };
+  return firstDifference(t, a.numRows, (i, name) => col(name)!.get(i), o);
 }
 
 function fmt(v: unknown): string {
