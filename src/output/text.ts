@@ -17,6 +17,7 @@ import type { Clock } from '../time.js';
 import { DIGITS_OVERHANG } from './digits.js';
 import { csvText, jsonText, StringBytes } from './escape.js';
 import { MAX_TICK_TEXT, TickWriter, type TickConversion } from './ticks.js';
+import { sinkWait, type ByteSink } from './sink.js';
 import { K_F64, K_I32, K_I64, K_I8, K_NAME, K_STR, K_TICKS, K_U16, K_U32, K_U64, K_U8, rowLoop, type RowCell, type RowLoop, type RowTarget } from './row-loop.js';
 
 export type DumpFormat = 'csv' | 'jsonl';
@@ -33,9 +34,10 @@ export interface FormatOptions {
 
 /**
  * Receives the formatted bytes. The bytes are the sink's to keep: the writer never touches them again
- * (it continues in a new buffer). A returned promise is awaited before the writer goes on (backpressure).
+ * (it continues in a new buffer). A returned promise is awaited before the writer goes on (backpressure);
+ * any other return value is ignored (src/output/sink.ts).
  */
-export type TextSink = (bytes: Uint8Array) => void | Promise<void>;
+export type TextSink = ByteSink;
 
 const KIND_OF: Record<ColumnType, number> = { u8: K_U8, u16: K_U16, u32: K_U32, i8: K_I8, i32: K_I32, f64: K_F64, i64: K_I64, u64: K_U64, str: K_STR };
 /** longest text of a value of each kind (STR: none, checked per string; NAME: per enum) */
@@ -158,7 +160,7 @@ export class TextTableWriter {
 
   private flush(): void | Promise<void> {
     const bytes = this.out.take();
-    return bytes ? this.sink(bytes) : undefined;
+    return bytes ? sinkWait(this.sink(bytes)) : undefined;
   }
 }
 
