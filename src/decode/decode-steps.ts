@@ -117,7 +117,7 @@ export interface QuietSink {
  * then resumes a few hundred times per 516 MiB instead of once or more per buffer: compiling decodeSteps
  * (which took a turn step every 256 KiB, and a rows step for every drain even when the consumer wanted none
  * of its tables) took 19–28 ms of a background thread per run, which on 2 cores delayed the reads ahead that
- * the decode then waited for (README "End to end").
+ * the decode then waited for (docs/performance.md "End to end").
  */
 export class BufferLoop {
   /** the decode position */

@@ -457,7 +457,7 @@ interface BatchRun {
  * has the batch's stride as BufferSize and is not covered by the window, and while the records have room
  * and the position is short of `progressAt` — what frameBuffers' loop does for such a header, without the
  * generator. Most headers of a file are these, and a plain function for them keeps V8's optimizing
- * compiler off frameBuffers (compiling it took 19–35 ms of a background thread per run: README "End to end").
+ * compiler off frameBuffers (compiling it took 19–35 ms of a background thread per run: docs/performance.md "End to end").
  */
 function takeBatch(
   run: BatchRun,

@@ -17,6 +17,7 @@ import { emptyChunk, TABLE_COLUMNS, validColumnOf, type NumericColumnType, type 
 import { Table } from '../tables/table.js';
 import { nanosecondsColumn, type Clock } from '../time.js';
 import { concatBytes } from './bytes.js';
+import type { ByteSink } from './sink.js';
 
 export interface ArrowOptions {
   /** add a `<col>Name` dictionary column of names next to every enumeration column (like the CSV --names) */
@@ -28,8 +29,7 @@ export interface ArrowOptions {
   clock?: Clock | null;
 }
 
-/** Where the bytes of a writer go: called in order, awaited before the next call. */
-export type ByteSink = (bytes: Uint8Array) => void | Promise<void>;
+export type { ByteSink };
 
 type AnyData = arrow.Data<arrow.DataType>;
 

@@ -59,6 +59,7 @@ import { Table } from '../tables/table.js';
 import { TickConverter, type Clock } from '../time.js';
 import { concatBytes } from './bytes.js';
 import { ProtoWriter, putVarint32, putVarint64 } from './protobuf.js';
+import { sinkWait, type ByteSink } from './sink.js';
 
 // Trace / TracePacket / EtwTraceEventBundle / EtwTraceEvent
 const TRACE_PACKET = 1;
@@ -341,7 +342,7 @@ export class PerfettoWriter {
    *   a returned promise is returned by the call that flushed (await it for backpressure)
    */
   constructor(
-    private readonly sink: (bytes: Uint8Array) => void | Promise<void>,
+    private readonly sink: ByteSink,
     options: PerfettoOptions,
   ) {
     const { clock, originTicks } = options;
@@ -742,7 +743,7 @@ export class PerfettoWriter {
     if (this.w.pos === 0) return undefined;
     const bytes = this.w.take();
     this.stats.bytes += bytes.length;
-    return this.sink(bytes);
+    return sinkWait(this.sink(bytes));
   }
 }
 

@@ -17,6 +17,7 @@ import { TickConverter, type Clock, type TickConversion } from '../time.js';
 import { concatBytes } from './bytes.js';
 import { DIGITS_OVERHANG, writeI64, writeSafe } from './digits.js';
 import { csvText, jsonText, StringBytes } from './escape.js';
+import { sinkWait, type ByteSink } from './sink.js';
 import { K_F64, K_I32, K_I64, K_I8, K_NAME, K_STR, K_TICKS, K_U16, K_U32, K_U64, K_U8, rowLoop, type RowCell, type RowLoop, type RowTarget } from './row-loop.js';
 
 export type DumpFormat = 'csv' | 'jsonl';
@@ -33,9 +34,10 @@ export interface FormatOptions {
 
 /**
  * Receives the formatted bytes. The bytes are the sink's to keep: the writer never touches them again
- * (it continues in a new buffer). A returned promise is awaited before the writer goes on (backpressure).
+ * (it continues in a new buffer). A returned promise is awaited before the writer goes on (backpressure);
+ * any other return value is ignored (src/output/sink.ts).
  */
-export type TextSink = (bytes: Uint8Array) => void | Promise<void>;
+export type TextSink = ByteSink;
 
 /** Bytes of the longest converted time text (a BigInt beyond 64 bits, from hostile ticks or odd clocks, is at
  *  most 31 characters), overhang included. */
@@ -200,7 +202,7 @@ export class TextTableWriter {
 
   private flush(): void | Promise<void> {
     const bytes = this.out.take();
-    return bytes ? this.sink(bytes) : undefined;
+    return bytes ? sinkWait(this.sink(bytes)) : undefined;
   }
 }
 
