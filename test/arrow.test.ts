@@ -12,7 +12,7 @@ import { Table } from '../src/tables/table.js';
 import { allocColumn, TABLE_COLUMNS, TABLE_NAMES, type TableName } from '../src/tables/schema.js';
 import { Rng } from '../src/writer/index.js';
 import { allTables, edgeTable, firstDifference, scheduleDecode, testClocks, visibleColumns, type ExtraOptions } from './helpers/columnar.js';
-import { corpusFiles, readCorpus } from './helpers/corpus.js';
+import { corpusFiles, corpusTestsEnabled, readCorpus } from './helpers/corpus.js';
 
 /** The first cell where an Arrow table differs from the Table (extra columns included), or null. */
 function arrowDifference(t: Table, a: ArrowTable, o: ExtraOptions = {}): string | null {
@@ -260,7 +260,7 @@ describe('Arrow IPC', () => {
   });
 });
 
-describe('real corpus', () => {
+describe.skipIf(!corpusTestsEnabled())('real corpus', () => {
   test.each(corpusFiles())('%s: every table through toArrow and an IPC file', (file) => {
     const r = decodeSync(readCorpus(file));
     const tables = allTables(r);
