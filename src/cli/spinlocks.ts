@@ -7,7 +7,8 @@ import { streamFile } from '../decode/files.js';
 import type { SpinlockAnalysis, SpinlockStats } from '../analysis/spinlocks.js';
 import { addCommon, decodeOptions } from './main.js';
 import { stdoutOutput, type Input } from './io.js';
-import { dataLossText, emptyTableText } from '../output/summary-text.js';
+import { emptyTableText } from '../output/summary-text.js';
+import { dataLossText } from '../result/data-loss.js';
 
 export type SpinlocksBy = 'lock' | 'caller';
 
