@@ -25,7 +25,7 @@ export type CaseGroup = 'walk' | 'decode' | 'tables' | 'derive' | 'xpress' | 'ho
 export interface CaseSettings {
   /** approximate size of each generated trace fixture */
   fixtureBytes: number;
-  /** repository root (to find the shared corpus) */
+  /** repository root (the corpus is looked for beside it unless $ETW_DECODE_CORPUS says where) */
   root: string;
 }
 
@@ -346,7 +346,7 @@ function blobCase(name: string, description: string, file: string): BenchCase {
     description,
     prepare(s) {
       const bytes = corpusFile(file, s.root);
-      if (!bytes) return { skipped: `${file} not found (../shared/corpus/real)` };
+      if (!bytes) return { skipped: `${file} not found ($ETW_DECODE_CORPUS or ../shared/corpus/real)` };
       const dir = join(tmpdir(), 'etw-decode-bench');
       mkdirSync(dir, { recursive: true });
       const path = join(dir, `${name.replace(/\W+/g, '-')}.etl`);
@@ -428,7 +428,7 @@ export const CASES: readonly BenchCase[] = [
   }),
   xpressCase('xpress/perfview-net', 'decompression alone: the compressed buffers of the real perfview-net.4.5.2.x64.etl (shared corpus)', (s) => {
     const file = corpusFile('perfview-net.4.5.2.x64.etl', s.root);
-    return file ? compressedPayloads('perfview-net.4.5.2.x64.etl', file) : 'perfview-net.4.5.2.x64.etl not found (../shared/corpus/real)';
+    return file ? compressedPayloads('perfview-net.4.5.2.x64.etl', file) : 'perfview-net.4.5.2.x64.etl not found ($ETW_DECODE_CORPUS or ../shared/corpus/real)';
   }),
   ...HOSTILE_CASES,
   blobCase(

@@ -1,7 +1,9 @@
 // Seeded benchmark inputs: traces from the writer (src/writer), generated once per run and kept in memory,
 // and sets of XPRESS-compressed buffer payloads (from a compressed writer trace or a real file).
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { generateMixedTrace, simulateSchedule, writeTrace, type MixedTraceOptions } from '../src/writer/index.js';
+import { findCorpus } from '../test/helpers/corpus.js';
 
 export interface TraceFixture {
   name: string;
@@ -99,12 +101,9 @@ export function compressedPayloads(name: string, file: Uint8Array): XpressSet {
   };
 }
 
-/** A real trace from the shared corpus (../shared/corpus/real), or null when the corpus is not there. */
-export function corpusFile(file: string, cwd: string): Uint8Array | null {
-  const dirs = [`${cwd}/../shared/corpus/real`, '/work/shared/corpus/real'];
-  for (const d of dirs) {
-    const p = `${d}/${file}`;
-    if (existsSync(p)) return new Uint8Array(readFileSync(p));
-  }
-  return null;
+/** A real trace of the corpus ($ETW_DECODE_CORPUS, else ../shared/corpus/real beside `root`), or null when it is not there. */
+export function corpusFile(file: string, root: string): Uint8Array | null {
+  const dir = findCorpus(root);
+  const p = dir && join(dir, file);
+  return p && existsSync(p) ? new Uint8Array(readFileSync(p)) : null;
 }

@@ -1,11 +1,12 @@
 // Fuzz seeds: small traces from the writer (every option that changes the bytes: compression, pointer size,
-// buffer sizes, event mixes) and the real corpus (../shared/corpus/real; files over 256 KiB cut to their
-// first buffers), each with a map of its buffers and events so mutations can aim at headers, compact
-// batches and compressed streams.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+// buffer sizes, event mixes) and the real corpus ($ETW_DECODE_CORPUS, else ../shared/corpus/real; files over
+// 128 KiB cut to their first buffers), each with a map of its buffers and events so mutations can aim at
+// headers, compact batches and compressed streams.
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as L from '../src/generated/layout.js';
 import { generateMixedTrace, type MixedTraceOptions } from '../src/writer/index.js';
+import { findCorpus } from '../test/helpers/corpus.js';
 
 export interface SeedBuffer {
   at: number;
@@ -75,7 +76,7 @@ export function writerSeeds(): Seed[] {
 
 /** The real corpus (none if it is not there), files over `maxBytes` cut to their first whole buffers. */
 export function corpusSeeds(root: string, maxBytes = 128 << 10): Seed[] {
-  const dir = [join(root, '../shared/corpus/real'), '/work/shared/corpus/real'].find((d) => existsSync(d));
+  const dir = findCorpus(root);
   if (!dir) return [];
   return readdirSync(dir)
     .filter((f) => f.endsWith('.etl'))

@@ -12,7 +12,7 @@ import { Table } from '../src/tables/table.js';
 import { allocColumn, TABLE_COLUMNS, TABLE_NAMES, type TableName } from '../src/tables/schema.js';
 import { Rng } from '../src/writer/index.js';
 import { allTables, arrowDifference, edgeTable, scheduleDecode, testClocks, visibleColumns, type ExtraOptions } from './helpers/columnar.js';
-import { corpusFiles, readCorpus } from './helpers/corpus.js';
+import { corpusFiles, corpusTestsEnabled, readCorpus } from './helpers/corpus.js';
 
 function concat(chunks: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
@@ -248,7 +248,7 @@ describe('Arrow IPC', () => {
   });
 });
 
-describe('real corpus', () => {
+describe.skipIf(!corpusTestsEnabled())('real corpus', () => {
   test.each(corpusFiles())('%s: every table through toArrow and an IPC file', (file) => {
     const r = decodeSync(readCorpus(file));
     const tables = allTables(r);

@@ -10,7 +10,7 @@ import { blobSource, ReadCache, SLICES, type SliceProfile } from '../src/input/b
 import { runAsync, TURN_MS, type AsyncSource } from '../src/decode/runners.js';
 import { load, prefetch, TURN, type Steps } from '../src/decode/steps.js';
 import { generateMixedTrace } from '../src/writer/index.js';
-import { readCorpus } from './helpers/corpus.js';
+import { corpusTestsEnabled, readCorpus } from './helpers/corpus.js';
 import { bytesCounting, decodeCountedAsync } from './helpers/counting.js';
 
 /** What must agree between two decodes of the same bytes. */
@@ -41,9 +41,11 @@ async function slicesOf(
 /** a Blob holding `bytes` */
 const blobOf = (bytes: Uint8Array): Blob => new Blob([bytes as Uint8Array<ArrayBuffer>]);
 
-const perfview = readCorpus('perfview-net.4.5.2.x64.etl');
+const corpus = corpusTestsEnabled();
+/** the real file of the two corpus suites below (empty when they are skipped) */
+const perfview = corpus ? readCorpus('perfview-net.4.5.2.x64.etl') : new Uint8Array(0);
 
-describe('perfview-net.4.5.2.x64.etl (359 compressed buffers of varying sizes)', () => {
+describe.skipIf(!corpus)('perfview-net.4.5.2.x64.etl (359 compressed buffers of varying sizes)', () => {
   test('a File-backed Blob (fs.openAsBlob) decodes as the bytes do', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'etw-blob-'));
     const path = join(dir, 'perfview-net.etl');
@@ -232,7 +234,7 @@ describe('compressed writer trace', () => {
   });
 });
 
-describe('small Blobs (up to 16 MiB) are read whole, once', () => {
+describe.skipIf(!corpus)('small Blobs (up to 16 MiB) are read whole, once', () => {
   test('perfview-net: Node reads it as 4 concurrent slices that cover it, a browser as one; the same result', async () => {
     const { slices, result } = await slicesOf(blobOf(perfview), undefined, 16 << 20);
     const step = Math.ceil(perfview.length / 4);

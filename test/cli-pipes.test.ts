@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { COUNTERS, decodeSync, streamFile, TABLE_NAMES, type TraceSummary } from '../src/node.js';
 import { TABLES } from '../src/generated/registry.js';
 import { groupMasks } from '../src/result/logfile.js';
-import { DATA_LOSS_PHRASES, dataLossText, emptyTableText } from '../src/output/summary-text.js';
+import { emptyTableText } from '../src/output/summary-text.js';
+import { DATA_LOSS_PHRASES, dataLossText } from '../src/result/data-loss.js';
 import { generateMixedTrace, writeTrace, Rng, type EventSpec } from '../src/writer/index.js';
 import { cswitches } from './helpers/traces.js';
 

@@ -3,13 +3,14 @@
 // rows checked by hand against the bytes (offsets below).
 import { describe, expect, test } from 'vitest';
 import { decodeSync } from '../src/node.js';
-import { corpusFiles, readCorpus, readExpected } from './helpers/corpus.js';
+import { corpusFiles, corpusTestsEnabled, readCorpus, readExpected } from './helpers/corpus.js';
 
 const THREAD_HOOKS = /^0x0(50[1-4]|548)$/;
 const PROCESS_HOOKS = /^0x0(30[1-4]|327)$/;
 const ENGINES = ['wasm', 'reference'] as const;
+const corpus = corpusTestsEnabled();
 
-describe.each(ENGINES)('%s engine', (engine) => {
+describe.skipIf(!corpus).each(ENGINES)('%s engine', (engine) => {
   test.each(corpusFiles())('%s: every Thread / Process / ReadyThread event decoded, none skipped', (name) => {
     const r = decodeSync(readCorpus(name), { engine });
     const kinds = readExpected(name).eventsByKind;

@@ -4,7 +4,9 @@ import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { cpuUsage, decodeSync, EtlError, TABLE_NAMES, type DecodeResult, type Table } from '../src/node.js';
 import { writeTrace, Rng, randomNoiseEvents, generateMixedTrace, simulateSchedule } from '../src/writer/index.js';
-import { corpusFiles, readCorpus } from './helpers/corpus.js';
+import { corpusFiles, corpusTestsEnabled, readCorpus } from './helpers/corpus.js';
+
+const corpus = corpusTestsEnabled();
 
 type Outcome = { ok: true; result: DecodeResult } | { ok: false; error: EtlError };
 
@@ -141,7 +143,7 @@ describe('generated traces', () => {
   });
 });
 
-test.each(corpusFiles())('real file %s: identical', (name) => {
+test.skipIf(!corpus).each(corpusFiles())('real file %s: identical', (name) => {
   const bytes = readCorpus(name);
   expectSame(run(bytes, 'wasm'), run(bytes, 'reference'));
 });

@@ -13,7 +13,9 @@ import { decodeSync } from '../src/node.js';
 import { WasmEngine } from '../src/engine/wasm/engine.js';
 import { loadWasmModuleSync } from '../src/engine/wasm/instance.js';
 import { generateMixedTrace, simulateSchedule, writeTrace } from '../src/writer/index.js';
-import { corpusFiles, readCorpus } from './helpers/corpus.js';
+import { corpusFiles, corpusTestsEnabled, readCorpus } from './helpers/corpus.js';
+
+const corpus = corpusTestsEnabled();
 
 /** The columns the engine leaves unzeroed between drains: they are poisoned. */
 const REWRITTEN: Partial<Record<DecodedTableName, readonly string[] | 'all'>> = {
@@ -95,7 +97,7 @@ describe('columns every row overwrites are not zeroed, and that changes nothing'
     expect(expectSameTables(bytes, 40_000)).toBeGreaterThan(1000);
   });
 
-  test('the real corpus and the sample', () => {
+  test.skipIf(!corpus)('the real corpus and the sample', () => {
     for (const f of corpusFiles()) expectSameTables(readCorpus(f), 40_000);
     expectSameTables(new Uint8Array(readFileSync(new URL('../samples/sample.etl', import.meta.url))), 40_000);
   });

@@ -28,7 +28,9 @@ import { Worker as NodeWorker } from 'node:worker_threads';
 import { bytesSource, runSync, type AsyncSource } from '../src/decode/runners.js';
 import { concatChunks, DECODED_TABLE_NAMES, perTable, TABLE_COLUMNS, type ColumnChunk, type DecodedTableName, type TypedColumn } from '../src/tables/schema.js';
 import { generateMixedTrace, generateSampleTrace, generateTraceChunks, Rng, simulateSchedule, writeTrace, type ScheduleOptions } from '../src/writer/index.js';
-import { corpusFiles, corpusPath } from './helpers/corpus.js';
+import { corpusFiles, corpusPath, corpusTestsEnabled } from './helpers/corpus.js';
+
+const corpus = corpusTestsEnabled();
 
 interface Decoded {
   r: DriverResult;
@@ -303,7 +305,7 @@ describe('partitions: the same output as one engine', () => {
     }
   });
 
-  test('the real corpus, 1 to 8 partitions', async () => {
+  test.skipIf(!corpus)('the real corpus, 1 to 8 partitions', async () => {
     for (const f of corpusFiles()) {
       const bytes = new Uint8Array(readFileSync(corpusPath(f)));
       const a = one(bytes);

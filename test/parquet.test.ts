@@ -15,7 +15,7 @@ import { TABLE_COLUMNS, TABLE_NAMES, type ColumnType, type TableName } from '../
 import type { Table } from '../src/tables/table.js';
 import { generateMixedTrace } from '../src/writer/index.js';
 import { allTables, edgeTable, firstDifference, scheduleDecode, testClocks, visibleColumns, type ExtraOptions } from './helpers/columnar.js';
-import { corpusFiles, readCorpus } from './helpers/corpus.js';
+import { corpusFiles, corpusTestsEnabled, readCorpus } from './helpers/corpus.js';
 import { duckMetadata, duckRows, duckTypes, hyparquetRows, readBytes } from './helpers/readers.js';
 
 let dir = '';
@@ -276,7 +276,7 @@ describe('API', () => {
   });
 });
 
-describe('real corpus', () => {
+describe.skipIf(!corpusTestsEnabled())('real corpus', () => {
   test.each(corpusFiles())('%s: every table read back by DuckDB and hyparquet', async (file) => {
     const r = decodeSync(readCorpus(file));
     const tables = allTables(r);

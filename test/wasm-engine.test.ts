@@ -14,7 +14,7 @@ import { decodeBase64, loadWasmModule, loadWasmModuleSync } from '../src/engine/
 import { WASM_BASE64 } from '../src/generated/wasm-binary.js';
 import { concatChunks, DECODED_TABLE_NAMES, perTable, TABLE_COLUMNS, type Chunks, type ColumnChunk, type TableName, type TypedColumn } from '../src/tables/schema.js';
 import { xpressCompress } from '../src/writer/xpress-encode.js';
-import { corpusFiles, readCorpus } from './helpers/corpus.js';
+import { corpusFiles, corpusTestsEnabled, readCorpus } from './helpers/corpus.js';
 import {
   BUFFER_FLAG,
   ByteWriter,
@@ -446,7 +446,7 @@ describe('module and instance', () => {
   });
 });
 
-describe('real files', () => {
+describe.skipIf(!corpusTestsEnabled())('real files', () => {
   test.each(corpusFiles())('%s: identical', (name) => {
     const buffers = splitFile(readCorpus(name));
     compareBuffers(buffers);

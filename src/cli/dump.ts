@@ -9,7 +9,8 @@ import type { TraceSummary } from '../result/summary.js';
 import { DECODED_TABLE_NAMES, type DecodedTableName, type TableName } from '../tables/schema.js';
 import type { DumpFormat, FormatOptions, TimeColumn } from '../output/text.js';
 import type { Table } from '../tables/table.js';
-import { dataLossText, emptyTableText } from '../output/summary-text.js';
+import { emptyTableText } from '../output/summary-text.js';
+import { dataLossText } from '../result/data-loss.js';
 import { fileOutput, note, stdoutOutput, type CommandContext, type Output } from './io.js';
 import { addDecoding, decodeOptions, option, type DecodingOpts } from './options.js';
 

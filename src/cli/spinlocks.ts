@@ -7,7 +7,8 @@ import { streamFile } from '../decode/files.js';
 import type { SpinlockAnalysis, SpinlockStats } from '../analysis/spinlocks.js';
 import { note, stdoutOutput, type CommandContext } from './io.js';
 import { addDecoding, decodeOptions, option, type DecodingOpts } from './options.js';
-import { dataLossText, emptyTableText } from '../output/summary-text.js';
+import { emptyTableText } from '../output/summary-text.js';
+import { dataLossText } from '../result/data-loss.js';
 
 export type SpinlocksBy = 'lock' | 'caller';
 

@@ -1,8 +1,10 @@
-// Human-readable rendering of a TraceSummary (the CLI's `summary` without --json).
+// Human-readable rendering of a TraceSummary (the CLI's `summary` without --json) and of why a table came
+// out empty. What was lost, in words, is data of the result (src/result/data-loss.ts): used here, not made here.
 import type { TraceSummary } from '../result/summary.js';
 import { TABLE_NAMES, type TableName } from '../tables/schema.js';
 import type { Clock } from '../time.js';
-import { COUNTERS, type DiagnosticCounters } from '../result/diagnostics.js';
+import { COUNTERS } from '../result/diagnostics.js';
+import { dataLossText } from '../result/data-loss.js';
 import { hex } from '../errors.js';
 import { TABLES } from '../generated/registry.js';
 
@@ -15,54 +17,6 @@ function fileTimeText(ft: bigint): string {
   const ms = Number((ft - 116444736000000000n) / 10000n);
   const d = new Date(ms);
   return Number.isNaN(d.getTime()) ? String(ft) : d.toISOString();
-}
-
-const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
-
-/**
- * What was lost, in words, one phrase per group of 'dataLoss' counters (docs/stats.md) plus the losses the
- * logfile header reports. A 'dataLoss' counter that no group names is listed by name, so none goes unsaid.
- */
-export const DATA_LOSS_PHRASES: readonly {
-  /** summed into n */
-  counters: readonly string[];
-  /** counted along with the above, so said by the same phrase */
-  covers?: readonly string[];
-  phrase: (n: number) => string;
-}[] = [
-  { counters: ['buffersCorrupt'], phrase: (n) => `${plural(n, 'corrupt buffer', 'corrupt buffers')} skipped` },
-  { counters: ['buffersTruncated'], phrase: (n) => `${plural(n, 'buffer', 'buffers')} cut short by the end of the file` },
-  { counters: ['buffersCompressedUndecoded'], phrase: (n) => `${plural(n, 'compressed buffer', 'compressed buffers')} not decompressed` },
-  // every truncated walk stops at one bad event: eventsBadMarker + eventsBadSize = buffersTruncatedWalk
-  {
-    counters: ['buffersTruncatedWalk'],
-    covers: ['eventsBadMarker', 'eventsBadSize'],
-    phrase: (n) => `${plural(n, 'buffer', 'buffers')} cut short by an invalid event`,
-  },
-  {
-    // every decoder's skipped events (unknown version, too short): one phrase for all tables
-    counters: COUNTERS.filter((c) => /Skipped(Version|Short)$/.test(c.name)).map((c) => c.name),
-    phrase: (n) => `${plural(n, 'event', 'events')} not decoded`,
-  },
-  { counters: ['compactTruncatedPacket'], phrase: (n) => `${plural(n, 'compact packet', 'compact packets')} cut short` },
-  { counters: ['bytesAbandoned', 'resyncBytes', 'truncatedTailBytes'], phrase: (n) => `${plural(n, 'byte', 'bytes')} skipped` },
-  { counters: ['buffersWithEventsLostFlag'], phrase: (n) => `${plural(n, 'buffer', 'buffers')} flagged EVENTS_LOST` },
-  { counters: ['buffersWithBufferLostFlag'], phrase: (n) => `${plural(n, 'buffer', 'buffers')} flagged BUFFER_LOST` },
-  { counters: ['logfileEventsLost'], phrase: (n) => `${plural(n, 'event', 'events')} lost by the logger` },
-  { counters: ['logfileBuffersLost'], phrase: (n) => `${plural(n, 'buffer', 'buffers')} lost by the logger` },
-];
-
-/** "3 corrupt buffers skipped, 1912 events not decoded", or null when no data was lost. */
-export function dataLossText(d: DiagnosticCounters): string | null {
-  const parts: string[] = [];
-  const said = new Set<string>();
-  for (const g of DATA_LOSS_PHRASES) {
-    const n = g.counters.reduce((sum, c) => sum + (d[c] ?? 0), 0);
-    for (const c of [...g.counters, ...(g.covers ?? [])]) said.add(c);
-    if (n > 0) parts.push(g.phrase(n));
-  }
-  for (const c of COUNTERS) if (c.severity === 'dataLoss' && !said.has(c.name) && (d[c.name] ?? 0) > 0) parts.push(`${c.name} ${d[c.name]}`);
-  return parts.length ? parts.join(', ') : null;
 }
 
 /** True when the trace's kernel group masks are known and show one of `table`'s kernel flags on; null when unknown. */

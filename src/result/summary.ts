@@ -11,7 +11,7 @@ import { TABLE_NAMES, type TableName } from '../tables/schema.js';
 import type { DecodedTables, Table } from '../tables/table.js';
 import type { LifetimeCollector } from '../derive/lifetimes.js';
 import { clockUnavailable, createClock, type Clock } from '../time.js';
-import { dataLossText } from '../output/summary-text.js';
+import { dataLossText } from './data-loss.js';
 import { traceRow } from './trace-row.js';
 
 export interface BiasInfo {

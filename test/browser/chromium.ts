@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { requirementMet } from '../helpers/requirement.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const DIST = join(ROOT, 'web', 'dist');
@@ -35,10 +36,7 @@ export function chromiumPath(): string | null {
 
 /** Whether to run the browser tests; says why not (once) or throws under CI=true. */
 export function browserTestsEnabled(): boolean {
-  if (chromiumPath()) return true;
-  if (process.env.CI === 'true') throw new Error(`${MISSING_LINE} (CI=true: the browser tests must run)`);
-  console.log(MISSING_LINE);
-  return false;
+  return requirementMet(chromiumPath() !== null, MISSING_LINE, 'the browser tests');
 }
 
 /** Builds web/dist from the sources (esbuild, about a second). */

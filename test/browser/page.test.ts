@@ -14,11 +14,12 @@ import type { Page } from 'playwright-core';
 import { analyzeCpu, analyzeSpinlocks, cpuUsage, decodeSync, type DecodeResult } from '../../src/node.js';
 import { generateMixedTrace } from '../../src/writer/index.js';
 import { template, tinyBuffers } from '../helpers/hostile.js';
-import { corpusPath } from '../helpers/corpus.js';
+import { corpusPath, corpusTestsEnabled } from '../helpers/corpus.js';
 import { hyparquetRows, readBytes } from '../helpers/readers.js';
 import { ARTIFACTS, browserTestsEnabled, buildPage, cardValue, DIST, launch, ROOT, servePage, settled, type Browser } from './chromium.js';
 
 const enabled = browserTestsEnabled();
+const corpus = enabled && corpusTestsEnabled();
 const en = (n: number | bigint) => n.toLocaleString('en-US');
 const SAMPLE = join(ROOT, 'samples', 'sample.etl');
 const CLI = join(ROOT, 'bin', 'etw-decode.js');
@@ -235,7 +236,7 @@ describe.skipIf(!enabled)('the web page in Chromium', () => {
     await page.close();
   });
 
-  test('a real trace from the corpus, page opened from file://: its numbers, and that it holds no context switches', async () => {
+  test.skipIf(!corpus)('a real trace from the corpus, page opened from file://: its numbers, and that it holds no context switches', async () => {
     const file = corpusPath('perfview-net.4.5.2.x64.etl');
     const { page, state } = await openPage({ file }, 'file');
     expect(state).toBe('result');

@@ -1,16 +1,45 @@
-// The one loader of the real-file corpus and its independent expectations: ../shared/corpus/real, next to
-// the repository root (for a checkout at /work/<repo> that is /work/shared/corpus/real).
+// The one loader of the real-file corpus and its independent expectations. The corpus is not in the
+// repository: it is at $ETW_DECODE_CORPUS, else at ../shared/corpus/real beside the repository root. Tests
+// that read it call `corpusTestsEnabled()` once and are skipped without it (one line says how to enable
+// them), except under CI=true, where they fail; bench/ and fuzz/ find it with `findCorpus` and go on without.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { join, dirname } from 'node:path';
+import { join, dirname, resolve } from 'node:path';
 import type { KindRow } from '../../src/result/event-kinds.js';
+import { requirementMet } from './requirement.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-/** test/helpers → repository root → its parent → shared/corpus/real */
-export const CORPUS_DIR = join(here, '..', '..', '..', 'shared', 'corpus', 'real');
+/** The environment variable that says where the corpus is (its `real` folder). */
+export const CORPUS_ENV = 'ETW_DECODE_CORPUS';
+
+/** Where the corpus is looked for: $ETW_DECODE_CORPUS, else shared/corpus/real beside the repository `root`. */
+export function corpusLocation(root: string): string {
+  const env = process.env[CORPUS_ENV];
+  return env ? resolve(env) : join(root, '..', 'shared', 'corpus', 'real');
+}
+
+/** The corpus folder when it is there, else null. */
+export function findCorpus(root: string): string | null {
+  const dir = corpusLocation(root);
+  return existsSync(dir) ? dir : null;
+}
+
+/** test/helpers → repository root */
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The corpus folder of the tests (whether or not it is there). */
+export const CORPUS_DIR = corpusLocation(ROOT);
+
+export const MISSING_LINE = `real-file corpus not found at ${CORPUS_DIR}: set ${CORPUS_ENV}=/path/to/corpus/real or put it at ../shared/corpus/real beside the repository to run the tests that read it`;
+
+/** Whether to run the tests that read the corpus; says why not (once) or throws under CI=true. */
+export function corpusTestsEnabled(): boolean {
+  return requirementMet(existsSync(CORPUS_DIR), MISSING_LINE, 'the real-corpus tests');
+}
+
+/** What `corpusFiles()` gives without the corpus: one name, so a `test.skipIf(!corpus).each(corpusFiles())` still shows as a skipped test. */
+export const NO_CORPUS_FILE = '(real corpus not found)';
 
 function corpusDir(): string {
-  if (!existsSync(CORPUS_DIR)) throw new Error(`real-file corpus not found at ${CORPUS_DIR} (expected ../shared/corpus/real next to the repository)`);
+  if (!existsSync(CORPUS_DIR)) throw new Error(MISSING_LINE);
   return CORPUS_DIR;
 }
 
@@ -37,8 +66,10 @@ export interface Expected {
 export function corpusPath(name: string): string {
   return join(corpusDir(), name);
 }
+/** The .etl files of the corpus, sorted; [NO_CORPUS_FILE] without it. */
 export function corpusFiles(): string[] {
-  return readdirSync(corpusDir()).filter((f) => f.endsWith('.etl')).sort();
+  if (!existsSync(CORPUS_DIR)) return [NO_CORPUS_FILE];
+  return readdirSync(CORPUS_DIR).filter((f) => f.endsWith('.etl')).sort();
 }
 export function readCorpus(name: string): Uint8Array {
   return new Uint8Array(readFileSync(corpusPath(name)));

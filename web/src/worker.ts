@@ -9,7 +9,8 @@ import {
   decodeStream,
   SpinlockAnalyzer,
 } from '../../src/index.js';
-import { dataLossText, emptyTableText } from '../../src/output/summary-text.js';
+import { emptyTableText } from '../../src/output/summary-text.js';
+import { dataLossText } from '../../src/result/data-loss.js';
 import type { PageResult, ToWorker } from './protocol.js';
 import { TimelineBuilder, timelineBuffers } from './timeline-data.js';
 
