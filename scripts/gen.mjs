@@ -5,11 +5,11 @@
 //                          HookId dispatch of each engine: assembly/generated/dispatch.ts,
 //                          src/generated/reference-dispatch.ts
 //   schema/stats.mjs     → the registry files (stats table) and docs/stats.md
-// Run by `npm run gen` (part of `npm run build`). `--check` only reports whether docs/stats.md is current.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// Run by `npm run gen` (part of `npm run build`). `--check` only reports whether docs/stats.md and docs/tables.md
+// are current. Imported (test/registry.test.ts), it only exports checkDeclarations.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { existsSync } from 'node:fs';
 import { TABLES, TRACE_HOOKS } from '../schema/tables.mjs';
 import { STATS } from '../schema/stats.mjs';
 
@@ -23,17 +23,18 @@ const ENGINE_COLUMN_GAP = 64;
 /** tables the engines decode (their ids index the arenas), then the derived ones */
 const DECODED = TABLES.filter((t) => !t.derived);
 
-/** every decoder of a decoded table's events, with its table */
-const DECODERS = DECODED.flatMap((t) => (t.decoders ?? []).map((d) => ({ ...d, table: t.name, id: `DEC_${d.file.toUpperCase()}` })));
-/** the HookIds the walk decodes itself (no table rows) */
-const WALK_HOOKS = TRACE_HOOKS.filter((h) => h[3] === 'walk');
-/** decoder ids: 0 = none (tallied only), the walk's own, then the tables' decoders */
-const DECODER_IDS = ['DEC_NONE', ...WALK_HOOKS.map(([name]) => `DEC_${name}`), ...DECODERS.map((d) => d.id)];
+/** every decoder of the decoded tables' events, with its table and decoder id */
+const decodersOf = (tables) =>
+  tables.filter((t) => !t.derived).flatMap((t) => (t.decoders ?? []).map((d) => ({ ...d, table: t.name, id: `DEC_${d.file.toUpperCase()}` })));
 /** every declared HookId: [name, value, Windows name, decoder id or null] */
-const HOOKS = [
-  ...TRACE_HOOKS.map(([name, value, windowsName, walk]) => [name, value, windowsName, walk === 'walk' ? `DEC_${name}` : null]),
-  ...DECODERS.flatMap((d) => d.hooks.map(([name, value, windowsName]) => [name, value, windowsName, d.id])),
+const hooksOf = (tables, traceHooks) => [
+  ...traceHooks.map(([name, value, windowsName, walk]) => [name, value, windowsName, walk === 'walk' ? `DEC_${name}` : null]),
+  ...decodersOf(tables).flatMap((d) => (d.hooks ?? []).map(([name, value, windowsName]) => [name, value, windowsName, d.id])),
 ];
+const DECODERS = decodersOf(TABLES);
+const HOOKS = hooksOf(TABLES, TRACE_HOOKS);
+/** decoder ids: 0 = none (tallied only), the walk's own, then the tables' decoders */
+const DECODER_IDS = ['DEC_NONE', ...TRACE_HOOKS.filter((h) => h[3] === 'walk').map(([name]) => `DEC_${name}`), ...DECODERS.map((d) => d.id)];
 /** what the dispatch passes a decoder, by the names of schema/tables.mjs `args`: AssemblyScript and reference expressions */
 const ARGS = {
   data: 'data',
@@ -54,9 +55,11 @@ const hex4 = (v) => '0x' + v.toString(16).padStart(4, '0');
 /** table name → PascalCase (the generated column-view interfaces: CswitchColumns, ThreadEventsColumns, …) */
 const pascal = (name) => name[0].toUpperCase() + name.slice(1);
 
-function checkDeclarations() {
+/** Throws on a declaration the generated code could not follow (the project's own by default). */
+export function checkDeclarations(tables = TABLES, traceHooks = TRACE_HOOKS, stats = STATS) {
+  const decoded = tables.filter((t) => !t.derived);
   const names = new Set();
-  for (const t of TABLES) {
+  for (const t of tables) {
     if (names.has(t.name)) throw new Error(`schema/tables.mjs: table ${t.name} declared twice`);
     names.add(t.name);
     if (t.columns.length > 32) throw new Error(`${t.name}: more than 32 columns do not fit the valid mask`);
@@ -64,7 +67,7 @@ function checkDeclarations() {
       if (!(type.replace('?', '') in WIDTH)) throw new Error(`${t.name}.${name}: unknown type ${type}`);
     }
     if (!t.derived && !(t.reserve >= 1)) throw new Error(`${t.name}: a decoded table needs a row reserve`);
-    if (!t.derived && TABLES.indexOf(t) !== DECODED.indexOf(t)) throw new Error(`${t.name}: decoded tables come before derived ones`);
+    if (!t.derived && tables.indexOf(t) !== decoded.indexOf(t)) throw new Error(`${t.name}: decoded tables come before derived ones`);
     const nullable = t.columns.some(([, type]) => type.endsWith('?'));
     const last = t.columns[t.columns.length - 1];
     if (nullable && (last[0] !== 'valid' || last[1] !== 'u32')) throw new Error(`${t.name}: a table with nullable columns ends with valid (u32)`);
@@ -75,7 +78,7 @@ function checkDeclarations() {
       if (!Number.isInteger(mask) || mask < 0 || mask > 0xffffffff || (mask & 0x1fffffff) === 0) throw new Error(`${t.name}: kernel flag ${flag}: expected a PERF_* group-mask constant`);
     }
   }
-  for (const t of TABLES) {
+  for (const t of tables) {
     if (t.derived) {
       if (t.decoders) throw new Error(`${t.name}: a derived table has no decoders`);
       continue;
@@ -83,7 +86,7 @@ function checkDeclarations() {
     if (!Array.isArray(t.decoders) || t.decoders.length === 0) throw new Error(`${t.name}: a decoded table names its decoders (and their HookIds)`);
   }
   const files = new Set();
-  for (const d of DECODERS) {
+  for (const d of decodersOf(tables)) {
     if (files.has(d.file)) throw new Error(`schema/tables.mjs: decoder file ${d.file} declared twice`);
     files.add(d.file);
     for (const a of d.args) if (!(a in ARGS)) throw new Error(`${d.table}: decoder ${d.fn}: unknown argument ${a} (known: ${Object.keys(ARGS).join(', ')})`);
@@ -96,7 +99,7 @@ function checkDeclarations() {
   }
   const hookNames = new Set();
   const hookValues = new Map();
-  for (const [name, value, windowsName] of HOOKS) {
+  for (const [name, value, windowsName] of hooksOf(tables, traceHooks)) {
     if (!/^[A-Z][A-Z0-9_]*$/.test(name)) throw new Error(`HookId ${name}: expected an upper-case constant name`);
     if (!Number.isInteger(value) || value < 0 || value > 0xffff) throw new Error(`HookId ${name}: ${value} is not a u16`);
     if (typeof windowsName !== 'string' || windowsName === '') throw new Error(`HookId ${name}: its events need a name`);
@@ -106,7 +109,7 @@ function checkDeclarations() {
     hookValues.set(value, name);
   }
   const ids = new Set();
-  for (const s of STATS) {
+  for (const s of stats) {
     if (ids.has(s.id) || ids.has(s.name)) throw new Error(`schema/stats.mjs: ${s.id} declared twice`);
     ids.add(s.id);
     ids.add(s.name);
@@ -385,30 +388,34 @@ function write(path, text) {
   writeFileSync(join(root, path), text);
 }
 
-checkDeclarations();
-const doc = statsDoc();
-if (process.argv.includes('--check')) {
-  let current = '';
-  try {
-    current = readFileSync(join(root, 'docs/stats.md'), 'utf8');
-  } catch {}
-  let tables = '';
-  try {
-    tables = readFileSync(join(root, 'docs/tables.md'), 'utf8');
-  } catch {}
-  if (current !== doc || tables !== tablesDoc()) {
-    console.error('docs/stats.md or docs/tables.md is out of date: run npm run gen');
-    process.exit(1);
+function main() {
+  checkDeclarations();
+  const doc = statsDoc();
+  if (process.argv.includes('--check')) {
+    let current = '';
+    try {
+      current = readFileSync(join(root, 'docs/stats.md'), 'utf8');
+    } catch {}
+    let tables = '';
+    try {
+      tables = readFileSync(join(root, 'docs/tables.md'), 'utf8');
+    } catch {}
+    if (current !== doc || tables !== tablesDoc()) {
+      console.error('docs/stats.md or docs/tables.md is out of date: run npm run gen');
+      process.exit(1);
+    }
+    process.exit(0);
   }
-  process.exit(0);
+  const banner = (from) => `// GENERATED by scripts/gen.mjs from ${from}. Do not edit; edit the source.\n/* eslint-disable */\n`;
+  const constants = registryConstants();
+  write('assembly/generated/registry.ts', banner('schema/tables.mjs and schema/stats.mjs') + constants);
+  write('src/generated/registry.ts', banner('schema/tables.mjs and schema/stats.mjs') + TS_ALIASES + constants + tsRegistry());
+  const layout = readFileSync(join(root, 'assembly/layout.ts'), 'utf8').replaceAll("'./generated/registry'", "'./registry.js'");
+  write('src/generated/layout.ts', banner('assembly/layout.ts') + TS_ALIASES + layout);
+  write('assembly/generated/dispatch.ts', banner('schema/tables.mjs') + asDispatch());
+  write('src/generated/reference-dispatch.ts', banner('schema/tables.mjs') + referenceDispatch());
+  write('docs/stats.md', doc);
+  write('docs/tables.md', tablesDoc());
 }
-const banner = (from) => `// GENERATED by scripts/gen.mjs from ${from}. Do not edit; edit the source.\n/* eslint-disable */\n`;
-const constants = registryConstants();
-write('assembly/generated/registry.ts', banner('schema/tables.mjs and schema/stats.mjs') + constants);
-write('src/generated/registry.ts', banner('schema/tables.mjs and schema/stats.mjs') + TS_ALIASES + constants + tsRegistry());
-const layout = readFileSync(join(root, 'assembly/layout.ts'), 'utf8').replaceAll("'./generated/registry'", "'./registry.js'");
-write('src/generated/layout.ts', banner('assembly/layout.ts') + TS_ALIASES + layout);
-write('assembly/generated/dispatch.ts', banner('schema/tables.mjs') + asDispatch());
-write('src/generated/reference-dispatch.ts', banner('schema/tables.mjs') + referenceDispatch());
-write('docs/stats.md', doc);
-write('docs/tables.md', tablesDoc());
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();
