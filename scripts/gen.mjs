@@ -6,7 +6,7 @@
 //                          src/generated/reference-dispatch.ts
 //   schema/stats.mjs     → the registry files (stats table) and docs/stats.md
 // Run by `npm run gen` (part of `npm run build`). `--check` only reports whether docs/stats.md and docs/tables.md
-// are current. Imported (test/registry.test.ts), it only exports checkDeclarations.
+// are current. Imported (test/registry.test.ts), it only exports checkDeclarations and DISPATCH_ARGS.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +47,8 @@ const ARGS = {
   fileOffset: 'fileOffset',
   bias: 'bias',
 };
+/** the names a decoder's `args` may use */
+export const DISPATCH_ARGS = Object.keys(ARGS);
 
 /** camelCase → CAMEL_CASE */
 const snake = (name) => name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();

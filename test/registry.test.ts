@@ -1,7 +1,7 @@
 // The registry (schema/tables.mjs), the stats table (schema/stats.mjs) and the shared layout facts:
 // declared once, generated for both engines, and every layer follows them.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import * as L from '../src/generated/layout.js';
@@ -135,6 +135,19 @@ describe('HookIds and their decoders', () => {
     expect(() => gen.checkDeclarations(none)).toThrow(/names its decoders/);
     // a walk HookId that a table also takes
     expect(() => gen.checkDeclarations(tables(), [...schema.TRACE_HOOKS, ['CS', 0x0524, 'x', 'walk']])).toThrow(/declared twice/);
+  });
+});
+
+describe('CONTRIBUTING.md, "Adding a decoded table"', () => {
+  test('names files that exist, and the dispatch arguments gen.mjs knows', async () => {
+    const text = readFileSync(root + 'CONTRIBUTING.md', 'utf8');
+    const section = text.slice(text.indexOf('## Adding a decoded table'));
+    const body = section.slice(0, section.indexOf('\n## ', 3) >>> 0);
+    const paths = [...body.matchAll(/`((?:assembly|schema|src|test|docs|scripts)\/[\w./-]*|[A-Z]+\.md)`/g)].map((m) => m[1]!);
+    expect(paths.length).toBeGreaterThan(10);
+    for (const p of paths.filter((p) => !p.includes('diskio'))) expect(existsSync(root + p), p).toBe(true);
+    const gen = (await import(root + 'scripts/gen.mjs')) as { DISPATCH_ARGS: readonly string[] };
+    expect(body).toContain('`' + gen.DISPATCH_ARGS.join(' ') + '`');
   });
 });
 
