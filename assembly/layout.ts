@@ -6,8 +6,8 @@
 // directly; `scripts/gen.mjs` copies it to `src/generated/layout.ts` (prefixing TypeScript aliases for
 // i32/u32/…) so the pure-TS reference decoder uses the very same numbers and functions. Keep it to
 // `export const NAME: type = literal;` lines and small pure functions valid in both languages.
-// The tables (column ids, widths) and the diagnostic counters are declared in schema/ and generated
-// into ./generated/registry.ts, re-exported here.
+// The tables (column ids, widths), the HookIds with their decoder ids and the diagnostic counters are
+// declared in schema/ and generated into ./generated/registry.ts, re-exported here.
 export * from './generated/registry';
 import * as R from './generated/registry';
 
@@ -169,26 +169,9 @@ export const EH_FLAG_EXTENDED_INFO: i32 = 0x0001;
 // MESSAGE_TRACE_HEADER
 export const MTH_MESSAGE_NUMBER: i32 = 0x04; // u16
 
-// B.5 HookIds
-export const HOOK_HEADER: i32 = 0x0000; // WMI_LOG_TYPE_HEADER
-export const HOOK_HEADER_EXTENSION: i32 = 0x0005;
-export const HOOK_GROUP_MASKS_END: i32 = 0x0020;
-export const HOOK_CSWITCH: i32 = 0x0524; // PERFINFO_LOG_TYPE_CONTEXTSWAP
-export const HOOK_COMPCS: i32 = 0x0525; // PERFINFO_LOG_TYPE_CONTEXTSWAP_BATCH
-export const HOOK_SPINLOCK: i32 = 0x0529; // PERFINFO_LOG_TYPE_SPINLOCK
-export const HOOK_READY_THREAD: i32 = 0x0532; // PERFINFO_LOG_TYPE_READY_THREAD (F.4)
-// F.1 Process and Thread events: HookId = group << 8 | opcode
-export const HOOK_PROCESS_START: i32 = 0x0301;
-export const HOOK_PROCESS_END: i32 = 0x0302;
-export const HOOK_PROCESS_DC_START: i32 = 0x0303;
-export const HOOK_PROCESS_DC_END: i32 = 0x0304;
-export const HOOK_PROCESS_DEFUNCT: i32 = 0x0327;
-export const HOOK_THREAD_START: i32 = 0x0501;
-export const HOOK_THREAD_END: i32 = 0x0502;
-export const HOOK_THREAD_DC_START: i32 = 0x0503;
-export const HOOK_THREAD_DC_END: i32 = 0x0504;
-export const HOOK_THREAD_SET_NAME: i32 = 0x0548;
-// opcodes (the low byte of those HookIds): the `opcode` column of threadEvents / processEvents
+// B.5 HookIds (HOOK_HEADER, HOOK_CSWITCH, …): declared with the decoder of each in schema/tables.mjs,
+// generated into ./generated/registry.ts (re-exported above).
+// F.1 opcodes (the low byte of the Process and Thread HookIds): the `opcode` column of threadEvents / processEvents
 export const OPCODE_START: i32 = 1;
 export const OPCODE_END: i32 = 2;
 export const OPCODE_DC_START: i32 = 3;

@@ -1,6 +1,7 @@
 // Buffer walk, docs/format.md §A.2-A.6 (WMI_BUFFER_HEADER, data extent, XPRESS-compressed payloads)
 // and §B.4 (events back to back, 8-byte aligned, each framed by its trace header's Size); every event
-// is tallied by kind (§B.2) and SYSTEM/COMPACT/PERFINFO events are routed by HookId (§B.5) to the
+// is tallied by kind (§B.2) and SYSTEM/COMPACT/PERFINFO events are routed by HookId (§B.5; the routing is
+// generated from schema/tables.mjs into generated/dispatch.ts) to the
 // decoders of the logfile header (§A.8), the header extension (§A.9), CSwitch (§C), CompCS (§D),
 // SpinLock (§E), ReadyThread (§F.4), Thread (§F.2, §F.5) and Process (§F.3) events.
 // src/engine/reference/walk.ts is its twin.
@@ -10,11 +11,9 @@
 // position before the next event and returns STATUS_NEED_DRAIN, and resume() continues at that very
 // event once the rows were drained.
 import * as L from './layout';
-import { compactBatch, flushHeldSwitches } from './compcs';
-import { cswitchEvent, putCswitch } from './cswitch';
-import { processEvent } from './process';
-import { readyThreadEvent } from './readythread';
-import { threadEvent } from './thread';
+import { decodeTableEvent, fillHookDecoders } from './generated/dispatch';
+import { flushHeldSwitches } from './compcs';
+import { putCswitch } from './cswitch';
 import { count, countN, issue, resetDiag } from './diag';
 import { cachedPerfinfoKind, countKind, kindTableFull, knownOtherKind, perfinfoKind, resetKinds, tally } from './kinds';
 import {
@@ -30,7 +29,7 @@ import {
   rows,
   scratchStart,
 } from './memory';
-import { putSpinlock, spinlockEvent } from './spinlock';
+import { putSpinlock } from './spinlock';
 import { xpressDecompress } from './xpress';
 
 /** decodeBuffer with an offset/length outside the input window (API misuse; nothing is counted) */
@@ -68,54 +67,9 @@ function markerInfo(m: u32): i32 {
   return <i32>load<u16>(MARKER_INFO + (<usize>(m >>> 16) << 1));
 }
 
-// B.5: the decoder of each HookId (decoderOf, one byte per HookId in HOOK_DECODERS, filled by init)
-const DEC_NONE: u8 = 0; // tallied only
-const DEC_COMPCS: u8 = 1;
-const DEC_CSWITCH: u8 = 2;
-const DEC_SPINLOCK: u8 = 3;
-const DEC_READY_THREAD: u8 = 4;
-const DEC_THREAD: u8 = 5;
-const DEC_PROCESS: u8 = 6;
-const DEC_HEADER: u8 = 7;
-const DEC_HEADER_EXTENSION: u8 = 8;
+/** B.5: the decoder id (L.DEC_*) of each HookId, one byte per HookId: filled by init from the registry
+ *  (generated/dispatch.ts fillHookDecoders) */
 const HOOK_DECODERS: usize = memory.data(0x10000);
-
-/** [from, to) ranges of HookIds that hold every HookId decoderOf decodes (HookId = group << 8 | type): the
- *  header group, the Process group and the Thread group (which has CSwitch, compact and SpinLock) */
-const DECODED_HOOK_RANGES: StaticArray<i32> = [0x0000, 0x0010, 0x0300, 0x0400, 0x0500, 0x0600];
-
-/** B.5: which decoder a SYSTEM/COMPACT/PERFINFO event of this HookId goes to: the one list of them (a
- *  new one must lie in DECODED_HOOK_RANGES). */
-function decoderOf(hookId: i32): u8 {
-  switch (hookId) {
-    case L.HOOK_COMPCS:
-      return DEC_COMPCS;
-    case L.HOOK_CSWITCH:
-      return DEC_CSWITCH;
-    case L.HOOK_SPINLOCK:
-      return DEC_SPINLOCK;
-    case L.HOOK_READY_THREAD:
-      return DEC_READY_THREAD;
-    case L.HOOK_THREAD_START:
-    case L.HOOK_THREAD_END:
-    case L.HOOK_THREAD_DC_START:
-    case L.HOOK_THREAD_DC_END:
-    case L.HOOK_THREAD_SET_NAME:
-      return DEC_THREAD;
-    case L.HOOK_PROCESS_START:
-    case L.HOOK_PROCESS_END:
-    case L.HOOK_PROCESS_DC_START:
-    case L.HOOK_PROCESS_DC_END:
-    case L.HOOK_PROCESS_DEFUNCT:
-      return DEC_PROCESS;
-    case L.HOOK_HEADER:
-      return DEC_HEADER;
-    case L.HOOK_HEADER_EXTENSION:
-      return DEC_HEADER_EXTENSION;
-    default:
-      return DEC_NONE;
-  }
-}
 
 // ---- trace-wide state (A.8, A.9, D.5)
 let numberOfProcessors: u32 = 0;
@@ -154,11 +108,7 @@ export function init(inputBytes: i32, rowCapacity: i32): void {
     }
   }
   for (let bits: u32 = 0; bits < 0x100; bits++) store<u8>(EXT_ITEM_BYTES + <usize>bits, <u8>L.extendedItemBytes(bits << 8));
-  for (let i: i32 = 0; i < DECODED_HOOK_RANGES.length; i += 2) {
-    for (let hookId = DECODED_HOOK_RANGES[i]; hookId < DECODED_HOOK_RANGES[i + 1]; hookId++) {
-      store<u8>(HOOK_DECODERS + <usize>hookId, decoderOf(hookId));
-    }
-  }
+  fillHookDecoders(HOOK_DECODERS);
   resetState();
 }
 
@@ -359,16 +309,16 @@ function walkRun(p: usize, end: usize, base: usize, fileBase: f64, cpu: i32): us
       lastKind = kind;
       lastEntry = e;
     }
-    const decoder = load<u8>(HOOK_DECODERS + <usize>(w >>> 48));
-    if (decoder != DEC_NONE) {
+    const decoder = <i32>load<u8>(HOOK_DECODERS + <usize>(w >>> 48));
+    if (decoder != L.DEC_NONE) {
       const version = <i32>(m & 0xff);
       const data = p + <usize>headerSize;
       const n = size - headerSize;
       const tsAt = p + <usize>(L.SYSTEM_TIMESTAMP - ((info >> 6) & 8));
-      if (decoder == DEC_CSWITCH) {
+      if (decoder == L.DEC_CSWITCH) {
         if (<u32>(version - 1) > 3 || n < L.CSW_SIZE_V1) break; // versions 1-4
         putCswitch(data, n, version, cpu, tsAt, fileBase + <f64>(p - base));
-      } else if (decoder == DEC_SPINLOCK) {
+      } else if (decoder == L.DEC_SPINLOCK) {
         const pointerSize = 8 - ((info >> 6) & 4);
         if (version != L.SPL_EVENT_VERSION || n < (pointerSize == 4 ? L.SPL32_SIZE : L.SPL64_SIZE)) break;
         putSpinlock(data, version, pointerSize, cpu, tsAt, fileBase + <f64>(p - base));
@@ -501,7 +451,8 @@ function walkOther(p: usize, end: usize, base: usize, fileBase: f64): i32 {
   return (size + 7) & ~7;
 }
 
-/** B.5: routes a SYSTEM/COMPACT/PERFINFO event by HookId (decoderOf). */
+/** B.5: routes a SYSTEM/COMPACT/PERFINFO event by HookId: the logfile header and its extension here, the
+ *  events of decoded tables to their decoders (generated/dispatch.ts, from schema/tables.mjs). */
 // @ts-ignore: decorator
 @inline
 function dispatch(p: usize, m: u32, info: i32, headerSize: i32, size: i32, cpu: i32, fileOffset: f64): void {
@@ -512,29 +463,12 @@ function dispatch(p: usize, m: u32, info: i32, headerSize: i32, size: i32, cpu: 
   const data = p + <usize>headerSize;
   const n = size - headerSize;
   const hookId = <i32>load<u16>(p, L.TH_HOOK_ID);
-  switch (load<u8>(HOOK_DECODERS + <usize>hookId)) {
-    case DEC_COMPCS:
-      compactBatch(data, n, version, cpu, tsAt, fileOffset, biasValue);
-      break;
-    case DEC_CSWITCH:
-      cswitchEvent(data, n, version, cpu, tsAt, fileOffset);
-      break;
-    case DEC_SPINLOCK:
-      spinlockEvent(data, n, version, pointerSize, cpu, tsAt, fileOffset);
-      break;
-    case DEC_READY_THREAD:
-      readyThreadEvent(data, n, version, cpu, tsAt, fileOffset);
-      break;
-    case DEC_THREAD:
-      threadEvent(data, n, version, pointerSize, hookId & 0xff, cpu, tsAt, fileOffset);
-      break;
-    case DEC_PROCESS:
-      processEvent(data, n, version, pointerSize, hookId & 0xff, cpu, tsAt, fileOffset);
-      break;
-    case DEC_HEADER:
+  const decoder = <i32>load<u8>(HOOK_DECODERS + <usize>hookId);
+  switch (decoder) {
+    case L.DEC_HEADER:
       logfileHeader(data, n, pointerSize, tsAt);
       break;
-    case DEC_HEADER_EXTENSION:
+    case L.DEC_HEADER_EXTENSION:
       // A.9 ETW_KERNEL_HEADER_EXTENSION: the last one wins
       if (n >= L.KHE_SIZE) {
         memory.copy(headerExtensionStart, data, <usize>L.KHE_SIZE);
@@ -542,6 +476,7 @@ function dispatch(p: usize, m: u32, info: i32, headerSize: i32, size: i32, cpu: 
       }
       break;
     default:
+      decodeTableEvent(decoder, data, n, version, pointerSize, hookId, cpu, tsAt, fileOffset, biasValue);
       break;
   }
 }

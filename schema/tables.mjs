@@ -10,14 +10,30 @@
 // nullable columns ends with `valid` (u32): bit c set = column c is present. Decoded tables come first
 // (their ids index the engines' arenas); derived tables are computed in TypeScript from them.
 // `kernelFlags` names the kernel flag(s) that record the table's events (the CLI names them when a
-// table comes out empty). Adding a decoded table means: an entry here, one assembly/ decoder file, its
-// src/engine/reference/ twin, its dispatch line in
-// walk.ts (both twins), tests and docs.
+// table comes out empty). A decoded table's `decoders` name the HookIds whose events make its rows and
+// the decoder function of each: the HOOK_* constants, both engines' routing of HookIds (a byte table
+// by HookId, a switch on the decoder id) and the names of the event kinds in summaries are generated
+// from them. Adding a decoded table: CONTRIBUTING.md, "Adding a decoded table".
 
 /** @typedef {[name: string, type: string, description: string, kind?: string]} Column
  *  kind: the column holds values of a named enumeration (src/tables/enums.ts ENUMS): outputs can add a
  *  `<column>Name` text column for it; or 'time' (raw session-clock ticks: `--time` converts it) or
  *  'duration' (a difference of ticks: `--time ns` converts it). */
+/** @typedef {[name: string, hookId: number, windowsName: string]} Hook
+ *  a HookId (docs/format.md §B.5; group << 8 | type): the generated constant HOOK_<name> = hookId, and the
+ *  name of its events in `summary.eventsByKind` (the Windows PERFINFO_LOG_TYPE_/WMI_LOG_TYPE_ name, or
+ *  Group/Opcode) */
+/**
+ * @typedef {object} DecoderDecl
+ * @property {string} file   the decoder is assembly/<file>.ts and its twin src/engine/reference/<file>.ts;
+ *                           DEC_<FILE> is its generated decoder id
+ * @property {string} fn     the function of both files that decodes one event
+ * @property {string[]} args what the generated dispatch passes it, by name, in order: data (address of
+ *   the payload), n (payload bytes), version, pointerSize (4 or 8), opcode (the HookId's low byte), cpu,
+ *   tsAt (address of the header's timestamp), fileOffset, bias (MaximumWaitReason, §D.5). The reference
+ *   twin takes (a: Arena, d: DataView) first.
+ * @property {Hook[]} hooks  the HookIds routed to it
+ */
 /**
  * @typedef {object} TableDecl
  * @property {string} name      table name (public, lower camelCase)
@@ -31,8 +47,21 @@
  *   for the table) and its PERF_* group-mask constant (top 3 bits = index into the header extension's
  *   Masks[], low 29 bits = the bits; docs/format.md §A.9), by which a trace shows whether it was on.
  *   Any one listed flag records them.
+ * @property {DecoderDecl[]} [decoders] the decoders of the events that make its rows (decoded tables)
  * @property {Column[]} columns
  */
+
+/**
+ * HookIds of the logfile's own events (no table rows): `walk` marks the ones that assembly/walk.ts and
+ * src/engine/reference/walk.ts decode themselves (trace-wide state; decoder id DEC_<name>); the others
+ * are only named.
+ * @type {(Hook | [...Hook, 'walk'])[]}
+ */
+export const TRACE_HOOKS = [
+  ['HEADER', 0x0000, 'WMI_LOG_TYPE_HEADER', 'walk'], // §A.8 TRACE_LOGFILE_HEADER
+  ['HEADER_EXTENSION', 0x0005, 'WMI_LOG_TYPE_HEADER_EXTENSION', 'walk'], // §A.9 ETW_KERNEL_HEADER_EXTENSION
+  ['GROUP_MASKS_END', 0x0020, 'WMI_LOG_TYPE_GROUP_MASKS_END'],
+];
 
 /** @type {TableDecl[]} */
 export const TABLES = [
@@ -44,6 +73,15 @@ export const TABLES = [
     description: 'one row per context switch: CSwitch events (0x0524) and compact context-switch packets (0x0525)',
     // PERF_CONTEXT_SWITCH; COMPACT_CSWITCH (0x20000100) only changes their encoding, together with it
     kernelFlags: [['CSWITCH', 0x20000004]],
+    decoders: [
+      { file: 'cswitch', fn: 'cswitchEvent', args: ['data', 'n', 'version', 'cpu', 'tsAt', 'fileOffset'], hooks: [['CSWITCH', 0x0524, 'PERFINFO_LOG_TYPE_CONTEXTSWAP']] },
+      {
+        file: 'compcs',
+        fn: 'compactBatch',
+        args: ['data', 'n', 'version', 'cpu', 'tsAt', 'fileOffset', 'bias'],
+        hooks: [['COMPCS', 0x0525, 'PERFINFO_LOG_TYPE_CONTEXTSWAP_BATCH']],
+      },
+    ],
     columns: [
       ['timestamp', 'i64', 'raw session-clock ticks of the switch (compact: FirstTimeStamp + running sum of TimeDelta)', 'time'],
       ['cpu', 'u16', 'processor of the buffer holding the event'],
@@ -79,6 +117,14 @@ export const TABLES = [
     reserve: 1,
     description: 'one row per released spin lock: SpinLock events (0x0529), 32- and 64-bit layouts',
     kernelFlags: [['SPINLOCK', 0x20010000]], // PERF_SPINLOCK
+    decoders: [
+      {
+        file: 'spinlock',
+        fn: 'spinlockEvent',
+        args: ['data', 'n', 'version', 'pointerSize', 'cpu', 'tsAt', 'fileOffset'],
+        hooks: [['SPINLOCK', 0x0529, 'PERFINFO_LOG_TYPE_SPINLOCK']],
+      },
+    ],
     columns: [
       ['timestamp', 'i64', 'raw session-clock ticks of the event', 'time'],
       ['cpu', 'u16', 'processor of the buffer'],
@@ -106,6 +152,14 @@ export const TABLES = [
     reserve: 1,
     kernelFlags: [['DISPATCHER', 0x20000200]], // PERF_DISPATCHER
     description: 'one row per ReadyThread event (0x0532): a thread made ready to run',
+    decoders: [
+      {
+        file: 'readythread',
+        fn: 'readyThreadEvent',
+        args: ['data', 'n', 'version', 'cpu', 'tsAt', 'fileOffset'],
+        hooks: [['READY_THREAD', 0x0532, 'PERFINFO_LOG_TYPE_READY_THREAD']], // §F.4
+      },
+    ],
     columns: [
       ['timestamp', 'i64', 'raw session-clock ticks of the event', 'time'],
       ['cpu', 'u16', 'processor of the buffer (where the readying thread runs)'],
@@ -123,6 +177,21 @@ export const TABLES = [
     reserve: 1,
     kernelFlags: [['PROC_THREAD', 0x00000002]], // PERF_THREAD (Masks[0])
     description: 'one row per Thread event: Start (0x0501), End (0x0502), DCStart (0x0503), DCEnd (0x0504) and SetName (0x0548)',
+    decoders: [
+      {
+        file: 'thread',
+        fn: 'threadEvent',
+        args: ['data', 'n', 'version', 'pointerSize', 'opcode', 'cpu', 'tsAt', 'fileOffset'],
+        // §F.1: HookId = group << 8 | opcode
+        hooks: [
+          ['THREAD_START', 0x0501, 'Thread/Start'],
+          ['THREAD_END', 0x0502, 'Thread/End'],
+          ['THREAD_DC_START', 0x0503, 'Thread/DCStart'],
+          ['THREAD_DC_END', 0x0504, 'Thread/DCEnd'],
+          ['THREAD_SET_NAME', 0x0548, 'Thread/SetName'], // §F.5
+        ],
+      },
+    ],
     columns: [
       ['timestamp', 'i64', 'raw session-clock ticks of the event', 'time'],
       ['cpu', 'u16', 'processor of the buffer'],
@@ -143,6 +212,20 @@ export const TABLES = [
     reserve: 1,
     kernelFlags: [['PROC_THREAD', 0x00000001]], // PERF_PROCESS (Masks[0])
     description: 'one row per Process event: Start (0x0301), End (0x0302), DCStart (0x0303), DCEnd (0x0304) and Defunct (0x0327)',
+    decoders: [
+      {
+        file: 'process',
+        fn: 'processEvent',
+        args: ['data', 'n', 'version', 'pointerSize', 'opcode', 'cpu', 'tsAt', 'fileOffset'],
+        hooks: [
+          ['PROCESS_START', 0x0301, 'Process/Start'],
+          ['PROCESS_END', 0x0302, 'Process/End'],
+          ['PROCESS_DC_START', 0x0303, 'Process/DCStart'],
+          ['PROCESS_DC_END', 0x0304, 'Process/DCEnd'],
+          ['PROCESS_DEFUNCT', 0x0327, 'Process/Defunct'],
+        ],
+      },
+    ],
     columns: [
       ['timestamp', 'i64', 'raw session-clock ticks of the event', 'time'],
       ['cpu', 'u16', 'processor of the buffer'],

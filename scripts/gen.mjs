@@ -1,12 +1,16 @@
 // Generates the code both engines share from the project's declarations:
 //   assembly/layout.ts   → src/generated/layout.ts (a copy with TypeScript aliases for i32/u32/…)
-//   schema/tables.mjs    → assembly/generated/registry.ts, src/generated/registry.ts (table registry)
-//   schema/stats.mjs     → the same two files (stats table) and docs/stats.md; schema/tables.mjs → docs/tables.md
-// Run by `npm run gen` (part of `npm run build`). `--check` only reports whether docs/stats.md is current.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+//   schema/tables.mjs    → assembly/generated/registry.ts, src/generated/registry.ts (table registry, HookIds,
+//                          decoder ids; for TypeScript also the typed column views), docs/tables.md, and the
+//                          HookId dispatch of each engine: assembly/generated/dispatch.ts,
+//                          src/generated/reference-dispatch.ts
+//   schema/stats.mjs     → the registry files (stats table) and docs/stats.md
+// Run by `npm run gen` (part of `npm run build`). `--check` only reports whether docs/stats.md and docs/tables.md
+// are current. Imported (test/registry.test.ts), it only exports checkDeclarations and DISPATCH_ARGS.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TABLES } from '../schema/tables.mjs';
+import { TABLES, TRACE_HOOKS } from '../schema/tables.mjs';
 import { STATS } from '../schema/stats.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -19,13 +23,45 @@ const ENGINE_COLUMN_GAP = 64;
 /** tables the engines decode (their ids index the arenas), then the derived ones */
 const DECODED = TABLES.filter((t) => !t.derived);
 
+/** every decoder of the decoded tables' events, with its table and decoder id */
+const decodersOf = (tables) =>
+  tables.filter((t) => !t.derived).flatMap((t) => (t.decoders ?? []).map((d) => ({ ...d, table: t.name, id: `DEC_${d.file.toUpperCase()}` })));
+/** every declared HookId: [name, value, Windows name, decoder id or null] */
+const hooksOf = (tables, traceHooks) => [
+  ...traceHooks.map(([name, value, windowsName, walk]) => [name, value, windowsName, walk === 'walk' ? `DEC_${name}` : null]),
+  ...decodersOf(tables).flatMap((d) => (d.hooks ?? []).map(([name, value, windowsName]) => [name, value, windowsName, d.id])),
+];
+const DECODERS = decodersOf(TABLES);
+const HOOKS = hooksOf(TABLES, TRACE_HOOKS);
+/** decoder ids: 0 = none (tallied only), the walk's own, then the tables' decoders */
+const DECODER_IDS = ['DEC_NONE', ...TRACE_HOOKS.filter((h) => h[3] === 'walk').map(([name]) => `DEC_${name}`), ...DECODERS.map((d) => d.id)];
+/** what the dispatch passes a decoder, by the names of schema/tables.mjs `args`: AssemblyScript and reference expressions */
+const ARGS = {
+  data: 'data',
+  n: 'n',
+  version: 'version',
+  pointerSize: 'pointerSize',
+  opcode: 'hookId & 0xff',
+  cpu: 'cpu',
+  tsAt: 'tsAt',
+  fileOffset: 'fileOffset',
+  bias: 'bias',
+};
+/** the names a decoder's `args` may use */
+export const DISPATCH_ARGS = Object.keys(ARGS);
+
 /** camelCase → CAMEL_CASE */
 const snake = (name) => name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase();
 const hex = (v) => '0x' + (v >>> 0).toString(16);
+const hex4 = (v) => '0x' + v.toString(16).padStart(4, '0');
+/** table name → PascalCase (the generated column-view interfaces: CswitchColumns, ThreadEventsColumns, …) */
+const pascal = (name) => name[0].toUpperCase() + name.slice(1);
 
-function checkDeclarations() {
+/** Throws on a declaration the generated code could not follow (the project's own by default). */
+export function checkDeclarations(tables = TABLES, traceHooks = TRACE_HOOKS, stats = STATS) {
+  const decoded = tables.filter((t) => !t.derived);
   const names = new Set();
-  for (const t of TABLES) {
+  for (const t of tables) {
     if (names.has(t.name)) throw new Error(`schema/tables.mjs: table ${t.name} declared twice`);
     names.add(t.name);
     if (t.columns.length > 32) throw new Error(`${t.name}: more than 32 columns do not fit the valid mask`);
@@ -33,7 +69,7 @@ function checkDeclarations() {
       if (!(type.replace('?', '') in WIDTH)) throw new Error(`${t.name}.${name}: unknown type ${type}`);
     }
     if (!t.derived && !(t.reserve >= 1)) throw new Error(`${t.name}: a decoded table needs a row reserve`);
-    if (!t.derived && TABLES.indexOf(t) !== DECODED.indexOf(t)) throw new Error(`${t.name}: decoded tables come before derived ones`);
+    if (!t.derived && tables.indexOf(t) !== decoded.indexOf(t)) throw new Error(`${t.name}: decoded tables come before derived ones`);
     const nullable = t.columns.some(([, type]) => type.endsWith('?'));
     const last = t.columns[t.columns.length - 1];
     if (nullable && (last[0] !== 'valid' || last[1] !== 'u32')) throw new Error(`${t.name}: a table with nullable columns ends with valid (u32)`);
@@ -44,8 +80,38 @@ function checkDeclarations() {
       if (!Number.isInteger(mask) || mask < 0 || mask > 0xffffffff || (mask & 0x1fffffff) === 0) throw new Error(`${t.name}: kernel flag ${flag}: expected a PERF_* group-mask constant`);
     }
   }
+  for (const t of tables) {
+    if (t.derived) {
+      if (t.decoders) throw new Error(`${t.name}: a derived table has no decoders`);
+      continue;
+    }
+    if (!Array.isArray(t.decoders) || t.decoders.length === 0) throw new Error(`${t.name}: a decoded table names its decoders (and their HookIds)`);
+  }
+  const files = new Set();
+  for (const d of decodersOf(tables)) {
+    if (files.has(d.file)) throw new Error(`schema/tables.mjs: decoder file ${d.file} declared twice`);
+    files.add(d.file);
+    for (const a of d.args) if (!(a in ARGS)) throw new Error(`${d.table}: decoder ${d.fn}: unknown argument ${a} (known: ${Object.keys(ARGS).join(', ')})`);
+    if (!Array.isArray(d.hooks) || d.hooks.length === 0) throw new Error(`${d.table}: decoder ${d.fn} takes no HookId`);
+    // both twins exist and export the function
+    for (const path of [`assembly/${d.file}.ts`, `src/engine/reference/${d.file}.ts`]) {
+      const text = existsSync(join(root, path)) ? readFileSync(join(root, path), 'utf8') : '';
+      if (!text.includes(`export function ${d.fn}(`)) throw new Error(`${d.table}: ${path} must export function ${d.fn}`);
+    }
+  }
+  const hookNames = new Set();
+  const hookValues = new Map();
+  for (const [name, value, windowsName] of hooksOf(tables, traceHooks)) {
+    if (!/^[A-Z][A-Z0-9_]*$/.test(name)) throw new Error(`HookId ${name}: expected an upper-case constant name`);
+    if (!Number.isInteger(value) || value < 0 || value > 0xffff) throw new Error(`HookId ${name}: ${value} is not a u16`);
+    if (typeof windowsName !== 'string' || windowsName === '') throw new Error(`HookId ${name}: its events need a name`);
+    if (hookNames.has(name)) throw new Error(`HookId ${name} declared twice`);
+    if (hookValues.has(value)) throw new Error(`HookId ${hex4(value)} declared twice (${hookValues.get(value)}, ${name})`);
+    hookNames.add(name);
+    hookValues.set(value, name);
+  }
   const ids = new Set();
-  for (const s of STATS) {
+  for (const s of stats) {
     if (ids.has(s.id) || ids.has(s.name)) throw new Error(`schema/stats.mjs: ${s.id} declared twice`);
     ids.add(s.id);
     ids.add(s.name);
@@ -88,6 +154,16 @@ function registryConstants() {
       out.push(`export const ${t.prefix}_BLOCK_BYTES: i32 = ${before * ENGINE_MAX_ROWS + t.columns.length * ENGINE_COLUMN_GAP};`);
     }
   }
+  out.push('', '// ---- HookIds (docs/format.md §B.5; schema/tables.mjs decoders and TRACE_HOOKS)');
+  for (const [name, value, windowsName, decoder] of HOOKS) {
+    out.push(`export const HOOK_${name}: i32 = ${hex4(value)}; // ${windowsName}${decoder ? ` → ${decoder}` : ''}`);
+  }
+  out.push('/** decoder ids of the HookId dispatch (generated/dispatch.ts): DEC_NONE = tallied only */');
+  DECODER_IDS.forEach((id, i) => {
+    const d = DECODERS.find((x) => x.id === id);
+    const what = i === 0 ? 'tallied only' : d ? `${d.file}.ts ${d.fn} (${d.table})` : 'walk.ts itself';
+    out.push(`export const ${id}: i32 = ${i}; // ${what}`);
+  });
   out.push('', '/** Columns of a table. */', 'export function columnCount(table: i32): i32 {');
   DECODED.forEach((t, i) => out.push(`  if (table == ${i}) return ${t.columns.length};`));
   out.push('  return 0;', '}');
@@ -134,8 +210,33 @@ function tsRegistry() {
       })
       .join('\n');
     const flags = t.kernelFlags.map(([flag, mask]) => `{ name: ${JSON.stringify(flag)}, groupMask: ${hex(mask)} }`).join(', ');
-    return `  ${t.name}: {\n    id: ${i},\n    name: ${JSON.stringify(t.name)},\n    derived: ${Boolean(t.derived)},\n    description: ${JSON.stringify(t.description)},\n    kernelFlags: [${flags}],\n    columns: [\n${cols}\n    ],\n  },`;
+    const hooks = (t.decoders ?? [])
+      .flatMap((d) => d.hooks.map(([name, value]) => `{ name: ${JSON.stringify(name)}, hookId: ${hex4(value)}, decoder: ${JSON.stringify(d.file)} }`))
+      .join(', ');
+    return `  ${t.name}: {\n    id: ${i},\n    name: ${JSON.stringify(t.name)},\n    derived: ${Boolean(t.derived)},\n    description: ${JSON.stringify(t.description)},\n    kernelFlags: [${flags}],\n    hooks: [${hooks}],\n    columns: [\n${cols}\n    ],\n  },`;
   });
+  const ARRAY = {
+    i64: 'BigInt64Array',
+    u64: 'BigUint64Array',
+    f64: 'Float64Array',
+    u32: 'Uint32Array',
+    i32: 'Int32Array',
+    u16: 'Uint16Array',
+    u8: 'Uint8Array',
+    i8: 'Int8Array',
+    str: 'string[]',
+  };
+  const arrayOf = (type) => ARRAY[type.replace('?', '')];
+  const views = TABLES.flatMap((t) => [
+    `/** The columns of a chunk of ${t.name} rows, by name (null cells hold 0 or ''; \`valid\` says which are null). */`,
+    `export interface ${pascal(t.name)}Columns {`,
+    ...t.columns.map(([name, type, description]) => `  /** ${type}: ${description.replaceAll('*/', '* /')} */\n  readonly ${name}: ${arrayOf(type)};`),
+    '}',
+  ]);
+  const makers = TABLES.map(
+    (t) =>
+      `  ${t.name}: (c: readonly unknown[]): ${pascal(t.name)}Columns => ({\n${t.columns.map(([name, type], i) => `    ${name}: c[${i}] as ${arrayOf(type)},`).join('\n')}\n  }),`,
+  );
   const stats = STATS.map((s, i) => {
     const details = (s.details ?? []).map(([, value, text]) => `[${detailValue(value)}, ${JSON.stringify(text)}]`).join(', ');
     return `  { id: ${i}, name: ${JSON.stringify(s.name)}, severity: ${JSON.stringify(s.severity)}, description: ${JSON.stringify(s.description)}, detail: ${JSON.stringify(s.detail ?? null)}, details: [${details}] },`;
@@ -146,8 +247,90 @@ function tsRegistry() {
     '/** Every decoded table and its columns, in id order. */',
     `export const TABLES = {\n${tables.join('\n')}\n} as const;`,
     '',
+    '// ---- typed column access',
+    ...views,
+    '',
+    '/** The column views of every table, by table name. */',
+    `export interface TableColumns {\n${TABLES.map((t) => `  ${t.name}: ${pascal(t.name)}Columns;`).join('\n')}\n}`,
+    '',
+    '/** Makes the typed view of a chunk\'s columns (schema order): once per chunk, never per row. */',
+    `export const COLUMN_VIEWS: { readonly [T in keyof TableColumns]: (columns: readonly unknown[]) => TableColumns[T] } = {\n${makers.join('\n')}\n};`,
+    '',
+    '/** The name of the events of each declared HookId (summary.eventsByKind). */',
+    `export const HOOK_NAMES: Readonly<Record<number, string>> = {\n${HOOKS.map(([name, , windowsName]) => `  [HOOK_${name}]: ${JSON.stringify(windowsName)},`).join('\n')}\n};`,
+    '',
     '/** Every diagnostic counter, in id order; details: [value, meaning]. */',
     `export const STATS = [\n${stats.join('\n')}\n] as const;`,
+    '',
+  ].join('\n');
+}
+
+/** The parameters of the generated decodeTableEvent after the decoder id (AssemblyScript types). */
+const DISPATCH_PARAMS = [
+  ['data', 'usize'],
+  ['n', 'i32'],
+  ['version', 'i32'],
+  ['pointerSize', 'i32'],
+  ['hookId', 'i32'],
+  ['cpu', 'i32'],
+  ['tsAt', 'usize'],
+  ['fileOffset', 'f64'],
+  ['bias', 'i32'],
+];
+
+/** assembly/generated/dispatch.ts: the WebAssembly engine's routing of HookIds (used by assembly/walk.ts). */
+function asDispatch() {
+  const imports = DECODERS.map((d) => `import { ${d.fn} } from '../${d.file}';`);
+  return [
+    '// B.5: the decoder of each HookId (a byte table by HookId, filled by walk.ts init) and the call of each',
+    '// table decoder (a switch on the decoder id, inlined into walk.ts dispatch). The walk decodes the',
+    '// DEC_HEADER and DEC_HEADER_EXTENSION events itself.',
+    "import * as L from '../layout';",
+    ...imports,
+    '',
+    '/** Writes the decoder id of every declared HookId into `table` (one byte per HookId, zero elsewhere). */',
+    'export function fillHookDecoders(table: usize): void {',
+    ...HOOKS.filter((h) => h[3]).map(([name, , , decoder]) => `  store<u8>(table + <usize>L.HOOK_${name}, <u8>L.${decoder});`),
+    '}',
+    '',
+    '/** Decodes one event of a decoded table with the decoder `decoder` (nothing for other ids). */',
+    '// @ts-ignore: decorator',
+    '@inline',
+    `export function decodeTableEvent(decoder: i32, ${DISPATCH_PARAMS.map(([p, t]) => `${p}: ${t}`).join(', ')}): void {`,
+    '  switch (decoder) {',
+    ...DECODERS.flatMap((d) => [`    case L.${d.id}:`, `      ${d.fn}(${d.args.map((a) => ARGS[a]).join(', ')});`, '      break;']),
+    '    default:',
+    '      break;',
+    '  }',
+    '}',
+    '',
+  ].join('\n');
+}
+
+/** src/generated/reference-dispatch.ts: the reference engine's routing of HookIds (used by its walk.ts). */
+function referenceDispatch() {
+  const imports = DECODERS.map((d) => `import { ${d.fn} } from '../engine/reference/${d.file}.js';`);
+  const tsType = (t) => (t === 'usize' || t === 'i32' || t === 'f64' ? 'number' : t);
+  return [
+    '// §B.5: the decoder of each HookId (a byte table by HookId) and the call of each table decoder (a switch',
+    '// on the decoder id): the twin of assembly/generated/dispatch.ts. The walk decodes the DEC_HEADER and',
+    '// DEC_HEADER_EXTENSION events itself.',
+    "import * as L from './layout.js';",
+    "import type { Arena } from '../engine/reference/memory.js';",
+    ...imports,
+    '',
+    '/** The decoder id of every HookId (one byte per HookId; DEC_NONE for the undeclared ones). */',
+    'export const HOOK_DECODERS: Uint8Array = new Uint8Array(0x10000);',
+    ...HOOKS.filter((h) => h[3]).map(([name, , , decoder]) => `HOOK_DECODERS[L.HOOK_${name}] = L.${decoder};`),
+    '',
+    '/** Decodes one event of a decoded table with the decoder `decoder` (nothing for other ids). */',
+    `export function decodeTableEvent(decoder: number, a: Arena, d: DataView, ${DISPATCH_PARAMS.map(([p, t]) => `${p}: ${tsType(t)}`).join(', ')}): void {`,
+    '  switch (decoder) {',
+    ...DECODERS.flatMap((d) => [`    case L.${d.id}:`, `      ${d.fn}(a, d, ${d.args.map((x) => ARGS[x]).join(', ')});`, '      break;']),
+    '    default:',
+    '      break;',
+    '  }',
+    '}',
     '',
   ].join('\n');
 }
@@ -190,6 +373,9 @@ function tablesDoc() {
   ];
   for (const t of TABLES) {
     lines.push(`## \`${t.name}\` (${t.derived ? 'derived' : 'decoded'})`, '', `${t.description}. Recorded with the kernel flag ${t.kernelFlags.map(([f]) => f).join(' or ')}.`, '');
+    for (const d of t.decoders ?? []) {
+      lines.push(`Decoded by \`${d.fn}\` (\`assembly/${d.file}.ts\`) from HookId ${d.hooks.map(([, value, windowsName]) => `${hex4(value)} (${windowsName})`).join(', ')}.`, '');
+    }
     lines.push('| # | column | type | meaning |', '|---|---|---|---|');
     t.columns.forEach(([name, type, description, enumName], c) => {
       lines.push(`| ${c} | \`${name}\` | ${type}${enumName ? ` (${enumName})` : ''} | ${esc(description)} |`);
@@ -204,28 +390,34 @@ function write(path, text) {
   writeFileSync(join(root, path), text);
 }
 
-checkDeclarations();
-const doc = statsDoc();
-if (process.argv.includes('--check')) {
-  let current = '';
-  try {
-    current = readFileSync(join(root, 'docs/stats.md'), 'utf8');
-  } catch {}
-  let tables = '';
-  try {
-    tables = readFileSync(join(root, 'docs/tables.md'), 'utf8');
-  } catch {}
-  if (current !== doc || tables !== tablesDoc()) {
-    console.error('docs/stats.md or docs/tables.md is out of date: run npm run gen');
-    process.exit(1);
+function main() {
+  checkDeclarations();
+  const doc = statsDoc();
+  if (process.argv.includes('--check')) {
+    let current = '';
+    try {
+      current = readFileSync(join(root, 'docs/stats.md'), 'utf8');
+    } catch {}
+    let tables = '';
+    try {
+      tables = readFileSync(join(root, 'docs/tables.md'), 'utf8');
+    } catch {}
+    if (current !== doc || tables !== tablesDoc()) {
+      console.error('docs/stats.md or docs/tables.md is out of date: run npm run gen');
+      process.exit(1);
+    }
+    process.exit(0);
   }
-  process.exit(0);
+  const banner = (from) => `// GENERATED by scripts/gen.mjs from ${from}. Do not edit; edit the source.\n/* eslint-disable */\n`;
+  const constants = registryConstants();
+  write('assembly/generated/registry.ts', banner('schema/tables.mjs and schema/stats.mjs') + constants);
+  write('src/generated/registry.ts', banner('schema/tables.mjs and schema/stats.mjs') + TS_ALIASES + constants + tsRegistry());
+  const layout = readFileSync(join(root, 'assembly/layout.ts'), 'utf8').replaceAll("'./generated/registry'", "'./registry.js'");
+  write('src/generated/layout.ts', banner('assembly/layout.ts') + TS_ALIASES + layout);
+  write('assembly/generated/dispatch.ts', banner('schema/tables.mjs') + asDispatch());
+  write('src/generated/reference-dispatch.ts', banner('schema/tables.mjs') + referenceDispatch());
+  write('docs/stats.md', doc);
+  write('docs/tables.md', tablesDoc());
 }
-const banner = (from) => `// GENERATED by scripts/gen.mjs from ${from}. Do not edit; edit the source.\n/* eslint-disable */\n`;
-const constants = registryConstants();
-write('assembly/generated/registry.ts', banner('schema/tables.mjs and schema/stats.mjs') + constants);
-write('src/generated/registry.ts', banner('schema/tables.mjs and schema/stats.mjs') + TS_ALIASES + constants + tsRegistry());
-const layout = readFileSync(join(root, 'assembly/layout.ts'), 'utf8').replaceAll("'./generated/registry'", "'./registry.js'");
-write('src/generated/layout.ts', banner('assembly/layout.ts') + TS_ALIASES + layout);
-write('docs/stats.md', doc);
-write('docs/tables.md', tablesDoc());
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

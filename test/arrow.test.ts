@@ -9,7 +9,7 @@ import { nanosecondsColumn } from '../src/time.js';
 import { validityOf } from '../src/output/arrow.js';
 import { sliceTable } from '../src/output/parquet.js';
 import { Table } from '../src/tables/table.js';
-import { allocColumn, TABLE_COLUMNS, TABLE_NAMES, type TableName } from '../src/tables/schema.js';
+import { allocColumn, TABLE_COLUMNS, TABLE_NAMES, type ColumnName, type TableName } from '../src/tables/schema.js';
 import { Rng } from '../src/writer/index.js';
 import { allTables, arrowDifference, edgeTable, scheduleDecode, testClocks, visibleColumns, type ExtraOptions } from './helpers/columnar.js';
 import { corpusFiles, corpusTestsEnabled, readCorpus } from './helpers/corpus.js';
@@ -33,7 +33,7 @@ describe('toArrow', () => {
   });
 
   test.each(TABLE_NAMES)('%s: every cell equals the Table, with names and ns columns', (name) => {
-    const t = schedTables[name];
+    const t: Table = schedTables[name];
     const o = { names: true, clock: sched.clock };
     expect(sched.clock).not.toBeNull();
     const a = toArrow(t, o);
@@ -48,7 +48,7 @@ describe('toArrow', () => {
       if (spec.type !== 'str') {
         // zero copy: the column's data is a view of the Table's typed array (the same memory)
         const values = a.getChild(c.name)!.data[0]!.values as Uint8Array;
-        const col = t.column(c.name) as Uint8Array;
+        const col = t.column(c.name as ColumnName<TableName>) as Uint8Array;
         expect(values.buffer, c.name).toBe(col.buffer);
         expect([values.byteOffset, values.length], c.name).toEqual([col.byteOffset, col.length]);
       }

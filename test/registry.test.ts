@@ -1,11 +1,12 @@
 // The registry (schema/tables.mjs), the stats table (schema/stats.mjs) and the shared layout facts:
 // declared once, generated for both engines, and every layer follows them.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import * as L from '../src/generated/layout.js';
-import { ENGINE_COLUMN_GAP, TABLES } from '../src/generated/registry.js';
+import { ENGINE_COLUMN_GAP, HOOK_NAMES, TABLES } from '../src/generated/registry.js';
+import { HOOK_DECODERS } from '../src/generated/reference-dispatch.js';
 import { COUNTERS, cpuUsage, DECODED_TABLE_NAMES, decodeSync, TABLE_COLUMNS, TABLE_NAMES, type Table } from '../src/node.js';
 
 const c0 = <T>(cols: readonly T[]): T => cols[0]!;
@@ -75,6 +76,78 @@ describe('table registry', () => {
   test('the CLI offers every table', () => {
     const help = execFileSync(process.execPath, [root + 'bin/etw-decode.js', 'dump', '--help'], { encoding: 'utf8' });
     for (const name of TABLE_NAMES) expect(help).toContain(`"${name}"`);
+  });
+});
+
+describe('HookIds and their decoders', () => {
+  const layout = L as unknown as Record<string, number>;
+  test('every decoded table declares the HookIds it takes; the generated routing sends each to its decoder, every other HookId nowhere', () => {
+    const expected = new Map<number, number>([
+      [L.HOOK_HEADER, L.DEC_HEADER],
+      [L.HOOK_HEADER_EXTENSION, L.DEC_HEADER_EXTENSION],
+    ]);
+    for (const name of DECODED_TABLE_NAMES) {
+      const hooks = TABLES[name].hooks;
+      expect(hooks.length, name).toBeGreaterThan(0);
+      for (const h of hooks) {
+        expect(layout[`HOOK_${h.name}`], h.name).toBe(h.hookId);
+        expect(expected.has(h.hookId), `${h.name} routed twice`).toBe(false);
+        expect(layout[`DEC_${h.decoder.toUpperCase()}`], h.decoder).toBeGreaterThan(L.DEC_HEADER_EXTENSION);
+        expect(HOOK_NAMES[h.hookId], h.name).toBeTruthy();
+        expected.set(h.hookId, layout[`DEC_${h.decoder.toUpperCase()}`]!);
+      }
+    }
+    for (const name of TABLE_NAMES.filter((t) => TABLES[t].derived)) expect(TABLES[name].hooks, name).toEqual([]);
+    expect(HOOK_DECODERS.length).toBe(0x10000);
+    const routes = (table: ArrayLike<number>) => Array.from(table, (d, hookId) => [hookId, d]).filter(([, d]) => d !== L.DEC_NONE);
+    expect(routes(HOOK_DECODERS)).toEqual([...expected].sort((a, b) => a[0] - b[0]));
+  });
+  test('the routes of today\'s tables (schema/tables.mjs)', () => {
+    const decoderOf = (hookId: number): number => HOOK_DECODERS[hookId]!;
+    expect(decoderOf(0x0524)).toBe(L.DEC_CSWITCH);
+    expect(decoderOf(0x0525)).toBe(L.DEC_COMPCS);
+    expect(decoderOf(0x0529)).toBe(L.DEC_SPINLOCK);
+    expect(decoderOf(0x0532)).toBe(L.DEC_READYTHREAD);
+    for (const id of [0x0501, 0x0502, 0x0503, 0x0504, 0x0548]) expect(decoderOf(id)).toBe(L.DEC_THREAD);
+    for (const id of [0x0301, 0x0302, 0x0303, 0x0304, 0x0327]) expect(decoderOf(id)).toBe(L.DEC_PROCESS);
+    expect(decoderOf(0x0000)).toBe(L.DEC_HEADER);
+    expect(decoderOf(0x0005)).toBe(L.DEC_HEADER_EXTENSION);
+    expect(decoderOf(0x0020)).toBe(L.DEC_NONE); // WMI_LOG_TYPE_GROUP_MASKS_END: named, not decoded
+    expect(HOOK_NAMES[0x0020]).toBe('WMI_LOG_TYPE_GROUP_MASKS_END');
+    expect(HOOK_NAMES[0x0548]).toBe('Thread/SetName');
+  });
+  test('scripts/gen.mjs refuses a registry it could not follow', async () => {
+    const gen = (await import(root + 'scripts/gen.mjs')) as { checkDeclarations(tables?: unknown[], traceHooks?: unknown[]): void };
+    const schema = (await import(root + 'schema/tables.mjs')) as { TABLES: Record<string, unknown>[]; TRACE_HOOKS: unknown[][] };
+    const tables = (): { name: string; decoders?: { fn: string; file: string; hooks: [string, number, string][] }[] }[] => structuredClone(schema.TABLES) as never;
+    expect(() => gen.checkDeclarations()).not.toThrow();
+    // a HookId declared twice
+    const twice = tables();
+    twice[1]!.decoders![0]!.hooks.push(['CSWITCH_AGAIN', 0x0524, 'again']);
+    expect(() => gen.checkDeclarations(twice)).toThrow(/HookId 0x0524 declared twice/);
+    // a decoder function its twins do not export
+    const missing = tables();
+    missing[0]!.decoders![0]!.fn = 'noSuchDecoder';
+    expect(() => gen.checkDeclarations(missing)).toThrow(/must export function noSuchDecoder/);
+    // a decoded table without decoders
+    const none = tables();
+    delete none[2]!.decoders;
+    expect(() => gen.checkDeclarations(none)).toThrow(/names its decoders/);
+    // a walk HookId that a table also takes
+    expect(() => gen.checkDeclarations(tables(), [...schema.TRACE_HOOKS, ['CS', 0x0524, 'x', 'walk']])).toThrow(/declared twice/);
+  });
+});
+
+describe('CONTRIBUTING.md, "Adding a decoded table"', () => {
+  test('names files that exist, and the dispatch arguments gen.mjs knows', async () => {
+    const text = readFileSync(root + 'CONTRIBUTING.md', 'utf8');
+    const section = text.slice(text.indexOf('## Adding a decoded table'));
+    const body = section.slice(0, section.indexOf('\n## ', 3) >>> 0);
+    const paths = [...body.matchAll(/`((?:assembly|schema|src|test|docs|scripts)\/[\w./-]*|[A-Z]+\.md)`/g)].map((m) => m[1]!);
+    expect(paths.length).toBeGreaterThan(10);
+    for (const p of paths.filter((p) => !p.includes('diskio'))) expect(existsSync(root + p), p).toBe(true);
+    const gen = (await import(root + 'scripts/gen.mjs')) as { DISPATCH_ARGS: readonly string[] };
+    expect(body).toContain('`' + gen.DISPATCH_ARGS.join(' ') + '`');
   });
 });
 

@@ -24,6 +24,7 @@ export type { TraceInfo, GroupMasks } from '../result/logfile.js';
 export type { Clock } from '../time.js';
 export type { CpuUsageRow, CSwitchRow, SpinLockRow, ReadyThreadRow, ThreadEventRow, ProcessEventRow, ThreadRow, ProcessRow, Tables, DecodedTables } from '../tables/table.js';
 export type { ColumnChunk, ColumnSpec, TableName, DecodedTableName, TypedColumn, RowOf } from '../tables/schema.js';
+export type { ColumnArray, ColumnName, TableColumns } from '../tables/schema.js';
 export type { Issue, Severity, DiagnosticCounters, CounterSpec } from '../result/diagnostics.js';
 export type { EngineKind } from '../engine/engine.js';
 export type { BufferRef } from '../framing/buffers.js';

@@ -45,14 +45,13 @@ function timeOrder(ts: BigInt64Array): number[] {
 /** The `threads` table from threadEvents rows. */
 export function deriveThreads(ev: Table<'threadEvents'>): Table<'threads'> {
   const out = new DerivedRows('threads');
-  const c = ev.columns;
-  const ts = c[L.TE_TIMESTAMP] as BigInt64Array;
-  const opcode = c[L.TE_OPCODE] as Uint8Array;
-  const tid = c[L.TE_THREAD_ID] as Uint32Array;
-  const pid = c[L.TE_PROCESS_ID] as Uint32Array;
-  const addr = c[L.TE_WIN32_START_ADDR] as BigUint64Array;
-  const prio = c[L.TE_BASE_PRIORITY] as Uint8Array;
-  const name = c[L.TE_NAME] as string[];
+  const ts = ev.column('timestamp');
+  const opcode = ev.column('opcode');
+  const tid = ev.column('threadId');
+  const pid = ev.column('processId');
+  const addr = ev.column('win32StartAddr');
+  const prio = ev.column('basePriority');
+  const name = ev.column('name');
   const open = new Map<number, number>(); // tid → row of its open lifetime
   for (const i of timeOrder(ts)) {
     const id = tid[i]!;
@@ -79,15 +78,14 @@ export function deriveThreads(ev: Table<'threadEvents'>): Table<'threads'> {
 /** The `processes` table from processEvents rows. */
 export function deriveProcesses(ev: Table<'processEvents'>): Table<'processes'> {
   const out = new DerivedRows('processes');
-  const c = ev.columns;
-  const ts = c[L.PE_TIMESTAMP] as BigInt64Array;
-  const opcode = c[L.PE_OPCODE] as Uint8Array;
-  const pid = c[L.PE_PROCESS_ID] as Uint32Array;
-  const parent = c[L.PE_PARENT_ID] as Uint32Array;
-  const session = c[L.PE_SESSION_ID] as Uint32Array;
-  const exitStatus = c[L.PE_EXIT_STATUS] as Int32Array;
-  const image = c[L.PE_IMAGE_FILE_NAME] as string[];
-  const commandLine = c[L.PE_COMMAND_LINE] as string[];
+  const ts = ev.column('timestamp');
+  const opcode = ev.column('opcode');
+  const pid = ev.column('processId');
+  const parent = ev.column('parentId');
+  const session = ev.column('sessionId');
+  const exitStatus = ev.column('exitStatus');
+  const image = ev.column('imageFileName');
+  const commandLine = ev.column('commandLine');
   const open = new Map<number, number>(); // pid → row of its open lifetime
   for (const i of timeOrder(ts)) {
     const id = pid[i]!;

@@ -19,7 +19,18 @@
 // coordinator decodes it again from the exact state (exactStart()), and that outcome replaces the guessed one.
 import * as L from '../generated/layout.js';
 import type { EngineState, IssueLogEntry, KindTally } from '../engine/engine.js';
-import { allocColumn, emptyChunk, perTable, TABLE_COLUMNS, type Chunks, type ColumnChunk, type DecodedTableName, type TypedColumn } from '../tables/schema.js';
+import {
+  allocColumn,
+  columnsOf,
+  emptyChunk,
+  perTable,
+  TABLE_COLUMNS,
+  type Chunks,
+  type ColumnChunk,
+  type CswitchColumns,
+  type DecodedTableName,
+  type TypedColumn,
+} from '../tables/schema.js';
 import type { PartitionOutcome, PartitionStart, PlaceholderMark } from './partition.js';
 import { HeldTable, KIND_KEY_WORDS, packKind, sameTraceState, type TraceState } from './state.js';
 
@@ -29,23 +40,23 @@ function kindKey(k: KindTally): string {
   return `${k.headerType},${k.flags},${k.version},${k.id},${k.task},${k.opcode},${g}`;
 }
 
-/** The cswitch row `r` of `columns` made the held switch of processor `c` of `held` (assembly/compcs.ts emitHeld). */
-function writeHeldRow(columns: readonly TypedColumn[], r: number, held: HeldTable, c: number, newThreadId: number | null): void {
-  const bytes = held.bytes[c]!;
+/** The cswitch row `r` of `c` made the held switch of processor `cpu` of `held` (assembly/compcs.ts emitHeld). */
+function writeHeldRow(c: CswitchColumns, r: number, held: HeldTable, cpu: number, newThreadId: number | null): void {
+  const bytes = held.bytes[cpu]!;
   const source = bytes >>> 24;
-  (columns[L.CS_TIMESTAMP] as BigInt64Array)[r] = held.ts[c]!;
-  (columns[L.CS_CPU] as Uint16Array)[r] = c;
-  if (newThreadId !== null) (columns[L.CS_NEW_THREAD_ID] as Uint32Array)[r] = newThreadId;
-  (columns[L.CS_OLD_THREAD_ID] as Uint32Array)[r] = held.oldThreadId[c]!;
-  (columns[L.CS_OLD_THREAD_PRIORITY] as Int8Array)[r] = bytes << 24 >> 24;
-  (columns[L.CS_OLD_THREAD_STATE] as Uint8Array)[r] = (bytes >>> 8) & 0xff;
-  (columns[L.CS_OLD_THREAD_WAIT_REASON] as Uint8Array)[r] = (bytes >>> 16) & 0xff;
-  (columns[L.CS_NEW_THREAD_WAIT_TIME] as Uint32Array)[r] = held.waitTime[c]!;
-  (columns[L.CS_NEW_THREAD_WAIT_TIME_AT_MOST_ONE_TICK] as Uint8Array)[r] = source === L.CS_SOURCE_LITE ? 1 : 0;
-  (columns[L.CS_SOURCE] as Uint8Array)[r] = source;
-  (columns[L.CS_VERSION] as Uint8Array)[r] = L.CCS_EVENT_VERSION;
-  (columns[L.CS_FILE_OFFSET] as Float64Array)[r] = held.fileOffset[c]!;
-  (columns[L.CS_VALID] as Uint32Array)[r] = newThreadId !== null ? (held.valid[c]! | L.CCS_NEXT_VALID) >>> 0 : held.valid[c]!;
+  c.timestamp[r] = held.ts[cpu]!;
+  c.cpu[r] = cpu;
+  if (newThreadId !== null) c.newThreadId[r] = newThreadId;
+  c.oldThreadId[r] = held.oldThreadId[cpu]!;
+  c.oldThreadPriority[r] = bytes << 24 >> 24;
+  c.oldThreadState[r] = (bytes >>> 8) & 0xff;
+  c.oldThreadWaitReason[r] = (bytes >>> 16) & 0xff;
+  c.newThreadWaitTime[r] = held.waitTime[cpu]!;
+  c.newThreadWaitTimeAtMostOneTick[r] = source === L.CS_SOURCE_LITE ? 1 : 0;
+  c.source[r] = source;
+  c.version[r] = L.CCS_EVENT_VERSION;
+  c.fileOffset[r] = held.fileOffset[cpu]!;
+  c.valid[r] = newThreadId !== null ? (held.valid[cpu]! | L.CCS_NEXT_VALID) >>> 0 : held.valid[cpu]!;
 }
 
 /** `chunk` without the rows in `drop` (ascending). */
@@ -137,6 +148,7 @@ export class Stitcher {
    */
   rowsOf(chunks: Chunks, marks: readonly PlaceholderMark[]): Chunks {
     const sw = chunks.cswitch;
+    const sc = columnsOf('cswitch', sw.columns);
     const base = this.cswitchRowBase;
     this.cswitchRowBase += sw.length;
     const drop: number[] = [];
@@ -152,7 +164,7 @@ export class Stitcher {
         this.dropped++;
         continue;
       }
-      if (inChunk) writeHeldRow(sw.columns, r, this.held, c, (sw.columns[L.CS_NEW_THREAD_ID] as Uint32Array)[r]!);
+      if (inChunk) writeHeldRow(sc, r, this.held, c, sc.newThreadId[r]!);
       if (m.t < this.held.ts[c]!) {
         this.realChecks++;
         if (m.logIndex >= 0) this.issues.push({ logIndex: m.logIndex, entry: { code: L.D_COMPCS_TIME_MISMATCH, detail: L.TIME_BEFORE_PREVIOUS, fileOffset: m.issueAt } });
@@ -248,7 +260,8 @@ export class Stitcher {
     const list = this.held.list();
     const n = list.cpu.length;
     const columns = TABLE_COLUMNS.cswitch.map((spec) => allocColumn(spec.type, n));
-    for (let i = 0; i < n; i++) writeHeldRow(columns, i, this.held, list.cpu[i]!, null);
+    const c = columnsOf('cswitch', columns);
+    for (let i = 0; i < n; i++) writeHeldRow(c, i, this.held, list.cpu[i]!, null);
     this.counters[L.D_COMPCS_NEW_THREAD_UNKNOWN]! += n;
     this.rows.cswitch += n;
     this.held.held.fill(0);

@@ -1,6 +1,7 @@
 // Names of event kinds (docs/format.md §B.2 header types, §B.5 HookIds) and the rows of
 // `summary.eventsByKind`: one per header kind and id, in a total order.
 import * as L from '../generated/layout.js';
+import { HOOK_NAMES } from '../generated/registry.js';
 import type { KindTally } from '../engine/engine.js';
 import { hex } from '../errors.js';
 
@@ -21,26 +22,6 @@ export const HEADER_TYPE_NAMES: Record<number, string> = {
   [L.HT_EVENT_HEADER64]: 'EVENT_HEADER64',
   [L.HT_FULL_HEADER64]: 'FULL_HEADER64',
   [L.HT_INSTANCE64]: 'INSTANCE64',
-};
-
-const HOOK_NAMES: Record<number, string> = {
-  [L.HOOK_HEADER]: 'WMI_LOG_TYPE_HEADER',
-  [L.HOOK_HEADER_EXTENSION]: 'WMI_LOG_TYPE_HEADER_EXTENSION',
-  [L.HOOK_GROUP_MASKS_END]: 'WMI_LOG_TYPE_GROUP_MASKS_END',
-  [L.HOOK_CSWITCH]: 'PERFINFO_LOG_TYPE_CONTEXTSWAP',
-  [L.HOOK_COMPCS]: 'PERFINFO_LOG_TYPE_CONTEXTSWAP_BATCH',
-  [L.HOOK_SPINLOCK]: 'PERFINFO_LOG_TYPE_SPINLOCK',
-  [L.HOOK_READY_THREAD]: 'PERFINFO_LOG_TYPE_READY_THREAD',
-  [L.HOOK_PROCESS_START]: 'Process/Start',
-  [L.HOOK_PROCESS_END]: 'Process/End',
-  [L.HOOK_PROCESS_DC_START]: 'Process/DCStart',
-  [L.HOOK_PROCESS_DC_END]: 'Process/DCEnd',
-  [L.HOOK_PROCESS_DEFUNCT]: 'Process/Defunct',
-  [L.HOOK_THREAD_START]: 'Thread/Start',
-  [L.HOOK_THREAD_END]: 'Thread/End',
-  [L.HOOK_THREAD_DC_START]: 'Thread/DCStart',
-  [L.HOOK_THREAD_DC_END]: 'Thread/DCEnd',
-  [L.HOOK_THREAD_SET_NAME]: 'Thread/SetName',
 };
 
 /** One row of eventsByKind. Fields depend on the header kind (see README). */

@@ -1,7 +1,20 @@
 // Table schemas: the public column contract of every decoded table, derived from the registry
 // (schema/tables.mjs → src/generated/registry.ts). Nothing here names a table: adding one to the
-// registry adds it to every layer (engines, driver steps, row types, CLI, formats).
-import { columnCount, columnWidth, TABLES } from '../generated/registry.js';
+// registry adds it to every layer (engines, driver steps, row types, typed column access, CLI, formats).
+import { COLUMN_VIEWS, columnCount, columnWidth, TABLES, type TableColumns } from '../generated/registry.js';
+
+export type { TableColumns } from '../generated/registry.js';
+export type {
+  CpuUsageColumns,
+  CswitchColumns,
+  ProcessesColumns,
+  ProcessEventsColumns,
+  ReadythreadColumns,
+  SpinlockColumns,
+  ThreadEventsColumns,
+  ThreadsColumns,
+  TracesColumns,
+} from '../generated/registry.js';
 
 export type NumericColumnType = 'i64' | 'u64' | 'f64' | 'u32' | 'i32' | 'u16' | 'u8' | 'i8';
 /** 'str' is text: a string per row ('' where null) */
@@ -16,11 +29,32 @@ export type NumericColumn =
   | Uint8Array
   | Int8Array;
 export type TypedColumn = NumericColumn | string[];
+/** The array of each column type. */
+export interface ColumnArrayOfType {
+  i64: BigInt64Array;
+  u64: BigUint64Array;
+  f64: Float64Array;
+  u32: Uint32Array;
+  i32: Int32Array;
+  u16: Uint16Array;
+  u8: Uint8Array;
+  i8: Int8Array;
+  str: string[];
+}
 
 /** Name of a table: 'cswitch' | 'spinlock' | … (one per registry entry, decoded or derived). */
 export type TableName = keyof typeof TABLES;
 /** Name of a table the engines decode (the others are derived from them in TypeScript). */
 export type DecodedTableName = { [T in TableName]: (typeof TABLES)[T]['derived'] extends false ? T : never }[TableName];
+
+/** Name of a column of table T (of any of the tables when T is a union of names). */
+export type ColumnName<T extends TableName> = T extends TableName ? keyof TableColumns[T] & string : never;
+/** The array of column K of table T: BigInt64Array for an i64 column, Uint16Array for u16, string[] for str, … */
+export type ColumnArray<T extends TableName, K extends ColumnName<T>> = T extends TableName
+  ? K extends keyof TableColumns[T]
+    ? TableColumns[T][K]
+    : never
+  : never;
 
 export interface ColumnSpec {
   readonly id: number;
@@ -88,13 +122,20 @@ const ARRAY_TYPES = {
   i8: Int8Array,
 } as const;
 
-export function allocColumn(type: ColumnType, length: number): TypedColumn {
-  return type === 'str' ? new Array<string>(length).fill('') : new ARRAY_TYPES[type](length);
+/** A column of `length` zero values ('' for text). */
+export function allocColumn<K extends ColumnType>(type: K, length: number): ColumnArrayOfType[K] {
+  return (type === 'str' ? new Array<string>(length).fill('') : new ARRAY_TYPES[type as NumericColumnType](length)) as ColumnArrayOfType[K];
 }
 
 /** A view of `length` elements of `type` over `buffer` at byte `offset` (no copy). */
-export function viewColumn(type: NumericColumnType, buffer: ArrayBufferLike, offset: number, length: number): NumericColumn {
-  return new ARRAY_TYPES[type](buffer as ArrayBuffer, offset, length);
+export function viewColumn<K extends NumericColumnType>(type: K, buffer: ArrayBufferLike, offset: number, length: number): ColumnArrayOfType[K] {
+  return new ARRAY_TYPES[type](buffer as ArrayBuffer, offset, length) as ColumnArrayOfType[K];
+}
+
+/** The columns of a chunk of `table` rows (schema order) as a typed view by column name: make it once per
+ *  chunk, then `view.cpu[row]` is a Uint16Array access with no cast (src/generated/registry.ts COLUMN_VIEWS). */
+export function columnsOf<T extends TableName>(table: T, columns: readonly TypedColumn[]): TableColumns[T] {
+  return COLUMN_VIEWS[table](columns);
 }
 
 /** Rows of one table produced by one engine call: columns in schema order. */

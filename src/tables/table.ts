@@ -1,11 +1,25 @@
 // Decoded tables: columns as typed arrays (zero-copy access) and rows as typed records with nulls.
-// One class for every table of the registry; row types are derived from it (schema.ts RowOf).
-import { TABLE_COLUMNS, validColumnOf, type ColumnChunk, type ColumnSpec, type DecodedTableName, type RowOf, type TableName, type TypedColumn } from './schema.js';
+// One class for every table of the registry; row and column types are derived from it (schema.ts RowOf,
+// ColumnArray): `column('timestamp')` of a Table<'cswitch'> is a BigInt64Array, and a name the table does
+// not have does not compile.
+import {
+  TABLE_COLUMNS,
+  validColumnOf,
+  type ColumnArray,
+  type ColumnChunk,
+  type ColumnName,
+  type ColumnSpec,
+  type DecodedTableName,
+  type RowOf,
+  type TableName,
+  type TypedColumn,
+} from './schema.js';
 
 export type CSwitchRow = RowOf<'cswitch'>;
 export type SpinLockRow = RowOf<'spinlock'>;
 
-export class Table<T extends TableName = TableName> {
+/** `out`: a Table<'cswitch'> is a Table<TableName> (whose column() takes the name of any table's column). */
+export class Table<out T extends TableName = TableName> {
   readonly specs: readonly ColumnSpec[];
   readonly length: number;
   private readonly cols: readonly TypedColumn[];
@@ -26,11 +40,11 @@ export class Table<T extends TableName = TableName> {
     return this.specs.map((s) => s.name);
   }
 
-  /** The typed array of a column (values of null cells are 0; see isNull). */
-  column(name: string): TypedColumn {
+  /** The typed array of a column (values of null cells are 0 or ''; see isNull). */
+  column<K extends ColumnName<T>>(name: K): ColumnArray<T, K> {
     const i = this.specs.findIndex((s) => s.name === name);
     if (i < 0) throw new RangeError(`table ${this.name} has no column '${name}' (columns: ${this.columnNames.join(', ')})`);
-    return this.cols[i]!;
+    return this.cols[i] as ColumnArray<T, K>;
   }
 
   /** Columns in schema order. */

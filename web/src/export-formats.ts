@@ -1,10 +1,12 @@
 // What the page can download (shared by the page and its download worker; no heavy imports here).
 import type { DecodedTableName } from '../../src/index.js';
+import { DECODED_TABLE_NAMES } from '../../src/tables/schema.js';
 
 export type ExportTable = DecodedTableName | 'cpuUsage' | 'threads' | 'processes';
 export type ExportFormat = 'csv' | 'parquet' | 'perfetto';
 
-export const EXPORT_TABLES: readonly ExportTable[] = ['cswitch', 'cpuUsage', 'spinlock', 'readythread', 'threadEvents', 'processEvents', 'threads', 'processes'];
+/** cswitch and its cpuUsage first, then every other decoded table of the registry, then the lifetimes */
+export const EXPORT_TABLES: readonly ExportTable[] = ['cswitch', 'cpuUsage', ...DECODED_TABLE_NAMES.filter((t) => t !== 'cswitch'), 'threads', 'processes'];
 
 /** The formats the page writes (all of them now; `available: false` greys a button out, saying why). */
 export const FORMATS: readonly { id: ExportFormat; label: string; available: boolean; note: string }[] = [

@@ -4,25 +4,11 @@
 // Each packet is a switch away from its old thread at FirstTimeStamp + the deltas so far (§D.7). Its new
 // thread is the old thread of the next switch on the same processor (§D.8), so every switch is held back
 // per processor until the next one arrives — across batches and buffers; flushHeldSwitches() emits the
-// last ones with newThreadId null.
+// last ones with newThreadId null. The held switches live in the arena (memory.ts PendingSwitches), as in
+// assembly/memory.ts.
 import * as L from '../../generated/layout.js';
 import { count, issue } from './diag.js';
 import type { Arena } from './memory.js';
-
-/** Per-processor held-back switch (assembly/compcs.ts keeps the same fields in a memory slot). */
-export class PendingSwitches {
-  held = new Uint8Array(L.MAX_PROCESSORS);
-  tsLo = new Uint32Array(L.MAX_PROCESSORS);
-  tsHi = new Int32Array(L.MAX_PROCESSORS);
-  oldThreadId = new Uint32Array(L.MAX_PROCESSORS);
-  oldThreadPriority = new Int8Array(L.MAX_PROCESSORS);
-  oldThreadState = new Uint8Array(L.MAX_PROCESSORS);
-  oldThreadWaitReason = new Uint8Array(L.MAX_PROCESSORS);
-  newThreadWaitTime = new Uint32Array(L.MAX_PROCESSORS);
-  source = new Uint8Array(L.MAX_PROCESSORS);
-  valid = new Uint32Array(L.MAX_PROCESSORS);
-  fileOffset = new Float64Array(L.MAX_PROCESSORS);
-}
 
 /** Expands one batch event: payload at `data` of `n` bytes of `d`; `bias` = MaximumWaitReason (§D.5). */
 export function compactBatch(
@@ -150,25 +136,25 @@ export function flushHeldSwitches(a: Arena): void {
 /** Writes the held-back switch of `cpu` as a cswitch row: the one place compact rows are made. */
 function emitHeld(a: Arena, cpu: number, newThreadId: number, extraValid: number): void {
   const pend = a.pending;
-  const b = a.table(L.TABLE_CSWITCH);
+  const b = a.builders.cswitch;
   const r = b.add();
-  const c = b.cols;
+  const c = b.view;
   const ts = b.words[L.CS_TIMESTAMP]!;
   ts[2 * r] = pend.tsLo[cpu]!;
   ts[2 * r + 1] = pend.tsHi[cpu]!;
-  (c[L.CS_CPU] as Uint16Array)[r] = cpu;
-  (c[L.CS_NEW_THREAD_ID] as Uint32Array)[r] = newThreadId;
-  (c[L.CS_OLD_THREAD_ID] as Uint32Array)[r] = pend.oldThreadId[cpu]!;
-  (c[L.CS_OLD_THREAD_PRIORITY] as Int8Array)[r] = pend.oldThreadPriority[cpu]!;
-  (c[L.CS_OLD_THREAD_STATE] as Uint8Array)[r] = pend.oldThreadState[cpu]!;
-  (c[L.CS_OLD_THREAD_WAIT_REASON] as Uint8Array)[r] = pend.oldThreadWaitReason[cpu]!;
-  (c[L.CS_NEW_THREAD_WAIT_TIME] as Uint32Array)[r] = pend.newThreadWaitTime[cpu]!;
+  c.cpu[r] = cpu;
+  c.newThreadId[r] = newThreadId;
+  c.oldThreadId[r] = pend.oldThreadId[cpu]!;
+  c.oldThreadPriority[r] = pend.oldThreadPriority[cpu]!;
+  c.oldThreadState[r] = pend.oldThreadState[cpu]!;
+  c.oldThreadWaitReason[r] = pend.oldThreadWaitReason[cpu]!;
+  c.newThreadWaitTime[r] = pend.newThreadWaitTime[cpu]!;
   const source = pend.source[cpu]!;
-  (c[L.CS_NEW_THREAD_WAIT_TIME_AT_MOST_ONE_TICK] as Uint8Array)[r] = source === L.CS_SOURCE_LITE ? 1 : 0;
-  (c[L.CS_SOURCE] as Uint8Array)[r] = source;
-  (c[L.CS_VERSION] as Uint8Array)[r] = L.CCS_EVENT_VERSION;
-  (c[L.CS_FILE_OFFSET] as Float64Array)[r] = pend.fileOffset[cpu]!;
-  (c[L.CS_VALID] as Uint32Array)[r] = (pend.valid[cpu]! | extraValid) >>> 0;
+  c.newThreadWaitTimeAtMostOneTick[r] = source === L.CS_SOURCE_LITE ? 1 : 0;
+  c.source[r] = source;
+  c.version[r] = L.CCS_EVENT_VERSION;
+  c.fileOffset[r] = pend.fileOffset[cpu]!;
+  c.valid[r] = (pend.valid[cpu]! | extraValid) >>> 0;
 }
 
 /** Signed 64-bit compare of (hi, lo) pairs: -1, 0, 1. */

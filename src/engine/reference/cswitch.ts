@@ -17,60 +17,60 @@ export function cswitchEvent(a: Arena, d: DataView, data: number, n: number, ver
     return;
   }
   count(a, L.D_CSWITCH_DECODED);
-  const b = a.table(L.TABLE_CSWITCH);
+  const b = a.builders.cswitch;
   const r = b.add();
-  const c = b.cols;
+  const c = b.view;
   const ts = b.words[L.CS_TIMESTAMP]!;
   ts[2 * r] = d.getUint32(tsAt, true);
   ts[2 * r + 1] = d.getUint32(tsAt + 4, true);
-  (c[L.CS_CPU] as Uint16Array)[r] = cpu;
-  (c[L.CS_NEW_THREAD_ID] as Uint32Array)[r] = d.getUint32(data + L.CSW_NEW_THREAD_ID, true);
-  (c[L.CS_OLD_THREAD_ID] as Uint32Array)[r] = d.getUint32(data + L.CSW_OLD_THREAD_ID, true);
-  (c[L.CS_NEW_THREAD_PRIORITY] as Int8Array)[r] = d.getInt8(data + L.CSW_NEW_THREAD_PRIORITY);
-  (c[L.CS_OLD_THREAD_PRIORITY] as Int8Array)[r] = d.getInt8(data + L.CSW_OLD_THREAD_PRIORITY);
-  (c[L.CS_OLD_THREAD_WAIT_REASON] as Uint8Array)[r] = d.getUint8(data + L.CSW_OLD_THREAD_WAIT_REASON);
-  (c[L.CS_OLD_THREAD_STATE] as Uint8Array)[r] = d.getUint8(data + L.CSW_OLD_THREAD_STATE);
-  (c[L.CS_OLD_THREAD_IDEAL_PROCESSOR] as Uint8Array)[r] = d.getUint8(data + L.CSW_OLD_THREAD_IDEAL_PROCESSOR);
+  c.cpu[r] = cpu;
+  c.newThreadId[r] = d.getUint32(data + L.CSW_NEW_THREAD_ID, true);
+  c.oldThreadId[r] = d.getUint32(data + L.CSW_OLD_THREAD_ID, true);
+  c.newThreadPriority[r] = d.getInt8(data + L.CSW_NEW_THREAD_PRIORITY);
+  c.oldThreadPriority[r] = d.getInt8(data + L.CSW_OLD_THREAD_PRIORITY);
+  c.oldThreadWaitReason[r] = d.getUint8(data + L.CSW_OLD_THREAD_WAIT_REASON);
+  c.oldThreadState[r] = d.getUint8(data + L.CSW_OLD_THREAD_STATE);
+  c.oldThreadIdealProcessor[r] = d.getUint8(data + L.CSW_OLD_THREAD_IDEAL_PROCESSOR);
   let mask = L.CSW_EVENT_VALID;
   const byte0a = d.getUint8(data + L.CSW_PREVIOUS_CSTATE);
   const byte0b = d.getInt8(data + L.CSW_NEW_THREAD_PRIORITY_DECREMENT);
   const byte0d = d.getUint8(data + L.CSW_OLD_THREAD_WAIT_MODE);
   if (version === 1) {
-    (c[L.CS_NEW_THREAD_QUANTUM] as Int8Array)[r] = byte0a;
-    (c[L.CS_OLD_THREAD_QUANTUM] as Int8Array)[r] = byte0b;
+    c.newThreadQuantum[r] = byte0a;
+    c.oldThreadQuantum[r] = byte0b;
     mask |= BIT(L.CS_NEW_THREAD_QUANTUM) | BIT(L.CS_OLD_THREAD_QUANTUM);
   } else {
-    (c[L.CS_PREVIOUS_CSTATE] as Uint8Array)[r] = byte0a;
-    (c[L.CS_NEW_THREAD_PRIORITY_DECREMENT] as Int8Array)[r] = byte0b;
+    c.previousCState[r] = byte0a;
+    c.newThreadPriorityDecrement[r] = byte0b;
     mask |= BIT(L.CS_PREVIOUS_CSTATE) | BIT(L.CS_NEW_THREAD_PRIORITY_DECREMENT);
   }
   if (version <= 2) {
-    (c[L.CS_OLD_THREAD_WAIT_MODE] as Uint8Array)[r] = byte0d;
+    c.oldThreadWaitMode[r] = byte0d;
   } else {
     // §C.3: the byte is a flags byte whose bit 0 is the wait mode
-    (c[L.CS_OLD_THREAD_WAIT_MODE] as Uint8Array)[r] = byte0d & 1;
-    (c[L.CS_THREAD_FLAGS] as Uint8Array)[r] = byte0d;
+    c.oldThreadWaitMode[r] = byte0d & 1;
+    c.threadFlags[r] = byte0d;
     mask |= BIT(L.CS_THREAD_FLAGS);
     if (version === 3) {
-      (c[L.CS_OLD_THREAD_BAM_EPP_IMPORTANT] as Uint8Array)[r] = (byte0d >>> 1) & 1;
-      (c[L.CS_NEW_THREAD_BAM_EPP_IMPORTANT] as Uint8Array)[r] = (byte0d >>> 2) & 1;
+      c.oldThreadBamEppImportant[r] = (byte0d >>> 1) & 1;
+      c.newThreadBamEppImportant[r] = (byte0d >>> 2) & 1;
       mask |= BIT(L.CS_OLD_THREAD_BAM_EPP_IMPORTANT) | BIT(L.CS_NEW_THREAD_BAM_EPP_IMPORTANT);
     } else {
-      (c[L.CS_OLD_THREAD_BAM_QOS_LEVEL] as Uint8Array)[r] = (byte0d >>> 1) & 7;
-      (c[L.CS_NEW_THREAD_BAM_QOS_LEVEL] as Uint8Array)[r] = (byte0d >>> 4) & 7;
+      c.oldThreadBamQosLevel[r] = (byte0d >>> 1) & 7;
+      c.newThreadBamQosLevel[r] = (byte0d >>> 4) & 7;
       mask |= BIT(L.CS_OLD_THREAD_BAM_QOS_LEVEL) | BIT(L.CS_NEW_THREAD_BAM_QOS_LEVEL);
     }
   }
   if (n >= L.CSW_NEW_THREAD_WAIT_TIME + 4) {
-    (c[L.CS_NEW_THREAD_WAIT_TIME] as Uint32Array)[r] = d.getUint32(data + L.CSW_NEW_THREAD_WAIT_TIME, true);
+    c.newThreadWaitTime[r] = d.getUint32(data + L.CSW_NEW_THREAD_WAIT_TIME, true);
     mask |= BIT(L.CS_NEW_THREAD_WAIT_TIME);
   }
   if (n >= L.CSW_OLD_THREAD_REMAINING_QUANTUM + 4) {
-    (c[L.CS_OLD_THREAD_REMAINING_QUANTUM] as Int32Array)[r] = d.getInt32(data + L.CSW_OLD_THREAD_REMAINING_QUANTUM, true);
+    c.oldThreadRemainingQuantum[r] = d.getInt32(data + L.CSW_OLD_THREAD_REMAINING_QUANTUM, true);
     mask |= BIT(L.CS_OLD_THREAD_REMAINING_QUANTUM);
   }
-  (c[L.CS_SOURCE] as Uint8Array)[r] = L.CS_SOURCE_CSWITCH;
-  (c[L.CS_VERSION] as Uint8Array)[r] = version;
-  (c[L.CS_FILE_OFFSET] as Float64Array)[r] = fileOffset;
-  (c[L.CS_VALID] as Uint32Array)[r] = mask >>> 0;
+  c.source[r] = L.CS_SOURCE_CSWITCH;
+  c.version[r] = version;
+  c.fileOffset[r] = fileOffset;
+  c.valid[r] = mask >>> 0;
 }

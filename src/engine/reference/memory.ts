@@ -5,22 +5,39 @@
 // made per row.
 import * as L from '../../generated/layout.js';
 import type { IssueLogEntry, KindTally } from '../engine.js';
-import { allocColumn, DECODED_TABLE_NAMES, perTable, TABLE_COLUMNS, TABLE_IDS, type Chunks, type ColumnChunk, type DecodedTableName, type TypedColumn } from '../../tables/schema.js';
-import { PendingSwitches } from './compcs.js';
+import {
+  allocColumn,
+  columnsOf,
+  DECODED_TABLE_NAMES,
+  perTable,
+  TABLE_COLUMNS,
+  TABLE_IDS,
+  type Chunks,
+  type ColumnChunk,
+  type DecodedTableName,
+  type TableColumns,
+  type TypedColumn,
+} from '../../tables/schema.js';
 
-export class ColumnBuilder {
+/** The rows of one table, written one row at a time: `add()` a row, then write its cells through `view`
+ *  (typed arrays by column name; 8-byte integers through `words`). */
+export class ColumnBuilder<T extends DecodedTableName = DecodedTableName> {
   length = 0;
   private capacity: number;
+  /** the columns in schema order */
   cols: TypedColumn[];
+  /** the same columns by name, typed (schema/tables.mjs): remade when the columns grow, so read it after add() */
+  view: TableColumns[T];
   /** u32 word views of the 8-byte integer columns (undefined for the others) */
   words: (Uint32Array | undefined)[];
 
   constructor(
-    readonly table: DecodedTableName,
+    readonly table: T,
     initialCapacity = 1024,
   ) {
     this.capacity = initialCapacity;
     this.cols = [];
+    this.view = columnsOf(table, this.cols);
     this.words = [];
     this.allocate(initialCapacity);
   }
@@ -29,6 +46,7 @@ export class ColumnBuilder {
     const specs = TABLE_COLUMNS[this.table];
     const old = this.cols;
     this.cols = specs.map((s) => allocColumn(s.type, capacity));
+    this.view = columnsOf(this.table, this.cols);
     this.words = this.cols.map((c) =>
       c instanceof BigInt64Array || c instanceof BigUint64Array ? new Uint32Array(c.buffer) : undefined,
     );
@@ -72,10 +90,30 @@ export class ColumnBuilder {
   }
 }
 
+/** Per-processor held-back compact switch (§D.8; assembly/memory.ts keeps a slot per processor, laid out
+ *  in assembly/compcs.ts): written and emitted by compcs.ts. */
+export class PendingSwitches {
+  held = new Uint8Array(L.MAX_PROCESSORS);
+  tsLo = new Uint32Array(L.MAX_PROCESSORS);
+  tsHi = new Int32Array(L.MAX_PROCESSORS);
+  oldThreadId = new Uint32Array(L.MAX_PROCESSORS);
+  oldThreadPriority = new Int8Array(L.MAX_PROCESSORS);
+  oldThreadState = new Uint8Array(L.MAX_PROCESSORS);
+  oldThreadWaitReason = new Uint8Array(L.MAX_PROCESSORS);
+  newThreadWaitTime = new Uint32Array(L.MAX_PROCESSORS);
+  source = new Uint8Array(L.MAX_PROCESSORS);
+  valid = new Uint32Array(L.MAX_PROCESSORS);
+  fileOffset = new Float64Array(L.MAX_PROCESSORS);
+}
+
 /** Everything the reference decoder writes (see the file comment). */
 export class Arena {
-  /** output builders by registry table id */
-  readonly tables: ColumnBuilder[] = DECODED_TABLE_NAMES.map((t) => new ColumnBuilder(t));
+  /** output builders by table name */
+  readonly builders: { readonly [T in DecodedTableName]: ColumnBuilder<T> } = perTable((t) => new ColumnBuilder(t)) as {
+    readonly [T in DecodedTableName]: ColumnBuilder<T>;
+  };
+  /** the same builders by registry table id */
+  readonly tables: ColumnBuilder[] = DECODED_TABLE_NAMES.map((t) => this.builders[t]);
   readonly counters = new Array<number>(L.D_COUNTER_COUNT).fill(0);
   readonly log: IssueLogEntry[] = [];
   readonly kinds = new Map<string, KindTally>();

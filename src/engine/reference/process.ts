@@ -37,38 +37,39 @@ export function processEvent(
     return;
   }
   count(a, L.D_PROCESS_DECODED);
-  const b = a.table(L.TABLE_PROCESS_EVENTS);
+  const b = a.builders.processEvents;
   const r = b.add();
-  const c = b.cols;
+  const c = b.view;
   const p = data + pointerSize;
   const end = data + n;
   let valid = L.PE_ALWAYS_VALID;
   copy64(d, tsAt, b.words[L.PE_TIMESTAMP]!, r);
-  (c[L.PE_CPU] as Uint16Array)[r] = cpu;
-  (c[L.PE_OPCODE] as Uint8Array)[r] = opcode;
-  (c[L.PE_PROCESS_ID] as Uint32Array)[r] = d.getUint32(p + L.PROC_P_PROCESS_ID, true);
-  (c[L.PE_PARENT_ID] as Uint32Array)[r] = d.getUint32(p + L.PROC_P_PARENT_ID, true);
-  (c[L.PE_SESSION_ID] as Uint32Array)[r] = d.getUint32(p + L.PROC_P_SESSION_ID, true);
-  (c[L.PE_EXIT_STATUS] as Int32Array)[r] = d.getInt32(p + L.PROC_P_EXIT_STATUS, true);
+  c.cpu[r] = cpu;
+  c.opcode[r] = opcode;
+  c.processId[r] = d.getUint32(p + L.PROC_P_PROCESS_ID, true);
+  c.parentId[r] = d.getUint32(p + L.PROC_P_PARENT_ID, true);
+  c.sessionId[r] = d.getUint32(p + L.PROC_P_SESSION_ID, true);
+  c.exitStatus[r] = d.getInt32(p + L.PROC_P_EXIT_STATUS, true);
   const key = b.words[L.PE_UNIQUE_PROCESS_KEY]!;
   key[2 * r] = d.getUint32(data + L.PROC_UNIQUE_PROCESS_KEY, true);
   key[2 * r + 1] = pointerSize === 4 ? 0 : d.getUint32(data + L.PROC_UNIQUE_PROCESS_KEY + 4, true);
   const image = readString(d, data + imageAt, end, L.STR_UNIT_ANSI);
-  (c[L.PE_IMAGE_FILE_NAME] as string[])[r] = image.text;
+  c.imageFileName[r] = image.text;
   // each later field needs its predecessor terminated and bytes left for itself
   let ok = image.terminated;
   let next = image.next;
   if (!ok) issue(a, L.D_STRING_UNTERMINATED, imageAt, fileOffset);
-  const later = (column: number): void => {
+  /** The next string field: kept in `column` (its bit `bit`), or only walked when column is null. */
+  const later = (column: string[] | null, bit: number): void => {
     if (!(ok && next < end)) {
       ok = false;
       return;
     }
     const at = next;
-    if (column >= 0) {
+    if (column !== null) {
       const s = readString(d, at, end, L.STR_UNIT_UTF16);
-      (c[column] as string[])[r] = s.text;
-      valid |= BIT(column);
+      column[r] = s.text;
+      valid |= BIT(bit);
       ok = s.terminated;
       next = s.next;
     } else {
@@ -78,16 +79,16 @@ export function processEvent(
     }
     if (!ok) issue(a, L.D_STRING_UNTERMINATED, at - data, fileOffset);
   };
-  later(L.PE_COMMAND_LINE);
+  later(c.commandLine, L.PE_COMMAND_LINE);
   if (version >= 4) {
-    later(L.PE_PACKAGE_FULL_NAME);
-    later(-1);
+    later(c.packageFullName, L.PE_PACKAGE_FULL_NAME);
+    later(null, 0);
     if (version === 5 && ok && next + L.PROC_EXIT_TIME_SIZE <= end) {
       copy64(d, next, b.words[L.PE_EXIT_TIME]!, r);
       valid |= BIT(L.PE_EXIT_TIME);
     }
   }
-  (c[L.PE_VERSION] as Uint8Array)[r] = version;
-  (c[L.PE_FILE_OFFSET] as Float64Array)[r] = fileOffset;
-  (c[L.PE_VALID] as Uint32Array)[r] = valid >>> 0;
+  c.version[r] = version;
+  c.fileOffset[r] = fileOffset;
+  c.valid[r] = valid >>> 0;
 }

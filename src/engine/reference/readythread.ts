@@ -11,15 +11,15 @@ export function readyThreadEvent(a: Arena, d: DataView, data: number, n: number,
     return;
   }
   count(a, L.D_READYTHREAD_DECODED);
-  const b = a.table(L.TABLE_READYTHREAD);
+  const b = a.builders.readythread;
   const r = b.add();
-  const c = b.cols;
+  const c = b.view;
   copy64(d, tsAt, b.words[L.RT_TIMESTAMP]!, r);
-  (c[L.RT_CPU] as Uint16Array)[r] = cpu;
-  (c[L.RT_THREAD_ID] as Uint32Array)[r] = d.getUint32(data + L.RDY_THREAD_ID, true);
-  (c[L.RT_ADJUST_REASON] as Uint8Array)[r] = d.getUint8(data + L.RDY_ADJUST_REASON);
-  (c[L.RT_ADJUST_INCREMENT] as Int8Array)[r] = d.getInt8(data + L.RDY_ADJUST_INCREMENT);
-  (c[L.RT_FLAGS] as Uint8Array)[r] = d.getUint8(data + L.RDY_FLAGS);
-  (c[L.RT_VERSION] as Uint8Array)[r] = version;
-  (c[L.RT_FILE_OFFSET] as Float64Array)[r] = fileOffset;
+  c.cpu[r] = cpu;
+  c.threadId[r] = d.getUint32(data + L.RDY_THREAD_ID, true);
+  c.adjustReason[r] = d.getUint8(data + L.RDY_ADJUST_REASON);
+  c.adjustIncrement[r] = d.getInt8(data + L.RDY_ADJUST_INCREMENT);
+  c.flags[r] = d.getUint8(data + L.RDY_FLAGS);
+  c.version[r] = version;
+  c.fileOffset[r] = fileOffset;
 }

@@ -25,12 +25,12 @@ export function spinlockEvent(
     return;
   }
   count(a, L.D_SPINLOCK_DECODED);
-  const b = a.table(L.TABLE_SPINLOCK);
+  const b = a.builders.spinlock;
   const r = b.add();
-  const c = b.cols;
+  const c = b.view;
   const w = b.words;
   copy64(d, tsAt, w[L.SL_TIMESTAMP]!, r);
-  (c[L.SL_CPU] as Uint16Array)[r] = cpu;
+  c.cpu[r] = cpu;
   let tail: number;
   if (pointerSize === 4) {
     w[L.SL_SPIN_LOCK_ADDRESS]![2 * r] = d.getUint32(data + L.SPL32_SPIN_LOCK_ADDRESS, true);
@@ -43,17 +43,17 @@ export function spinlockEvent(
   }
   copy64(d, tail + L.SPL_TAIL_ACQUIRE_TIME, w[L.SL_ACQUIRE_TIME]!, r);
   copy64(d, tail + L.SPL_TAIL_RELEASE_TIME, w[L.SL_RELEASE_TIME]!, r);
-  (c[L.SL_WAIT_TIME_IN_CYCLES] as Uint32Array)[r] = d.getUint32(tail + L.SPL_TAIL_WAIT_TIME_IN_CYCLES, true);
-  (c[L.SL_SPIN_COUNT] as Uint32Array)[r] = d.getUint32(tail + L.SPL_TAIL_SPIN_COUNT, true);
-  (c[L.SL_THREAD_ID] as Uint32Array)[r] = d.getUint32(tail + L.SPL_TAIL_THREAD_ID, true);
-  (c[L.SL_INTERRUPT_COUNT] as Uint32Array)[r] = d.getUint32(tail + L.SPL_TAIL_INTERRUPT_COUNT, true);
-  (c[L.SL_IRQL] as Uint8Array)[r] = d.getUint8(tail + L.SPL_TAIL_IRQL);
-  (c[L.SL_ACQUIRE_DEPTH] as Uint8Array)[r] = d.getUint8(tail + L.SPL_TAIL_ACQUIRE_DEPTH);
+  c.waitTimeInCycles[r] = d.getUint32(tail + L.SPL_TAIL_WAIT_TIME_IN_CYCLES, true);
+  c.spinCount[r] = d.getUint32(tail + L.SPL_TAIL_SPIN_COUNT, true);
+  c.threadId[r] = d.getUint32(tail + L.SPL_TAIL_THREAD_ID, true);
+  c.interruptCount[r] = d.getUint32(tail + L.SPL_TAIL_INTERRUPT_COUNT, true);
+  c.irql[r] = d.getUint8(tail + L.SPL_TAIL_IRQL);
+  c.acquireDepth[r] = d.getUint8(tail + L.SPL_TAIL_ACQUIRE_DEPTH);
   const flags = d.getUint8(tail + L.SPL_TAIL_FLAGS);
-  (c[L.SL_ACQUIRE_MODE] as Uint8Array)[r] = flags & L.SPL_ACQUIRE_MODE_MASK;
-  (c[L.SL_EXECUTE_DPC] as Uint8Array)[r] = (flags >>> L.SPL_EXECUTE_DPC_BIT) & 1;
-  (c[L.SL_EXECUTE_ISR] as Uint8Array)[r] = (flags >>> L.SPL_EXECUTE_ISR_BIT) & 1;
-  (c[L.SL_POINTER_SIZE] as Uint8Array)[r] = pointerSize;
-  (c[L.SL_VERSION] as Uint8Array)[r] = version;
-  (c[L.SL_FILE_OFFSET] as Float64Array)[r] = fileOffset;
+  c.acquireMode[r] = flags & L.SPL_ACQUIRE_MODE_MASK;
+  c.executeDpc[r] = (flags >>> L.SPL_EXECUTE_DPC_BIT) & 1;
+  c.executeIsr[r] = (flags >>> L.SPL_EXECUTE_ISR_BIT) & 1;
+  c.pointerSize[r] = pointerSize;
+  c.version[r] = version;
+  c.fileOffset[r] = fileOffset;
 }

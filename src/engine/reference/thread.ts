@@ -32,40 +32,40 @@ export function threadEvent(
     return;
   }
   count(a, L.D_THREAD_DECODED);
-  const b = a.table(L.TABLE_THREAD_EVENTS);
+  const b = a.builders.threadEvents;
   const r = b.add();
-  const c = b.cols;
+  const c = b.view;
   const w = b.words;
   let valid = L.TE_ALWAYS_VALID;
   w[L.TE_TIMESTAMP]![2 * r] = d.getUint32(tsAt, true);
   w[L.TE_TIMESTAMP]![2 * r + 1] = d.getUint32(tsAt + 4, true);
-  (c[L.TE_CPU] as Uint16Array)[r] = cpu;
-  (c[L.TE_OPCODE] as Uint8Array)[r] = opcode;
+  c.cpu[r] = cpu;
+  c.opcode[r] = opcode;
   let hasName = false;
   if (setName) {
-    (c[L.TE_PROCESS_ID] as Uint32Array)[r] = d.getUint32(data + L.SETNAME_PROCESS_ID, true);
-    (c[L.TE_THREAD_ID] as Uint32Array)[r] = d.getUint32(data + L.SETNAME_THREAD_ID, true);
+    c.processId[r] = d.getUint32(data + L.SETNAME_PROCESS_ID, true);
+    c.threadId[r] = d.getUint32(data + L.SETNAME_THREAD_ID, true);
     hasName = n > fixed;
   } else {
-    (c[L.TE_PROCESS_ID] as Uint32Array)[r] = d.getUint32(data + L.THR_PROCESS_ID, true);
-    (c[L.TE_THREAD_ID] as Uint32Array)[r] = d.getUint32(data + L.THR_THREAD_ID, true);
+    c.processId[r] = d.getUint32(data + L.THR_PROCESS_ID, true);
+    c.threadId[r] = d.getUint32(data + L.THR_THREAD_ID, true);
     const at = data + L.THR_POINTERS + L.THR_WIN32_START_ADDR_INDEX * pointerSize;
     w[L.TE_WIN32_START_ADDR]![2 * r] = d.getUint32(at, true);
     w[L.TE_WIN32_START_ADDR]![2 * r + 1] = pointerSize === 4 ? 0 : d.getUint32(at + 4, true);
     valid |= BIT(L.TE_WIN32_START_ADDR);
     if (version >= 3) {
-      (c[L.TE_BASE_PRIORITY] as Uint8Array)[r] = d.getUint8(data + L.threadTail(pointerSize) + L.THR_TAIL_BASE_PRIORITY);
+      c.basePriority[r] = d.getUint8(data + L.threadTail(pointerSize) + L.THR_TAIL_BASE_PRIORITY);
       valid |= BIT(L.TE_BASE_PRIORITY);
       hasName = n > fixed; // v4 requires the name, v3 has it when bytes remain
     }
   }
   if (hasName) {
     const s = readString(d, data + fixed, data + n, L.STR_UNIT_UTF16);
-    (c[L.TE_NAME] as string[])[r] = s.text;
+    c.name[r] = s.text;
     valid |= BIT(L.TE_NAME);
     if (!s.terminated) issue(a, L.D_STRING_UNTERMINATED, fixed, fileOffset);
   }
-  (c[L.TE_VERSION] as Uint8Array)[r] = version;
-  (c[L.TE_FILE_OFFSET] as Float64Array)[r] = fileOffset;
-  (c[L.TE_VALID] as Uint32Array)[r] = valid >>> 0;
+  c.version[r] = version;
+  c.fileOffset[r] = fileOffset;
+  c.valid[r] = valid >>> 0;
 }

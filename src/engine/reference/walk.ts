@@ -1,7 +1,8 @@
 // Buffer walk of the reference decoder, the twin of assembly/walk.ts: docs/format.md §A.2-A.6
 // (WMI_BUFFER_HEADER, data extent, XPRESS-compressed payloads) and §B.4 (events back to back, 8-byte
 // aligned, each framed by its trace header's Size); every event is tallied by kind (§B.2) and
-// SYSTEM/COMPACT/PERFINFO events are routed by HookId (§B.5) to the decoders of the logfile header
+// SYSTEM/COMPACT/PERFINFO events are routed by HookId (§B.5; the routing is generated from
+// schema/tables.mjs into src/generated/reference-dispatch.ts) to the decoders of the logfile header
 // (§A.8), the header extension (§A.9), CSwitch (§C), CompCS (§D), SpinLock (§E), ReadyThread (§F.4),
 // Thread (§F.2, §F.5) and Process (§F.3) events.
 //
@@ -10,15 +11,11 @@
 import * as L from '../../generated/layout.js';
 import type { Engine, EngineState } from '../engine.js';
 import { DECODED_TABLE_NAMES, TABLE_IDS, type Chunks } from '../../tables/schema.js';
-import { compactBatch, flushHeldSwitches } from './compcs.js';
-import { cswitchEvent } from './cswitch.js';
-import { processEvent } from './process.js';
-import { readyThreadEvent } from './readythread.js';
-import { threadEvent } from './thread.js';
+import { decodeTableEvent, HOOK_DECODERS } from '../../generated/reference-dispatch.js';
+import { flushHeldSwitches } from './compcs.js';
 import { count, issue } from './diag.js';
 import { tally } from './kinds.js';
 import { Arena } from './memory.js';
-import { spinlockEvent } from './spinlock.js';
 import { xpressDecompress } from './xpress.js';
 
 export class ReferenceEngine implements Engine {
@@ -232,7 +229,8 @@ export class ReferenceEngine implements Engine {
     }
   }
 
-  /** §B.5: routes a SYSTEM/COMPACT/PERFINFO event by HookId. */
+  /** §B.5: routes a SYSTEM/COMPACT/PERFINFO event by HookId: the logfile header and its extension here, the
+   *  events of decoded tables to their decoders (generated/reference-dispatch.ts, from schema/tables.mjs). */
   private dispatch(d: DataView, p: number, m: number, headerType: number, headerSize: number, size: number, cpu: number, fileOffset: number): void {
     const a = this.a;
     const version = m & 0xff;
@@ -241,37 +239,12 @@ export class ReferenceEngine implements Engine {
     const data = p + headerSize;
     const n = size - headerSize;
     const hookId = d.getUint16(p + L.TH_HOOK_ID, true);
-    switch (hookId) {
-      case L.HOOK_COMPCS:
-        compactBatch(a, d, data, n, version, cpu, tsAt, fileOffset, this.bias);
-        break;
-      case L.HOOK_CSWITCH:
-        cswitchEvent(a, d, data, n, version, cpu, tsAt, fileOffset);
-        break;
-      case L.HOOK_SPINLOCK:
-        spinlockEvent(a, d, data, n, version, pointerSize, cpu, tsAt, fileOffset);
-        break;
-      case L.HOOK_READY_THREAD:
-        readyThreadEvent(a, d, data, n, version, cpu, tsAt, fileOffset);
-        break;
-      case L.HOOK_THREAD_START:
-      case L.HOOK_THREAD_END:
-      case L.HOOK_THREAD_DC_START:
-      case L.HOOK_THREAD_DC_END:
-      case L.HOOK_THREAD_SET_NAME:
-        threadEvent(a, d, data, n, version, pointerSize, hookId & 0xff, cpu, tsAt, fileOffset);
-        break;
-      case L.HOOK_PROCESS_START:
-      case L.HOOK_PROCESS_END:
-      case L.HOOK_PROCESS_DC_START:
-      case L.HOOK_PROCESS_DC_END:
-      case L.HOOK_PROCESS_DEFUNCT:
-        processEvent(a, d, data, n, version, pointerSize, hookId & 0xff, cpu, tsAt, fileOffset);
-        break;
-      case L.HOOK_HEADER:
+    const decoder = HOOK_DECODERS[hookId]!;
+    switch (decoder) {
+      case L.DEC_HEADER:
         this.logfileHeader(d, data, n, pointerSize, tsAt);
         break;
-      case L.HOOK_HEADER_EXTENSION:
+      case L.DEC_HEADER_EXTENSION:
         // §A.9 ETW_KERNEL_HEADER_EXTENSION: the last one wins
         if (n >= L.KHE_SIZE) {
           const h = new Uint32Array(L.KHE_SIZE / 4);
@@ -280,6 +253,7 @@ export class ReferenceEngine implements Engine {
         }
         break;
       default:
+        decodeTableEvent(decoder, a, d, data, n, version, pointerSize, hookId, cpu, tsAt, fileOffset, this.bias);
         break;
     }
   }

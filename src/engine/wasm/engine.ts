@@ -193,10 +193,10 @@ export class WasmEngine implements Engine {
     // most drains leave most tables empty: one shared chunk of empty columns (nothing to copy or view)
     if (length === 0) return NO_ROWS[table];
     const v = validColumnOf(table);
-    const valid = v >= 0 ? (viewColumn('u32', buffer, this.x.columnPtr(t, v) >>> 0, length) as Uint32Array) : null;
+    const valid = v >= 0 ? viewColumn('u32', buffer, this.x.columnPtr(t, v) >>> 0, length) : null;
     const columns = TABLE_COLUMNS[table].map((spec, c): TypedColumn => {
       if (spec.type === 'str') {
-        const refs = viewColumn('u32', buffer, this.x.columnPtr(t, c) >>> 0, length) as Uint32Array;
+        const refs = viewColumn('u32', buffer, this.x.columnPtr(t, c) >>> 0, length);
         return readStrings(buffer, this.x.heapPtr() >>> 0, refs, valid, c);
       }
       const view = viewColumn(spec.type, buffer, this.x.columnPtr(t, c) >>> 0, length);
