@@ -12,7 +12,7 @@ import { COUNTERS, decodeSync, streamFile, TABLE_NAMES, type TraceSummary } from
 import { TABLES } from '../src/generated/registry.js';
 import { groupMasks } from '../src/result/logfile.js';
 import { emptyTableText } from '../src/output/summary-text.js';
-import { DATA_LOSS_PHRASES, dataLossText } from '../src/result/data-loss.js';
+import { DATA_LOSS_PHRASES, dataLossText } from '../src/result/diagnostics.js';
 import { generateMixedTrace, writeTrace, Rng, type EventSpec } from '../src/writer/index.js';
 import { cswitches } from './helpers/traces.js';
 

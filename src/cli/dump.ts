@@ -10,7 +10,7 @@ import { DECODED_TABLE_NAMES, type DecodedTableName, type TableName } from '../t
 import type { DumpFormat, FormatOptions, TimeColumn } from '../output/text.js';
 import type { Table } from '../tables/table.js';
 import { emptyTableText } from '../output/summary-text.js';
-import { dataLossText } from '../result/data-loss.js';
+import { dataLossText } from '../result/diagnostics.js';
 import { fileOutput, note, stdoutOutput, type CommandContext, type Output } from './io.js';
 import { addDecoding, decodeOptions, option, type DecodingOpts } from './options.js';
 

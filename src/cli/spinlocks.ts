@@ -8,7 +8,7 @@ import type { SpinlockAnalysis, SpinlockStats } from '../analysis/spinlocks.js';
 import { note, stdoutOutput, type CommandContext } from './io.js';
 import { addDecoding, decodeOptions, option, type DecodingOpts } from './options.js';
 import { emptyTableText } from '../output/summary-text.js';
-import { dataLossText } from '../result/data-loss.js';
+import { dataLossText } from '../result/diagnostics.js';
 
 export type SpinlocksBy = 'lock' | 'caller';
 

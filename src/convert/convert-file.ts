@@ -10,7 +10,7 @@ import { PerfettoWriter } from '../output/perfetto.js';
 import { readTraceInfo, streamFile } from '../decode/files.js';
 import type { DecodeOptions } from '../options.js';
 import { concatChunks, DECODED_TABLE_NAMES, TABLE_NAMES, type ColumnChunk, type TableName, type TypedColumn } from '../tables/schema.js';
-import { dataLossText } from '../result/data-loss.js';
+import { dataLossText } from '../result/diagnostics.js';
 import { Table } from '../tables/table.js';
 import { createClock, clockUnavailable, type Clock } from '../time.js';
 import { EtlError, writeError } from '../errors.js';

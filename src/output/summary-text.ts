@@ -3,8 +3,7 @@
 import type { TraceSummary } from '../result/summary.js';
 import { TABLE_NAMES, type TableName } from '../tables/schema.js';
 import type { Clock } from '../time.js';
-import { COUNTERS } from '../result/diagnostics.js';
-import { dataLossText } from '../result/data-loss.js';
+import { COUNTERS, dataLossText } from '../result/diagnostics.js';
 import { hex } from '../errors.js';
 import { TABLES } from '../generated/registry.js';
 

@@ -4,14 +4,13 @@ import * as L from '../generated/layout.js';
 import type { EngineKind } from '../engine/engine.js';
 import type { DriverResult } from '../decode/decode-steps.js';
 import type { BufferList } from '../framing/buffers.js';
-import { describeIssue, namedCounters, type DiagnosticCounters, type Issue } from './diagnostics.js';
+import { dataLossText, describeIssue, namedCounters, type DiagnosticCounters, type Issue } from './diagnostics.js';
 import { kindRows, type KindRow } from './event-kinds.js';
 import { parseLogfileHeader, type TraceInfo } from './logfile.js';
 import { TABLE_NAMES, type TableName } from '../tables/schema.js';
 import type { DecodedTables, Table } from '../tables/table.js';
 import type { LifetimeCollector } from '../derive/lifetimes.js';
 import { clockUnavailable, createClock, type Clock } from '../time.js';
-import { dataLossText } from './data-loss.js';
 import { traceRow } from './trace-row.js';
 
 export interface BiasInfo {

@@ -10,7 +10,7 @@ import {
   SpinlockAnalyzer,
 } from '../../src/index.js';
 import { emptyTableText } from '../../src/output/summary-text.js';
-import { dataLossText } from '../../src/result/data-loss.js';
+import { dataLossText } from '../../src/result/diagnostics.js';
 import type { PageResult, ToWorker } from './protocol.js';
 import { TimelineBuilder, timelineBuffers } from './timeline-data.js';
 
