@@ -41,6 +41,11 @@ export const STATS = [
         8,
         "compressed buffer whose SavedOffset (its decompressed size) exceeds the logger's BufferSize from the logfile header (16 MiB, the largest ETW buffer, without one): not decompressed",
       ],
+      [
+        'CORRUPT_FRAME_CLAIM',
+        9,
+        'BufferSize above the usual size of its kind, in a header that is not plausible (BufferFlag, BufferType or data extent invalid): not trusted (docs/format.md §A.1)',
+      ],
     ],
   },
   {

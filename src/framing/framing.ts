@@ -47,6 +47,8 @@ const SCAN_FIRST = 64 << 10;
 const SCAN_MAX = 4 << 20;
 /** a header one stride on is read with the bytes before it (the scan's first read) when it is this close */
 const STRIDE_READ = 2 * SCAN_FIRST;
+/** headers a claim check looks for at the usual stride before the claiming buffer's data end */
+const STRIDE_PROBES = 4;
 /** the first read: the header buffer's WMI_BUFFER_HEADER and its logfile header event up to BufferSize (§A.8) */
 const FIRST_READ = HEADER + L.SYSTEM_HEADER_SIZE + 64 + 4;
 /** a progress step every this many bytes framed or scanned */
@@ -209,10 +211,11 @@ function readFailed(position: number, wanted: number, got: number): EtlError {
 
 /**
  * Resync (§A.1 policy): the file position of the next plausible header at or after `from` and before `end`,
- * or -1. Reads forward in growing chunks, reusing the window while it covers the scan. With `chained`, a
- * header counts only if its buffer ends where a plausible header starts, or at the end of the input: the
- * scan runs over the bytes of a buffer that may be real but cut short, whose data must not be taken for
- * buffers. The claim checks (frameBuffers) scan the bytes a BufferSize claims after the buffer's data.
+ * or -1. Reads forward in growing chunks, reusing the window while it covers the scan. A header whose buffer
+ * ends where a plausible header starts, or at the end of the input, is taken; one whose buffer does not is
+ * taken only if no such header lies inside its claim, and with `chained` never: the scan runs over the bytes
+ * of a buffer that may be real but cut short, whose data must not be taken for buffers. The claim checks
+ * (frameBuffers) scan the bytes a BufferSize claims after the buffer's data.
  */
 function* resync(from: number, size: number, win: Window, chained: boolean, stream: ScanStream, end = size): Steps<number> {
   let scan = from;
@@ -238,7 +241,14 @@ function* resync(from: number, size: number, win: Window, chained: boolean, stre
     }
     const found = win.scan(scan - win.base, size, end - win.base);
     if (found >= 0) {
-      if (!chained || (yield* chainsOn(found, size, win))) return found;
+      const claim = win.view.getUint32(found - win.base + L.BUF_BUFFER_SIZE, true);
+      if (yield* chainsOn(found, size, win)) return found;
+      if (!chained) {
+        // a plausible header whose buffer does not end at another: taken, unless a header that does chain
+        // lies inside its claim (then it was a byte run of event data that passed for a header)
+        const inside = yield* resync(found + 1, size, win, true, stream, found + claim);
+        return inside >= 0 ? inside : found;
+      }
       scan = found + 1;
       continue;
     }
@@ -340,11 +350,11 @@ export function* frameBuffers(
 ): Steps<BufferTable> {
   const first = yield* read(0, FIRST_READ);
   checkFirstBuffer(first, size);
-  // the size above which a claim is checked (§A.1), by kind: the logger's BufferSize and the header
-  // buffer's, raised to a claim that was checked and stands
+  // the size above which a claim is checked (§A.1), by kind: for uncompressed buffers the header buffer's
+  // (whose own claim is always checked: 0 until then), for compressed ones the logger's BufferSize; raised
+  // to a claim that was checked and stands
   const logger = loggerBufferSize(first);
-  const firstSize = new DataView(first.buffer, first.byteOffset).getUint32(L.BUF_BUFFER_SIZE, true);
-  const run: BatchRun = { pos: 0, next: 0, usualPlain: logger ? Math.min(logger, firstSize) : firstSize, usualCompressed: logger || Infinity };
+  const run: BatchRun = { pos: 0, next: 0, usualPlain: 0, usualCompressed: logger || Infinity, logger };
   /** the last record whose claim was checked (its bytes after its data scanned) */
   let scanned = -1;
   const win = new Window();
@@ -440,14 +450,16 @@ export function* frameBuffers(
     const sizeOk = bufferSize >= HEADER && bufferSize <= L.MAX_BUFFER_SIZE;
     const compressed = (v.getUint16(at + L.BUF_BUFFER_FLAG, true) & L.BUFFER_FLAG_COMPRESSED) !== 0;
     const check = sizeOk && bufferSize > (compressed ? run.usualCompressed : run.usualPlain);
+    /** a claim checked that is not trusted: the header is not even plausible */
+    let refused = false;
     if (check) {
       // A claim above the usual size (§A.1): the bytes it claims after the buffer's data are scanned for
       // the header of another buffer (the scan may move the window: the header is copied first)
       const head = copyHeader(v, at);
       v = head;
       at = 0;
-      const end = dataEnd(head, bufferSize);
-      const covered = end < 0 ? -1 : yield* resync(pos + end, size, win, true, stream, Math.min(pos + bufferSize, size));
+      const usual = compressed ? run.usualCompressed : run.usualPlain || run.logger || Infinity;
+      const covered = yield* claimCovers(pos, head, bufferSize, usual, Math.min(pos + bufferSize, size), size, win, stream);
       if (covered >= 0) {
         // the buffer ends where that one starts: framed so, and framing goes on there
         corrected(pos, bufferSize);
@@ -458,13 +470,16 @@ export function* frameBuffers(
         pos = covered;
         continue;
       }
-      // it covers none: the claim stands (for buffers of its kind from now on too)
-      if (pos + bufferSize <= size) {
-        if (compressed) run.usualCompressed = bufferSize;
-        else run.usualPlain = bufferSize;
+      // It covers none: the claim stands (for buffers of its kind from now on too; the header buffer's for
+      // uncompressed ones, as their size in uncompressed files, §A.1) if the header is plausible; if not,
+      // the header is corrupt (the next buffer is looked for below).
+      refused = !plausibleHeader(head, 0, pos, size, false);
+      if (!refused && pos + bufferSize <= size) {
+        if (compressed) run.usualCompressed = Math.max(run.usualCompressed, bufferSize);
+        else run.usualPlain = Math.max(run.usualPlain, bufferSize);
       }
     }
-    if (sizeOk && pos + bufferSize <= size) {
+    if (sizeOk && !refused && pos + bufferSize <= size) {
       push(v, at, bufferSize);
       if (check) scanned = table.count - 1;
       pos += bufferSize;
@@ -480,7 +495,7 @@ export function* frameBuffers(
     // A plausible header whose buffer runs past the end: the input was cut inside this buffer. When its
     // size is the stride of the buffers before it (or it is the first buffer), that is taken as certain;
     // otherwise only if no plausible header follows (else its BufferSize was corrupt).
-    const cutCandidate = sizeOk && plausibleHeader(v, at, pos, size, false);
+    const cutCandidate = sizeOk && !refused && plausibleHeader(v, at, pos, size, false);
     if (cutCandidate && (bufferSize === stride || table.count === 0)) {
       cut(table, v, at, pos, size, counters);
       break;
@@ -493,8 +508,8 @@ export function* frameBuffers(
       const claimed = table.size[last]!;
       const head = win.covers(lastAt, HEADER) ? new DataView(win.bytes.buffer, win.bytes.byteOffset + lastAt - win.base, HEADER) : yield* headerAt(lastAt);
       scanned = last;
-      const end = head ? dataEnd(head, claimed) : -1;
-      const covered = end < 0 ? -1 : yield* resync(lastAt + end, size, win, true, stream, pos);
+      const usual = table.flags[last]! & L.BUFFER_FLAG_COMPRESSED ? run.usualCompressed : run.usualPlain || run.logger || Infinity;
+      const covered = head ? yield* claimCovers(lastAt, head, claimed, usual, pos, size, win, stream) : -1;
       if (covered >= 0) {
         corrected(lastAt, claimed);
         table.correctLast(covered - lastAt);
@@ -505,8 +520,13 @@ export function* frameBuffers(
       }
     }
     // The scan may move the window: the header's fields are read first.
-    const reason =
-      bufferSize < HEADER ? L.CORRUPT_FRAME_SIZE_SMALL : bufferSize > L.MAX_BUFFER_SIZE ? L.CORRUPT_FRAME_SIZE_LARGE : L.CORRUPT_FRAME_PAST_END;
+    const reason = refused
+      ? L.CORRUPT_FRAME_CLAIM
+      : bufferSize < HEADER
+        ? L.CORRUPT_FRAME_SIZE_SMALL
+        : bufferSize > L.MAX_BUFFER_SIZE
+          ? L.CORRUPT_FRAME_SIZE_LARGE
+          : L.CORRUPT_FRAME_PAST_END;
     const saved = cutCandidate ? new DataView(new Uint8Array(new Uint8Array(v.buffer, v.byteOffset + at, HEADER)).buffer) : null;
     // the buffers of a file have one size in practice (§A.1): the next header is looked for one stride on
     // first, and the bytes between scanned only when none is there (a header in them may be event data)
@@ -532,6 +552,8 @@ interface BatchRun {
   next: number;
   usualPlain: number;
   usualCompressed: number;
+  /** the logger's BufferSize (logfile header), 0 if unknown */
+  logger: number;
 }
 
 /**
@@ -572,6 +594,22 @@ function takeBatch(
 function cut(table: BufferTable, v: DataView, at: number, pos: number, size: number, counters: number[]): void {
   table.push(v, at, pos, size - pos, true);
   counters[L.D_TRUNCATED_TAIL_BYTES]! += size - pos;
+}
+
+/**
+ * The claim check (§A.1) of the buffer at `pos` (header `h`, at its offset 0) whose BufferSize `claimed` covers
+ * the bytes up to `end`: the first plausible header whose buffer chains, inside the claim — at the usual size
+ * `usual` of its kind and multiples of it before the buffer's data end (STRIDE_PROBES at most: its data end
+ * may be a wrong claim too), then anywhere from its data end on — or -1.
+ */
+function* claimCovers(pos: number, h: DataView, claimed: number, usual: number, end: number, size: number, win: Window, stream: ScanStream): Steps<number> {
+  const data = dataEnd(h, claimed);
+  const scanFrom = data < 0 ? end : pos + data;
+  for (let k = 1, at = pos + usual; k <= STRIDE_PROBES && at < Math.min(scanFrom, end); k++, at += usual) {
+    const found = yield* strideNext(at, at, size, win);
+    if (found >= 0) return found;
+  }
+  return scanFrom < end ? yield* resync(scanFrom, size, win, true, stream, end) : -1;
 }
 
 /** A copy of the WMI_BUFFER_HEADER at `at` of `v` (what a scan that moves the window must not overwrite). */
