@@ -61,6 +61,11 @@ function summaryText(r: DecodeResult): string {
   return t;
 }
 
+/** The first difference between two results — summary (less the engine's name), buffers, every column — or null. */
+export function resultDifference(a: DecodeResult, b: DecodeResult): string | null {
+  return difference({ ok: true, result: a }, { ok: true, result: b });
+}
+
 /** The first difference between two outcomes, or null. */
 function difference(a: Outcome, b: Outcome): string | null {
   if (a.ok !== b.ok) return `one decodes, the other throws (${a.ok ? (b as { error: EtlError }).error.message : (a as { error: EtlError }).error.message})`;

@@ -129,7 +129,8 @@ export class BufferTable {
 
 /**
  * Every whole buffer framed in the input, in file order, as columns (typed arrays, 26 bytes per buffer):
- * `fileOffset`, `size` (BufferSize), `sequenceNumber`, `cpu` (processor, docs/format.md §A.3), `flags`
+ * `fileOffset`, `size` (BufferSize; less when it claimed the header of another buffer, docs/format.md §A.1 —
+ * see `buffersSizeCorrected`), `sequenceNumber`, `cpu` (processor, docs/format.md §A.3), `flags`
  * (BufferFlag) and `type` (BufferType). `get(i)` and iteration give one BufferRef object per buffer.
  * A buffer cut short by the end of a truncated input is not listed (see `buffersTruncated`).
  */

@@ -351,10 +351,11 @@ export function* frameBuffers(
   const first = yield* read(0, FIRST_READ);
   checkFirstBuffer(first, size);
   // the size above which a claim is checked (§A.1), by kind: for uncompressed buffers the header buffer's
-  // (whose own claim is always checked: 0 until then), for compressed ones the logger's BufferSize; raised
-  // to a claim that was checked and stands
+  // (whose own claim is always checked: 0 until then), for compressed ones the logger's BufferSize (the
+  // header buffer's when the logfile header gives none); raised to a claim that was checked and stands
   const logger = loggerBufferSize(first);
-  const run: BatchRun = { pos: 0, next: 0, usualPlain: 0, usualCompressed: logger || Infinity, logger };
+  const firstSize = new DataView(first.buffer, first.byteOffset).getUint32(L.BUF_BUFFER_SIZE, true);
+  const run: BatchRun = { pos: 0, next: 0, usualPlain: 0, usualCompressed: logger || firstSize, logger };
   /** the last record whose claim was checked (its bytes after its data scanned) */
   let scanned = -1;
   const win = new Window();
@@ -453,13 +454,16 @@ export function* frameBuffers(
     /** a claim checked that is not trusted: the header is not even plausible */
     let refused = false;
     if (check) {
-      // A claim above the usual size (§A.1): the bytes it claims after the buffer's data are scanned for
-      // the header of another buffer (the scan may move the window: the header is copied first)
+      // A claim above the usual size (§A.1). In a header that is not even plausible it is not trusted: the
+      // header is corrupt (the next buffer is looked for below; the header buffer, whose logfile header was
+      // checked, is kept). Otherwise the bytes it claims after the buffer's data are scanned for the header
+      // of another buffer (the scan may move the window: the header is copied first).
       const head = copyHeader(v, at);
       v = head;
       at = 0;
+      refused = pos > 0 && !plausibleHeader(head, 0, pos, size, false);
       const usual = compressed ? run.usualCompressed : run.usualPlain || run.logger || Infinity;
-      const covered = yield* claimCovers(pos, head, bufferSize, usual, Math.min(pos + bufferSize, size), size, win, stream);
+      const covered = refused ? -1 : yield* claimCovers(pos, head, bufferSize, usual, Math.min(pos + bufferSize, size), size, win, stream);
       if (covered >= 0) {
         // the buffer ends where that one starts: framed so, and framing goes on there
         corrected(pos, bufferSize);
@@ -470,10 +474,8 @@ export function* frameBuffers(
         pos = covered;
         continue;
       }
-      // It covers none: the claim stands (for buffers of its kind from now on too; the header buffer's for
-      // uncompressed ones, as their size in uncompressed files, §A.1) if the header is plausible; if not,
-      // the header is corrupt (the next buffer is looked for below).
-      refused = !plausibleHeader(head, 0, pos, size, false);
+      // it covers none: the claim stands (for buffers of its kind from now on too; the header buffer's for
+      // uncompressed ones, as their size in uncompressed files, §A.1)
       if (!refused && pos + bufferSize <= size) {
         if (compressed) run.usualCompressed = Math.max(run.usualCompressed, bufferSize);
         else run.usualPlain = Math.max(run.usualPlain, bufferSize);

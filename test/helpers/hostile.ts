@@ -214,6 +214,12 @@ export function claimingHeader(loggerBufferSize: number): Uint8Array {
   return header;
 }
 
+/** One compact batch event (the first of compactPattern). */
+export function compactBatch(): Uint8Array {
+  const pattern = compactPattern();
+  return pattern.subarray(0, (new DataView(pattern.buffer, pattern.byteOffset).getUint16(L.TH_SIZE, true) + 7) & ~7);
+}
+
 /**
  * The decompression bomb of issue 28: a header buffer whose logfile header claims a logger BufferSize of
  * `loggerBufferSize` (16 MiB, the largest ETW accepts), then `count` compressed buffers, each one compact
@@ -222,9 +228,7 @@ export function claimingHeader(loggerBufferSize: number): Uint8Array {
  */
 export function headerClaimBombs(count: number, loggerBufferSize = 16 << 20, expandTo = loggerBufferSize - HEADER): Uint8Array {
   const head = claimingHeader(loggerBufferSize);
-  const pattern = compactPattern();
-  // one batch: the first event of the pattern
-  const batch = pattern.subarray(0, (new DataView(pattern.buffer, pattern.byteOffset).getUint16(L.TH_SIZE, true) + 7) & ~7);
+  const batch = compactBatch();
   const total = expandTo - (expandTo % batch.length);
   const stream = xpressRepeat(batch, total);
   const size = HEADER + stream.length;
