@@ -178,6 +178,17 @@ export function invariants(r: DecodeResult): [string, string] | null {
   return null;
 }
 
+/** The data end (§A.5) of the uncompressed buffer at `y` of `bytes`: Offset, else SavedOffset, in [0x48, BufferSize]; 0 if neither. */
+function dataEndOf(bytes: Uint8Array, y: number): number {
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const claim = v.getUint32(y + L.BUF_BUFFER_SIZE, true);
+  for (const f of [L.BUF_OFFSET, L.BUF_SAVED_OFFSET]) {
+    const n = v.getUint32(y + f, true);
+    if (n >= L.WMI_BUFFER_HEADER_SIZE && n <= claim) return n;
+  }
+  return 0;
+}
+
 const sameRange = (a: Uint8Array, at: number, b: Uint8Array, bt: number, n: number): boolean =>
   at >= 0 && bt >= 0 && at + n <= a.length && bt + n <= b.length && Buffer.compare(a.subarray(at, at + n), b.subarray(bt, bt + n)) === 0;
 
@@ -187,9 +198,11 @@ const sameRange = (a: Uint8Array, at: number, b: Uint8Array, bt: number, n: numb
  * before it) — together with what follows it (the next buffer's header unchanged, or the end of the input
  * right after it, in both) is a buffer framing can tell from the bytes around it. It must be framed at its
  * place; or have bytes outside every framed buffer (those are counted: resyncBytes, truncatedTailBytes);
- * or start inside a framed buffer that reports a loss of its own (an issue of a dataLoss counter within it —
- * for a compressed one, within its decompressed data too). The first one that vanished, or null; nothing is
- * checked when the issue log is full.
+ * or start in the data of an uncompressed framed buffer (before its Offset, or SavedOffset, §A.5: its bytes
+ * are walked as that buffer's events); or start inside a framed buffer that reports a loss of its own (an
+ * issue of a dataLoss counter within it — for a compressed one, within its decompressed data too). What
+ * must not be is an intact buffer in the padding a claim adds, with nothing said. The first one that
+ * vanished, or null; nothing is checked when the issue log is full.
  */
 export function vanishedBuffer(seed: Seed, bytes: Uint8Array, r: DecodeResult): string | null {
   const issues = r.summary.issues;
@@ -222,7 +235,9 @@ export function vanishedBuffer(seed: Seed, bytes: Uint8Array, r: DecodeResult): 
       let covered = k;
       while (covered >= 0 && off[covered]! + r.buffers.size[covered]! < end && off[covered + 1] === off[covered]! + r.buffers.size[covered]!) covered++;
       if (k < 0 || off[covered]! + r.buffers.size[covered]! < end || y + r.buffers.size[k]! <= p) break;
-      const yEnd = y + Math.max(r.buffers.size[k]!, r.buffers.flags[k]! & L.BUFFER_FLAG_COMPRESSED ? L.WMI_BUFFER_HEADER_SIZE + L.MAX_BUFFER_SIZE : 0);
+      const compressed = (r.buffers.flags[k]! & L.BUFFER_FLAG_COMPRESSED) !== 0;
+      if (!compressed && p < y + dataEndOf(bytes, y)) break;
+      const yEnd = y + Math.max(r.buffers.size[k]!, compressed ? L.WMI_BUFFER_HEADER_SIZE + L.MAX_BUFFER_SIZE : 0);
       if (issues.some((i) => i.severity === 'dataLoss' && i.fileOffset >= y && i.fileOffset < yEnd)) break;
       return `the seed's buffer at ${hex(b.at)} (${b.size} bytes), intact at ${hex(p)}, is inside the buffer framed at ${hex(y)} (${r.buffers.size[k]} bytes), which reports no loss`;
     }
