@@ -55,6 +55,13 @@ export function compressedLimitFor(loggerBufferSize: u32): u32 {
   if (loggerBufferSize < <u32>WMI_BUFFER_HEADER_SIZE || loggerBufferSize > <u32>MAX_LOGGER_BUFFER_SIZE) return <u32>MAX_LOGGER_BUFFER_SIZE;
   return loggerBufferSize;
 }
+// A.6 policy: a compressed buffer is decompressed only if SavedOffset - 0x48 <= XPRESS_MAX_RATIO x
+// (BufferSize - 0x48). 77 = 279 bytes per 29 bits, the best ratio of MS-XCA matches whose length needs at
+// most the one-byte extension (docs/format.md §A.6 derives it; longer forms reach ~4.5e8 : 1).
+export const XPRESS_MAX_RATIO: i32 = 77;
+// A.6: input an XPRESS stream may leave unread once its output is complete: the final flag word the
+// encoder opens when the last one is full (real files: 0 or 4 bytes). More is counted (compressedTrailingData).
+export const XPRESS_FINAL_FLAG_BYTES: i32 = 4;
 export const END_OF_BUFFER_MARKER: u32 = 0xffffffff; // A.5 padding dword
 
 // ---------------------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ import {
   scratchStart,
 } from './memory';
 import { putSpinlock } from './spinlock';
-import { xpressDecompress } from './xpress';
+import { xpressDecompress, xpressInputRead } from './xpress';
 
 /** decodeBuffer with an offset/length outside the input window (API misuse; nothing is counted) */
 const STATUS_BAD_ARGS: i32 = -1;
@@ -145,12 +145,13 @@ export function setBiasOverride(bias: i32): void {
 }
 
 /**
- * A.2-A.6: decodes the buffer at inputPtr() + offset (`length` bytes of the window); fileOffset = its
- * place in the file. A BufferSize above `length` means the input ends inside this buffer (a truncated
- * file): it is counted and the events that fit are walked. Returns STATUS_OK or STATUS_NEED_DRAIN (then
- * drain and call resume()).
+ * A.2-A.6: decodes the buffer at inputPtr() + offset, `length` bytes of the window: the buffer as framing
+ * found it; fileOffset = its place in the file. A BufferSize above `length` is a buffer the input ends in
+ * when `cut` (a truncated file: it is counted and the events that fit are walked), else a BufferSize that
+ * framing corrected (A.1: the buffer ends where the next one starts). Returns STATUS_OK or
+ * STATUS_NEED_DRAIN (then drain and call resume()).
  */
-export function decodeBuffer(offset: i32, length: i32, fileOffset: f64): i32 {
+export function decodeBuffer(offset: i32, length: i32, fileOffset: f64, cut: bool): i32 {
   walkPending = false;
   walkCut = false;
   if (offset < 0 || length < 0 || <i64>offset + <i64>length > <i64>inputCapacity) return STATUS_BAD_ARGS;
@@ -166,7 +167,10 @@ export function decodeBuffer(offset: i32, length: i32, fileOffset: f64): i32 {
     issue(L.D_BUFFERS_CORRUPT, L.CORRUPT_BUFFER_SIZE, fileOffset);
     return L.STATUS_OK;
   }
-  const cut = bufferSize > <u32>length;
+  // the bytes of the buffer: its BufferSize, or fewer (the input ends in it, or framing corrected it)
+  const short = bufferSize > <u32>length;
+  const extent: u32 = short ? <u32>length : bufferSize;
+  cut = cut && short;
   if (cut) issue(L.D_BUFFERS_TRUNCATED, bufferSize - <u32>length, fileOffset);
   if (flags & L.BUFFER_FLAG_EVENTS_LOST) count(L.D_BUFFERS_EVENTS_LOST_FLAG);
   if (flags & L.BUFFER_FLAG_BUFFER_LOST) count(L.D_BUFFERS_BUFFER_LOST_FLAG);
@@ -185,8 +189,8 @@ export function decodeBuffer(offset: i32, length: i32, fileOffset: f64): i32 {
   let base: usize; // what the event pointers count from for their file offsets
   let fileBase: f64; // file offset of `base`
   if (flags & L.BUFFER_FLAG_COMPRESSED) {
-    // A.6: XPRESS input [0x48, BufferSize), output exactly SavedOffset - 0x48 bytes, at most the
-    // logger's BufferSize; a cut stream cannot be decompressed
+    // A.6: XPRESS input [0x48, extent), output exactly SavedOffset - 0x48 bytes, at most the logger's
+    // BufferSize and XPRESS_MAX_RATIO times the input; a cut stream cannot be decompressed
     if (cut) return L.STATUS_OK;
     if (savedOffset < <u32>L.WMI_BUFFER_HEADER_SIZE || savedOffset > <u32>L.MAX_BUFFER_SIZE) {
       issue(L.D_BUFFERS_CORRUPT, L.CORRUPT_COMPRESSED_EXTENT, fileOffset);
@@ -197,20 +201,22 @@ export function decodeBuffer(offset: i32, length: i32, fileOffset: f64): i32 {
       return L.STATUS_OK;
     }
     const outLength = <i32>savedOffset - L.WMI_BUFFER_HEADER_SIZE;
+    const inLength = <i32>extent - L.WMI_BUFFER_HEADER_SIZE;
+    if (<i64>outLength > <i64>inLength * <i64>L.XPRESS_MAX_RATIO) {
+      issue(L.D_BUFFERS_COMPRESSED_REFUSED, <u32>outLength, fileOffset);
+      return L.STATUS_OK;
+    }
     if (!reserveScratch(outLength)) {
       issue(L.D_BUFFERS_COMPRESSED_UNDECODED, <u32>L.UNDECODED_NO_MEMORY, fileOffset);
       return L.STATUS_OK;
     }
-    const written = xpressDecompress(
-      buf + L.WMI_BUFFER_HEADER_SIZE,
-      <i32>bufferSize - L.WMI_BUFFER_HEADER_SIZE,
-      scratchStart,
-      outLength,
-    );
+    const written = xpressDecompress(buf + L.WMI_BUFFER_HEADER_SIZE, inLength, scratchStart, outLength);
     if (written != outLength) {
       issue(L.D_BUFFERS_COMPRESSED_UNDECODED, <u32>written, fileOffset);
       return L.STATUS_OK;
     }
+    const trailing = inLength - xpressInputRead();
+    if (trailing > L.XPRESS_FINAL_FLAG_BYTES) issue(L.D_COMPRESSED_TRAILING_DATA, <u32>trailing, fileOffset);
     start = scratchStart;
     end = scratchStart + <usize>outLength;
     base = scratchStart;
@@ -225,7 +231,7 @@ export function decodeBuffer(offset: i32, length: i32, fileOffset: f64): i32 {
       issue(L.D_BUFFERS_CORRUPT, L.CORRUPT_DATA_END, fileOffset);
       return L.STATUS_OK;
     }
-    if (cut && filled > <u32>length) filled = <u32>length;
+    if (filled > extent) filled = extent;
     start = buf + L.WMI_BUFFER_HEADER_SIZE;
     end = buf + <usize>filled;
     base = inputStart;

@@ -49,12 +49,20 @@ function copyDisjoint(d: usize, s: usize, n: i32): void {
   }
 }
 
+/** Input bytes the last successful xpressDecompress read (where its stream ended). */
+let inputRead: i32 = 0;
+
+export function xpressInputRead(): i32 {
+  return inputRead;
+}
+
 /**
  * Decompresses `srcLen` bytes at `src` into exactly `dstLen` bytes at `dst`.
- * Returns dstLen on success, otherwise a negative L.XPRESS_E_* code (bytes decoded before the error
- * stay in dst). The two ranges must not overlap.
+ * Returns dstLen on success (xpressInputRead() then says how much input it read), otherwise a negative
+ * L.XPRESS_E_* code (bytes decoded before the error stay in dst). The two ranges must not overlap.
  */
 export function xpressDecompress(src: usize, srcLen: i32, dst: usize, dstLen: i32): i32 {
+  inputRead = 0;
   if (srcLen < 0 || dstLen < 0) return L.XPRESS_E_BAD_ARGS;
   let ip: i32 = 0; // input position (relative to src)
   let op: i32 = 0; // output position (relative to dst)
@@ -162,5 +170,6 @@ export function xpressDecompress(src: usize, srcLen: i32, dst: usize, dstLen: i3
     }
     op += len;
   }
+  inputRead = ip;
   return op;
 }

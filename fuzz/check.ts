@@ -1,8 +1,12 @@
 // The fuzz oracle: one input decoded by both engines in memory and by the WebAssembly engine (and now and
 // then the reference) through decodeStream with a small input window. Every outcome must agree — the same
 // EtlError, or the same summary, buffers and every column of every table — and each result must satisfy
-// the decoder's invariants. Used by `npm run fuzz` (fuzz/run.ts) and by test/fuzz.test.ts.
+// the decoder's invariants, among them, given the seed the input was made from, "intact buffers never
+// vanish" (vanishedBuffer). Used by `npm run fuzz` (fuzz/run.ts), test/fuzz.test.ts and the property tests
+// of test/hostile.test.ts.
 import * as L from '../src/generated/layout.js';
+import { hex } from '../src/errors.js';
+import type { Seed } from './seeds.js';
 import { cpuUsage, decodeStream, decodeSync, DECODED_TABLE_NAMES, EtlError, Table, TABLE_COLUMNS, TABLE_NAMES, type DecodeResult, type DecodedTableName, type TypedColumn } from '../src/node.js';
 import { concatChunks, type ColumnChunk } from '../src/tables/schema.js';
 
@@ -55,6 +59,11 @@ function summaryText(r: DecodeResult): string {
   let t = summaryTexts.get(r);
   if (t === undefined) summaryTexts.set(r, (t = json({ ...r.summary, engine: '' })));
   return t;
+}
+
+/** The first difference between two results — summary (less the engine's name), buffers, every column — or null. */
+export function resultDifference(a: DecodeResult, b: DecodeResult): string | null {
+  return difference({ ok: true, result: a }, { ok: true, result: b });
 }
 
 /** The first difference between two outcomes, or null. */
@@ -169,8 +178,75 @@ export function invariants(r: DecodeResult): [string, string] | null {
   return null;
 }
 
-/** Checks one input; the first failure, or null. */
-export async function checkInput(bytes: Uint8Array, options: CheckOptions): Promise<Failure | null> {
+/** The data end (§A.5) of the uncompressed buffer at `y` of `bytes`: Offset, else SavedOffset, in [0x48, BufferSize]; 0 if neither. */
+function dataEndOf(bytes: Uint8Array, y: number): number {
+  const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const claim = v.getUint32(y + L.BUF_BUFFER_SIZE, true);
+  for (const f of [L.BUF_OFFSET, L.BUF_SAVED_OFFSET]) {
+    const n = v.getUint32(y + f, true);
+    if (n >= L.WMI_BUFFER_HEADER_SIZE && n <= claim) return n;
+  }
+  return 0;
+}
+
+const sameRange = (a: Uint8Array, at: number, b: Uint8Array, bt: number, n: number): boolean =>
+  at >= 0 && bt >= 0 && at + n <= a.length && bt + n <= b.length && Buffer.compare(a.subarray(at, at + n), b.subarray(bt, bt + n)) === 0;
+
+/**
+ * "Intact buffers never vanish" (docs/format.md §A.1 "size claims"). A buffer of `seed` whose bytes are in
+ * `bytes` unchanged — at its offset, or shifted by the difference in length (one insertion or deletion
+ * before it) — together with what follows it (the next buffer's header unchanged, or the end of the input
+ * right after it, in both) is a buffer framing can tell from the bytes around it. It must be framed at its
+ * place; or have bytes outside every framed buffer (those are counted: resyncBytes, truncatedTailBytes);
+ * or start in the data of an uncompressed framed buffer (before its Offset, or SavedOffset, §A.5: its bytes
+ * are walked as that buffer's events); or start inside a framed buffer that reports a loss of its own (an
+ * issue of a dataLoss counter within it — for a compressed one, within its decompressed data too). What
+ * must not be is an intact buffer in the padding a claim adds, with nothing said. The first one that
+ * vanished, or null; nothing is checked when the issue log is full.
+ */
+export function vanishedBuffer(seed: Seed, bytes: Uint8Array, r: DecodeResult): string | null {
+  const issues = r.summary.issues;
+  if (issues.length >= L.LOG_CAPACITY) return null;
+  const off = r.buffers.fileOffset;
+  const shift = bytes.length - seed.bytes.length;
+  /** the last framed buffer starting at or before p */
+  const framedBefore = (p: number): number => {
+    let lo = 0;
+    let hi = off.length - 1;
+    let k = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (off[mid]! <= p) [k, lo] = [mid, mid + 1];
+      else hi = mid - 1;
+    }
+    return k;
+  };
+  for (const b of seed.buffers) {
+    for (const p of shift ? [b.at, b.at + shift] : [b.at]) {
+      if (!sameRange(bytes, p, seed.bytes, b.at, b.size)) continue;
+      const end = p + b.size;
+      const chained =
+        (end === bytes.length && b.at + b.size === seed.bytes.length) || sameRange(bytes, end, seed.bytes, b.at + b.size, L.WMI_BUFFER_HEADER_SIZE);
+      if (!chained) continue;
+      const k = framedBefore(p);
+      if (k >= 0 && off[k] === p) break;
+      const y = k >= 0 ? off[k]! : -1;
+      // framed buffers cover it end to end, or some of its bytes are counted
+      let covered = k;
+      while (covered >= 0 && off[covered]! + r.buffers.size[covered]! < end && off[covered + 1] === off[covered]! + r.buffers.size[covered]!) covered++;
+      if (k < 0 || off[covered]! + r.buffers.size[covered]! < end || y + r.buffers.size[k]! <= p) break;
+      const compressed = (r.buffers.flags[k]! & L.BUFFER_FLAG_COMPRESSED) !== 0;
+      if (!compressed && p < y + dataEndOf(bytes, y)) break;
+      const yEnd = y + Math.max(r.buffers.size[k]!, compressed ? L.WMI_BUFFER_HEADER_SIZE + L.MAX_BUFFER_SIZE : 0);
+      if (issues.some((i) => i.severity === 'dataLoss' && i.fileOffset >= y && i.fileOffset < yEnd)) break;
+      return `the seed's buffer at ${hex(b.at)} (${b.size} bytes), intact at ${hex(p)}, is inside the buffer framed at ${hex(y)} (${r.buffers.size[k]} bytes), which reports no loss`;
+    }
+  }
+  return null;
+}
+
+/** Checks one input (made from `seed`, when given); the first failure, or null. */
+export async function checkInput(bytes: Uint8Array, options: CheckOptions, seed?: Seed): Promise<Failure | null> {
   const w = run(bytes, 'wasm');
   if ('kind' in w) return w;
   const r = run(bytes, 'reference');
@@ -180,6 +256,8 @@ export async function checkInput(bytes: Uint8Array, options: CheckOptions): Prom
   if (w.ok) {
     const bad = invariants(w.result);
     if (bad) return { kind: 'invariant', what: bad[0], message: `invariant ${bad[0]}: ${bad[1]}` };
+    const lost = seed ? vanishedBuffer(seed, bytes, w.result) : null;
+    if (lost) return { kind: 'invariant', what: 'intact buffers', message: `invariant intact buffers: ${lost}` };
   }
   for (const engine of options.streamReference ? (['wasm', 'reference'] as const) : (['wasm'] as const)) {
     const s = await streamed(bytes, engine, options.windowBytes);

@@ -58,13 +58,13 @@ export function allSeeds(root: string): Seed[] {
   return [...writerSeeds(), ...corpusSeeds(root)];
 }
 
-/** Shrinks a failing input while it fails the same way (same kind and `what`), within `budget` checks. */
-export async function minimize(bytes: Uint8Array, failure: Failure, options: CheckOptions, budget = 2000): Promise<Uint8Array> {
+/** Shrinks a failing input (made from `seed`) while it fails the same way (same kind and `what`), within `budget` checks. */
+export async function minimize(bytes: Uint8Array, failure: Failure, options: CheckOptions, budget = 2000, seed?: Seed): Promise<Uint8Array> {
   let best = bytes;
   let tries = 0;
   const same = async (b: Uint8Array): Promise<boolean> => {
     tries++;
-    const f = await checkInput(b, options);
+    const f = await checkInput(b, options, seed);
     return f !== null && f.kind === failure.kind && f.what === failure.what;
   };
   // the shortest failing prefix (steps from half the input down to 8 bytes)
@@ -104,7 +104,7 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzStats> {
     stats.inputs++;
     stats.bytes += input.bytes.length;
     for (const op of input.ops) stats.byOp[op] = (stats.byOp[op] ?? 0) + 1;
-    const failure = await checkInput(input.bytes, options);
+    const failure = await checkInput(input.bytes, options, input.from);
     if (!failure) continue;
     stats.failures++;
     const signature = `${failure.kind}: ${failure.what}`;
@@ -112,7 +112,7 @@ export async function fuzz(o: FuzzOptions): Promise<FuzzStats> {
     const entry: FuzzStats['distinct'][number] = { signature, index: i, seed: input.seed, ops: input.ops, failure };
     stats.distinct.push(entry);
     if (o.fixtures) {
-      const small = o.minimize === false ? input.bytes : await minimize(input.bytes, failure, options);
+      const small = o.minimize === false ? input.bytes : await minimize(input.bytes, failure, options, 2000, input.from);
       const name = `${failure.kind}-${createHash('sha1').update(small).digest('hex').slice(0, 10)}`;
       mkdirSync(o.fixtures, { recursive: true });
       writeFileSync(join(o.fixtures, `${name}.etl`), small);

@@ -1,7 +1,9 @@
 // Mutations of a seed: bit flips (anywhere and in headers), header overwrites with boundary values,
-// truncation, splicing (with another seed; buffers duplicated, dropped, swapped, reordered by
-// SequenceNumber), byte insertion and deletion, compact-batch corruption and XPRESS corruption (damaged
-// streams, wrong sizes, streams that expand far). Deterministic: the same Rng state gives the same input.
+// BufferSize claims (multiples, the rest of the file, low and high bit flips), logfile-header claims
+// (BufferSize, NumberOfProcessors, build), buffer order around the header buffer, truncation, splicing
+// (with another seed; buffers duplicated, dropped, swapped, reordered by SequenceNumber), byte insertion
+// and deletion, compact-batch corruption and XPRESS corruption (damaged streams, wrong sizes, streams that
+// expand far). Deterministic: the same Rng state gives the same input.
 import * as L from '../src/generated/layout.js';
 import { Rng } from '../src/writer/index.js';
 import { xpressRepeat } from '../test/helpers/hostile.js';
@@ -232,7 +234,98 @@ const MUTATORS: [name: string, weight: number, fn: Mutator][] = [
       }
     },
   ],
+  [
+    // docs/format.md §A.1 "size claims": one buffer's BufferSize claims more (or other) than it holds
+    'claim',
+    4,
+    (b, s, rng) => {
+      const bufs = s.buffers.filter((x) => x.at + 8 <= b.length);
+      if (!bufs.length) return b;
+      const x = rng.pick(bufs);
+      const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+      const next = s.buffers.find((y) => y.at === x.at + x.size);
+      let claim: number;
+      switch (rng.int(0, 5)) {
+        case 0: // a multiple of its size
+          claim = x.size * rng.int(2, 6);
+          break;
+        case 1: // the rest of the file
+          claim = b.length - x.at;
+          break;
+        case 2: // a low bit flipped (0-15)
+          claim = x.size ^ (1 << rng.int(0, 15));
+          break;
+        case 3: // a high bit flipped (16-31)
+          claim = (x.size ^ (1 << rng.int(16, 31))) >>> 0;
+          break;
+        case 4: // exactly over the next buffer
+          claim = x.size + (next?.size ?? x.size);
+          break;
+        default: // a little more, or anything
+          claim = rng.chance(0.5) ? x.size + rng.int(1, 64) : rng.next();
+      }
+      v.setUint32(x.at + L.BUF_BUFFER_SIZE, claim >>> 0, true);
+      return b;
+    },
+  ],
+  [
+    // §A.8: what the logfile header claims for the whole trace
+    'logfile',
+    2,
+    (b, _s, rng) => {
+      const p = logfilePayload(b);
+      if (p < 0) return b;
+      const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+      switch (rng.int(0, 2)) {
+        case 0: {
+          const now = v.getUint32(p + L.LFH_BUFFER_SIZE, true);
+          v.setUint32(p + L.LFH_BUFFER_SIZE, rng.pick([0, 0x48, 0x400, now >>> 1, now * 2, now * 3, 0x100000, 16 << 20, (16 << 20) + 1, rng.next()]) >>> 0, true);
+          break;
+        }
+        case 1:
+          v.setUint32(p + L.LFH_NUMBER_OF_PROCESSORS, rng.pick([0, 1, 2, 3, 64, 0x800, 0xffff, 0xffffffff, rng.next()]) >>> 0, true);
+          break;
+        default:
+          v.setUint32(p + L.LFH_PROVIDER_VERSION, rng.pick([0, 7600, 9200, 10240, 17134, 18362, 19041, 22000, 26100, 0xffffffff, rng.next()]) >>> 0, true);
+      }
+      return b;
+    },
+  ],
+  [
+    // §A.7: SequenceNumbers around the header buffer's (decoded first whatever its own)
+    'order',
+    2,
+    (b, s, rng) => {
+      const bufs = s.buffers.filter((x) => x.at + L.BUF_SEQUENCE_NUMBER + 8 <= b.length);
+      if (bufs.length < 2) return b;
+      const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+      const seq = (x: (typeof bufs)[number]) => v.getBigInt64(x.at + L.BUF_SEQUENCE_NUMBER, true);
+      const setSeq = (x: (typeof bufs)[number], n: bigint) => v.setBigInt64(x.at + L.BUF_SEQUENCE_NUMBER, n, true);
+      const header = bufs[0]!;
+      switch (rng.int(0, 3)) {
+        case 0: // the header's highest, the data buffers' negative
+          setSeq(header, rng.chance(0.5) ? 1n << 40n : 0x7fffffffffffffffn);
+          for (const x of bufs.slice(1)) setSeq(x, seq(x) - 1_000_000n);
+          break;
+        case 1: // the header's among the data buffers'
+          setSeq(header, seq(rng.pick(bufs.slice(1))) + BigInt(rng.int(-1, 1)));
+          break;
+        case 2: // data buffers below the header's, in reverse
+          bufs.slice(1).forEach((x, i) => setSeq(x, -BigInt(i + 1)));
+          break;
+        default: // one data buffer far below the rest
+          setSeq(rng.pick(bufs.slice(1)), rng.chance(0.5) ? -(1n << 62n) : -1n);
+      }
+      return b;
+    },
+  ],
 ];
+
+/** The payload of the logfile header event at 0x48 (SYSTEM header, no extended items), if it fits. */
+function logfilePayload(b: Uint8Array): number {
+  const at = HEADER + L.SYSTEM_HEADER_SIZE;
+  return at + L.LFH_NUMBER_OF_PROCESSORS + 4 <= b.length ? at : -1;
+}
 
 const TOTAL_WEIGHT = MUTATORS.reduce((n, m) => n + m[1], 0);
 
@@ -245,8 +338,8 @@ function pickMutator(rng: Rng): [string, Mutator] {
   return [MUTATORS[0]![0], MUTATORS[0]![2]];
 }
 
-/** One fuzz input: a seed with 1–4 mutations. */
-export function mutate(seeds: readonly Seed[], rng: Rng): { bytes: Uint8Array; seed: string; ops: string[] } {
+/** One fuzz input: a seed with 1–4 mutations (`from`: the seed). */
+export function mutate(seeds: readonly Seed[], rng: Rng): { bytes: Uint8Array; seed: string; from: Seed; ops: string[] } {
   const seed = rng.pick(seeds);
   let bytes = seed.bytes.slice();
   const ops: string[] = [];
@@ -256,7 +349,7 @@ export function mutate(seeds: readonly Seed[], rng: Rng): { bytes: Uint8Array; s
     if (bytes.length > MAX_BYTES) bytes = bytes.slice(0, MAX_BYTES);
     ops.push(name);
   }
-  return { bytes, seed: seed.name, ops };
+  return { bytes, seed: seed.name, from: seed, ops };
 }
 
 export const MUTATOR_NAMES = MUTATORS.map((m) => m[0]);

@@ -41,7 +41,20 @@ export const STATS = [
         8,
         "compressed buffer whose SavedOffset (its decompressed size) exceeds the logger's BufferSize from the logfile header (16 MiB, the largest ETW buffer, without one): not decompressed",
       ],
+      [
+        'CORRUPT_FRAME_CLAIM',
+        9,
+        'BufferSize above the usual size of its kind, in a header that is not plausible (BufferFlag, BufferType or data extent invalid): not trusted (docs/format.md §A.1)',
+      ],
     ],
+  },
+  {
+    id: 'D_BUFFERS_SIZE_CORRECTED',
+    name: 'buffersSizeCorrected',
+    severity: 'error',
+    description:
+      'buffers whose BufferSize runs over the header of a following buffer (a plausible header, found after the data of the buffer, whose own buffer ends at another header or at the end of the input): framed up to that header and decoded, and the buffers the claim covered framed too',
+    detail: 'the BufferSize claimed',
   },
   {
     id: 'D_BUFFERS_TRUNCATED',
@@ -65,6 +78,22 @@ export const STATS = [
       ['XPRESS_E_BAD_ARGS', -5, 'XPRESS decompressor called with a negative length'],
       ['UNDECODED_NO_MEMORY', -100, 'no memory for the decompressed buffer'],
     ],
+  },
+  {
+    id: 'D_BUFFERS_COMPRESSED_REFUSED',
+    name: 'buffersCompressedRefused',
+    severity: 'dataLoss',
+    description:
+      'compressed buffers not decompressed because SavedOffset - 0x48 is more than 77 times their compressed bytes (BufferSize - 0x48), the most that MS-XCA matches of lengths up to 279 give (docs/format.md §A.6)',
+    detail: 'decompressed bytes claimed (SavedOffset - 0x48)',
+  },
+  {
+    id: 'D_COMPRESSED_TRAILING_DATA',
+    name: 'compressedTrailingData',
+    severity: 'dataLoss',
+    description:
+      'compressed buffers whose BufferSize runs more than a final 4-byte flag word past the end of their XPRESS stream: the bytes after the stream (which may hold other buffers) are not decoded',
+    detail: 'bytes after the stream',
   },
   { id: 'D_BUFFERS_NOT_WALKED', name: 'buffersNotWalked', severity: 'info', description: 'buffers of type EMPTY_MARKER, DBG_INFO or unknown: counted, not walked' },
   { id: 'D_BUFFERS_EVENTS_LOST_FLAG', name: 'buffersWithEventsLostFlag', severity: 'dataLoss', description: 'buffers flagged EVENTS_LOST by the kernel' },

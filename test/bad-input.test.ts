@@ -6,6 +6,8 @@ import { writeTrace, Rng, type CSwitchSpec, type WrittenTrace } from '../src/wri
 import { corpusTestsEnabled, readCorpus } from './helpers/corpus.js';
 import { cswitches } from './helpers/traces.js';
 import * as L from '../src/generated/layout.js';
+import { dataLossText } from '../src/result/diagnostics.js';
+import { headerClaimBombs } from './helpers/hostile.js';
 
 const ENGINES = ['wasm', 'reference'] as const;
 const corpus = corpusTestsEnabled();
@@ -197,6 +199,29 @@ describe.each(ENGINES)('%s engine', (engine) => {
     expect(framed.filter((o) => o > victim)).toEqual(big.buffers.map((x) => x.fileOffset).filter((o) => o > victim).sort((x, y) => x - y));
   });
 
+
+  test.each([
+    ['the next buffer', 2 * BS],
+    ['three buffers and a bit', 3 * BS + 0x100],
+    ['the rest of the file', good.bytes.length - 3 * BS],
+  ])('a BufferSize claiming %s: framed up to the next header and decoded, the claim an issue at its offset', (_label, claim) => {
+    const b = good.bytes.slice();
+    const victim = 3 * BS;
+    u32(b, victim, claim);
+    const r = decode(b);
+    expect(r.cswitch.length).toBe(2000);
+    expect([...r.buffers.fileOffset]).toEqual(good.buffers.map((x) => x.fileOffset).sort((x, y) => x - y));
+    expect(r.summary.issues).toEqual([expect.objectContaining({ counter: 'buffersSizeCorrected', severity: 'error', fileOffset: victim, detail: claim })]);
+    expect(r.summary.issues[0]!.message).toMatch(/runs over the header of a following buffer/);
+    expect(dataLossText(r.summary.diagnostics)).toBeNull(); // nothing was lost
+  });
+
+  test('a compressed buffer refused for its claimed expansion: counted, said in the data-loss line', () => {
+    const bytes = headerClaimBombs(2);
+    const r = decode(bytes);
+    expect(r.summary.diagnostics['buffersCompressedRefused']).toBe(2);
+    expect(dataLossText(r.summary.diagnostics)).toMatch(/2 compressed buffers refused \(claiming more than 77 times their size\)/);
+  });
 
   test('event Size past the data end: rest of that buffer abandoned and counted, next buffer decodes', () => {
     const b = good.bytes.slice();

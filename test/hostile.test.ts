@@ -2,14 +2,23 @@
 // header claims. Work and memory must stay proportional to the input's real content. The limits are
 // asserted on work done — bytes and calls read, chunks loaded, buffers read on their own, rows made —
 // never on time. The full-size versions are the `hostile/*` cases of `npm run bench`.
+// Issue 28: a BufferSize claim never hides intact buffers (docs/format.md §A.1 "size claims"), a claim of
+// the logfile header never buys decompression work (§A.6: at most 77 times the input), and the logfile
+// header's facts hold for every data buffer whatever the order (§A.7) — examples and property tests over
+// random claims on random writer traces, in both engines (and in partitions for the order).
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { BUFFER_RECORD_BYTES } from '../src/framing/buffers.js';
 import type { DriverResult } from '../src/decode/decode-steps.js';
 import * as L from '../src/generated/layout.js';
-import { decodeStream, decodeSync } from '../src/node.js';
+import { decodeStream, decodeSync, DECODED_TABLE_NAMES, EtlError, Table, TABLE_COLUMNS, type DecodeResult, type DecodedTableName } from '../src/node.js';
+import { concatChunks, type ColumnChunk } from '../src/tables/schema.js';
+import { generateMixedTrace, type MixedTraceOptions } from '../src/writer/index.js';
+import { resultDifference, vanishedBuffer } from '../fuzz/check.js';
+import { analyse, type Seed } from '../fuzz/seeds.js';
 import { SINGLE_READ_COST } from '../src/framing/ordering.js';
 import { bytesCounting, countingSource, decodeCountedAsync, decodeCountedSync } from './helpers/counting.js';
-import { compressedBombs, template, tinyBuffers, TINY_BUFFER_BYTES, type TinyOrder } from './helpers/hostile.js';
+import { claimingHeader, compactBatch, compressedBombs, headerClaimBombs, template, tinyBuffers, TINY_BUFFER_BYTES, type TinyOrder } from './helpers/hostile.js';
 
 const ENGINES = ['wasm', 'reference'] as const;
 
@@ -150,14 +159,14 @@ describe('compressed buffers never decompress past the logger BufferSize', () =>
     expect(r.summary.events).toBe(2); // the header buffer's
   });
 
-  test.each(ENGINES)('%s: before the logfile header (SequenceNumber below it) the limit is 16 MiB', (engine) => {
+  test.each(ENGINES)('%s: a SequenceNumber below the header buffer\'s does not escape the logger BufferSize (the header buffer decodes first)', (engine) => {
     const bytes = compressedBombs(2, 0x48 + (16 << 20), 'zeros', BS);
     const dv = new DataView(bytes.buffer);
     const size = dv.getUint32(BS, true);
-    // the first bomb goes before the header buffer in decode order and claims just over 16 MiB; the
-    // second, exactly BufferSize, decodes after the header
+    // the first bomb sorts before the header buffer by SequenceNumber and claims just over 16 MiB; the
+    // second, within BufferSize and the XPRESS ratio (768 bytes of zeros from an 11-byte stream), decodes
     dv.setBigInt64(BS + L.BUF_SEQUENCE_NUMBER, -1n, true);
-    const second = new Uint8Array(compressedBombs(1, BS - 0x48, 'zeros', BS).subarray(BS));
+    const second = new Uint8Array(compressedBombs(1, 0x300, 'zeros', BS).subarray(BS));
     const all = new Uint8Array(BS + size + second.length);
     all.set(bytes.subarray(0, BS + size));
     all.set(second, BS + size);
@@ -193,4 +202,263 @@ test('decodeStream with small windows = decodeSync on a hostile order', async ()
   const s = await decodeStream(bytes, { windowBytes: 0x1000, onRows: ({ cswitch }) => void (rows += cswitch.length) });
   expect(rows).toBe(3000);
   expect(s.summary).toEqual(sync.summary);
+});
+
+// ---------------------------------------------------------------------------------------------
+// Issue 28: nothing lost in silence, claims never buy work, trace-wide facts first.
+
+const concat = (a: Uint8Array, b: Uint8Array): Uint8Array => {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+};
+
+/** A writer trace (generateMixedTrace) as a fuzz seed: its bytes and the map of its buffers. */
+function writerSeed(o: MixedTraceOptions): Seed {
+  return analyse(`writer/${o.seed}`, generateMixedTrace(o).bytes);
+}
+
+/** Two results the same: summary (less the engine's name), buffers and every column of every table. */
+function expectSameResult(a: DecodeResult, b: DecodeResult, label = ''): void {
+  expect(resultDifference(a, b), label).toBeNull();
+}
+
+/** Rows of all tables and bytes of all events a decode walked. */
+function work(r: DecodeResult): { rows: number; bytes: number } {
+  return {
+    rows: DECODED_TABLE_NAMES.reduce((n, t) => n + r[t].length, 0),
+    bytes: r.summary.eventsByKind.reduce((n, k) => n + k.bytes, 0),
+  };
+}
+
+/**
+ * The bound of docs/format.md §A.6: what is decoded is at most XPRESS_MAX_RATIO x the input (decompressed
+ * or not), and rows are at most one per 2 bytes of it (an IDLE_SHORT compact packet) plus one held switch
+ * per processor at the end.
+ */
+function expectBoundedWork(r: DecodeResult, input: number): void {
+  const { rows, bytes } = work(r);
+  expect(bytes).toBeLessThanOrEqual(L.XPRESS_MAX_RATIO * input);
+  expect(rows).toBeLessThanOrEqual((L.XPRESS_MAX_RATIO * input) / 2 + L.MAX_PROCESSORS);
+}
+
+describe('size claims: one BufferSize never hides the buffers behind it (issue 28, 1)', () => {
+  // 64 KiB buffers of CSwitch events, 2 CPUs (the issue's case: its bit 17 or 18 flipped)
+  const BS = 0x10000;
+  const t = generateMixedTrace({ seed: 28, targetBytes: 1_200_000, cpus: 2, bufferSize: BS, mix: { cswitch: 1 } });
+  const seed = analyse('writer/64k', t.bytes);
+  const clean = decodeSync(t.bytes);
+  const data = t.buffers.filter((b) => b.fileOffset > 0);
+
+  test.each([
+    ['0x30000 (bits 17 and 16 of 0x10000 flipped)', 2, () => 0x30000],
+    ['0x50000 (bit 18)', 3, () => BS ^ (1 << 18)],
+    ['the rest of the file, on the first data buffer', 0, (at: number) => t.bytes.length - at],
+    ['a low bit flipped (bit 3)', 4, () => BS ^ 8],
+    ['a low bit flipped (bit 12)', 5, () => BS ^ 0x1000],
+    ['a low bit flipped (bit 15)', 6, () => BS ^ 0x8000],
+  ] as const)('%s: every buffer framed and decoded, the claim counted', (_label, victim, claim) => {
+    const at = data[victim]!.fileOffset;
+    const bytes = t.bytes.slice();
+    new DataView(bytes.buffer).setUint32(at + L.BUF_BUFFER_SIZE, claim(at), true);
+    const [w, r] = ENGINES.map((engine) => decodeSync(bytes, { engine }));
+    expectSameResult(w!, r!);
+    for (const x of [w!, r!]) {
+      expect([...x.buffers.fileOffset]).toEqual([...clean.buffers.fileOffset]);
+      expect(x.summary.events).toBe(clean.summary.events);
+      expect(x.cswitch.length).toBe(clean.cswitch.length);
+      expect(x.summary.diagnostics['buffersCorrupt']).toBe(0);
+      expect(x.summary.diagnostics['resyncBytes']).toBe(0);
+      expect(x.summary.issues).toEqual([expect.objectContaining({ counter: 'buffersSizeCorrected', fileOffset: at, detail: claim(at) })]);
+      expect(vanishedBuffer(seed, bytes, x)).toBeNull();
+    }
+  });
+
+  test('property: random claims on random writer traces — every intact buffer framed, the rest counted, work bounded', () => {
+    const traces = fc.record({
+      seed: fc.integer({ min: 1, max: 1_000_000 }),
+      targetBytes: fc.integer({ min: 20_000, max: 160_000 }),
+      cpus: fc.integer({ min: 1, max: 4 }),
+      bufferSize: fc.constantFrom(0x800, 0x1000, 0x2000, 0x4000),
+      compress: fc.boolean(),
+    });
+    const claims = fc.oneof(
+      fc.record({ kind: fc.constant('multiple' as const), n: fc.integer({ min: 2, max: 8 }) }),
+      fc.record({ kind: fc.constant('rest' as const), n: fc.constant(0) }),
+      fc.record({ kind: fc.constant('bit' as const), n: fc.integer({ min: 0, max: 31 }) }),
+      fc.record({ kind: fc.constant('over next' as const), n: fc.integer({ min: 1, max: 3 }) }),
+      fc.record({ kind: fc.constant('more' as const), n: fc.integer({ min: 1, max: 0x40000 }) }),
+    );
+    fc.assert(
+      fc.property(traces, claims, fc.nat(), fc.option(fc.constantFrom(0, 0x48, 0x400, 0x10000, 16 << 20, 0x7fffffff)), (o, claim, pick, logger) => {
+        const s = writerSeed(o);
+        const x = s.buffers[pick % s.buffers.length]!;
+        const bytes = s.bytes.slice();
+        const dv = new DataView(bytes.buffer);
+        const next = (k: number) => s.buffers.slice(s.buffers.indexOf(x) + 1, s.buffers.indexOf(x) + 1 + k).reduce((n, b) => n + b.size, 0);
+        const value =
+          claim.kind === 'multiple' ? x.size * claim.n
+          : claim.kind === 'rest' ? bytes.length - x.at
+          : claim.kind === 'bit' ? (x.size ^ (1 << claim.n)) >>> 0
+          : claim.kind === 'over next' ? x.size + next(claim.n)
+          : x.size + claim.n;
+        dv.setUint32(x.at + L.BUF_BUFFER_SIZE, value, true);
+        if (x.at === 0 && (value < L.WMI_BUFFER_HEADER_SIZE || value > L.MAX_BUFFER_SIZE)) {
+          // no size at all in the first buffer: the input is not an ETL file (one clear error)
+          expect(() => decodeSync(bytes)).toThrowError(EtlError);
+          return;
+        }
+        // and now and then the logger's BufferSize in the logfile header claims something else too
+        if (logger !== null) dv.setUint32(L.WMI_BUFFER_HEADER_SIZE + L.SYSTEM_HEADER_SIZE + L.LFH_BUFFER_SIZE, logger, true);
+        const [w, r] = ENGINES.map((engine) => decodeSync(bytes, { engine }));
+        expectSameResult(w!, r!);
+        // every other buffer is intact: framed where it is — but for whole buffers a compressed buffer's claim
+        // covers up to another header and within the usual size, which are counted when it is decompressed
+        // (input after its stream) — and the claim's own buffer too, unless its claim is no size at all: then
+        // it is a corrupt buffer, counted
+        const framed = new Set(w!.buffers.fileOffset);
+        for (const b of s.buffers) {
+          if (b === x || framed.has(b.at)) continue;
+          expect(x.compressed, `buffer at ${b.at} under a claim of ${value} at ${x.at}`).toBe(true);
+          expect(w!.summary.diagnostics['compressedTrailingData']).toBeGreaterThan(0);
+        }
+        if (!framed.has(x.at)) expect(w!.summary.diagnostics['buffersCorrupt']! + w!.summary.diagnostics['buffersTruncated']!).toBeGreaterThan(0);
+        expect(vanishedBuffer(s, bytes, w!)).toBeNull();
+        expectBoundedWork(w!, bytes.length);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('decompression bombs through a header claim (issue 28, 3)', () => {
+  test.each(ENGINES)('%s: a 16 MiB logger BufferSize buys nothing: 9 KB and 54 KB of compressed buffers claiming it are refused, counted', (engine) => {
+    for (const count of [7, 43]) {
+      const bytes = headerClaimBombs(count);
+      expect(bytes.length).toBeLessThan(count === 7 ? 9500 : 55_000);
+      const r = decodeSync(bytes, { engine });
+      expect(r.cswitch.length).toBe(0);
+      expect(r.summary.diagnostics['buffersCompressedRefused']).toBe(count);
+      const refused = r.summary.issues.filter((i) => i.counter === 'buffersCompressedRefused');
+      expect(refused.length).toBe(count);
+      expect(refused[0]!.fileOffset).toBe(claimingHeader(16 << 20).length);
+      expect(refused[0]!.detail).toBe((16 << 20) - L.WMI_BUFFER_HEADER_SIZE - (((16 << 20) - L.WMI_BUFFER_HEADER_SIZE) % compactBatch().length));
+      expectBoundedWork(r, bytes.length);
+    }
+  });
+
+  test('up to 77 times the stream it decompresses, the same in both engines', () => {
+    const stream = headerClaimBombs(1).length - claimingHeader(16 << 20).length - L.WMI_BUFFER_HEADER_SIZE;
+    const bytes = headerClaimBombs(3, 16 << 20, L.XPRESS_MAX_RATIO * stream);
+    const [w, r] = ENGINES.map((engine) => decodeSync(bytes, { engine }));
+    expectSameResult(w!, r!);
+    expect(w!.summary.diagnostics['buffersCompressedRefused']).toBe(0);
+    expect(w!.cswitch.length).toBeGreaterThan(1000);
+    expectBoundedWork(w!, bytes.length);
+  });
+
+  test('property: random logger BufferSize, expansion, content and stream — work at most 77 times the input, every buffer decoded or counted', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0x2000, max: 16 << 20 }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.integer({ min: 0x200, max: 4 << 20 }),
+        fc.constantFrom('compact' as const, 'zeros' as const),
+        (logger, count, expandTo, content) => {
+          // the zeros: compressedBombs' buffers after a header buffer claiming `logger`
+          const bytes =
+            content === 'compact'
+              ? headerClaimBombs(count, logger, Math.max(4 * compactBatch().length, Math.min(expandTo, logger - 0x48)))
+              : concat(claimingHeader(logger), compressedBombs(count, Math.max(0x200, Math.min(expandTo, logger - 0x48)), 'zeros').subarray(template(0x10000).header.length));
+          const [w, r] = ENGINES.map((engine) => decodeSync(bytes, { engine }));
+          expectSameResult(w!, r!);
+          const d = w!.summary.diagnostics;
+          // each compressed buffer: walked, or counted as not decompressed
+          expect(d['buffersWalked']! - 1 + d['buffersCompressedRefused']! + d['buffersCorrupt']! + d['buffersCompressedUndecoded']!).toBe(count);
+          expectBoundedWork(w!, bytes.length);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  test('property: SavedOffset claims on random compressed writer traces — work bounded, intact buffers kept', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1_000_000 }), fc.nat(), fc.integer({ min: 0x48, max: 64 << 20 }), (seedNo, pick, saved) => {
+        const s = writerSeed({ seed: seedNo, targetBytes: 60_000, cpus: 2, bufferSize: 0x2000, compress: true });
+        const comp = s.buffers.filter((b) => b.compressed);
+        const x = comp[pick % comp.length]!;
+        const bytes = s.bytes.slice();
+        new DataView(bytes.buffer).setUint32(x.at + L.BUF_SAVED_OFFSET, saved, true);
+        const [w, r] = ENGINES.map((engine) => decodeSync(bytes, { engine }));
+        expectSameResult(w!, r!);
+        expect(vanishedBuffer(s, bytes, w!)).toBeNull();
+        expectBoundedWork(w!, bytes.length);
+      }),
+      { numRuns: 30 },
+    );
+  });
+});
+
+describe('trace-wide facts before any data buffer (issue 28, 4)', () => {
+  /** The trace with its header buffer's SequenceNumber `header` and every data buffer's moved by `shift`. */
+  function reordered(bytes: Uint8Array, header: bigint, shift: bigint): Uint8Array {
+    const b = bytes.slice();
+    const dv = new DataView(b.buffer);
+    for (const s of analyse('t', bytes).buffers) {
+      const at = s.at + L.BUF_SEQUENCE_NUMBER;
+      dv.setBigInt64(at, s.at === 0 ? header : dv.getBigInt64(at, true) + shift, true);
+    }
+    return b;
+  }
+
+  async function inPartitions(bytes: Uint8Array, cuts: number[]): Promise<DecodeResult> {
+    const chunks = Object.fromEntries(DECODED_TABLE_NAMES.map((t) => [t, [] as ColumnChunk[]])) as Record<DecodedTableName, ColumnChunk[]>;
+    const r = await decodeStream(bytes, {
+      engine: 'wasm',
+      threads: 3,
+      parallel: { inThread: true, minBytes: 0, cuts },
+      onRows: (tables) => {
+        for (const t of DECODED_TABLE_NAMES) if (tables[t].length) chunks[t].push({ length: tables[t].length, columns: tables[t].columns });
+      },
+    });
+    return { ...r, ...Object.fromEntries(DECODED_TABLE_NAMES.map((t) => [t, new Table(t, concatChunks(t, chunks[t]))])) } as DecodeResult;
+  }
+
+  const compact = generateMixedTrace({ seed: 3, targetBytes: 300_000, cpus: 2, bufferSize: 0x1000, mix: { compact: 1 } });
+
+  test("data buffers sorting before the header buffer decode with the build's bias (40), in both engines and in partitions", async () => {
+    const clean = decodeSync(compact.bytes);
+    expect(clean.summary.bias).toMatchObject({ value: 40, source: 'build' });
+    const bytes = reordered(compact.bytes, 1000n, -100_000n);
+    const rows = (r: DecodeResult) => r.cswitch.columns;
+    for (const engine of ENGINES) {
+      const r = decodeSync(bytes, { engine });
+      expect(r.summary.bias).toMatchObject({ value: 40, source: 'build', certain: true });
+      expect(r.summary.diagnostics['compactStateOutOfRange']).toBe(clean.summary.diagnostics['compactStateOutOfRange']);
+      rows(r).forEach((c, i) => expect(Buffer.compare(bytesOf(c), bytesOf(rows(clean)[i]!)), TABLE_COLUMNS.cswitch[i]!.name).toBe(0));
+    }
+    const p = await inPartitions(bytes, [5, 17, 40]);
+    rows(p).forEach((c, i) => expect(Buffer.compare(bytesOf(c), bytesOf(rows(clean)[i]!)), TABLE_COLUMNS.cswitch[i]!.name).toBe(0));
+  });
+
+  test('property: wherever the header buffer sorts, the rows are those of the trace in order', async () => {
+    const small = generateMixedTrace({ seed: 4, targetBytes: 60_000, cpus: 2, bufferSize: 0x1000, mix: { compact: 3, cswitch: 1 } });
+    const clean = decodeSync(small.bytes);
+    const n = clean.buffers.length;
+    await fc.assert(
+      fc.asyncProperty(fc.bigInt({ min: -(1n << 62n), max: 1n << 62n }), fc.bigInt({ min: -(1n << 40n), max: 1n << 40n }), fc.integer({ min: 1, max: n - 1 }), async (header, shift, cut) => {
+        const bytes = reordered(small.bytes, header, shift);
+        // the same rows and summary, the same buffers but for their SequenceNumbers
+        const same = (r: DecodeResult) => {
+          expect([...r.buffers.fileOffset]).toEqual([...clean.buffers.fileOffset]);
+          expect(resultDifference({ ...r, buffers: clean.buffers } as DecodeResult, clean)).toBeNull();
+        };
+        for (const engine of ENGINES) same(decodeSync(bytes, { engine }));
+        same(await inPartitions(bytes, [cut]));
+      }),
+      { numRuns: 20 },
+    );
+  });
 });

@@ -1,11 +1,12 @@
-// decodeOrder (src/framing/ordering.ts, docs/format.md §A.7): SequenceNumber order, stable by file position, for
-// every input shape its fast paths take — in order, dense (counting sort), sparse (one double sort),
-// beyond 2^53 (radix sort), small (comparison sort), negative SequenceNumbers.
+// decodeOrder (src/framing/ordering.ts, docs/format.md §A.7): the header buffer first, then SequenceNumber
+// order (sequenceOrder), stable by file position, for every input shape its fast paths take — in order, dense
+// (counting sort), sparse (one double sort), beyond 2^53 (radix sort), small (comparison sort), negative
+// SequenceNumbers.
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { BufferTable } from '../src/framing/buffers.js';
 import * as L from '../src/generated/layout.js';
-import { decodeOrder } from '../src/framing/ordering.js';
+import { decodeOrder, sequenceOrder } from '../src/framing/ordering.js';
 
 function tableOf(seqs: readonly bigint[]): BufferTable {
   const t = new BufferTable(4);
@@ -31,7 +32,10 @@ describe('decodeOrder', () => {
     test(`${name} SequenceNumbers, small and large tables: sorted, stable by position`, () => {
       fc.assert(
         fc.property(fc.oneof(arb(0), arb(1), arb(7), arb(300), arb(1500)), (seqs) => {
-          expect(Array.from(decodeOrder(tableOf(seqs)))).toEqual(expected(seqs));
+          expect(Array.from(sequenceOrder(tableOf(seqs)))).toEqual(expected(seqs));
+          // the decode order: the header buffer (record 0) first, whatever its SequenceNumber, then the same
+          const rest = expected(seqs).filter((i) => i !== 0);
+          expect(Array.from(decodeOrder(tableOf(seqs)))).toEqual(seqs.length ? [0, ...rest] : []);
         }),
         { numRuns: 40 },
       );
@@ -41,7 +45,7 @@ describe('decodeOrder', () => {
   test('dense and shuffled, 200 000 buffers (the counting sort): the order, and memory from the buffers, not the numbers', () => {
     const n = 200_000;
     const seqs = Array.from({ length: n }, (_, i) => BigInt(i % 2 ? n / 2 + (i >> 1) : i >> 1) + 7n); // two interleaved halves
-    const order = decodeOrder(tableOf(seqs));
+    const order = sequenceOrder(tableOf(seqs));
     expect(Array.from(order.subarray(0, 4))).toEqual([0, 2, 4, 6]);
     expect(Array.from(order)).toEqual(expected(seqs));
   });

@@ -64,7 +64,7 @@ class Collector {
     this.drains++;
   }
   decode(offset: number, length: number, fileOffset: number): void {
-    let status = this.engine.decodeBuffer(offset, length, fileOffset);
+    let status = this.engine.decodeBuffer(offset, length, fileOffset, false);
     while (status === L.STATUS_NEED_DRAIN) {
       this.drain();
       status = this.engine.resume();
@@ -417,7 +417,7 @@ describe('module and instance', () => {
     x.init(1000, 40000);
     for (const t of [L.TABLE_CSWITCH, L.TABLE_SPINLOCK]) for (let c = 0; c < L.columnCount(t); c++) expect(x.columnPtr(t, c) % 16).toBe(0);
     expect(() => wasmEngine({ rowCapacity: 1.5 })).toThrow(RangeError);
-    expect(() => e.decodeBuffer(0, 100, 0)).toThrow(RangeError); // outside the (empty) window
+    expect(() => e.decodeBuffer(0, 100, 0, false)).toThrow(RangeError); // outside the (empty) window
   });
 
   test('a table without rows drains as one shared empty chunk (no view or copy per drain); one with rows does not', () => {
@@ -431,7 +431,7 @@ describe('module and instance', () => {
     }
     const bytes = buildBuffer({ cpu: 0, procIndex: true, type: 0, events: [kernelEvent(HT.PERFINFO64, 4, HOOK.CSWITCH, 5n, new Uint8Array(0x18).fill(3))], compress: false, tail: 0 });
     e.reserveInput(bytes.length).set(bytes);
-    expect(e.decodeBuffer(0, bytes.length, 0)).toBe(L.STATUS_OK);
+    expect(e.decodeBuffer(0, bytes.length, 0, false)).toBe(L.STATUS_OK);
     const c = e.peekRows();
     expect(c.cswitch.length).toBe(1);
     expect(c.cswitch).not.toBe(a.cswitch);
@@ -586,7 +586,7 @@ describe('synthetic buffers', () => {
       const events = hookIds.map((h) => kernelEvent(HT.PERFINFO64, 2, h, 1n, new Uint8Array(0)));
       const bytes = buildBuffer({ cpu, procIndex: false, type: 0, events, compress: false, tail: 0 });
       engine.reserveInput(bytes.length).set(bytes);
-      expect(engine.decodeBuffer(0, bytes.length, 0)).toBe(0);
+      expect(engine.decodeBuffer(0, bytes.length, 0, false)).toBe(0);
     };
     feed([0x1001, 0x1002, 0x1001], 0);
     const before = engine.state();

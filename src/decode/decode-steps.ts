@@ -134,6 +134,8 @@ export class BufferLoop {
     readonly order: Uint32Array,
     private readonly off: Float64Array,
     private readonly sizes: Uint32Array,
+    /** the record of the buffer the input ends in (framing's cut buffer), or -1 */
+    readonly cutRecord: number,
     private readonly drainRows: number,
     readonly turnBytes: number,
     /** a progress step every 64 buffers */
@@ -148,7 +150,7 @@ export class BufferLoop {
    * needs one: not decoded if it needs a read first or is left, else decoded, with its status in `status`.
    */
   quiet(): void {
-    const { engine, reader, order, off, sizes, drainRows, turnBytes, progress, sink } = this;
+    const { engine, reader, order, off, sizes, cutRecord, drainRows, turnBytes, progress, sink } = this;
     let i = this.i;
     let bytesDone = this.bytesDone;
     let sinceTurn = this.sinceTurn;
@@ -159,7 +161,7 @@ export class BufferLoop {
       const place = reader.at(i, r);
       if (place < 0) break;
       const length = sizes[r]!;
-      status = engine.decodeBuffer(place, length, off[r]!);
+      status = engine.decodeBuffer(place, length, off[r]!, r === cutRecord);
       while (status === L.STATUS_NEED_DRAIN && sink.drainQuietly()) status = engine.resume();
       if (status === L.STATUS_NEED_DRAIN) break;
       if (engine.mostPendingRows() >= drainRows && !sink.drainQuietly()) break;
@@ -194,7 +196,8 @@ export function* decodeSteps(size: number, engine: Engine, options: DriverOption
   const progress = options.progress !== false;
   // a drain with no rows for the consumer is no step
   const sink: QuietSink = { leaves: () => false, drainQuietly: () => drainQuietly(engine, ship, rows) };
-  const loop = new BufferLoop(engine, reader, order, off, sizes, drainRows, options.turns === false ? Infinity : TURN_BYTES, progress, sink);
+  const cutRecord = table.lastCut ? table.count - 1 : -1;
+  const loop = new BufferLoop(engine, reader, order, off, sizes, cutRecord, drainRows, options.turns === false ? Infinity : TURN_BYTES, progress, sink);
   for (;;) {
     loop.quiet();
     const i = loop.i;
@@ -205,7 +208,7 @@ export function* decodeSteps(size: number, engine: Engine, options: DriverOption
     if (status === NOT_DECODED) {
       let place = reader.at(i, r);
       if (place < 0) place = yield* reader.place(i, r);
-      status = engine.decodeBuffer(place, sizes[r]!, off[r]!);
+      status = engine.decodeBuffer(place, sizes[r]!, off[r]!, r === cutRecord);
     }
     while (status === L.STATUS_NEED_DRAIN) {
       yield* emitRows(engine, rowMode, rows, ship);

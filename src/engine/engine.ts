@@ -57,8 +57,12 @@ export interface Engine {
    * Call it before the first buffer: the build's bias is taken when the logfile header is decoded.
    */
   setBiasOverride(bias: number | undefined): void;
-  /** Decodes the buffer at `offset` (window bytes [offset, offset+length)); fileOffset = its place in the file. */
-  decodeBuffer(offset: number, length: number, fileOffset: number): number;
+  /**
+   * Decodes the buffer at `offset` (window bytes [offset, offset+length): the buffer as framed); fileOffset =
+   * its place in the file. `cut`: the input ends inside this buffer (a BufferSize above `length` is then the
+   * truncation; otherwise it is a claim framing corrected, docs/format.md §A.1).
+   */
+  decodeBuffer(offset: number, length: number, fileOffset: number, cut: boolean): number;
   /** Continues a buffer after STATUS_NEED_DRAIN. */
   resume(): number;
   /** Rows produced since the last drain, per table (registry id). */

@@ -25,8 +25,9 @@ export class BufferTable {
   count = 0;
   /** whether the last record is a buffer cut short by the end of the input (its size = the bytes present) */
   lastCut = false;
-  /** largest record size */
-  largest = 0;
+  /** largest record size so far, unless a correction made it stale (see largest) */
+  private widest = 0;
+  private widestStale = false;
   /** some record is a compressed buffer */
   anyCompressed = false;
   fileOffset: Float64Array;
@@ -95,8 +96,26 @@ export class BufferTable {
     this.flags[i] = flags;
     this.type[i] = v.getUint16(at + L.BUF_BUFFER_TYPE, true);
     this.lastCut = cut;
-    if (size > this.largest) this.largest = size;
+    if (size > this.widest) this.widest = size;
     if (flags & L.BUFFER_FLAG_COMPRESSED) this.anyCompressed = true;
+  }
+
+  /** Sets the size of the last record (framing corrected its BufferSize, docs/format.md §A.1). */
+  correctLast(size: number): void {
+    const i = this.count - 1;
+    if (this.size[i] === this.widest) this.widestStale = true;
+    this.size[i] = size;
+  }
+
+  /** largest record size */
+  get largest(): number {
+    if (this.widestStale) {
+      let w = 0;
+      for (let i = 0; i < this.count; i++) if (this.size[i]! > w) w = this.size[i]!;
+      this.widest = w;
+      this.widestStale = false;
+    }
+    return this.widest;
   }
 
   /** The public list of the whole buffers: the arrays themselves when they are nearly full, else trimmed copies. */
@@ -110,7 +129,8 @@ export class BufferTable {
 
 /**
  * Every whole buffer framed in the input, in file order, as columns (typed arrays, 26 bytes per buffer):
- * `fileOffset`, `size` (BufferSize), `sequenceNumber`, `cpu` (processor, docs/format.md §A.3), `flags`
+ * `fileOffset`, `size` (BufferSize; less when it claimed the header of another buffer, docs/format.md §A.1 —
+ * see `buffersSizeCorrected`), `sequenceNumber`, `cpu` (processor, docs/format.md §A.3), `flags`
  * (BufferFlag) and `type` (BufferType). `get(i)` and iteration give one BufferRef object per buffer.
  * A buffer cut short by the end of a truncated input is not listed (see `buffersTruncated`).
  */

@@ -5,8 +5,12 @@
 // slides forward) and skips runs of zero bytes word by word, so it costs one pass over the bytes it
 // skips, however many corrupt headers there are. A buffer cut short by the end of the input is the
 // truncation of the file: it is recorded (its events that fit are decoded) and its bytes counted as
-// truncatedTailBytes. The first buffer must look like a trace's header buffer, or the input gets one
-// clear error. Work is linear in the input; memory is one record per buffer (buffers.ts) and one window.
+// truncatedTailBytes. A BufferSize above the usual size (the logger's, from the logfile header), or one
+// followed by no plausible header, is a claim to check: the bytes it covers after the buffer's data are
+// scanned for the header of another buffer, and when there is one the buffer is framed up to it (§A.1 "size
+// claims"), so one flipped bit never hides the buffers behind it. The first buffer must look like a
+// trace's header buffer, or the input gets one clear error. Work is linear in the input; memory is one
+// record per buffer (buffers.ts) and one window.
 import { BufferTable } from './buffers.js';
 import * as L from '../generated/layout.js';
 import { EtlError, hex } from '../errors.js';
@@ -43,6 +47,10 @@ const SCAN_FIRST = 64 << 10;
 const SCAN_MAX = 4 << 20;
 /** a header one stride on is read with the bytes before it (the scan's first read) when it is this close */
 const STRIDE_READ = 2 * SCAN_FIRST;
+/** headers a claim check looks for at the usual stride before the claiming buffer's data end */
+const STRIDE_PROBES = 4;
+/** the first read: the header buffer's WMI_BUFFER_HEADER and its logfile header event up to BufferSize (§A.8) */
+const FIRST_READ = HEADER + L.SYSTEM_HEADER_SIZE + 64 + 4;
 /** a progress step every this many bytes framed or scanned */
 const PROGRESS_EVERY = 64 << 20;
 
@@ -139,17 +147,22 @@ class Window {
   }
 
   /**
-   * The first plausible header at or after window index `i` that leaves CANDIDATE bytes in the window
-   * (file position), or -1.
+   * The first plausible header at or after window index `i`, before index `end`, that leaves CANDIDATE
+   * bytes in the window (file position), or -1.
    */
-  scan(i: number, size: number): number {
+  scan(i: number, size: number, end: number): number {
     const v = this.view;
-    const limit = this.bytes.length - CANDIDATE;
+    const limit = Math.min(this.bytes.length - CANDIDATE, end - 1);
     for (; i <= limit; i++) {
       const bufferSize = v.getUint32(i, true);
       if (bufferSize < HEADER) {
         // zero bytes cannot start a header: jump to 3 bytes before the next non-zero byte
-        if (bufferSize === 0) i = Math.max(i, this.firstNonZero(i + 4, limit + 4) - 3) - 1;
+        if (bufferSize === 0) i = Math.max(i, this.firstOther(i + 4, limit + 4, 0) - 3) - 1;
+        continue;
+      }
+      if (bufferSize > L.MAX_BUFFER_SIZE) {
+        // nor can the 0xFF fill of a buffer's unused tail (§A.5)
+        if (bufferSize === 0xffffffff) i = Math.max(i, this.firstOther(i + 4, limit + 4, -1) - 3) - 1;
         continue;
       }
       if (plausibleHeader(v, i, this.base + i, size, true)) return this.base + i;
@@ -157,13 +170,17 @@ class Window {
     return -1;
   }
 
-  /** Index of the first non-zero byte in [from, to) of the window (`to` if none): 4 bytes a step. */
-  private firstNonZero(from: number, to: number): number {
+  /**
+   * Index of the first byte in [from, to) of the window that is not the fill byte (0 for `fill` 0, 0xFF for
+   * `fill` -1), `to` if none: 4 bytes a step.
+   */
+  private firstOther(from: number, to: number, fill: 0 | -1): number {
     const b = this.bytes;
+    const byte = fill & 0xff;
     let i = from;
     // bytes up to a word boundary of the underlying buffer
     while (i < to && ((b.byteOffset + i) & 3) !== 0) {
-      if (b[i] !== 0) return i;
+      if (b[i] !== byte) return i;
       i++;
     }
     if (this.words === null) {
@@ -173,10 +190,11 @@ class Window {
     const words = this.words;
     let w = (i - this.wordsAt) >> 2;
     const wordEnd = Math.min(words.length, (to - this.wordsAt) >> 2);
-    while (w + 4 <= wordEnd && (words[w]! | words[w + 1]! | words[w + 2]! | words[w + 3]!) === 0) w += 4;
-    while (w < wordEnd && words[w] === 0) w++;
+    if (fill === 0) while (w + 4 <= wordEnd && (words[w]! | words[w + 1]! | words[w + 2]! | words[w + 3]!) === 0) w += 4;
+    else while (w + 4 <= wordEnd && (words[w]! & words[w + 1]! & words[w + 2]! & words[w + 3]!) === -1) w += 4;
+    while (w < wordEnd && words[w] === fill) w++;
     i = Math.max(i, this.wordsAt + 4 * w);
-    while (i < to && b[i] === 0) i++;
+    while (i < to && b[i] === byte) i++;
     return i;
   }
 }
@@ -192,24 +210,28 @@ function readFailed(position: number, wanted: number, got: number): EtlError {
 }
 
 /**
- * Resync (§A.1 policy): the file position of the next plausible header after `from`, or -1. Reads forward
- * in growing chunks, reusing the window while it covers the scan. With `chained`, a header counts only if
- * its buffer ends where a plausible header starts, or at the end of the input: the scan runs over the
- * bytes of a buffer that may be real but cut short, whose data must not be taken for buffers.
+ * Resync (§A.1 policy): the file position of the next plausible header at or after `from` and before `end`,
+ * or -1. Reads forward in growing chunks, reusing the window while it covers the scan. A header whose buffer
+ * ends where a plausible header starts, or at the end of the input, is taken; one whose buffer does not is
+ * taken only if no such header lies inside its claim, and with `chained` never: the scan runs over the bytes
+ * of a buffer that may be real but cut short, whose data must not be taken for buffers. The claim checks
+ * (frameBuffers) scan the bytes a BufferSize claims after the buffer's data.
  */
-function* resync(from: number, size: number, win: Window, chained: boolean, stream: ScanStream): Steps<number> {
+function* resync(from: number, size: number, win: Window, chained: boolean, stream: ScanStream, end = size): Steps<number> {
   let scan = from;
   let chunk = SCAN_FIRST;
   let lastProgress = from;
-  while (scan + CANDIDATE <= size) {
+  // candidates before `end` need the bytes up to end - 1 + CANDIDATE
+  const last = Math.min(size, end - 1 + CANDIDATE);
+  while (scan + CANDIDATE <= size && scan < end) {
     if (!win.covers(scan, CANDIDATE)) {
-      const want = Math.min(chunk, size - scan);
+      const want = Math.min(chunk, last - scan);
       let got: Uint8Array;
       if (chunk === SCAN_MAX && stream.on) {
         // a long scan: the next chunk is read (ahead) into the other buffer while this one is scanned
         got = yield* stream.load(scan, want);
         const next = scan + got.length - CANDIDATE + 1;
-        if (next + CANDIDATE <= size) stream.on = yield* stream.prefetch(next, Math.min(SCAN_MAX, size - next));
+        if (next + CANDIDATE <= last) stream.on = yield* stream.prefetch(next, Math.min(SCAN_MAX, last - next));
       } else {
         got = yield* read(scan, want);
       }
@@ -217,9 +239,16 @@ function* resync(from: number, size: number, win: Window, chained: boolean, stre
       win.set(scan, got);
       chunk = Math.min(2 * chunk, SCAN_MAX);
     }
-    const found = win.scan(scan - win.base, size);
+    const found = win.scan(scan - win.base, size, end - win.base);
     if (found >= 0) {
-      if (!chained || (yield* chainsOn(found, size, win))) return found;
+      const claim = win.view.getUint32(found - win.base + L.BUF_BUFFER_SIZE, true);
+      if (yield* chainsOn(found, size, win)) return found;
+      if (!chained) {
+        // a plausible header whose buffer does not end at another: taken, unless a header that does chain
+        // lies inside its claim (then it was a byte run of event data that passed for a header)
+        const inside = yield* resync(found + 1, size, win, true, stream, found + claim);
+        return inside >= 0 ? inside : found;
+      }
       scan = found + 1;
       continue;
     }
@@ -319,8 +348,16 @@ export function* frameBuffers(
   headerBatch = HEADER_BATCH,
   table = new BufferTable(),
 ): Steps<BufferTable> {
-  const first = yield* read(0, HEADER + 8);
+  const first = yield* read(0, FIRST_READ);
   checkFirstBuffer(first, size);
+  // the size above which a claim is checked (§A.1), by kind: for uncompressed buffers the header buffer's
+  // (whose own claim is always checked: 0 until then), for compressed ones the logger's BufferSize (the
+  // header buffer's when the logfile header gives none); raised to a claim that was checked and stands
+  const logger = loggerBufferSize(first);
+  const firstSize = new DataView(first.buffer, first.byteOffset).getUint32(L.BUF_BUFFER_SIZE, true);
+  const run: BatchRun = { pos: 0, next: 0, usualPlain: 0, usualCompressed: logger || firstSize, logger };
+  /** the last record whose claim was checked (its bytes after its data scanned) */
+  let scanned = -1;
   const win = new Window();
   const stream = new ScanStream();
   let pos = 0;
@@ -340,7 +377,21 @@ export function* frameBuffers(
   let sameRun = 0;
   /** headers in the last batch */
   let batch = FIRST_BATCH;
-  const run: BatchRun = { pos: 0, next: 0 };
+  /** appends a record (its header at `at` of `h`, `n` bytes), making room for the rest of the file */
+  const push = (h: DataView, at: number, n: number): void => {
+    // when the records are full: room for the rest of the file at this buffer's size (exact when the data
+    // buffers have one size), between 1024 more and twice as many
+    if (table.count === table.capacity) {
+      const rest = table.count + 1 + Math.ceil((size - pos - n) / n);
+      table.reserve(Math.min(2 * table.count, Math.max(table.count + 1024, rest)));
+    }
+    table.push(h, at, pos, n, false);
+  };
+  /** counts the BufferSize `claimed` of the buffer at `at` (file position), framed shorter (§A.1) */
+  const corrected = (at: number, claimed: number): void => {
+    counters[L.D_BUFFERS_SIZE_CORRECTED]!++;
+    if (issues.length < L.LOG_CAPACITY) issues.push({ code: L.D_BUFFERS_SIZE_CORRECTED, detail: claimed, fileOffset: at });
+  };
   while (pos < size) {
     if (aheadNext > 0 && aheadNext < aheadAt.length && aheadAt[aheadNext] === pos) {
       // the batch's guesses that hold (most headers of a file) are taken by a plain function
@@ -398,14 +449,41 @@ export function* frameBuffers(
     if (missed) aheadAt = []; // judged once
     const bufferSize = v.getUint32(at + L.BUF_BUFFER_SIZE, true);
     const sizeOk = bufferSize >= HEADER && bufferSize <= L.MAX_BUFFER_SIZE;
-    if (sizeOk && pos + bufferSize <= size) {
-      // when the records are full: room for the rest of the file at this buffer's size (exact when the data
-      // buffers have one size), between 1024 more and twice as many
-      if (table.count === table.capacity) {
-        const rest = table.count + 1 + Math.ceil((size - pos - bufferSize) / bufferSize);
-        table.reserve(Math.min(2 * table.count, Math.max(table.count + 1024, rest)));
+    const compressed = (v.getUint16(at + L.BUF_BUFFER_FLAG, true) & L.BUFFER_FLAG_COMPRESSED) !== 0;
+    const check = sizeOk && bufferSize > (compressed ? run.usualCompressed : run.usualPlain);
+    /** a claim checked that is not trusted: the header is not even plausible */
+    let refused = false;
+    if (check) {
+      // A claim above the usual size (§A.1). In a header that is not even plausible it is not trusted: the
+      // header is corrupt (the next buffer is looked for below; the header buffer, whose logfile header was
+      // checked, is kept). Otherwise the bytes it claims after the buffer's data are scanned for the header
+      // of another buffer (the scan may move the window: the header is copied first).
+      const head = copyHeader(v, at);
+      v = head;
+      at = 0;
+      refused = pos > 0 && !plausibleHeader(head, 0, pos, size, false);
+      const usual = compressed ? run.usualCompressed : run.usualPlain || run.logger || Infinity;
+      const covered = refused ? -1 : yield* claimCovers(pos, head, bufferSize, usual, Math.min(pos + bufferSize, size), size, win, stream);
+      if (covered >= 0) {
+        // the buffer ends where that one starts: framed so, and framing goes on there
+        corrected(pos, bufferSize);
+        push(head, 0, covered - pos);
+        scanned = table.count - 1;
+        stride = covered - pos;
+        sameRun = 0;
+        pos = covered;
+        continue;
       }
-      table.push(v, at, pos, bufferSize, false);
+      // it covers none: the claim stands (for buffers of its kind from now on too; the header buffer's for
+      // uncompressed ones, as their size in uncompressed files, §A.1)
+      if (!refused && pos + bufferSize <= size) {
+        if (compressed) run.usualCompressed = Math.max(run.usualCompressed, bufferSize);
+        else run.usualPlain = Math.max(run.usualPlain, bufferSize);
+      }
+    }
+    if (sizeOk && !refused && pos + bufferSize <= size) {
+      push(v, at, bufferSize);
+      if (check) scanned = table.count - 1;
       pos += bufferSize;
       sameRun = bufferSize === stride ? sameRun + 1 : 0;
       if (variable && sameRun >= STABLE_RUN) variable = false;
@@ -419,14 +497,38 @@ export function* frameBuffers(
     // A plausible header whose buffer runs past the end: the input was cut inside this buffer. When its
     // size is the stride of the buffers before it (or it is the first buffer), that is taken as certain;
     // otherwise only if no plausible header follows (else its BufferSize was corrupt).
-    const cutCandidate = sizeOk && plausibleHeader(v, at, pos, size, false);
+    const cutCandidate = sizeOk && !refused && plausibleHeader(v, at, pos, size, false);
     if (cutCandidate && (bufferSize === stride || table.count === 0)) {
       cut(table, v, at, pos, size, counters);
       break;
     }
+    // No buffer here, right after the last one: did the last one claim too much? Its bytes after its data
+    // are scanned for the header of another buffer (unless they were when it was framed).
+    const last = table.count - 1;
+    if (!cutCandidate && last >= 0 && last !== scanned && table.fileOffset[last]! + table.size[last]! === pos) {
+      const lastAt = table.fileOffset[last]!;
+      const claimed = table.size[last]!;
+      const head = win.covers(lastAt, HEADER) ? new DataView(win.bytes.buffer, win.bytes.byteOffset + lastAt - win.base, HEADER) : yield* headerAt(lastAt);
+      scanned = last;
+      const usual = table.flags[last]! & L.BUFFER_FLAG_COMPRESSED ? run.usualCompressed : run.usualPlain || run.logger || Infinity;
+      const covered = head ? yield* claimCovers(lastAt, head, claimed, usual, pos, size, win, stream) : -1;
+      if (covered >= 0) {
+        corrected(lastAt, claimed);
+        table.correctLast(covered - lastAt);
+        stride = covered - lastAt;
+        sameRun = 0;
+        pos = covered;
+        continue;
+      }
+    }
     // The scan may move the window: the header's fields are read first.
-    const reason =
-      bufferSize < HEADER ? L.CORRUPT_FRAME_SIZE_SMALL : bufferSize > L.MAX_BUFFER_SIZE ? L.CORRUPT_FRAME_SIZE_LARGE : L.CORRUPT_FRAME_PAST_END;
+    const reason = refused
+      ? L.CORRUPT_FRAME_CLAIM
+      : bufferSize < HEADER
+        ? L.CORRUPT_FRAME_SIZE_SMALL
+        : bufferSize > L.MAX_BUFFER_SIZE
+          ? L.CORRUPT_FRAME_SIZE_LARGE
+          : L.CORRUPT_FRAME_PAST_END;
     const saved = cutCandidate ? new DataView(new Uint8Array(new Uint8Array(v.buffer, v.byteOffset + at, HEADER)).buffer) : null;
     // the buffers of a file have one size in practice (§A.1): the next header is looked for one stride on
     // first, and the bytes between scanned only when none is there (a header in them may be event data)
@@ -446,10 +548,14 @@ export function* frameBuffers(
   return table;
 }
 
-/** Where takeBatch is: the file position and the next header of the batch. */
+/** Where takeBatch is: the file position and the next header of the batch; the sizes claims are checked above (§A.1). */
 interface BatchRun {
   pos: number;
   next: number;
+  usualPlain: number;
+  usualCompressed: number;
+  /** the logger's BufferSize (logfile header), 0 if unknown */
+  logger: number;
 }
 
 /**
@@ -477,6 +583,8 @@ function takeBatch(
     const v = new DataView(h.buffer, h.byteOffset, HEADER);
     const bufferSize = v.getUint32(L.BUF_BUFFER_SIZE, true);
     if (bufferSize !== stride || pos + bufferSize > size) break;
+    // a claim to check (§A.1) is the loop's
+    if (bufferSize > (v.getUint16(L.BUF_BUFFER_FLAG, true) & L.BUFFER_FLAG_COMPRESSED ? run.usualCompressed : run.usualPlain)) break;
     table.push(v, 0, pos, bufferSize, false);
     pos += bufferSize;
   }
@@ -488,4 +596,60 @@ function takeBatch(
 function cut(table: BufferTable, v: DataView, at: number, pos: number, size: number, counters: number[]): void {
   table.push(v, at, pos, size - pos, true);
   counters[L.D_TRUNCATED_TAIL_BYTES]! += size - pos;
+}
+
+/**
+ * The claim check (§A.1) of the buffer at `pos` (header `h`, at its offset 0) whose BufferSize `claimed` covers
+ * the bytes up to `end`: the first plausible header whose buffer chains, inside the claim — at the usual size
+ * `usual` of its kind and multiples of it before the buffer's data end (STRIDE_PROBES at most: its data end
+ * may be a wrong claim too), then anywhere from its data end on — or -1.
+ */
+function* claimCovers(pos: number, h: DataView, claimed: number, usual: number, end: number, size: number, win: Window, stream: ScanStream): Steps<number> {
+  const data = dataEnd(h, claimed);
+  const scanFrom = data < 0 ? end : pos + data;
+  for (let k = 1, at = pos + usual; k <= STRIDE_PROBES && at < Math.min(scanFrom, end); k++, at += usual) {
+    const found = yield* strideNext(at, at, size, win);
+    if (found >= 0) return found;
+  }
+  return scanFrom < end ? yield* resync(scanFrom, size, win, true, stream, end) : -1;
+}
+
+/** A copy of the WMI_BUFFER_HEADER at `at` of `v` (what a scan that moves the window must not overwrite). */
+function copyHeader(v: DataView, at: number): DataView {
+  return new DataView(new Uint8Array(new Uint8Array(v.buffer, v.byteOffset + at, HEADER)).buffer);
+}
+
+/** The WMI_BUFFER_HEADER at file position `at` (read), or null if the input is too short. */
+function* headerAt(at: number): Steps<DataView | null> {
+  const h = yield* read(at, HEADER);
+  return h.length < HEADER ? null : new DataView(h.buffer, h.byteOffset, HEADER);
+}
+
+/**
+ * Where the bytes a buffer holds end, as far as its header tells (header `h`, at its offset 0; BufferSize
+ * `claimed`): the data end of §A.5 (Offset, else SavedOffset, when in range) for an uncompressed buffer,
+ * its header for a compressed one (its stream's end is not known before decompression); -1 for an
+ * uncompressed buffer with neither in range (its events may be anywhere: they are not scanned, as event
+ * payloads hold byte runs that pass for headers that chain).
+ */
+function dataEnd(h: DataView, claimed: number): number {
+  if (h.getUint16(L.BUF_BUFFER_FLAG, true) & L.BUFFER_FLAG_COMPRESSED) return HEADER;
+  const filled = h.getUint32(L.BUF_OFFSET, true);
+  if (filled >= HEADER && filled <= claimed) return filled;
+  const saved = h.getUint32(L.BUF_SAVED_OFFSET, true);
+  return saved >= HEADER && saved <= claimed ? saved : -1;
+}
+
+/**
+ * The logger's BufferSize (TRACE_LOGFILE_HEADER.BufferSize, §A.8) from the first bytes of the input, when it
+ * is there and a size an ETW session accepts; else 0.
+ */
+function loggerBufferSize(h: Uint8Array): number {
+  const v = new DataView(h.buffer, h.byteOffset, h.byteLength);
+  const marker = v.getUint32(HEADER, true);
+  const payload = HEADER + L.SYSTEM_HEADER_SIZE + L.extendedItemBytes(marker);
+  const at = payload + L.LFH_BUFFER_SIZE;
+  if (at + 4 > h.length || HEADER + v.getUint16(HEADER + L.TH_SIZE, true) < at + 4) return 0;
+  const n = v.getUint32(at, true);
+  return n >= HEADER && n <= L.MAX_LOGGER_BUFFER_SIZE ? n : 0;
 }

@@ -1,4 +1,5 @@
-// The order buffers are decoded in, docs/format.md §A.7: SequenceNumber order, which is time order per
+// The order buffers are decoded in, docs/format.md §A.7: the header buffer first (the trace-wide facts of
+// its logfile header, §A.8, hold for every data buffer), then SequenceNumber order, which is time order per
 // processor — required to chain compact switches across buffers (§D.8) — and the reads that order
 // implies (the load plan).
 //
@@ -24,12 +25,32 @@ export const SINGLE_READ_COST = 1 << 10;
 export const SINGLE = 2;
 
 /**
- * SequenceNumber order (§A.7), stable by file offset: record indices of `t`. Already-sorted input (the
- * common case) costs one pass; dense SequenceNumbers (a range of at most 4 per buffer) a counting sort;
- * otherwise a stable LSD radix sort on the 64-bit key (passes whose 16-bit
- * digit is the same for every record are skipped); a comparison sort for small inputs.
+ * Moves record 0 — the header buffer: the buffer at file offset 0, whose first event is the logfile header
+ * (framing.ts checkFirstBuffer) — to the front of `order` (record indices), the others keeping their order.
+ * §A.7 policy: it is decoded first whatever its SequenceNumber, so that the facts of the logfile header
+ * (the build's compact bias, NumberOfProcessors, the compressed limit) hold for every data buffer.
+ */
+export function headerFirst(order: Uint32Array): Uint32Array {
+  const k = order.indexOf(0);
+  if (k > 0) {
+    order.copyWithin(1, 0, k);
+    order[0] = 0;
+  }
+  return order;
+}
+
+/**
+ * The decode order (§A.7): the header buffer, then SequenceNumber order, stable by file offset: record
+ * indices of `t`. Already-sorted input (the common case) costs one pass; dense SequenceNumbers (a range of
+ * at most 4 per buffer) a counting sort; otherwise a stable LSD radix sort on the 64-bit key (passes whose
+ * 16-bit digit is the same for every record are skipped); a comparison sort for small inputs.
  */
 export function decodeOrder(t: BufferTable): Uint32Array {
+  return headerFirst(sequenceOrder(t));
+}
+
+/** SequenceNumber order, stable by file offset (decodeOrder before the header buffer is moved first). */
+export function sequenceOrder(t: BufferTable): Uint32Array {
   const n = t.count;
   const w = t.seqWords;
   let order = new Uint32Array(n);

@@ -63,6 +63,8 @@ export interface PartitionJob {
   order: Uint32Array;
   largest: number;
   anyCompressed: boolean;
+  /** the buffer the input ends in (framing's cut buffer), as an index into the buffers above, or -1 */
+  cutRecord: number;
   start: PartitionStart;
   bias?: number;
   windowBytes?: number;
@@ -204,7 +206,7 @@ function* decodeBuffers(run: PartitionRun, engine: WasmEngine, job: PartitionJob
   const cpuOf = job.cpu;
   const untouched = run.untouched;
   const drainRows = job.drainRows ?? DRAIN_ROWS;
-  const loop = new BufferLoop(engine, reader, order, off, sizes, drainRows, job.turns === false ? Infinity : TURN_BYTES, true, run);
+  const loop = new BufferLoop(engine, reader, order, off, sizes, job.cutRecord, drainRows, job.turns === false ? Infinity : TURN_BYTES, true, run);
   for (const n = order.length; ; ) {
     loop.quiet();
     const i = loop.i;
@@ -219,7 +221,7 @@ function* decodeBuffers(run: PartitionRun, engine: WasmEngine, job: PartitionJob
       let place = reader.at(i, r);
       if (place < 0) place = yield* reader.place(i, r);
       batches = untouched[cpu] !== 0 ? run.beforeBuffer() : -1;
-      status = engine.decodeBuffer(place, sizes[r]!, off[r]!);
+      status = engine.decodeBuffer(place, sizes[r]!, off[r]!, r === job.cutRecord);
     }
     while (status === L.STATUS_NEED_DRAIN) {
       if (batches >= 0) run.inspectIfBatch(cpu, batches, false);

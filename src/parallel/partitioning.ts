@@ -10,6 +10,7 @@ import type { BufferTable } from '../framing/buffers.js';
 import * as L from '../generated/layout.js';
 import type { DecodedTableName } from '../tables/schema.js';
 import type { PartitionJob, PartitionStart } from './partition.js';
+import { headerFirst } from '../framing/ordering.js';
 
 /** Sizes of partitions: the first, then shares of what remains between min and max; the margin of a cut. */
 export interface Guide {
@@ -73,7 +74,10 @@ export function guidedBounds(sizes: Uint32Array, order: Uint32Array, decoders: n
   return bounds;
 }
 
-/** Records [a, b) of `t` in decode order: by SequenceNumber, ties in file order (decodeOrder on a range). */
+/**
+ * Records [a, b) of `t` in decode order: the header buffer (record 0) first, then by SequenceNumber, ties in
+ * file order (decodeOrder on a range).
+ */
 export function keySorted(t: BufferTable, a: number, b: number): Uint32Array {
   const ids = new Uint32Array(b - a);
   for (let i = 0; i < ids.length; i++) ids[i] = a + i;
@@ -86,7 +90,7 @@ export function keySorted(t: BufferTable, a: number, b: number): Uint32Array {
   let sorted = true;
   for (let i = 1; i < ids.length && sorted; i++) sorted = !less(ids[i]!, ids[i - 1]!);
   if (sorted) return ids;
-  return ids.sort((x, y) => (less(x, y) ? -1 : less(y, x) ? 1 : x - y));
+  return headerFirst(ids.sort((x, y) => (less(x, y) ? -1 : less(y, x) ? 1 : x - y)));
 }
 
 /**
@@ -132,7 +136,8 @@ export class SpeculativeCuts {
       const lo = w[2 * r]!;
       const s = sizes[r]!;
       if (this.candidate < 0) {
-        if (hi > this.maxHi || (hi === this.maxHi && lo > this.maxLo)) [this.maxHi, this.maxLo] = [hi, lo];
+        // (the header buffer, record 0, is decoded first whatever its key)
+        if (r > 0 && (hi > this.maxHi || (hi === this.maxHi && lo > this.maxLo))) [this.maxHi, this.maxLo] = [hi, lo];
         this.bytes += s;
         if (this.bytes >= this.want) this.try(r + 1);
         continue;
@@ -206,7 +211,8 @@ export function verifyCuts(t: BufferTable, cuts: readonly number[]): boolean {
     }
     const h = w[2 * r + 1]! | 0;
     const l = w[2 * r]!;
-    if (h > hi || (h === hi && l > lo)) [hi, lo] = [h, l];
+    // (the header buffer, record 0, is decoded first whatever its key)
+    if (r > 0 && (h > hi || (h === hi && l > lo))) [hi, lo] = [h, l];
   }
   return true;
 }
@@ -246,13 +252,15 @@ export function jobOf(
   const cpu = new Uint16Array(n);
   let largest = 0;
   let anyCompressed = false;
+  let cutRecord = -1;
   for (let i = 0; i < n; i++) {
     const r = sorted[i]!;
+    if (t.lastCut && r === t.count - 1) cutRecord = i;
     fileOffset[i] = t.fileOffset[r]!;
     size[i] = t.size[r]!;
     cpu[i] = t.cpu[r]!;
     largest = Math.max(largest, size[i]!);
     if (t.flags[r]! & L.BUFFER_FLAG_COMPRESSED) anyCompressed = true;
   }
-  return { partition, inputSize, fileOffset, size, cpu, order: local, largest, anyCompressed, start, ...options, ship };
+  return { partition, inputSize, fileOffset, size, cpu, order: local, largest, anyCompressed, cutRecord, start, ...options, ship };
 }

@@ -70,6 +70,11 @@ export const DATA_LOSS_PHRASES: readonly {
   { counters: ['buffersCorrupt'], phrase: (n) => `${plural(n, 'corrupt buffer', 'corrupt buffers')} skipped` },
   { counters: ['buffersTruncated'], phrase: (n) => `${plural(n, 'buffer', 'buffers')} cut short by the end of the file` },
   { counters: ['buffersCompressedUndecoded'], phrase: (n) => `${plural(n, 'compressed buffer', 'compressed buffers')} not decompressed` },
+  {
+    counters: ['buffersCompressedRefused'],
+    phrase: (n) => `${plural(n, 'compressed buffer', 'compressed buffers')} refused (claiming more than 77 times their size)`,
+  },
+  { counters: ['compressedTrailingData'], phrase: (n) => `${plural(n, 'compressed buffer', 'compressed buffers')} with bytes after their stream not decoded` },
   // every truncated walk stops at one bad event: eventsBadMarker + eventsBadSize = buffersTruncatedWalk
   {
     counters: ['buffersTruncatedWalk'],

@@ -196,3 +196,48 @@ export function compressedBombs(count: number, expandTo: number, content: 'compa
   }
   return out;
 }
+
+/**
+ * The header buffer of a writer trace whose logfile header claims a logger BufferSize of `loggerBufferSize`,
+ * cut to the bytes it holds (its BufferSize = its Offset rounded up to 8, as the small header buffers of real
+ * compressed files are): what a file sets for itself, at the cost of a few hundred bytes.
+ */
+export function claimingHeader(loggerBufferSize: number): Uint8Array {
+  const w = writeTrace({ numberOfProcessors: 2, bufferSize: 0x10000, outOfOrder: false, events: [cswitch(0, 0)] });
+  const dv0 = new DataView(w.bytes.buffer);
+  const used = (dv0.getUint32(L.BUF_OFFSET, true) + 7) & ~7;
+  const header = w.bytes.slice(0, used);
+  const dv = new DataView(header.buffer);
+  dv.setUint32(L.BUF_BUFFER_SIZE, used, true);
+  // TRACE_LOGFILE_HEADER.BufferSize: the payload of the SYSTEM64 header event at 0x48
+  dv.setUint32(HEADER + L.SYSTEM_HEADER_SIZE + L.LFH_BUFFER_SIZE, loggerBufferSize, true);
+  return header;
+}
+
+/** One compact batch event (the first of compactPattern). */
+export function compactBatch(): Uint8Array {
+  const pattern = compactPattern();
+  return pattern.subarray(0, (new DataView(pattern.buffer, pattern.byteOffset).getUint16(L.TH_SIZE, true) + 7) & ~7);
+}
+
+/**
+ * The decompression bomb of issue 28: a header buffer whose logfile header claims a logger BufferSize of
+ * `loggerBufferSize` (16 MiB, the largest ETW accepts), then `count` compressed buffers, each one compact
+ * batch (from compactPattern) as literals and one match repeating it up to `expandTo` bytes (default: the
+ * logger BufferSize less the buffer header, the most the old cap allowed).
+ */
+export function headerClaimBombs(count: number, loggerBufferSize = 16 << 20, expandTo = loggerBufferSize - HEADER): Uint8Array {
+  const head = claimingHeader(loggerBufferSize);
+  const batch = compactBatch();
+  const total = expandTo - (expandTo % batch.length);
+  const stream = xpressRepeat(batch, total);
+  const size = HEADER + stream.length;
+  const out = new Uint8Array(head.length + count * size);
+  out.set(head);
+  const dv = new DataView(out.buffer);
+  for (let i = 0, at = head.length; i < count; i++, at += size) {
+    bufferHeader(dv, at, { size, filled: HEADER + total, seq: BigInt(i + 1), cpu: i & 1, flags: L.BUFFER_FLAG_PROC_INDEX | L.BUFFER_FLAG_COMPRESSED });
+    out.set(stream, at + HEADER);
+  }
+  return out;
+}

@@ -16,7 +16,7 @@ import { flushHeldSwitches } from './compcs.js';
 import { count, issue } from './diag.js';
 import { tally } from './kinds.js';
 import { Arena } from './memory.js';
-import { xpressDecompress } from './xpress.js';
+import { xpressDecompress, xpressInputRead } from './xpress.js';
 
 export class ReferenceEngine implements Engine {
   readonly kind = 'reference' as const;
@@ -94,11 +94,12 @@ export class ReferenceEngine implements Engine {
   }
 
   /**
-   * §A.2-A.6: decodes the buffer at `offset` of the input (`length` bytes); fileOffset = its place in the
-   * file. A BufferSize above `length` means the input ends inside this buffer (a truncated file): it is
-   * counted and the events that fit are walked.
+   * §A.2-A.6: decodes the buffer at `offset` of the input, `length` bytes: the buffer as framing found it;
+   * fileOffset = its place in the file. A BufferSize above `length` is a buffer the input ends in when
+   * `cut` (a truncated file: it is counted and the events that fit are walked), else a BufferSize that
+   * framing corrected (§A.1: the buffer ends where the next one starts).
    */
-  decodeBuffer(offset: number, length: number, fileOffset: number): number {
+  decodeBuffer(offset: number, length: number, fileOffset: number, cut: boolean): number {
     const a = this.a;
     const v = this.view;
     if (length < L.WMI_BUFFER_HEADER_SIZE) {
@@ -112,7 +113,10 @@ export class ReferenceEngine implements Engine {
       issue(a, L.D_BUFFERS_CORRUPT, L.CORRUPT_BUFFER_SIZE, fileOffset);
       return L.STATUS_OK;
     }
-    const cut = bufferSize > length;
+    // the bytes of the buffer: its BufferSize, or fewer (the input ends in it, or framing corrected it)
+    const short = bufferSize > length;
+    const extent = short ? length : bufferSize;
+    cut = cut && short;
     if (cut) issue(a, L.D_BUFFERS_TRUNCATED, bufferSize - length, fileOffset);
     if (flags & L.BUFFER_FLAG_EVENTS_LOST) count(a, L.D_BUFFERS_EVENTS_LOST_FLAG);
     if (flags & L.BUFFER_FLAG_BUFFER_LOST) count(a, L.D_BUFFERS_BUFFER_LOST_FLAG);
@@ -131,8 +135,8 @@ export class ReferenceEngine implements Engine {
     let end: number;
     let fileBase: number; // an event at position p of `data` is at file offset fileBase + p
     if (flags & L.BUFFER_FLAG_COMPRESSED) {
-      // §A.6: XPRESS input [0x48, BufferSize), output exactly SavedOffset - 0x48 bytes, at most the
-      // logger's BufferSize; a cut stream cannot be decompressed
+      // §A.6: XPRESS input [0x48, extent), output exactly SavedOffset - 0x48 bytes, at most the logger's
+      // BufferSize and XPRESS_MAX_RATIO times the input; a cut stream cannot be decompressed
       if (cut) return L.STATUS_OK;
       if (savedOffset < L.WMI_BUFFER_HEADER_SIZE || savedOffset > L.MAX_BUFFER_SIZE) {
         issue(a, L.D_BUFFERS_CORRUPT, L.CORRUPT_COMPRESSED_EXTENT, fileOffset);
@@ -143,12 +147,19 @@ export class ReferenceEngine implements Engine {
         return L.STATUS_OK;
       }
       const outLength = savedOffset - L.WMI_BUFFER_HEADER_SIZE;
+      const inLength = extent - L.WMI_BUFFER_HEADER_SIZE;
+      if (outLength > inLength * L.XPRESS_MAX_RATIO) {
+        issue(a, L.D_BUFFERS_COMPRESSED_REFUSED, outLength, fileOffset);
+        return L.STATUS_OK;
+      }
       const out = new Uint8Array(outLength);
-      const written = xpressDecompress(this.input.subarray(offset + L.WMI_BUFFER_HEADER_SIZE, offset + bufferSize), out);
+      const written = xpressDecompress(this.input.subarray(offset + L.WMI_BUFFER_HEADER_SIZE, offset + extent), out);
       if (written !== outLength) {
         issue(a, L.D_BUFFERS_COMPRESSED_UNDECODED, written, fileOffset);
         return L.STATUS_OK;
       }
+      const trailing = inLength - xpressInputRead();
+      if (trailing > L.XPRESS_FINAL_FLAG_BYTES) issue(a, L.D_COMPRESSED_TRAILING_DATA, trailing, fileOffset);
       data = new DataView(out.buffer);
       start = 0;
       end = outLength;
@@ -163,7 +174,7 @@ export class ReferenceEngine implements Engine {
         issue(a, L.D_BUFFERS_CORRUPT, L.CORRUPT_DATA_END, fileOffset);
         return L.STATUS_OK;
       }
-      if (cut && filled > length) filled = length;
+      if (filled > extent) filled = extent;
       data = v;
       start = offset + L.WMI_BUFFER_HEADER_SIZE;
       end = offset + filled;

@@ -17,11 +17,20 @@
 
 import * as L from '../../generated/layout.js';
 
+/** Input bytes the last successful xpressDecompress read (where its stream ended). */
+let inputRead = 0;
+
+export function xpressInputRead(): number {
+  return inputRead;
+}
+
 /**
  * Decompresses `src` into exactly `dst.length` bytes of `dst`.
- * Returns dst.length on success, otherwise a negative L.XPRESS_E_* code.
+ * Returns dst.length on success (xpressInputRead() then says how much input it read), otherwise a
+ * negative L.XPRESS_E_* code.
  */
 export function xpressDecompress(src: Uint8Array, dst: Uint8Array): number {
+  inputRead = 0;
   const srcLen = src.length;
   const dstLen = dst.length;
   let ip = 0; // input position
@@ -95,5 +104,6 @@ export function xpressDecompress(src: Uint8Array, dst: Uint8Array): number {
       op++;
     }
   }
+  inputRead = ip;
   return op;
 }

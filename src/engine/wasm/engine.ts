@@ -137,13 +137,13 @@ export class WasmEngine implements Engine {
     this.x.setBiasOverride(bias ?? -1);
   }
 
-  decodeBuffer(offset: number, length: number, fileOffset: number): number {
+  decodeBuffer(offset: number, length: number, fileOffset: number, cut: boolean): number {
     checkCount('offset', offset, MAX_WINDOW);
     checkCount('length', length, MAX_WINDOW);
     if (offset + length > this.inputCapacity) {
       throw new RangeError(`WasmEngine: buffer [${offset}, ${offset + length}) is outside the ${this.inputCapacity}-byte input window`);
     }
-    return this.x.decodeBuffer(offset, length, fileOffset);
+    return this.x.decodeBuffer(offset, length, fileOffset, cut ? 1 : 0);
   }
 
   resume(): number {
