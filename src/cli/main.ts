@@ -10,7 +10,7 @@ import { DECODED_TABLE_NAMES, TABLE_NAMES, type DecodedTableName, type TableName
 import type { DumpFormat, FormatOptions, TimeColumn } from '../output/text.js';
 import type { Table } from '../tables/table.js';
 import { dataLossText, emptyTableText, jsonReplacer, renderSummary } from '../output/summary-text.js';
-import { CliError, EXIT, fileOutput, openInput, OutputClosed, stdoutOutput, type Input, type Output } from './io.js';
+import { CliError, EXIT, fileOutput, maxSpoolOption, openInput, OutputClosed, prepareCommandLine, stdoutOutput, type Input, type Output } from './io.js';
 import { registerSpinlocksCommand } from './spinlocks.js';
 import { VERSION } from '../version.js';
 import { registerConvertCommand } from './convert.js';
@@ -77,7 +77,8 @@ export function addCommon(cmd: Command): Command {
       parseThreads,
     )
     .option('--progress', 'show progress on stderr (default: when stderr is a terminal)')
-    .option('--no-progress', 'never show progress');
+    .option('--no-progress', 'never show progress')
+    .addOption(maxSpoolOption());
 }
 
 /** A line on stderr; stderr's own failures (closed by its reader) are ignored: there is nowhere to report them. */
@@ -105,6 +106,7 @@ export async function main(argv: string[]): Promise<number> {
     .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'etw-decode: ')) })
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
+  prepareCommandLine(program);
 
   const inputs: Input[] = [];
   const input = async (arg: string): Promise<Input> => {

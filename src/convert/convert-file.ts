@@ -13,6 +13,7 @@ import { Table } from '../tables/table.js';
 import { createClock, clockUnavailable, type Clock } from '../time.js';
 import { isConverted, partFile, partitionDir, perfettoFile, STAGING, traceIdOf } from './dataset.js';
 import { datasetWriter, FileSink, type ConvertFormat, type DatasetWriter, type FormatContext } from './formats.js';
+import { refuseReplacingInput } from './inputs.js';
 import { sortByCpuTime } from './sort.js';
 
 export interface ConvertOptions {
@@ -118,6 +119,7 @@ export async function convertFile(path: string, options: ConvertOptions): Promis
   if (!options.force && (await isConverted(out, id, perfetto))) {
     return { id, source, status: 'skipped', rows: {}, files: 0, bytes: 0, dataLoss: null };
   }
+  await refuseReplacingInput(path, perfetto ? [perfettoFile(out, id)] : [...(options.tables ?? TABLE_NAMES), 'traces'].map((t) => partitionDir(out, t, id)));
   const staging = join(out, STAGING, `${id}.${process.pid}.${Math.random().toString(36).slice(2, 8)}`);
   await mkdir(staging, { recursive: true });
   try {

@@ -10,6 +10,7 @@ import { EtlError } from '../errors.js';
 import { loadWasmModule } from '../engine/wasm/instance.js';
 import { convertFile, type ConvertOptions, type ConvertResult } from './convert-file.js';
 import { traceIdOf } from './dataset.js';
+import { notRegularInput } from './inputs.js';
 
 export type FileOutcome = { path: string; ok: true; result: ConvertResult } | { path: string; ok: false; error: string; code?: string };
 
@@ -39,7 +40,8 @@ function describe(e: unknown): { error: string; code?: string } {
 
 /** Converts `files`; resolves with one outcome per file, in the order given. */
 export async function convertFiles(files: readonly string[], options: PoolOptions): Promise<FileOutcome[]> {
-  const sizes = await Promise.all(files.map((f) => stat(f).then((s) => (s.isFile() ? s.size : 0), () => 0)));
+  const stats = await Promise.all(files.map((f) => stat(f).catch(() => null)));
+  const sizes = stats.map((s) => (s?.isFile() ? s.size : 0));
   const bytesTotal = sizes.reduce((a, b) => a + b, 0);
   const done = new Array<number>(files.length).fill(0);
   const outcomes = new Array<FileOutcome>(files.length);
@@ -55,11 +57,15 @@ export async function convertFiles(files: readonly string[], options: PoolOption
     options.onFile?.(outcome);
     report();
   };
+  // a FIFO or device: refused from its stat before any conversion starts, never opened (a FIFO's open waits for a writer)
+  const refused = files.map((f, i) => notRegularInput(f, stats[i]!));
+  for (let i = 0; i < files.length; i++) if (refused[i]) finish(i, { path: files[i]!, ok: false, ...describe(refused[i]) });
   // the same trace twice in one run (a copy, a link): converted once, the other copies skipped
-  const ids = await Promise.all(files.map((f) => traceIdOf(f).catch(() => null)));
+  const ids = await Promise.all(files.map((f, i) => (refused[i] ? null : traceIdOf(f).catch(() => null))));
   const first = new Map<string, number>();
   const todo: number[] = [];
   for (let i = 0; i < files.length; i++) {
+    if (refused[i]) continue;
     const id = ids[i];
     const seen = id === null || id === undefined ? undefined : first.get(id);
     if (seen === undefined) {
