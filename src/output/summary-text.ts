@@ -45,6 +45,7 @@ export const DATA_LOSS_PHRASES: readonly {
     phrase: (n) => `${plural(n, 'event', 'events')} not decoded`,
   },
   { counters: ['compactTruncatedPacket'], phrase: (n) => `${plural(n, 'compact packet', 'compact packets')} cut short` },
+  { counters: ['compactTimeOverflow'], phrase: (n) => `${plural(n, 'compact switch', 'compact switches')} dropped (time past the 64-bit range)` },
   { counters: ['bytesAbandoned', 'resyncBytes', 'truncatedTailBytes'], phrase: (n) => `${plural(n, 'byte', 'bytes')} skipped` },
   { counters: ['buffersWithEventsLostFlag'], phrase: (n) => `${plural(n, 'buffer', 'buffers')} flagged EVENTS_LOST` },
   { counters: ['buffersWithBufferLostFlag'], phrase: (n) => `${plural(n, 'buffer', 'buffers')} flagged BUFFER_LOST` },

@@ -8,11 +8,18 @@
 //   floor(a·num/den) = q·num + floor(r·num/den), a = q·den + r, 0 ≤ r < den,
 // where r·num is split in two 15-bit halves of num so no product reaches 2^53. Anything outside that
 // (hostile timestamps, a Clock not made by createClock) takes the clock's own BigInt conversion, so the
-// digits are always those of Clock.toNanoseconds / toFileTime / the BigInt formula.
+// digits are always those of Clock.toNanoseconds / toFileTime / the BigInt formula. A result outside the
+// int64 range (only from corrupt ticks or clocks) is no value (NO_TICK_VALUE): the row loop writes null,
+// as Arrow and Parquet store it (src/output/nanos.ts) — one rule for out-of-range times in every output.
 import { linearClock, type Clock } from '../time.js';
 import { writeI64, writeSafe } from './digits.js';
 
 export type TickConversion = 'ns' | 'filetime' | 'duration';
+
+/** What TickWriter.write returns for a value outside the int64 range: the cell is null. */
+export const NO_TICK_VALUE = -1;
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
 
 const TWO_32 = 4294967296;
 const TWO_53 = 9007199254740992;
@@ -73,7 +80,8 @@ export class TickWriter {
 
   /**
    * Writes the converted value of the i64 whose halves are hi (signed) and lo (unsigned) at `pos`;
-   * returns the position after it (up to 3 more bytes may be stored past it, as digits.ts writers do).
+   * returns the position after it (up to 3 more bytes may be stored past it, as digits.ts writers do),
+   * or NO_TICK_VALUE, having written nothing, when the value does not fit in an int64.
    * Room for MAX_TICK_TEXT bytes is the caller's to provide.
    */
   write(out: DataView, pos: number, hi: number, lo: number): number {
@@ -143,6 +151,7 @@ export class TickWriter {
         : this.kind === 'filetime'
           ? this.clock.toFileTime(t)
           : (t * 1_000_000_000n) / this.clock.ticksPerSecond;
+    if (v < I64_MIN || v > I64_MAX) return NO_TICK_VALUE;
     const s = v.toString();
     for (let i = 0; i < s.length; i++) out.setUint8(pos + i, s.charCodeAt(i));
     return pos + s.length;
@@ -158,6 +167,5 @@ function floorDiv(x: number, d: number): number {
   return q;
 }
 
-/** Bytes of the longest text a conversion can store (the slow path: a BigInt beyond 64 bits, from hostile
- *  ticks or odd clocks, is at most 31 characters), overhang included. */
+/** Bytes of the longest text a conversion can store (an int64: at most 20 characters), overhang included. */
 export const MAX_TICK_TEXT = 48;
