@@ -108,7 +108,7 @@ function onSignal(signal: keyof typeof EXIT.signal): void {
   }
   // prompt: process.exit joins libuv's pool threads, and none of them waits on a FIFO, pipe or terminal
   // (streams are polled through non-blocking descriptors, terminals are refused); worker threads are
-  // terminated, a decode in this thread stops at its next await (one chunk: milliseconds)
+  // terminated; this handler runs as soon as this thread yields (a decode: after its chunk, milliseconds)
   process.exit(EXIT.signal[signal]);
 }
 
@@ -119,8 +119,11 @@ export function exitOnSignals(): void {
   for (const s of ['SIGHUP', 'SIGINT', 'SIGTERM'] as const) process.on(s, () => onSignal(s));
 }
 
-/** Registers a synchronous cleanup run when SIGHUP/SIGINT/SIGTERM stop the command; returns its removal. */
-function atSignal(cleanup: () => void): () => void {
+/**
+ * Registers a synchronous cleanup run when SIGHUP/SIGINT/SIGTERM stop the command (before its exit: a
+ * plain process.on(signal) listener added later would never run); returns its removal.
+ */
+export function atSignal(cleanup: () => void): () => void {
   exitOnSignals();
   cleanups.add(cleanup);
   return () => cleanups.delete(cleanup);
