@@ -210,6 +210,8 @@ function fastBatch(data: usize, n: i32, cpu: i32, tsAt: usize, fileOffset: f64, 
     r++;
     p += need;
   }
+  // a time that wrapped past INT64_MAX (the deltas of a batch sum far below 2^63: it wraps at most once)
+  bad |= u32(t < load<i64>(data, L.CCS_FIRST_TIMESTAMP));
   if (bad != 0) return false;
   // the columns that are the same for every row of the batch, 8 rows at a time: the last 8 may run up to
   // 7 rows past the batch's, into rows not made yet (every maker of a row writes these columns, memory.ts
@@ -289,6 +291,7 @@ function slowBatch(data: usize, n: i32, cpu: i32, tsAt: usize, fileOffset: f64, 
   const basePriority = data + L.CCS_THREAD_BASE_PRIORITY;
   let highestIndex: i32 = -1;
   let packets: u64 = 0; // packets per DataType, 16 bits each
+  let overflowed: u32 = 0; // packets whose time ran past INT64_MAX: dropped
   const firstPacket = data + L.CCS_HEADER_SIZE;
   let p = firstPacket;
   const end = data + <usize>n;
@@ -334,7 +337,20 @@ function slowBatch(data: usize, n: i32, cpu: i32, tsAt: usize, fileOffset: f64, 
     if ((i32(busy) & (badIndex | badState)) != 0) packetIssues(badIndex != 0, index, badState != 0, stateWr, fileOffset);
     highestIndex = select<i32>(max<i32>(highestIndex, <i32>index), highestIndex, busy);
 
+    const before = t;
     t += <i64>delta;
+    if (t < before || overflowed != 0) {
+      // past INT64_MAX: counted and dropped, not wrapped; the switch held back still learns its new thread
+      if (overflowed++ == 0) issue(L.D_COMPCS_TIME_OVERFLOW, <u32>(p - data), fileOffset);
+      else count(L.D_COMPCS_TIME_OVERFLOW);
+      if (held) {
+        emitHeld(r, cpu, heldTs, heldFileOffset, oldThreadId, heldOldThreadId, heldWaitTime, heldValid | L.CCS_NEXT_VALID, heldBytes);
+        r++;
+        held = false;
+      }
+      p += <usize>need;
+      continue;
+    }
     // D.7 self-check: the first switch of a batch must not precede the last switch before it on this CPU
     if (p == firstPacket && held && t < heldTs) issue(L.D_COMPCS_TIME_MISMATCH, L.TIME_BEFORE_PREVIOUS, fileOffset);
     if (held) {
@@ -364,7 +380,7 @@ function slowBatch(data: usize, n: i32, cpu: i32, tsAt: usize, fileOffset: f64, 
   countN(L.D_COMPCS_PACKETS_IDLE, (packets >>> 16) & 0xffff);
   countN(L.D_COMPCS_PACKETS_LITE, (packets >>> 32) & 0xffff);
   countN(L.D_COMPCS_PACKETS_FULL, packets >>> 48);
-  if (t > load<i64>(tsAt)) issue(L.D_COMPCS_TIME_MISMATCH, L.TIME_AFTER_EVENT, fileOffset);
+  if (overflowed != 0 || t > load<i64>(tsAt)) issue(L.D_COMPCS_TIME_MISMATCH, L.TIME_AFTER_EVENT, fileOffset);
 }
 
 /** The D.8 issues of one LITE/FULL packet, in the reference's order. */

@@ -139,6 +139,14 @@ export const STATS = [
     ],
   },
   {
+    id: 'D_COMPCS_TIME_OVERFLOW',
+    name: 'compactTimeOverflow',
+    severity: 'dataLoss',
+    description:
+      'compact switches dropped because FirstTimeStamp + the deltas so far runs past the largest 64-bit time (a corrupt FirstTimeStamp): not wrapped to negative times, not counted as packets of their kind (the switch before keeps its new thread)',
+    detail: 'offset of the first such packet of the batch in the payload',
+  },
+  {
     id: 'D_COMPCS_STATE_OUT_OF_RANGE',
     name: 'compactStateOutOfRange',
     severity: 'error',

@@ -37,3 +37,8 @@ export function hex(n: number | bigint, width = 0): string {
   const s = n.toString(16).toUpperCase();
   return '0x' + (width > s.length ? '0'.repeat(width - s.length) + s : s);
 }
+
+/** A file that is not the size it had when the decode started, naming the size it has now. */
+export function fileSizeChanged(path: string, now: number, then: number): EtlError {
+  return new EtlError('READ_FAILED', `${path} is ${now} bytes now, ${then} when the decode started (did the file change while it was read?)`);
+}

@@ -10,7 +10,7 @@ import { VERSION } from '../version.js';
 import { addConvertCommand } from './convert.js';
 import { addCpuCommand } from './cpu.js';
 import { addDumpCommand } from './dump.js';
-import { CliError, EXIT, note, OutputClosed, openInput, type CommandContext, type Input } from './io.js';
+import { CliError, EXIT, note, OutputClosed, openInput, prepareCommandLine, type CommandContext, type Input } from './io.js';
 import { addSpinlocksCommand } from './spinlocks.js';
 import { addSummaryCommand } from './summary.js';
 
@@ -34,6 +34,7 @@ function buildProgram(context: CommandContext): Command {
     .configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, 'etw-decode: ')) })
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
+  prepareCommandLine(program);
   addSummaryCommand(program, context);
   addCpuCommand(program, context);
   addDumpCommand(program, context);

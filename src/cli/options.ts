@@ -61,6 +61,16 @@ const sizeText = (bytes: number): string => (bytes >= 2 ** 30 && bytes % 2 ** 30
 
 const DECODE_THREADS_HELP = `decoding threads (1 = one thread; inputs under 32 MiB use one; default: all cores for files where they pay — ${sizeText(AUTO_MIN_BYTES)} and more for summary, ${sizeText(AUTO_MIN_BYTES_ROWS)} for rows — else one)`;
 
+const SIZE_UNITS: Record<string, number> = { '': 1, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30, t: 2 ** 40 };
+
+/** `--max-spool` values: bytes, or a number with K, M, G, T (binary: 1K = 1024), optionally followed by B or iB. */
+export function parseSize(v: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?$/i.exec(v.trim());
+  const n = m ? Math.floor(Number(m[1]) * SIZE_UNITS[m[2]!.toLowerCase()]!) : NaN;
+  if (!Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('expected a size in bytes of at least 1, or with a unit: 64K, 512M, 4G (1K = 1024)');
+  return n;
+}
+
 export const option = {
   // decoding (every command)
   engine: () => new Option('--engine <engine>', 'decoder to use').choices(['wasm', 'reference']).default('wasm'),
@@ -69,6 +79,8 @@ export const option = {
   threads: (help = DECODE_THREADS_HELP) => new Option('--threads <n>', help).argParser(parseThreads),
   progress: () => new Option('--progress', 'show progress on stderr (default: when stderr is a terminal)'),
   noProgress: () => new Option('--no-progress', 'never show progress'),
+  maxSpool: () =>
+    new Option('--max-spool <size>', 'refuse a stream (- or a FIFO) larger than this: it is copied to a temporary file first (e.g. 512M, 4G; default: no limit)').argParser(parseSize),
 
   // what is shown
   /** `detail`: how the object writes what JSON cannot hold (64-bit values) */
@@ -107,7 +119,7 @@ export interface DecodingOpts {
 
 /** Adds the decoding options every command of one trace takes (engine, bias, threads, progress). */
 export function addDecoding(cmd: Command): Command {
-  return cmd.addOption(option.engine()).addOption(option.bias()).addOption(option.threads()).addOption(option.progress()).addOption(option.noProgress());
+  return cmd.addOption(option.engine()).addOption(option.bias()).addOption(option.threads()).addOption(option.progress()).addOption(option.noProgress()).addOption(option.maxSpool());
 }
 
 /** --progress's answer: given, or whether stderr is a terminal. */

@@ -32,6 +32,7 @@ import {
 } from './dataset.js';
 import { ownedName, removeDeadRuns, TraceLock } from './runs.js';
 import { datasetWriter, FileSink, type ConvertFormat, type DatasetWriter, type FormatContext } from './formats.js';
+import { refuseReplacingInput } from './inputs.js';
 import { sortByCpuTime } from './sort.js';
 
 export interface ConvertOptions {
@@ -181,6 +182,7 @@ async function convertLocked(
   for (const [name, o] of asked) if (options.force || !(await isPresent(out, manifest, format, name, o))) todo.set(name, o);
   if (todo.size === 0) return { id, source, status: 'skipped', rows: {}, files: 0, bytes: 0, dataLoss: null };
 
+  await refuseReplacingInput(source, [...todo.keys()].map((name) => (name === TIMELINE ? perfettoFile(out, id) : partitionDir(out, name as TableName, id))));
   const staging = join(out, STAGING, ownedName(id));
   await mkdir(staging, { recursive: true });
   try {

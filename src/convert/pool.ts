@@ -11,6 +11,7 @@ import { EtlError } from '../errors.js';
 import { loadWasmModule } from '../engine/wasm/instance.js';
 import { convertFile, type ConvertOptions, type ConvertResult } from './convert-file.js';
 import { contentOf, quickKey, traceId } from './dataset.js';
+import { notRegularInput } from './inputs.js';
 export { removeOwnRunFiles } from './runs.js';
 
 export type FileOutcome = { path: string; ok: true; result: ConvertResult } | { path: string; ok: false; error: string; code?: string };
@@ -41,7 +42,8 @@ function describe(e: unknown): { error: string; code?: string } {
 
 /** Converts `files`; resolves with one outcome per file, in the order given. */
 export async function convertFiles(files: readonly string[], options: PoolOptions): Promise<FileOutcome[]> {
-  const sizes = await Promise.all(files.map((f) => stat(f).then((s) => (s.isFile() ? s.size : 0), () => 0)));
+  const stats = await Promise.all(files.map((f) => stat(f).catch(() => null)));
+  const sizes = stats.map((s) => (s?.isFile() ? s.size : 0));
   const bytesTotal = sizes.reduce((a, b) => a + b, 0);
   const done = new Array<number>(files.length).fill(0);
   const outcomes = new Array<FileOutcome>(files.length);
@@ -57,9 +59,12 @@ export async function convertFiles(files: readonly string[], options: PoolOption
     options.onFile?.(outcome);
     report();
   };
+  // a FIFO or device: refused from its stat before any conversion starts, never opened (a FIFO's open waits for a writer)
+  const refused = files.map((f, i) => notRegularInput(f, stats[i]!));
+  for (let i = 0; i < files.length; i++) if (refused[i]) finish(i, { path: files[i]!, ok: false, ...describe(refused[i]) });
   // the same trace twice in one run (a copy, a link): converted once, the other copies skipped. Only
   // files that share a quick key (size, first and last MiB) can be; their SHA-256 decides.
-  const keys = await Promise.all(files.map((f) => quickKey(f).catch(() => null)));
+  const keys = await Promise.all(files.map((f, i) => (refused[i] ? null : quickKey(f).catch(() => null))));
   const ids = new Array<string | null>(files.length).fill(null);
   const byKey = new Map<string, number[]>();
   keys.forEach((k, i) => k !== null && (byKey.get(k) ?? byKey.set(k, []).get(k)!).push(i));
@@ -70,6 +75,7 @@ export async function convertFiles(files: readonly string[], options: PoolOption
   const first = new Map<string, number>();
   const todo: number[] = [];
   for (let i = 0; i < files.length; i++) {
+    if (refused[i]) continue;
     const id = ids[i];
     const seen = id === null || id === undefined ? undefined : first.get(id);
     if (seen === undefined) {

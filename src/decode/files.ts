@@ -3,10 +3,10 @@
 // with the file size (files over 4 GiB included; positions are exact up to 2^53). Importing it registers
 // nothing: the entries that use it (src/node.ts, the CLI's main()) register the worker_threads host.
 import { open, stat, type FileHandle } from 'node:fs/promises';
-import { readSync } from 'node:fs';
+import { fstatSync, readSync } from 'node:fs';
 import { TableCollector } from './collector.js';
 import { loadEngine } from '../engine/engines.js';
-import { EtlError } from '../errors.js';
+import { EtlError, fileSizeChanged } from '../errors.js';
 import * as L from '../generated/layout.js';
 import { decodeStream, decodeSync, type StreamOptions, type StreamResult } from './decode.js';
 import type { TraceInfo } from '../result/logfile.js';
@@ -49,6 +49,7 @@ class FileSource implements AsyncSource {
       } catch (e) {
         throw new EtlError('READ_FAILED', `cannot read ${this.path} at offset ${position}: ${(e as Error).message}`, position);
       }
+      if (n < target.length && position + n < this.size) this.checkSize(fstatSync(this.fh.fd).size);
       return target.subarray(0, n);
     });
     if (this.disk.slow(performance.now() - started)) this.syncHeaders = false;
@@ -66,7 +67,12 @@ class FileSource implements AsyncSource {
       if (r.bytesRead === 0) break;
       done += r.bytesRead;
     }
+    if (done < target.length && position + done < this.size) this.checkSize((await this.fh.stat()).size);
     return done;
+  }
+  /** After a read came short of the size the file had when opened: it shrank, and the error names its size now. */
+  private checkSize(now: number): void {
+    if (now < this.size) throw fileSizeChanged(this.path, now, this.size);
   }
 }
 

@@ -37,7 +37,7 @@ export interface RowCell {
   nullBit: number;
   /** K_NAME: the encoded name of every value (undefined: not named yet) */
   names: (Uint8Array | undefined)[] | null;
-  /** K_TICKS */
+  /** K_TICKS: writes the converted value, returns the position after it, or < 0 (nothing written) for null */
   ticks: { write(out: DataView, pos: number, hi: number, lo: number): number } | null;
 }
 
@@ -178,10 +178,22 @@ function interpret(layout: RowLayout, w: RowTarget, data: readonly TypedColumn[]
           break;
         }
         case K_TICKS: {
+          // a converted time outside the int64 range (write() < 0) is null, as in Arrow and Parquet
           const h = d as Int32Array;
-          if (json) buf[pos++] = QUOTE;
-          pos = cell.ticks!.write(view, pos, h[2 * i + HI]!, h[2 * i + LO]! >>> 0);
-          if (json) buf[pos++] = QUOTE;
+          const at = cell.ticks!.write(view, json ? pos + 1 : pos, h[2 * i + HI]!, h[2 * i + LO]! >>> 0);
+          if (at < 0) {
+            if (json) {
+              buf[pos] = 110; // null
+              buf[pos + 1] = 117;
+              buf[pos + 2] = 108;
+              buf[pos + 3] = 108;
+              pos += 4;
+            }
+          } else if (json) {
+            buf[pos] = QUOTE;
+            pos = at;
+            buf[pos++] = QUOTE;
+          } else pos = at;
           break;
         }
       }
@@ -231,8 +243,13 @@ function valueSource(c: number, cell: RowCell, json: boolean): string {
         `{ const v = ${d}[i]; const b = names${c}[v] ?? w.unknownName(cell${c}, v); ` +
         `for (let k = 0; k < b.length; k++) buf[pos + k] = b[k]; pos += b.length; }`
       );
-    case K_TICKS:
-      return `${q} pos = ticks${c}.write(view, pos, ${d}[2 * i + ${HI}], ${d}[2 * i + ${LO}] >>> 0); ${q}`;
+    case K_TICKS: {
+      // a converted time outside the int64 range (write() < 0) is null, as in Arrow and Parquet
+      const write = `ticks${c}.write(view, ${json ? 'pos + 1' : 'pos'}, ${d}[2 * i + ${HI}], ${d}[2 * i + ${LO}] >>> 0)`;
+      return json
+        ? `{ const at = ${write}; if (at < 0) { buf[pos] = 110; buf[pos + 1] = 117; buf[pos + 2] = 108; buf[pos + 3] = 108; pos += 4; } else { buf[pos] = 34; pos = at; buf[pos++] = 34; } }`
+        : `{ const at = ${write}; if (at >= 0) pos = at; }`;
+    }
     default:
       throw new Error(`row loop: unknown cell kind ${cell.kind}`);
   }

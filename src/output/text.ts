@@ -39,9 +39,16 @@ export interface FormatOptions {
  */
 export type TextSink = ByteSink;
 
-/** Bytes of the longest converted time text (a BigInt beyond 64 bits, from hostile ticks or odd clocks, is at
- *  most 31 characters), overhang included. */
+/** Bytes of the longest converted time text (an int64: at most 20 characters), overhang included. */
 export const MAX_TICK_TEXT = 48;
+
+/**
+ * What TickWriter.write returns for a value outside the int64 range (only from corrupt ticks or clocks):
+ * the cell is null, as Arrow and Parquet store it — one rule for out-of-range times in every output.
+ */
+export const NO_TICK_VALUE = -1;
+const I64_MIN = -(2n ** 63n);
+const I64_MAX = 2n ** 63n - 1n;
 
 /** A converted time as decimal digits: the TickConverter's number, else its exact BigInt value. */
 export class TickWriter {
@@ -56,13 +63,16 @@ export class TickWriter {
 
   /**
    * Writes the converted value of the int64 whose halves are hi (signed) and lo (unsigned) at `pos`;
-   * returns the position after it (up to 3 more bytes may be stored past it, as digits.ts writers do).
+   * returns the position after it (up to 3 more bytes may be stored past it, as digits.ts writers do),
+   * or NO_TICK_VALUE, having written nothing, when the value does not fit in an int64.
    * Room for MAX_TICK_TEXT bytes is the caller's to provide.
    */
   write(out: DataView, pos: number, hi: number, lo: number): number {
     const v = this.conv.fromHalves(hi, lo);
     if (v !== v) {
-      const s = this.conv.exact((BigInt(hi | 0) << 32n) | BigInt(lo >>> 0)).toString();
+      const exact = this.conv.exact((BigInt(hi | 0) << 32n) | BigInt(lo >>> 0));
+      if (exact < I64_MIN || exact > I64_MAX) return NO_TICK_VALUE;
+      const s = exact.toString();
       for (let i = 0; i < s.length; i++) out.setUint8(pos + i, s.charCodeAt(i));
       return pos + s.length;
     }

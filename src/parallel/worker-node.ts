@@ -3,7 +3,7 @@
 // engine's memory may grow).
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import { EtlError } from '../errors.js';
+import { EtlError, fileSizeChanged } from '../errors.js';
 import type { AsyncSource } from '../decode/runners.js';
 import { serveWorker } from './worker.js';
 
@@ -26,6 +26,11 @@ function openFile(path: string): { source: AsyncSource; close(): void } {
       }
       if (n === 0) break;
       done += n;
+    }
+    // short of the size the file had when opened: it shrank, say to what
+    if (done < target.length && position + done < size) {
+      const now = fstatSync(fd).size;
+      if (now < size) throw fileSizeChanged(path, now, size);
     }
     return done;
   };

@@ -2,7 +2,7 @@
 // (worker-web.ts, Web Workers): one WebAssembly instance of the module the coordinator sends (its own
 // memory), partitions decoded one at a time (partition.ts), rows posted as they come with their buffers
 // transferred, and no more than `budget` bytes of rows sent ahead of what the coordinator has consumed.
-import { EtlError } from '../errors.js';
+import { EtlError, fileSizeChanged } from '../errors.js';
 import { runAsync, type AsyncSource } from '../decode/runners.js';
 import { WasmEngine } from '../engine/wasm/engine.js';
 import { partitionSteps, type PartitionSink } from './partition.js';
@@ -82,7 +82,7 @@ export function serveWorker(ep: WorkerEndpoint): void {
         file = ep.openFile(where.path);
         source = file.source;
         if (source.size !== spec.inputSize) {
-          throw new EtlError('READ_FAILED', `${where.path} is ${source.size} bytes now, ${spec.inputSize} when the decode started (did the file change while it was read?)`);
+          throw fileSizeChanged(where.path, source.size, spec.inputSize);
         }
       } else {
         source = remoteSource(job, spec.inputSize);

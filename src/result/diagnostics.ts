@@ -28,6 +28,7 @@ export interface Issue {
   fileOffset: number;
   /** fileOffset as hex text */
   at: string;
+  /** the detail value: a listed one as declared (signed: XPRESS errors are negative), else the engine's u32 */
   detail: number;
   message: string;
 }
@@ -41,7 +42,7 @@ export function describeIssue(e: IssueLogEntry): Issue {
     : spec.detail
       ? `${spec.description} (${spec.detail}: ${e.detail})`
       : `${spec.description} (detail ${e.detail})`;
-  return { counter: spec.name, severity: spec.severity, fileOffset: e.fileOffset, at: hex(e.fileOffset), detail: e.detail, message };
+  return { counter: spec.name, severity: spec.severity, fileOffset: e.fileOffset, at: hex(e.fileOffset), detail: listed ? listed[0] : e.detail, message };
 }
 
 export function namedCounters(values: readonly number[]): DiagnosticCounters {
@@ -87,6 +88,7 @@ export const DATA_LOSS_PHRASES: readonly {
     phrase: (n) => `${plural(n, 'event', 'events')} not decoded`,
   },
   { counters: ['compactTruncatedPacket'], phrase: (n) => `${plural(n, 'compact packet', 'compact packets')} cut short` },
+  { counters: ['compactTimeOverflow'], phrase: (n) => `${plural(n, 'compact switch', 'compact switches')} dropped (time past the 64-bit range)` },
   { counters: ['bytesAbandoned', 'resyncBytes', 'truncatedTailBytes'], phrase: (n) => `${plural(n, 'byte', 'bytes')} skipped` },
   { counters: ['buffersWithEventsLostFlag'], phrase: (n) => `${plural(n, 'buffer', 'buffers')} flagged EVENTS_LOST` },
   { counters: ['buffersWithBufferLostFlag'], phrase: (n) => `${plural(n, 'buffer', 'buffers')} flagged BUFFER_LOST` },

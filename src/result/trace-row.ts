@@ -19,8 +19,9 @@ export function fileTimeToIso(ft: bigint): string {
     frac += 10_000_000n;
     secs -= 1n;
   }
-  const iso = new Date(Number(secs) * 1000).toISOString(); // YYYY-MM-DDTHH:MM:SS.000Z
-  return `${iso.slice(0, 19)}.${frac.toString().padStart(7, '0')}Z`;
+  // YYYY-MM-DDTHH:MM:SS.000Z, or ±YYYYYY-… outside years 0000–9999 (every FILETIME is within Date's range)
+  const iso = new Date(Number(secs) * 1000).toISOString();
+  return `${iso.slice(0, -5)}.${frac.toString().padStart(7, '0')}Z`;
 }
 
 export interface TraceRowInput {

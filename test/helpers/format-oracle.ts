@@ -39,10 +39,12 @@ function extras(table: TableName, o: FormatOptions): Extra[] {
     for (const c of TABLES[table].columns) {
       if (c.time === null || (c.time === 'duration' && !ns)) continue;
       const name = c.name === 'timestamp' ? (ns ? 'timeNs' : 'fileTime') : c.name + (ns ? 'Ns' : 'FileTime');
+      // a converted value outside the int64 range is null (as Arrow and Parquet store it)
+      const text = (v: bigint) => (v < -(2n ** 63n) || v >= 2n ** 63n ? null : v.toString());
       const value =
         c.time === 'time'
-          ? (t: Table, i: number) => (t.isNull(c.id, i) ? null : convert((t.columns[c.id] as BigInt64Array)[i]!).toString())
-          : (t: Table, i: number) => (t.isNull(c.id, i) ? null : (((t.columns[c.id] as BigInt64Array)[i]! * 1_000_000_000n) / perSecond).toString());
+          ? (t: Table, i: number) => (t.isNull(c.id, i) ? null : text(convert((t.columns[c.id] as BigInt64Array)[i]!)))
+          : (t: Table, i: number) => (t.isNull(c.id, i) ? null : text(((t.columns[c.id] as BigInt64Array)[i]! * 1_000_000_000n) / perSecond));
       out.push({ name, value, quoted: false });
     }
   }

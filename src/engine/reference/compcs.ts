@@ -10,6 +10,9 @@ import * as L from '../../generated/layout.js';
 import { count, issue } from './diag.js';
 import type { Arena } from './memory.js';
 
+/** The packet counter of each DataType (the packets that become rows). */
+const PACKET_COUNTERS = [L.D_COMPCS_PACKETS_IDLE_SHORT, L.D_COMPCS_PACKETS_IDLE, L.D_COMPCS_PACKETS_LITE, L.D_COMPCS_PACKETS_FULL];
+
 /** Expands one batch event: payload at `data` of `n` bytes of `d`; `bias` = MaximumWaitReason (§D.5). */
 export function compactBatch(
   a: Arena,
@@ -36,6 +39,8 @@ export function compactBatch(
   let tLo = d.getUint32(data + L.CCS_FIRST_TIMESTAMP, true);
   let tHi = d.getInt32(data + L.CCS_FIRST_TIMESTAMP + 4, true);
   let highestIndex = -1;
+  let wrapped = false; // the time ran past INT64_MAX
+  let overflowed = 0; // packets dropped for it
   const firstPacket = data + L.CCS_HEADER_SIZE;
   const end = data + n;
   let p = firstPacket;
@@ -54,17 +59,14 @@ export function compactBatch(
     let valid = L.CCS_IDLE_VALID;
     if (type === L.CCS_TYPE_IDLE_SHORT) {
       delta = d.getUint16(p, true) >>> 2;
-      count(a, L.D_COMPCS_PACKETS_IDLE_SHORT);
     } else if (type === L.CCS_TYPE_IDLE) {
       delta = d.getUint32(p, true) >>> 2;
-      count(a, L.D_COMPCS_PACKETS_IDLE);
     } else if (type === L.CCS_TYPE_LITE) {
       const w = d.getUint32(p, true);
       index = (w >>> 2) & 0xf;
       stateWr = (w >>> 9) & 0x3f;
       delta = w >>> 15;
       priority = d.getInt8(data + L.CCS_THREAD_BASE_PRIORITY + index) + ((w >>> 6) & 0x7);
-      count(a, L.D_COMPCS_PACKETS_LITE);
     } else {
       const w0 = d.getUint32(p, true);
       const w1 = d.getUint32(p + 4, true);
@@ -74,7 +76,6 @@ export function compactBatch(
       priority = (w1 >>> 10) & 0x1f;
       waitTime = w1 >>> 15;
       valid |= L.CCS_FULL_VALID;
-      count(a, L.D_COMPCS_PACKETS_FULL);
     }
     let oldThreadId = 0;
     let state = 0;
@@ -97,8 +98,19 @@ export function compactBatch(
     tLo += delta;
     if (tLo > 0xffffffff) {
       tLo -= 0x100000000;
+      if (tHi === 0x7fffffff) wrapped = true;
       tHi = (tHi + 1) | 0;
     }
+    if (wrapped) {
+      // past INT64_MAX: counted and dropped, not wrapped; the switch held back still learns its new thread
+      if (overflowed++ === 0) issue(a, L.D_COMPCS_TIME_OVERFLOW, p - data, fileOffset);
+      else count(a, L.D_COMPCS_TIME_OVERFLOW);
+      if (pend.held[cpu]) emitHeld(a, cpu, oldThreadId, L.CCS_NEXT_VALID);
+      pend.held[cpu] = 0;
+      p += need;
+      continue;
+    }
+    count(a, PACKET_COUNTERS[type]!);
     // §D.7 self-check: the first switch of a batch must not precede the last switch before it on this CPU
     if (p === firstPacket && pend.held[cpu] && compare64(tHi, tLo, pend.tsHi[cpu]!, pend.tsLo[cpu]!) < 0) {
       issue(a, L.D_COMPCS_TIME_MISMATCH, L.TIME_BEFORE_PREVIOUS, fileOffset);
@@ -117,7 +129,7 @@ export function compactBatch(
     pend.fileOffset[cpu] = fileOffset;
     p += need;
   }
-  if (compare64(tHi, tLo, d.getInt32(tsAt + 4, true), d.getUint32(tsAt, true)) > 0) {
+  if (wrapped || compare64(tHi, tLo, d.getInt32(tsAt + 4, true), d.getUint32(tsAt, true)) > 0) {
     issue(a, L.D_COMPCS_TIME_MISMATCH, L.TIME_AFTER_EVENT, fileOffset);
   }
 }
