@@ -78,20 +78,6 @@ const NONE = -0x100000;
 /** a null thread or process id (real ones are u32) */
 const NO_ID = -1;
 
-/** A thread's lifetime (Thread events): process id from its start (no start: from the beginning). */
-interface Lifetime {
-  hasStart: boolean;
-  startHi: number;
-  startLo: number;
-  pid: number;
-  open: boolean;
-}
-
-/** The key of a thread's switch-outs: its id, and for the idle thread (one per CPU) -1 - cpu. */
-function outKey(tid: number, cpu: number): number {
-  return tid === 0 ? -1 - cpu : tid;
-}
-
 /** (aHi, aLo) < (bHi, bLo) as signed 64-bit values */
 function lt(aHi: number, aLo: number, bHi: number, bLo: number): boolean {
   return aHi < bHi || (aHi === bHi && aLo < bLo);
@@ -130,6 +116,10 @@ class Events {
   a = new Float64Array(0);
   /** switch: oldThreadId; thread event: processId */
   b = new Float64Array(0);
+  /** thread slot (Threads) of `a` (-1: unknown) */
+  sa = new Int32Array(0);
+  /** switch: the slot of the old thread's switch-outs (the idle thread: its CPU's) */
+  sb = new Int32Array(0);
   /** thread event: opcode; switch: newThreadPriority (NONE: null) */
   c = new Int32Array(0);
   oldPri = new Int32Array(0);
@@ -221,14 +211,59 @@ function sortStable(ev: Events, list: Uint32Array, tmp: Uint32Array, n: number, 
   return src;
 }
 
+/** Thread ids (u32) to slot numbers: open addressing, linear probing, at most half full. */
+class TidIndex {
+  private keys = new Uint32Array(1024);
+  /** slot + 1 (0: empty) */
+  private vals = new Int32Array(1024);
+  /** 32 - log2(capacity): the hash is the top bits of a Fibonacci product */
+  private shift = 22;
+  private n = 0;
+
+  /** The slot of `tid`, or -1. */
+  find(tid: number): number {
+    const mask = this.keys.length - 1;
+    for (let h = Math.imul(tid, 0x9e3779b1) >>> this.shift; ; h = (h + 1) & mask) {
+      const v = this.vals[h]!;
+      if (v === 0) return -1;
+      if (this.keys[h] === tid) return v - 1;
+    }
+  }
+  /** Records tid → slot (tid not present). */
+  insert(tid: number, slot: number): void {
+    if (2 * (this.n + 1) > this.keys.length) this.rehash(this.keys.length * 2);
+    this.place(tid, slot + 1);
+    this.n++;
+  }
+  private place(tid: number, v: number): void {
+    const mask = this.keys.length - 1;
+    let h = Math.imul(tid, 0x9e3779b1) >>> this.shift;
+    while (this.vals[h] !== 0) h = (h + 1) & mask;
+    this.keys[h] = tid;
+    this.vals[h] = v;
+  }
+  private rehash(cap: number): void {
+    const keys = this.keys;
+    const vals = this.vals;
+    this.keys = new Uint32Array(cap);
+    this.vals = new Int32Array(cap);
+    this.shift = 32 - Math.log2(cap);
+    for (let h = 0; h < keys.length; h++) if (vals[h] !== 0) this.place(keys[h]!, vals[h]!);
+  }
+}
+
 /**
- * Per-thread state: the latest switch-out and the latest ready (tid → slot). The idle thread (tid 0) is one
- * per CPU: its switch-outs are kept under outKey's stand-in id for the CPU, its readies under 0.
+ * Per-thread state in slots: the latest switch-out, the latest ready and the lifetimes (Thread events;
+ * process ids). A thread id has one slot (TidIndex); the idle thread (tid 0) is one per CPU: its
+ * switch-outs are kept in a slot of its CPU's (Cpus.idleSlot), its readies and lifetimes in the slot of
+ * tid 0. Slots are never freed: their number is that of the threads seen.
  */
 class Threads {
-  readonly slotOf = new Map<number, number>();
+  readonly index = new TidIndex();
   cap = 0;
   n = 0;
+  /** 1: the idle thread's slot (tid 0, or a CPU's stand-in): its process is 0 */
+  idle = new Uint8Array(0);
   hasOut = new Uint8Array(0);
   outHi = new Int32Array(0);
   outLo = new Uint32Array(0);
@@ -238,23 +273,67 @@ class Threads {
   hasReady = new Uint8Array(0);
   readyHi = new Int32Array(0);
   readyLo = new Uint32Array(0);
-  /** the readying thread (NO_ID or NONE: unknown) and its process (NO_ID: null) */
+  /** the readying thread (NO_ID or NONE: unknown), its slot (-1: unknown) and its process (NO_ID: null) */
   readying = new Float64Array(0);
+  readyingSlot = new Int32Array(0);
   readyingPid = new Float64Array(0);
+  /** the thread's lifetimes, a list in Lifetimes: first and last (index + 1; 0: none) */
+  lifeHead = new Int32Array(0);
+  lifeTail = new Int32Array(0);
 
+  /** The slot of `tid` (made if new). */
   slot(tid: number): number {
-    let s = this.slotOf.get(tid);
-    if (s === undefined) {
-      if (this.n === this.cap) this.grow();
-      s = this.n++;
-      this.slotOf.set(tid, s);
-    }
+    const s = this.index.find(tid);
+    if (s >= 0) return s;
+    const made = this.make(tid === 0);
+    this.index.insert(tid, made);
+    return made;
+  }
+  /** A new slot (not indexed: the idle thread's stand-in on a CPU). */
+  make(idle: boolean): number {
+    if (this.n === this.cap) this.grow();
+    const s = this.n++;
+    this.idle[s] = idle ? 1 : 0;
     return s;
   }
   private grow(): void {
     const cap = Math.max(256, this.cap * 2);
     growSlots(this, cap);
     this.cap = cap;
+  }
+}
+
+/**
+ * Thread lifetimes (Thread events, or the rows of a given `threads` table): process id from the start
+ * (no start: from the beginning); each thread's in a list, oldest first (next: index + 1; 0: the last).
+ */
+class Lifetimes {
+  cap = 0;
+  n = 0;
+  hasStart = new Uint8Array(0);
+  startHi = new Int32Array(0);
+  startLo = new Uint32Array(0);
+  pid = new Float64Array(0);
+  open = new Uint8Array(0);
+  next = new Int32Array(0);
+
+  /** Adds a lifetime at the end of the list of thread slot s. */
+  push(th: Threads, s: number, hasStart: boolean, startHi: number, startLo: number, pid: number, open: boolean): void {
+    if (this.n === this.cap) {
+      this.cap = Math.max(256, this.cap * 2);
+      growSlots(this, this.cap);
+    }
+    const l = this.n++;
+    this.hasStart[l] = hasStart ? 1 : 0;
+    this.startHi[l] = startHi;
+    this.startLo[l] = startLo;
+    this.pid[l] = pid;
+    this.open[l] = open ? 1 : 0;
+    this.next[l] = 0;
+    const tail = th.lifeTail[s]!;
+    if (tail === 0) th.lifeHead[s] = l + 1;
+    else this.next[tail - 1] = l + 1;
+    th.lifeTail[s] = l + 1;
   }
 }
 
@@ -266,8 +345,11 @@ class Cpus {
   hasSwitch = new Uint8Array(0);
   switchHi = new Int32Array(0);
   switchLo = new Uint32Array(0);
-  /** newThreadId of the last switch applied (-1: none yet; NONE: unknown) */
+  /** the idle thread's switch-outs on this CPU: its thread slot + 1 (0: none yet) */
+  idleSlot = new Int32Array(0);
+  /** newThreadId of the last switch applied (-1: none yet; NONE: unknown) and its slot (-1: none) */
   current = new Float64Array(0);
+  currentSlot = new Int32Array(0);
   // the open row: a switch-in awaiting the CPU's next switch
   open = new Uint8Array(0);
   openSeq = new Float64Array(0);
@@ -275,6 +357,9 @@ class Cpus {
   tsLo = new Uint32Array(0);
   newThreadId = new Float64Array(0);
   oldThreadId = new Float64Array(0);
+  /** thread slots of the new and old threads (process ids resolved later) */
+  newSlot = new Int32Array(0);
+  oldSlot = new Int32Array(0);
   newPid = new Float64Array(0);
   oldPid = new Float64Array(0);
   newInPri = new Int32Array(0);
@@ -292,6 +377,7 @@ class Cpus {
   readyHi = new Int32Array(0);
   readyLo = new Uint32Array(0);
   readying = new Float64Array(0);
+  readyingSlot = new Int32Array(0);
   readyingPid = new Float64Array(0);
 
   ensure(cpu: number): void {
@@ -301,6 +387,7 @@ class Cpus {
     const old = this.cap;
     growSlots(this, cap);
     this.current.fill(-1, old); // no switch yet
+    this.currentSlot.fill(-1, old);
     this.cap = cap;
   }
 }
@@ -396,6 +483,7 @@ const ALWAYS = (1 << L.CU_VALID) | (1 << L.CU_CPU) | (1 << L.CU_SWITCH_IN_TIME) 
 export class CpuUsageDeriver {
   private readonly ev = new Events();
   private readonly threads = new Threads();
+  private readonly lifetimes = new Lifetimes();
   private readonly cpus = new Cpus();
   /** events held for reordering, sorted */
   private held = new IndexList();
@@ -406,14 +494,13 @@ export class CpuUsageDeriver {
   /** scratch of the sort */
   private sortTmp = new Uint32Array(1024);
   private readonly runs = new IndexList();
-  /** a one-event group (late events) */
-  private readonly single = new Uint32Array(1);
   private readonly window: number;
   private readonly chunkRows: number;
   private hasReleased = false; // time of the last released group:
   private relHi = 0;
   private relLo = 0;
-  private readonly lifetimes = new Map<number, Lifetime[]>();
+  /** thread ids with lifetimes */
+  private threadsWithLifetimes = 0;
   /** the lifetimes are the trace's final ones (options.threads): no row waits for a process id */
   private readonly final: boolean;
   /** rows opened so far (the order open rows are closed in at the end) */
@@ -445,15 +532,19 @@ export class CpuUsageDeriver {
     const pid = c[L.TH_PROCESS_ID] as Uint32Array;
     const start = words(c[L.TH_START_TIME] as BigInt64Array);
     for (let i = 0; i < threads.length; i++) {
-      let list = this.lifetimes.get(tid[i]!);
-      if (!list) this.lifetimes.set(tid[i]!, (list = []));
-      list.push({ hasStart: !threads.isNull(L.TH_START_TIME, i), startHi: start[2 * i + 1]! | 0, startLo: start[2 * i]!, pid: pid[i]!, open: false });
+      this.addLifetime(this.threads.slot(tid[i]!), !threads.isNull(L.TH_START_TIME, i), start[2 * i + 1]! | 0, start[2 * i]!, pid[i]!, false);
     }
+  }
+
+  private addLifetime(s: number, hasStart: boolean, hi: number, lo: number, pid: number, open: boolean): void {
+    if (this.threads.lifeHead[s] === 0) this.threadsWithLifetimes++;
+    this.lifetimes.push(this.threads, s, hasStart, hi, lo, pid, open);
   }
 
   /** Takes the rows of one chunk of the decode (borrowed views are fine: values are copied). */
   add(cswitch: Table<'cswitch'>, readythread: Table<'readythread'>, threadEvents: Table<'threadEvents'>): void {
     const ev = this.ev;
+    const th = this.threads;
     const te = threadEvents.columns;
     if (threadEvents.length > 0 && !this.final) {
       const ts = words(te[L.TE_TIMESTAMP] as BigInt64Array);
@@ -463,6 +554,7 @@ export class CpuUsageDeriver {
       const op = te[L.TE_OPCODE] as Uint8Array;
       for (let i = 0; i < threadEvents.length; i++) {
         const e = this.event(ts[2 * i + 1]! | 0, ts[2 * i]!, KIND_THREAD, cpu[i]!, tid[i]!);
+        ev.sa[e] = th.slot(tid[i]!);
         ev.b[e] = pid[i]!;
         ev.c[e] = op[i]!;
         this.hold(e);
@@ -473,7 +565,11 @@ export class CpuUsageDeriver {
       const ts = words(rt[L.RT_TIMESTAMP] as BigInt64Array);
       const cpu = rt[L.RT_CPU] as Uint16Array;
       const tid = rt[L.RT_THREAD_ID] as Uint32Array;
-      for (let i = 0; i < readythread.length; i++) this.hold(this.event(ts[2 * i + 1]! | 0, ts[2 * i]!, KIND_READY, cpu[i]!, tid[i]!));
+      for (let i = 0; i < readythread.length; i++) {
+        const e = this.event(ts[2 * i + 1]! | 0, ts[2 * i]!, KIND_READY, cpu[i]!, tid[i]!);
+        ev.sa[e] = th.slot(tid[i]!);
+        this.hold(e);
+      }
     }
     if (cswitch.length > 0) {
       const cs = cswitch.columns;
@@ -493,14 +589,18 @@ export class CpuUsageDeriver {
         const hi = ts[2 * i + 1]! | 0;
         const lo = ts[2 * i]!;
         const c = cpu[i]!;
-        const e = this.event(hi, lo, KIND_SWITCH, c, ((v >>> L.CS_NEW_THREAD_ID) & 1) === 0 ? NONE : newTid[i]!);
-        ev.b[e] = oldTid[i]!;
+        cpus.ensure(c);
+        const known = ((v >>> L.CS_NEW_THREAD_ID) & 1) === 1;
+        const e = this.event(hi, lo, KIND_SWITCH, c, known ? newTid[i]! : NONE);
+        ev.sa[e] = known ? th.slot(newTid[i]!) : -1;
+        const old = oldTid[i]!;
+        ev.b[e] = old;
+        ev.sb[e] = old === 0 ? this.idleSlot(c) : th.slot(old);
         ev.c[e] = ((v >>> L.CS_NEW_THREAD_PRIORITY) & 1) === 0 ? NONE : newPri[i]!;
         ev.oldPri[e] = ((v >>> L.CS_OLD_THREAD_PRIORITY) & 1) === 0 ? NONE : oldPri[i]!;
         ev.oldState[e] = ((v >>> L.CS_OLD_THREAD_STATE) & 1) === 0 ? NONE : oldState[i]!;
         ev.oldWr[e] = ((v >>> L.CS_OLD_THREAD_WAIT_REASON) & 1) === 0 ? NONE : oldWr[i]!;
         ev.cstate[e] = ((v >>> L.CS_PREVIOUS_CSTATE) & 1) === 0 ? NONE : cstate[i]!;
-        cpus.ensure(c);
         if (cpus.hasSwitch[c] === 0) {
           cpus.hasSwitch[c] = 1;
           cpus.seen.push(c);
@@ -530,8 +630,19 @@ export class CpuUsageDeriver {
     }
     this.emitRowHold();
     this.flush();
-    this.stats.threads = this.lifetimes.size;
+    this.stats.threads = this.threadsWithLifetimes;
     return { ...this.stats };
+  }
+
+  /** The slot of the idle thread's switch-outs on `cpu` (Cpus.ensure(cpu) done). */
+  private idleSlot(cpu: number): number {
+    const cpus = this.cpus;
+    let s = cpus.idleSlot[cpu]! - 1;
+    if (s < 0) {
+      s = this.threads.make(true);
+      cpus.idleSlot[cpu] = s + 1;
+    }
+    return s;
   }
 
   private event(hi: number, lo: number, kind: number, cpu: number, a: number): number {
@@ -542,6 +653,7 @@ export class CpuUsageDeriver {
     ev.kc[e] = (kind << 16) | cpu;
     ev.a[e] = a;
     ev.b[e] = 0;
+    ev.sb[e] = -1;
     ev.c[e] = 0;
     ev.oldPri[e] = NONE;
     ev.oldState[e] = NONE;
@@ -553,8 +665,7 @@ export class CpuUsageDeriver {
   private hold(e: number): void {
     if (this.hasReleased && lt(this.ev.hi[e]!, this.ev.lo[e]!, this.relHi, this.relLo)) {
       this.stats.lateEvents++;
-      this.single[0] = e;
-      this.applyGroup(this.single, 0, 1);
+      this.applyOne(e);
       this.ev.release(e);
       return;
     }
@@ -606,18 +717,21 @@ export class CpuUsageDeriver {
     const list = events.items;
     const total = events.length;
     const mustGo = total - this.window; // events beyond the window go whatever the watermark
+    const hi = ev.hi;
+    const lo = ev.lo;
     let i = 0;
     while (i < total) {
       const e = list[i]!;
-      const tHi = ev.hi[e]!;
-      const tLo = ev.lo[e]!;
+      const tHi = hi[e]!;
+      const tLo = lo[e]!;
       if (!all && i >= mustGo && (!hasW || lt(wHi, wLo, tHi, tLo))) break;
       let j = i + 1;
-      while (j < total && ev.hi[list[j]!] === tHi && ev.lo[list[j]!] === tLo) j++;
+      while (j < total && lo[list[j]!] === tLo && hi[list[j]!] === tHi) j++;
       this.hasReleased = true;
       this.relHi = tHi;
       this.relLo = tLo;
-      this.applyGroup(list, i, j);
+      if (j === i + 1) this.applyOne(e);
+      else this.applyGroup(list, i, j);
       for (let k = i; k < j; k++) ev.release(list[k]!);
       i = j;
     }
@@ -628,84 +742,137 @@ export class CpuUsageDeriver {
     if (events.length > this.stats.maxHeld) this.stats.maxHeld = events.length;
   }
 
-  /** The process of `tid` at time (hi, lo) from the lifetimes (NO_ID: unknown). */
-  private pidAt(tid: number, hi: number, lo: number): number {
-    if (tid === 0) return 0;
-    const list = this.lifetimes.get(tid);
-    if (!list) return NO_ID;
-    let best: Lifetime | null = null;
-    for (const l of list) {
-      if (l.hasStart && lt(hi, lo, l.startHi, l.startLo)) continue;
-      if (best === null || !l.hasStart ? best === null || !best.hasStart : !best.hasStart || !lt(l.startHi, l.startLo, best.startHi, best.startLo)) best = l;
+  /** The process of thread slot s at time (hi, lo) from the lifetimes (NO_ID: unknown; the idle thread: 0). */
+  private pidOf(s: number, hi: number, lo: number): number {
+    const th = this.threads;
+    if (th.idle[s] === 1) return 0;
+    let l = th.lifeHead[s]! - 1;
+    if (l < 0) return NO_ID;
+    const lf = this.lifetimes;
+    let best = -1;
+    for (; l >= 0; l = lf.next[l]! - 1) {
+      if (lf.hasStart[l] === 1) {
+        const sHi = lf.startHi[l]!;
+        const sLo = lf.startLo[l]!;
+        if (lt(hi, lo, sHi, sLo)) continue;
+        // the latest start wins (a null start is the earliest); on a tie the later lifetime
+        if (best < 0 || lf.hasStart[best] === 0 || !lt(sHi, sLo, lf.startHi[best]!, lf.startLo[best]!)) best = l;
+      } else if (best < 0 || lf.hasStart[best] === 0) best = l;
     }
-    return best ? best.pid : NO_ID;
+    return best < 0 ? NO_ID : lf.pid[best]!;
+  }
+
+  /** The process of thread id `tid` at time (hi, lo) (NO_ID: unknown). */
+  private pidOfTid(tid: number, hi: number, lo: number): number {
+    if (tid === 0) return 0;
+    const s = this.threads.index.find(tid);
+    return s < 0 ? NO_ID : this.pidOf(s, hi, lo);
+  }
+
+  /** Applies a Thread event: a Start (or any event of a thread without an open lifetime) opens a lifetime, an End closes it. */
+  private applyThread(e: number): void {
+    const ev = this.ev;
+    const lf = this.lifetimes;
+    const s = ev.sa[e]!;
+    const op = ev.c[e]!;
+    let open = -1; // the last open lifetime of the thread
+    for (let l = this.threads.lifeHead[s]! - 1; l >= 0; l = lf.next[l]! - 1) if (lf.open[l] === 1) open = l;
+    if (op === L.OPCODE_START || open < 0) {
+      if (open >= 0) lf.open[open] = 0;
+      this.addLifetime(s, op === L.OPCODE_START, ev.hi[e]!, ev.lo[e]!, ev.b[e]!, op !== L.OPCODE_END);
+    } else if (op === L.OPCODE_END) lf.open[open] = 0;
+  }
+
+  /** Applies a ReadyThread event, readied by thread `readying` (its slot rs; NO_ID or NONE: unknown). */
+  private applyReady(e: number, readying: number, rs: number): void {
+    const ev = this.ev;
+    const th = this.threads;
+    const s = ev.sa[e]!;
+    const hi = ev.hi[e]!;
+    const lo = ev.lo[e]!;
+    th.hasReady[s] = 1;
+    th.readyHi[s] = hi;
+    th.readyLo[s] = lo;
+    th.readying[s] = readying;
+    th.readyingSlot[s] = rs;
+    th.readyingPid[s] = readying < 0 ? NO_ID : this.pidOf(rs, hi, lo);
+  }
+
+  /** Applies switch e: completes its CPU's open row and opens its own (time (tHi, tLo) = e's). */
+  private applySwitch(e: number, tHi: number, tLo: number): void {
+    const ev = this.ev;
+    const cpus = this.cpus;
+    const cpu = ev.kc[e]! & 0xffff;
+    if (cpus.open[cpu] === 1) {
+      this.closeRow(cpu, true, tHi, tLo, ev.oldPri[e]!);
+      cpus.open[cpu] = 0;
+    }
+    cpus.current[cpu] = ev.a[e]!;
+    cpus.currentSlot[cpu] = ev.sa[e]!;
+    if (ev.a[e]! >= 0) this.openRow(e, cpu);
+  }
+
+  /** Records the switch-out of switch e's old thread at (tHi, tLo). */
+  private recordOut(e: number, tHi: number, tLo: number): void {
+    const ev = this.ev;
+    const th = this.threads;
+    const s = ev.sb[e]!;
+    th.hasOut[s] = 1;
+    th.outHi[s] = tHi;
+    th.outLo[s] = tLo;
+    th.outPri[s] = ev.oldPri[e]!;
+    th.outState[s] = ev.oldState[e]!;
+    th.outWr[s] = ev.oldWr[e]!;
+  }
+
+  /** Applies one event alone: a group of one, or a late event. */
+  private applyOne(e: number): void {
+    const kind = this.ev.kc[e]! >>> 16;
+    if (kind === KIND_SWITCH) {
+      const tHi = this.ev.hi[e]!;
+      const tLo = this.ev.lo[e]!;
+      this.applySwitch(e, tHi, tLo);
+      this.recordOut(e, tHi, tLo);
+    } else if (kind === KIND_READY) {
+      const cpu = this.ev.kc[e]! & 0xffff;
+      const cpus = this.cpus;
+      if (cpu < cpus.cap) this.applyReady(e, cpus.current[cpu]!, cpus.currentSlot[cpu]!);
+      else this.applyReady(e, -1, -1);
+    } else this.applyThread(e);
   }
 
   /** Applies the events list[from, to): one timestamp, sorted by kind, cpu, arrival. */
   private applyGroup(list: Uint32Array, from: number, to: number): void {
     const ev = this.ev;
     const cpus = this.cpus;
-    const th = this.threads;
     const first = list[from]!;
     const tHi = ev.hi[first]!;
     const tLo = ev.lo[first]!;
-    for (let k = from; k < to; k++) {
+    let k = from;
+    for (; k < to; k++) {
       const e = list[k]!;
       const kind = ev.kc[e]! >>> 16;
-      if (kind === KIND_THREAD) {
-        const tid = ev.a[e]!;
-        const op = ev.c[e]!;
-        let lifetimes = this.lifetimes.get(tid);
-        let open: Lifetime | null = null;
-        if (lifetimes) for (const l of lifetimes) if (l.open) open = l;
-        if (op === L.OPCODE_START || !open) {
-          if (open) open.open = false;
-          if (!lifetimes) this.lifetimes.set(tid, (lifetimes = []));
-          lifetimes.push({ hasStart: op === L.OPCODE_START, startHi: ev.hi[e]!, startLo: ev.lo[e]!, pid: ev.b[e]!, open: op !== L.OPCODE_END });
-        } else if (op === L.OPCODE_END) open.open = false;
-      } else if (kind === KIND_READY) {
+      if (kind === KIND_SWITCH) break; // the switches come last
+      if (kind === KIND_THREAD) this.applyThread(e);
+      else {
         // the readying thread: the last switch-in on its cpu at or before it (this group's switches count)
         const cpu = ev.kc[e]! & 0xffff;
         let readying = cpu < cpus.cap ? cpus.current[cpu]! : -1;
+        let rs = cpu < cpus.cap ? cpus.currentSlot[cpu]! : -1;
         for (let q = to - 1; q > k; q--) {
           const x = list[q]!;
           if (ev.kc[x]! >>> 16 !== KIND_SWITCH) break;
           if ((ev.kc[x]! & 0xffff) === cpu) {
             readying = ev.a[x]!;
+            rs = ev.sa[x]!;
             break;
           }
         }
-        const s = th.slot(ev.a[e]!);
-        th.hasReady[s] = 1;
-        th.readyHi[s] = ev.hi[e]!;
-        th.readyLo[s] = ev.lo[e]!;
-        th.readying[s] = readying;
-        th.readyingPid[s] = readying < 0 ? NO_ID : this.pidAt(readying, ev.hi[e]!, ev.lo[e]!);
+        this.applyReady(e, readying, rs);
       }
     }
-    for (let k = from; k < to; k++) {
-      const e = list[k]!;
-      if (ev.kc[e]! >>> 16 !== KIND_SWITCH) continue;
-      const cpu = ev.kc[e]! & 0xffff;
-      if (cpus.open[cpu] === 1) {
-        this.closeRow(cpu, true, tHi, tLo, ev.oldPri[e]!);
-        cpus.open[cpu] = 0;
-      }
-      cpus.current[cpu] = ev.a[e]!;
-      if (ev.a[e]! >= 0) this.openRow(e, cpu);
-    }
-    for (let k = from; k < to; k++) {
-      const e = list[k]!;
-      if (ev.kc[e]! >>> 16 !== KIND_SWITCH) continue;
-      const cpu = ev.kc[e]! & 0xffff;
-      const s = th.slot(outKey(ev.b[e]!, cpu));
-      th.hasOut[s] = 1;
-      th.outHi[s] = tHi;
-      th.outLo[s] = tLo;
-      th.outPri[s] = ev.oldPri[e]!;
-      th.outState[s] = ev.oldState[e]!;
-      th.outWr[s] = ev.oldWr[e]!;
-    }
+    for (let q = k; q < to; q++) this.applySwitch(list[q]!, tHi, tLo);
+    for (let q = k; q < to; q++) this.recordOut(list[q]!, tHi, tLo);
   }
 
   /** Opens the row of switch e on its cpu: the switch-in with what is known of its thread now. */
@@ -716,24 +883,29 @@ export class CpuUsageDeriver {
     const tHi = ev.hi[e]!;
     const tLo = ev.lo[e]!;
     const tid = ev.a[e]!;
+    const ns = ev.sa[e]!;
+    const os = ev.sb[e]!;
     cpus.open[cpu] = 1;
     cpus.openSeq[cpu] = this.opened++;
     cpus.tsHi[cpu] = tHi;
     cpus.tsLo[cpu] = tLo;
     cpus.newThreadId[cpu] = tid;
     cpus.oldThreadId[cpu] = ev.b[e]!;
-    cpus.newPid[cpu] = this.pidAt(tid, tHi, tLo);
-    cpus.oldPid[cpu] = this.pidAt(ev.b[e]!, tHi, tLo);
+    cpus.newSlot[cpu] = ns;
+    cpus.oldSlot[cpu] = os;
+    cpus.newPid[cpu] = this.pidOf(ns, tHi, tLo);
+    cpus.oldPid[cpu] = this.pidOf(os, tHi, tLo);
     cpus.newInPri[cpu] = ev.c[e]!;
     cpus.oldOutPri[cpu] = ev.oldPri[e]!;
     cpus.oldState[cpu] = ev.oldState[e]!;
     cpus.oldWr[cpu] = ev.oldWr[e]!;
     cpus.cstate[cpu] = ev.cstate[e]!;
     // the thread's latest switch-out (the idle thread: one per cpu) and ready, copied
-    const o = th.slotOf.get(outKey(tid, cpu));
-    const hasLast = o !== undefined && th.hasOut[o] === 1;
-    const lastHi = hasLast ? th.outHi[o]! : 0;
-    const lastLo = hasLast ? th.outLo[o]! : 0;
+    const o = tid === 0 ? this.idleSlot(cpu) : ns;
+    const hasLast = th.hasOut[o] === 1;
+    const lastHi = th.outHi[o]!;
+    const lastLo = th.outLo[o]!;
+    cpus.hasLast[cpu] = hasLast ? 1 : 0;
     if (hasLast) {
       cpus.lastHi[cpu] = lastHi;
       cpus.lastLo[cpu] = lastLo;
@@ -741,15 +913,14 @@ export class CpuUsageDeriver {
       cpus.lastState[cpu] = th.outState[o]!;
       cpus.lastWr[cpu] = th.outWr[o]!;
     }
-    const s = th.slotOf.get(tid);
-    cpus.hasLast[cpu] = hasLast ? 1 : 0;
-    const hasReady = s !== undefined && th.hasReady[s] === 1 && (!hasLast || lt(lastHi, lastLo, th.readyHi[s]!, th.readyLo[s]!));
+    const hasReady = th.hasReady[ns] === 1 && (!hasLast || lt(lastHi, lastLo, th.readyHi[ns]!, th.readyLo[ns]!));
     cpus.hasReady[cpu] = hasReady ? 1 : 0;
     if (hasReady) {
-      cpus.readyHi[cpu] = th.readyHi[s]!;
-      cpus.readyLo[cpu] = th.readyLo[s]!;
-      cpus.readying[cpu] = th.readying[s]!;
-      cpus.readyingPid[cpu] = th.readyingPid[s]!;
+      cpus.readyHi[cpu] = th.readyHi[ns]!;
+      cpus.readyLo[cpu] = th.readyLo[ns]!;
+      cpus.readying[cpu] = th.readying[ns]!;
+      cpus.readyingSlot[cpu] = th.readyingSlot[ns]!;
+      cpus.readyingPid[cpu] = th.readyingPid[ns]!;
     }
   }
 
@@ -766,9 +937,9 @@ export class CpuUsageDeriver {
     let wait = false;
     if (!this.final && (newPid === NO_ID || oldPid === NO_ID || (readying >= 0 && readyingPid === NO_ID))) {
       // a Thread event applied since may know the thread now; if not, the row waits for finish()
-      if (newPid === NO_ID) newPid = this.pidAt(cpus.newThreadId[cpu]!, tsHi, tsLo);
-      if (oldPid === NO_ID) oldPid = this.pidAt(cpus.oldThreadId[cpu]!, tsHi, tsLo);
-      if (readying >= 0 && readyingPid === NO_ID) readyingPid = this.pidAt(readying, cpus.readyHi[cpu]!, cpus.readyLo[cpu]!);
+      if (newPid === NO_ID) newPid = this.pidOf(cpus.newSlot[cpu]!, tsHi, tsLo);
+      if (oldPid === NO_ID) oldPid = this.pidOf(cpus.oldSlot[cpu]!, tsHi, tsLo);
+      if (readying >= 0 && readyingPid === NO_ID) readyingPid = this.pidOf(cpus.readyingSlot[cpu]!, cpus.readyHi[cpu]!, cpus.readyLo[cpu]!);
       if (newPid === NO_ID || oldPid === NO_ID || (readying >= 0 && readyingPid === NO_ID)) {
         if (this.nRowHold < this.holdRows) wait = true;
         else this.stats.unresolvedRows++;
@@ -854,21 +1025,21 @@ export class CpuUsageDeriver {
       const inHi = h.switchInTime[2 * r + 1]! | 0;
       const inLo = h.switchInTime[2 * r]!;
       if (((v >>> L.CU_NEW_PROCESS_ID) & 1) === 0) {
-        const pid = this.pidAt(h.newThreadId[r]!, inHi, inLo);
+        const pid = this.pidOfTid(h.newThreadId[r]!, inHi, inLo);
         if (pid !== NO_ID) {
           h.newProcessId[r] = pid;
           v |= 1 << L.CU_NEW_PROCESS_ID;
         }
       }
       if (((v >>> L.CU_OLD_PROCESS_ID) & 1) === 0) {
-        const pid = this.pidAt(h.oldThreadId[r]!, inHi, inLo);
+        const pid = this.pidOfTid(h.oldThreadId[r]!, inHi, inLo);
         if (pid !== NO_ID) {
           h.oldProcessId[r] = pid;
           v |= 1 << L.CU_OLD_PROCESS_ID;
         }
       }
       if (((v >>> L.CU_READYING_THREAD_ID) & 1) === 1 && ((v >>> L.CU_READYING_PROCESS_ID) & 1) === 0) {
-        const pid = this.pidAt(h.readyingThreadId[r]!, h.readyTime[2 * r + 1]! | 0, h.readyTime[2 * r]!);
+        const pid = this.pidOfTid(h.readyingThreadId[r]!, h.readyTime[2 * r + 1]! | 0, h.readyTime[2 * r]!);
         if (pid !== NO_ID) {
           h.readyingProcessId[r] = pid;
           v |= 1 << L.CU_READYING_PROCESS_ID;
