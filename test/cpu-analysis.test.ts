@@ -33,6 +33,13 @@ function table(rows: Row[]): Table<'cpuUsage'> {
   return new Table('cpuUsage', { length: rows.length, columns: cols });
 }
 
+/** no names: the analysis of the rows alone */
+const NO_NAMES = {
+  threads: new Table('threads', { length: 0, columns: TABLE_COLUMNS.threads.map((c) => allocColumn(c.type, 0)) }),
+  processes: new Table('processes', { length: 0, columns: TABLE_COLUMNS.processes.map((c) => allocColumn(c.type, 0)) }),
+  clock: null,
+};
+
 /** The sums by a Map of BigInts per row, threads in the order first seen. */
 function plainSums(rows: Row[]) {
   const by = new Map<string, { threadId: number; processId: number | null; switchIns: number; cpuTicks: bigint; readyTicks: bigint; waitTicks: bigint }>();
@@ -72,7 +79,7 @@ describe('CpuAnalyzer', () => {
           a.add(table(rows.slice(from, c)));
           from = c;
         }
-        const got = a.result({ threads: [], processes: [], clock: null });
+        const got = a.result(NO_NAMES);
         const want = plainSums(rows);
         const threads = got.threads.map((t) => ({ threadId: t.threadId, processId: t.processId, switchIns: t.switchIns, cpuTicks: t.cpuTicks, readyTicks: t.readyTicks, waitTicks: t.waitTicks }));
         const byCpu = (x: (typeof want)[number], y: (typeof want)[number]) =>
@@ -96,7 +103,7 @@ describe('CpuAnalyzer', () => {
     (cols[L.CU_VALID] as Uint32Array).fill((1 << L.CU_VALID) | (1 << L.CU_NEW_THREAD_ID) | (1 << L.CU_CPU_USAGE) | (1 << L.CU_READY) | (1 << L.CU_WAITS));
     const a = new CpuAnalyzer();
     for (let k = 0; k < 5; k++) a.add(new Table('cpuUsage', { length: n, columns: cols })); // 5 x 2^20 rows: sums near ±2^85.3
-    const t = a.result({ threads: [], processes: [], clock: null }).threads[0]!;
+    const t = a.result(NO_NAMES).threads[0]!;
     expect([t.switchIns, t.cpuTicks, t.readyTicks, t.waitTicks]).toEqual([5 * n, 5n * BigInt(n) * big, -5n * BigInt(n) * (1n << 63n), 15n * BigInt(n)]);
   });
 });

@@ -30,12 +30,13 @@
 // last, at finish(), in their completion order. So per CPU the rows that were not held come in
 // (switchInTime, arrival) order, late events aside.
 //
-// Costs: nothing is allocated per event or row. Events live in typed-array slots (a free list recycles
-// them) and are ordered by index; a tick value is two 32-bit halves (hi signed, lo unsigned), compared and
-// subtracted as such (exact, no BigInt); the state of a CPU (its open row) and of a thread (its latest
-// switch-out and ready) are typed-array slots too, and so are the held rows. Event order is (time, kind,
-// cpu, arrival): a stable natural merge sort of what came in (runs: each buffer's events), merged with
-// what is held.
+// Costs: nothing is allocated per event or row, and the hot loops touch few arrays: an event is ES int32
+// words of one store, a thread's state TSW words of another, a CPU's (its open row) CSW words of a third;
+// a tick value is two 32-bit halves (hi signed, lo unsigned), compared and subtracted as such (exact, no
+// BigInt). Event order is (time, kind, cpu, arrival): a stable natural merge sort of (key, position)
+// pairs, the key the time as a double (monotonic, so only equal keys look at the exact time), of what is
+// held (one run) and what came in (runs: each buffer's events). Completed rows are staged row by row
+// (RWS words each) and moved into the chunk's columns a block at a time, one column per loop.
 import * as L from '../generated/layout.js';
 import { allocColumn, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
@@ -73,142 +74,214 @@ const KIND_THREAD = 0;
 const KIND_READY = 1;
 const KIND_SWITCH = 2;
 
-/** a null cell among the small values of an event (any real value, negative i8 ones included, differs) */
-const NONE = -0x100000;
-/** a null thread or process id (real ones are u32) */
-const NO_ID = -1;
+/** 2^32 */
+const WORD = 4294967296;
 
-/** (aHi, aLo) < (bHi, bLo) as signed 64-bit values */
+// Event store: ES int32 words per event, at position p * ES (Events below).
+const ES = 9;
+const E_HI = 0; // time, high word (signed)
+const E_LO = 1; // time, low word (unsigned, stored as int32)
+const E_KC = 2; // kind << 16 | cpu: the order's second key
+const E_A = 3; // switch: newThreadId (if S_NEW_TID); ready, thread event: threadId
+const E_B = 4; // switch: oldThreadId; thread event: processId
+const E_SA = 5; // thread slot of E_A (switch: -1 when the new thread is unknown)
+const E_SB = 6; // switch: the slot of the old thread's switch-outs (the idle thread: its CPU's); thread event: opcode
+const E_SMALL = 7; // switch: newThreadPriority | oldThreadPriority << 8 | oldThreadState << 16 | oldThreadWaitReason << 24
+const E_FLAGS = 8; // switch: previousCState | the S_ bits (which values are present)
+const S_NEW_PRI = 1 << 8;
+const S_OLD_PRI = 1 << 9;
+const S_OLD_STATE = 1 << 10;
+const S_OLD_WR = 1 << 11;
+const S_CSTATE = 1 << 12;
+const S_NEW_TID = 1 << 13;
+
+// Thread state: TSW words per thread slot.
+const TSW = 11;
+const T_FLAGS = 0; // TF_ bits
+const T_OUT_HI = 1; // the latest switch-out: time
+const T_OUT_LO = 2;
+const T_OUT_SMALL = 3; // its oldThreadPriority | oldThreadState << 8 | oldThreadWaitReason << 16 | the O_ bits
+const T_READY_HI = 4; // the latest ready: time
+const T_READY_LO = 5;
+const T_READYING = 6; // the readying thread (if TF_READYING), its slot and process (if TF_READYING_PID)
+const T_READYING_SLOT = 7;
+const T_READYING_PID = 8;
+const T_LIFE_HEAD = 9; // the thread's lifetimes, a list (index + 1; 0: none): first and last
+const T_LIFE_TAIL = 10;
+const TF_OUT = 1;
+const TF_READY = 2;
+const TF_IDLE = 4; // the idle thread (tid 0, or a CPU's stand-in): its process is 0
+const TF_READYING = 8;
+const TF_READYING_PID = 16;
+const O_PRI = 1 << 24;
+const O_STATE = 1 << 25;
+const O_WR = 1 << 26;
+
+// Lifetimes: LTW words each.
+const LTW = 5;
+const LT_FLAGS = 0; // 1: has a start; 2: open
+const LT_START_HI = 1;
+const LT_START_LO = 2;
+const LT_PID = 3;
+const LT_NEXT = 4; // the next lifetime of the thread (index + 1; 0: the last)
+
+// CPU state: CSW words per CPU.
+const CSW = 24;
+const C_FLAGS = 0; // CF_ bits
+const C_SWITCH_HI = 1; // the latest switch delivered (the watermark)
+const C_SWITCH_LO = 2;
+const C_IDLE_SLOT = 3; // the slot of the idle thread's switch-outs on this CPU
+const C_CURRENT = 4; // newThreadId of the last switch applied (if CF_CURRENT) and its slot
+const C_CURRENT_SLOT = 5;
+// the open row: a switch-in awaiting the CPU's next switch
+const C_TS_HI = 6;
+const C_TS_LO = 7;
+const C_NEW_TID = 8;
+const C_OLD_TID = 9;
+const C_NEW_SLOT = 10;
+const C_OLD_SLOT = 11;
+const C_NEW_PID = 12; // if CF_NEW_PID
+const C_OLD_PID = 13; // if CF_OLD_PID
+const C_SMALL = 14; // E_SMALL and E_FLAGS of its switch
+const C_SFLAGS = 15;
+const C_LAST_HI = 16; // the new thread's latest switch-out (if CF_LAST), T_OUT_SMALL
+const C_LAST_LO = 17;
+const C_LAST_SMALL = 18;
+const C_READY_HI = 19; // its ready (if CF_READY)
+const C_READY_LO = 20;
+const C_READYING = 21; // if CF_READYING
+const C_READYING_SLOT = 22;
+const C_READYING_PID = 23; // if CF_READYING_PID
+const CF_OPEN = 1;
+const CF_SWITCH = 2;
+const CF_CURRENT = 4;
+const CF_LAST = 8;
+const CF_READY = 16;
+const CF_READYING = 32;
+const CF_READYING_PID = 64;
+const CF_NEW_PID = 128;
+const CF_OLD_PID = 256;
+
+// Completed rows, staged row by row (RWS words each; a null cell is 0) before they go into the columns.
+const RWS = 19;
+const R_CPU = 0;
+const R_IN_HI = 1;
+const R_IN_LO = 2;
+const R_NEXT_HI = 3;
+const R_NEXT_LO = 4;
+const R_NEW_TID = 5;
+const R_OLD_TID = 6;
+const R_NEW_PID = 7;
+const R_OLD_PID = 8;
+const R_LAST_HI = 9;
+const R_LAST_LO = 10;
+const R_READY_HI = 11;
+const R_READY_LO = 12;
+const R_READYING_TID = 13;
+const R_READYING_PID = 14;
+const R_SMALL_A = 15; // newInPri | newOutPri << 8 | newPrevOutPri << 16 | newPrevState << 24
+const R_SMALL_B = 16; // newPrevWaitReason | oldOutPri << 8 | oldState << 16 | oldWaitReason << 24
+const R_CSTATE = 17; // prevCState
+const R_VALID = 18;
+/** rows staged before they are moved into the columns (a block that stays in cache) */
+const STAGE_ROWS = 2048;
+
+const ALWAYS = (1 << L.CU_VALID) | (1 << L.CU_CPU) | (1 << L.CU_SWITCH_IN_TIME) | (1 << L.CU_NEW_THREAD_ID) | (1 << L.CU_OLD_THREAD_ID);
+
+/** (aHi, aLo) < (bHi, bLo) as signed 64-bit values (lo words unsigned, given as int32 or uint32) */
 function lt(aHi: number, aLo: number, bHi: number, bLo: number): boolean {
-  return aHi < bHi || (aHi === bHi && aLo < bLo);
+  return aHi < bHi || (aHi === bHi && aLo >>> 0 < bLo >>> 0);
 }
 
-function growU32(a: Uint32Array, n: number) {
-  const b = new Uint32Array(n);
+/** The sort key of a time: its value as a double (rounded, so equal keys are settled by the exact time). */
+function keyOf(hi: number, lo: number): number {
+  return hi * WORD + (lo >>> 0);
+}
+
+/** A copy of `a` with room for n elements. */
+function grown<T extends Int32Array | Float64Array>(a: T, n: number): T {
+  const b = new (a.constructor as new (n: number) => T)(n);
   b.set(a);
   return b;
 }
 
-/**
- * Grows every typed-array field of a state object (its slots) to `cap` elements, keeping the values; new
- * elements are 0. One place, so that no field added later can be forgotten.
- */
-function growSlots(state: object, cap: number): void {
-  const fields = state as Record<string, unknown>;
-  for (const key of Object.keys(fields)) {
-    const a = fields[key];
-    if (!ArrayBuffer.isView(a) || a instanceof DataView) continue;
-    const Ctor = a.constructor as new (n: number) => Uint8Array;
-    const grown = new Ctor(cap);
-    grown.set(a as Uint8Array);
-    fields[key] = grown;
-  }
-}
-
-/** Event slots: one event per index, recycled through a free list once applied. */
-class Events {
-  cap = 0;
-  hi = new Int32Array(0);
-  lo = new Uint32Array(0);
-  /** kind << 16 | cpu: the order's second key */
-  kc = new Int32Array(0);
-  /** switch: newThreadId (NONE: unknown); ready, thread event: threadId */
-  a = new Float64Array(0);
-  /** switch: oldThreadId; thread event: processId */
-  b = new Float64Array(0);
-  /** thread slot (Threads) of `a` (-1: unknown) */
-  sa = new Int32Array(0);
-  /** switch: the slot of the old thread's switch-outs (the idle thread: its CPU's) */
-  sb = new Int32Array(0);
-  /** thread event: opcode; switch: newThreadPriority (NONE: null) */
-  c = new Int32Array(0);
-  oldPri = new Int32Array(0);
-  oldState = new Int32Array(0);
-  oldWr = new Int32Array(0);
-  cstate = new Int32Array(0);
-  private free = new Uint32Array(0);
-  private nFree = 0;
-
-  alloc(): number {
-    if (this.nFree === 0) this.grow();
-    return this.free[--this.nFree]!;
-  }
-  release(e: number): void {
-    this.free[this.nFree++] = e;
-  }
-  private grow(): void {
-    const old = this.cap;
-    const cap = Math.max(1024, old * 2);
-    growSlots(this, cap);
-    for (let e = cap - 1; e >= old; e--) this.free[this.nFree++] = e;
-    this.cap = cap;
-  }
-
-  /** x before y in (time, kind, cpu) — arrival breaks ties, by the stability of the sorts */
-  before(x: number, y: number): boolean {
-    const hx = this.hi[x]!;
-    const hy = this.hi[y]!;
-    if (hx !== hy) return hx < hy;
-    const lx = this.lo[x]!;
-    const ly = this.lo[y]!;
-    if (lx !== ly) return lx < ly;
-    return this.kc[x]! < this.kc[y]!;
-  }
-}
-
-/** A growable list of event indices. */
-class IndexList {
-  items = new Uint32Array(1024);
-  length = 0;
-  push(e: number): void {
-    if (this.length === this.items.length) this.items = growU32(this.items, this.items.length * 2);
-    this.items[this.length++] = e;
-  }
-  reserve(n: number): void {
-    if (n > this.items.length) this.items = growU32(this.items, Math.max(n, this.items.length * 2));
-  }
+/** Event at position x before event at y, their keys being equal: by exact time, then kind and cpu. */
+function exactBefore(E: Int32Array, x: number, y: number): boolean {
+  const a = x * ES;
+  const b = y * ES;
+  if (E[a] !== E[b]) return E[a]! < E[b]!;
+  const la = E[a + E_LO]! >>> 0;
+  const lb = E[b + E_LO]! >>> 0;
+  if (la !== lb) return la < lb;
+  return E[a + E_KC]! < E[b + E_KC]!;
 }
 
 /**
- * Sorts list[0, n) by ev.before, stably: natural merge sort (ascending runs found, then merged pairwise
- * through `tmp`); close to linear on input made of a few long runs. Returns the array holding the result.
+ * Sorts the pairs (keys[i], pos[i]), i < n, by event order (time, kind, cpu), stably: a natural merge sort
+ * (ascending runs found, then merged pairwise through tk/tp), close to linear on input made of a few long
+ * runs. Returns true when the result is in tk/tp.
  */
-function sortStable(ev: Events, list: Uint32Array, tmp: Uint32Array, n: number, runs: IndexList): Uint32Array {
-  runs.length = 0;
-  runs.push(0);
-  for (let i = 1; i < n; i++) if (ev.before(list[i]!, list[i - 1]!)) runs.push(i);
-  runs.push(n);
-  let src = list;
-  let dst = tmp;
-  while (runs.length > 2) {
-    const bounds = runs.items;
-    let w = 1; // runs after this pass: bounds[0..w]
+function sortPairs(E: Int32Array, keys: Float64Array, pos: Int32Array, tk: Float64Array, tp: Int32Array, n: number, runs: Int32Array): boolean {
+  let nRuns = 0;
+  runs[nRuns++] = 0;
+  for (let i = 1; i < n; i++) {
+    const a = keys[i]!;
+    const b = keys[i - 1]!;
+    if (a < b || (a === b && exactBefore(E, pos[i]!, pos[i - 1]!))) runs[nRuns++] = i;
+  }
+  runs[nRuns++] = n;
+  let sk = keys;
+  let sp = pos;
+  let dk = tk;
+  let dp = tp;
+  let swapped = false;
+  while (nRuns > 2) {
+    let w = 1; // runs after this pass: runs[0..w]
     let r = 0;
-    for (; r + 2 < runs.length; r += 2) {
-      const a = bounds[r]!;
-      const m = bounds[r + 1]!;
-      const b = bounds[r + 2]!;
+    for (; r + 2 < nRuns; r += 2) {
+      const a = runs[r]!;
+      const m = runs[r + 1]!;
+      const b = runs[r + 2]!;
       let i = a;
       let j = m;
       let k = a;
-      while (i < m && j < b) dst[k++] = ev.before(src[j]!, src[i]!) ? src[j++]! : src[i++]!;
-      while (i < m) dst[k++] = src[i++]!;
-      while (j < b) dst[k++] = src[j++]!;
-      bounds[w++] = b;
+      while (i < m && j < b) {
+        const ki = sk[i]!;
+        const kj = sk[j]!;
+        if (kj < ki || (kj === ki && exactBefore(E, sp[j]!, sp[i]!))) {
+          dk[k] = kj;
+          dp[k++] = sp[j++]!;
+        } else {
+          dk[k] = ki;
+          dp[k++] = sp[i++]!;
+        }
+      }
+      for (; i < m; i++, k++) {
+        dk[k] = sk[i]!;
+        dp[k] = sp[i]!;
+      }
+      for (; j < b; j++, k++) {
+        dk[k] = sk[j]!;
+        dp[k] = sp[j]!;
+      }
+      runs[w++] = b;
     }
-    if (r + 1 < runs.length) {
+    if (r + 1 < nRuns) {
       // an odd run left: copied as it is
-      const a = bounds[r]!;
-      const b = bounds[r + 1]!;
-      for (let k = a; k < b; k++) dst[k] = src[k]!;
-      bounds[w++] = b;
+      dk.set(sk.subarray(runs[r]!, runs[r + 1]!), runs[r]!);
+      dp.set(sp.subarray(runs[r]!, runs[r + 1]!), runs[r]!);
+      runs[w++] = runs[r + 1]!;
     }
-    runs.length = w;
-    const t = src;
-    src = dst;
-    dst = t;
+    nRuns = w;
+    const k = sk;
+    sk = dk;
+    dk = k;
+    const p = sp;
+    sp = dp;
+    dp = p;
+    swapped = !swapped;
   }
-  return src;
+  return swapped;
 }
 
 /** Thread ids (u32) to slot numbers: open addressing, linear probing, at most half full. */
@@ -252,150 +325,9 @@ class TidIndex {
   }
 }
 
-/**
- * Per-thread state in slots: the latest switch-out, the latest ready and the lifetimes (Thread events;
- * process ids). A thread id has one slot (TidIndex); the idle thread (tid 0) is one per CPU: its
- * switch-outs are kept in a slot of its CPU's (Cpus.idleSlot), its readies and lifetimes in the slot of
- * tid 0. Slots are never freed: their number is that of the threads seen.
- */
-class Threads {
-  readonly index = new TidIndex();
-  cap = 0;
-  n = 0;
-  /** 1: the idle thread's slot (tid 0, or a CPU's stand-in): its process is 0 */
-  idle = new Uint8Array(0);
-  hasOut = new Uint8Array(0);
-  outHi = new Int32Array(0);
-  outLo = new Uint32Array(0);
-  outPri = new Int32Array(0);
-  outState = new Int32Array(0);
-  outWr = new Int32Array(0);
-  hasReady = new Uint8Array(0);
-  readyHi = new Int32Array(0);
-  readyLo = new Uint32Array(0);
-  /** the readying thread (NO_ID or NONE: unknown), its slot (-1: unknown) and its process (NO_ID: null) */
-  readying = new Float64Array(0);
-  readyingSlot = new Int32Array(0);
-  readyingPid = new Float64Array(0);
-  /** the thread's lifetimes, a list in Lifetimes: first and last (index + 1; 0: none) */
-  lifeHead = new Int32Array(0);
-  lifeTail = new Int32Array(0);
-
-  /** The slot of `tid` (made if new). */
-  slot(tid: number): number {
-    const s = this.index.find(tid);
-    if (s >= 0) return s;
-    const made = this.make(tid === 0);
-    this.index.insert(tid, made);
-    return made;
-  }
-  /** A new slot (not indexed: the idle thread's stand-in on a CPU). */
-  make(idle: boolean): number {
-    if (this.n === this.cap) this.grow();
-    const s = this.n++;
-    this.idle[s] = idle ? 1 : 0;
-    return s;
-  }
-  private grow(): void {
-    const cap = Math.max(256, this.cap * 2);
-    growSlots(this, cap);
-    this.cap = cap;
-  }
-}
-
-/**
- * Thread lifetimes (Thread events, or the rows of a given `threads` table): process id from the start
- * (no start: from the beginning); each thread's in a list, oldest first (next: index + 1; 0: the last).
- */
-class Lifetimes {
-  cap = 0;
-  n = 0;
-  hasStart = new Uint8Array(0);
-  startHi = new Int32Array(0);
-  startLo = new Uint32Array(0);
-  pid = new Float64Array(0);
-  open = new Uint8Array(0);
-  next = new Int32Array(0);
-
-  /** Adds a lifetime at the end of the list of thread slot s. */
-  push(th: Threads, s: number, hasStart: boolean, startHi: number, startLo: number, pid: number, open: boolean): void {
-    if (this.n === this.cap) {
-      this.cap = Math.max(256, this.cap * 2);
-      growSlots(this, this.cap);
-    }
-    const l = this.n++;
-    this.hasStart[l] = hasStart ? 1 : 0;
-    this.startHi[l] = startHi;
-    this.startLo[l] = startLo;
-    this.pid[l] = pid;
-    this.open[l] = open ? 1 : 0;
-    this.next[l] = 0;
-    const tail = th.lifeTail[s]!;
-    if (tail === 0) th.lifeHead[s] = l + 1;
-    else this.next[tail - 1] = l + 1;
-    th.lifeTail[s] = l + 1;
-  }
-}
-
-/** Per-CPU state: latest switch delivered, current thread, the open row. */
-class Cpus {
-  cap = 0;
-  /** CPUs with a switch delivered (their latest switch time sets the watermark) */
-  readonly seen: number[] = [];
-  hasSwitch = new Uint8Array(0);
-  switchHi = new Int32Array(0);
-  switchLo = new Uint32Array(0);
-  /** the idle thread's switch-outs on this CPU: its thread slot + 1 (0: none yet) */
-  idleSlot = new Int32Array(0);
-  /** newThreadId of the last switch applied (-1: none yet; NONE: unknown) and its slot (-1: none) */
-  current = new Float64Array(0);
-  currentSlot = new Int32Array(0);
-  // the open row: a switch-in awaiting the CPU's next switch
-  open = new Uint8Array(0);
-  openSeq = new Float64Array(0);
-  tsHi = new Int32Array(0);
-  tsLo = new Uint32Array(0);
-  newThreadId = new Float64Array(0);
-  oldThreadId = new Float64Array(0);
-  /** thread slots of the new and old threads (process ids resolved later) */
-  newSlot = new Int32Array(0);
-  oldSlot = new Int32Array(0);
-  newPid = new Float64Array(0);
-  oldPid = new Float64Array(0);
-  newInPri = new Int32Array(0);
-  oldOutPri = new Int32Array(0);
-  oldState = new Int32Array(0);
-  oldWr = new Int32Array(0);
-  cstate = new Int32Array(0);
-  hasLast = new Uint8Array(0);
-  lastHi = new Int32Array(0);
-  lastLo = new Uint32Array(0);
-  lastPri = new Int32Array(0);
-  lastState = new Int32Array(0);
-  lastWr = new Int32Array(0);
-  hasReady = new Uint8Array(0);
-  readyHi = new Int32Array(0);
-  readyLo = new Uint32Array(0);
-  readying = new Float64Array(0);
-  readyingSlot = new Int32Array(0);
-  readyingPid = new Float64Array(0);
-
-  ensure(cpu: number): void {
-    if (cpu < this.cap) return;
-    let cap = Math.max(8, this.cap);
-    while (cap <= cpu) cap *= 2;
-    const old = this.cap;
-    growSlots(this, cap);
-    this.current.fill(-1, old); // no switch yet
-    this.currentSlot.fill(-1, old);
-    this.cap = cap;
-  }
-}
-
-/** The output chunk: its columns, with 32-bit views of the 64-bit ones and byte views of the small ones. */
+/** The columns of one output chunk, with 32-bit views of the 64-bit ones and byte views of the small ones. */
 class OutChunk {
   readonly columns: TypedColumn[];
-  readonly rows: number;
   readonly cpu: Uint16Array;
   readonly newThreadId: Uint32Array;
   readonly oldThreadId: Uint32Array;
@@ -424,12 +356,7 @@ class OutChunk {
   readonly prevCState: Uint8Array;
 
   constructor(rows: number) {
-    this.rows = rows;
     const c = (this.columns = TABLE_COLUMNS.cpuUsage.map((spec) => allocColumn(spec.type, rows)));
-    const words = (i: number) => {
-      const col = c[i] as BigInt64Array;
-      return new Uint32Array(col.buffer, col.byteOffset, col.length * 2);
-    };
     const bytes = (i: number) => {
       const col = c[i] as Uint8Array | Int8Array;
       return new Uint8Array(col.buffer, col.byteOffset, col.length);
@@ -442,13 +369,13 @@ class OutChunk {
     this.readyingThreadId = c[L.CU_READYING_THREAD_ID] as Uint32Array;
     this.readyingProcessId = c[L.CU_READYING_PROCESS_ID] as Uint32Array;
     this.valid = c[L.CU_VALID] as Uint32Array;
-    this.switchInTime = words(L.CU_SWITCH_IN_TIME);
-    this.nextSwitchOutTime = words(L.CU_NEXT_SWITCH_OUT_TIME);
-    this.lastSwitchOutTime = words(L.CU_LAST_SWITCH_OUT_TIME);
-    this.readyTime = words(L.CU_READY_TIME);
-    this.cpuUsage = words(L.CU_CPU_USAGE);
-    this.ready = words(L.CU_READY);
-    this.waits = words(L.CU_WAITS);
+    this.switchInTime = words(c[L.CU_SWITCH_IN_TIME] as BigInt64Array);
+    this.nextSwitchOutTime = words(c[L.CU_NEXT_SWITCH_OUT_TIME] as BigInt64Array);
+    this.lastSwitchOutTime = words(c[L.CU_LAST_SWITCH_OUT_TIME] as BigInt64Array);
+    this.readyTime = words(c[L.CU_READY_TIME] as BigInt64Array);
+    this.cpuUsage = words(c[L.CU_CPU_USAGE] as BigInt64Array);
+    this.ready = words(c[L.CU_READY] as BigInt64Array);
+    this.waits = words(c[L.CU_WAITS] as BigInt64Array);
     this.newInPri = bytes(L.CU_NEW_IN_PRI);
     this.newOutPri = bytes(L.CU_NEW_OUT_PRI);
     this.newPrevOutPri = bytes(L.CU_NEW_PREV_OUT_PRI);
@@ -459,57 +386,119 @@ class OutChunk {
     this.oldWaitReason = bytes(L.CU_OLD_WAIT_REASON);
     this.prevCState = bytes(L.CU_PREV_CSTATE);
   }
+
+  /** Moves n staged rows (S, from row 0) into rows [at, at + n): one column at a time. */
+  take(S: Int32Array, n: number, at: number): void {
+    const end = at + n;
+    for (let r = at, s = 0; r < end; r++, s += RWS) this.cpu[r] = S[s + R_CPU]!;
+    pairs(this.switchInTime, S, R_IN_HI, R_IN_LO, at, end);
+    pairs(this.nextSwitchOutTime, S, R_NEXT_HI, R_NEXT_LO, at, end);
+    pairs(this.lastSwitchOutTime, S, R_LAST_HI, R_LAST_LO, at, end);
+    pairs(this.readyTime, S, R_READY_HI, R_READY_LO, at, end);
+    ints(this.newThreadId, S, R_NEW_TID, at, end);
+    ints(this.oldThreadId, S, R_OLD_TID, at, end);
+    ints(this.newProcessId, S, R_NEW_PID, at, end);
+    ints(this.oldProcessId, S, R_OLD_PID, at, end);
+    ints(this.readyingThreadId, S, R_READYING_TID, at, end);
+    ints(this.readyingProcessId, S, R_READYING_PID, at, end);
+    ints(this.valid, S, R_VALID, at, end);
+    bytesOf(this.newInPri, S, R_SMALL_A, 0, at, end);
+    bytesOf(this.newOutPri, S, R_SMALL_A, 8, at, end);
+    bytesOf(this.newPrevOutPri, S, R_SMALL_A, 16, at, end);
+    bytesOf(this.newPrevState, S, R_SMALL_A, 24, at, end);
+    bytesOf(this.newPrevWaitReason, S, R_SMALL_B, 0, at, end);
+    bytesOf(this.oldOutPri, S, R_SMALL_B, 8, at, end);
+    bytesOf(this.oldState, S, R_SMALL_B, 16, at, end);
+    bytesOf(this.oldWaitReason, S, R_SMALL_B, 24, at, end);
+    bytesOf(this.prevCState, S, R_CSTATE, 0, at, end);
+    // the durations (null: 0)
+    const usage = this.cpuUsage;
+    const ready = this.ready;
+    const waits = this.waits;
+    for (let r = at, s = 0; r < end; r++, s += RWS) {
+      const v = S[s + R_VALID]!;
+      const inHi = S[s + R_IN_HI]!;
+      const inLo = S[s + R_IN_LO]! >>> 0;
+      if ((v >>> L.CU_CPU_USAGE) & 1) putDiff(usage, r, S[s + R_NEXT_HI]!, S[s + R_NEXT_LO]! >>> 0, inHi, inLo);
+      if ((v >>> L.CU_READY) & 1) {
+        const rHi = S[s + R_READY_HI]!;
+        const rLo = S[s + R_READY_LO]! >>> 0;
+        putDiff(ready, r, inHi, inLo, rHi, rLo);
+        if ((v >>> L.CU_WAITS) & 1) putDiff(waits, r, rHi, rLo, S[s + R_LAST_HI]!, S[s + R_LAST_LO]! >>> 0);
+      }
+    }
+  }
 }
 
-/** Writes (hi, lo) at row r of a 64-bit column seen as words. */
-function put64(words: Uint32Array, r: number, hi: number, lo: number): void {
-  words[2 * r] = lo;
-  words[2 * r + 1] = hi;
+function pairs(words: Uint32Array, S: Int32Array, hi: number, lo: number, at: number, end: number): void {
+  for (let r = at, s = 0; r < end; r++, s += RWS) {
+    words[2 * r] = S[s + lo]!;
+    words[2 * r + 1] = S[s + hi]!;
+  }
 }
-/** Writes (aHi, aLo) − (bHi, bLo), wrapping like a 64-bit store, at row r. */
+function ints(col: Uint32Array, S: Int32Array, f: number, at: number, end: number): void {
+  for (let r = at, s = f; r < end; r++, s += RWS) col[r] = S[s]!;
+}
+function bytesOf(col: Uint8Array, S: Int32Array, f: number, shift: number, at: number, end: number): void {
+  for (let r = at, s = f; r < end; r++, s += RWS) col[r] = S[s]! >>> shift;
+}
+/** Writes (aHi, aLo) − (bHi, bLo), wrapping like a 64-bit store, at row r (lo words unsigned). */
 function putDiff(words: Uint32Array, r: number, aHi: number, aLo: number, bHi: number, bLo: number): void {
   words[2 * r] = aLo - bLo; // stored mod 2^32
   words[2 * r + 1] = aHi - bHi - (aLo < bLo ? 1 : 0);
 }
-/** Writes a small (u8/i8) cell unless it is null (NONE); returns its valid bit. */
-function small(col: Uint8Array, r: number, value: number, column: number): number {
-  if (value === NONE) return 0;
-  col[r] = value;
-  return 1 << column;
-}
-
-const ALWAYS = (1 << L.CU_VALID) | (1 << L.CU_CPU) | (1 << L.CU_SWITCH_IN_TIME) | (1 << L.CU_NEW_THREAD_ID) | (1 << L.CU_OLD_THREAD_ID);
 
 export class CpuUsageDeriver {
-  private readonly ev = new Events();
-  private readonly threads = new Threads();
-  private readonly lifetimes = new Lifetimes();
-  private readonly cpus = new Cpus();
-  /** events held for reordering, sorted */
-  private held = new IndexList();
-  /** the next `held` (double buffer) */
-  private spare = new IndexList();
-  /** events of the add() in progress, in arrival order */
-  private readonly incoming = new IndexList();
-  /** scratch of the sort */
-  private sortTmp = new Uint32Array(1024);
-  private readonly runs = new IndexList();
+  // Events at positions of E (ES words each), appended in arrival order; the held ones are moved to the
+  // front (E2 is the spare) when there is no room for the next add()'s.
+  private E = new Int32Array(0);
+  private E2 = new Int32Array(0);
+  private eTop = 0;
+  // The events to order, as (key, position) pairs: the held ones first (sorted), then those of the add()
+  // in progress; K2/P2 and `runs` are the sort's scratch.
+  private K = new Float64Array(1024);
+  private P = new Int32Array(1024);
+  private K2 = new Float64Array(1024);
+  private P2 = new Int32Array(1024);
+  private runs = new Int32Array(1026);
+  private nHeld = 0;
+  /** a one-event order (late events) */
+  private readonly single = new Int32Array(1);
+  // Threads: TSW words per slot; a thread id has one slot (TidIndex), the idle thread (tid 0) is one per
+  // CPU: its switch-outs are kept in a slot of its CPU's (C_IDLE_SLOT), its readies and lifetimes in the
+  // slot of tid 0. Slots are never freed: their number is that of the threads seen.
+  private readonly tids = new TidIndex();
+  private TS = new Int32Array(256 * TSW);
+  private nSlots = 0;
+  private LT = new Int32Array(256 * LTW);
+  private nLifetimes = 0;
+  /** thread ids with lifetimes */
+  private threadsWithLifetimes = 0;
+  // CPUs: CSW words each
+  private CS = new Int32Array(0);
+  private cpuCap = 0;
+  /** rows opened so far, and when each CPU's open row was (the order open rows are closed in at the end) */
+  private opened = 0;
+  private openSeq = new Float64Array(0);
+  /** CPUs with a switch delivered (their latest switch time sets the watermark) */
+  private readonly seen: number[] = [];
   private readonly window: number;
   private readonly chunkRows: number;
   private hasReleased = false; // time of the last released group:
   private relHi = 0;
   private relLo = 0;
-  /** thread ids with lifetimes */
-  private threadsWithLifetimes = 0;
   /** the lifetimes are the trace's final ones (options.threads): no row waits for a process id */
   private readonly final: boolean;
-  /** rows opened so far (the order open rows are closed in at the end) */
-  private opened = 0;
-  private out: OutChunk;
+  // completed rows: staged (RWS words each), then moved into the chunk's columns
+  private readonly stage: Int32Array;
+  private nStage = 0;
+  /** rows staged when the stage is moved into the chunk */
+  private stageRoom: number;
+  private out: OutChunk | null = null;
   private n = 0; // rows in `out`
-  /** rows waiting for a process id until finish(), in completion order */
-  private rowHold: OutChunk | null = null;
-  private nRowHold = 0;
+  /** rows waiting for a process id until finish(), staged, in completion order */
+  private hold = new Int32Array(0);
+  private nHold = 0;
   private readonly holdRows: number;
   private readonly stats: CpuUsageStats = { rows: 0, lateEvents: 0, maxHeld: 0, threads: 0, heldRows: 0, unresolvedRows: 0 };
 
@@ -519,7 +508,8 @@ export class CpuUsageDeriver {
   ) {
     this.window = options.windowEvents ?? 1 << 18;
     this.chunkRows = options.chunkRows ?? 1 << 16;
-    this.out = new OutChunk(this.chunkRows);
+    this.stageRoom = Math.min(STAGE_ROWS, this.chunkRows);
+    this.stage = new Int32Array(this.stageRoom * RWS);
     this.holdRows = options.holdRows ?? 1 << 16;
     this.final = options.threads !== undefined;
     if (options.threads) this.lifetimesOf(options.threads);
@@ -532,32 +522,122 @@ export class CpuUsageDeriver {
     const pid = c[L.TH_PROCESS_ID] as Uint32Array;
     const start = words(c[L.TH_START_TIME] as BigInt64Array);
     for (let i = 0; i < threads.length; i++) {
-      this.addLifetime(this.threads.slot(tid[i]!), !threads.isNull(L.TH_START_TIME, i), start[2 * i + 1]! | 0, start[2 * i]!, pid[i]!, false);
+      this.addLifetime(this.slotOf(tid[i]!), !threads.isNull(L.TH_START_TIME, i), start[2 * i + 1]! | 0, start[2 * i]!, pid[i]!, false);
     }
   }
 
+  /** The slot of thread `tid` (made if new). */
+  private slotOf(tid: number): number {
+    const s = this.tids.find(tid);
+    if (s >= 0) return s;
+    const made = this.newSlot(tid === 0);
+    this.tids.insert(tid, made);
+    return made;
+  }
+
+  /** A new thread slot (`idle`: the idle thread's). */
+  private newSlot(idle: boolean): number {
+    const s = this.nSlots++;
+    if (this.nSlots * TSW > this.TS.length) this.TS = grown(this.TS, 2 * this.TS.length);
+    this.TS[s * TSW + T_FLAGS] = idle ? TF_IDLE : 0;
+    return s;
+  }
+
+  /** Adds a lifetime at the end of the list of thread slot s. */
   private addLifetime(s: number, hasStart: boolean, hi: number, lo: number, pid: number, open: boolean): void {
-    if (this.threads.lifeHead[s] === 0) this.threadsWithLifetimes++;
-    this.lifetimes.push(this.threads, s, hasStart, hi, lo, pid, open);
+    const TS = this.TS;
+    const t = s * TSW;
+    if (TS[t + T_LIFE_HEAD] === 0) this.threadsWithLifetimes++;
+    const l = this.nLifetimes++;
+    if (this.nLifetimes * LTW > this.LT.length) this.LT = grown(this.LT, 2 * this.LT.length);
+    const LT = this.LT;
+    const x = l * LTW;
+    LT[x + LT_FLAGS] = (hasStart ? 1 : 0) | (open ? 2 : 0);
+    LT[x + LT_START_HI] = hi;
+    LT[x + LT_START_LO] = lo;
+    LT[x + LT_PID] = pid;
+    LT[x + LT_NEXT] = 0;
+    const tail = TS[t + T_LIFE_TAIL]!;
+    if (tail === 0) TS[t + T_LIFE_HEAD] = l + 1;
+    else LT[(tail - 1) * LTW + LT_NEXT] = l + 1;
+    TS[t + T_LIFE_TAIL] = l + 1;
+  }
+
+  /** Room for `cpu` in the CPU state; its idle thread's slot made when the CPU first shows. */
+  private ensureCpu(cpu: number): void {
+    if (cpu >= this.cpuCap) {
+      let cap = Math.max(8, this.cpuCap);
+      while (cap <= cpu) cap *= 2;
+      const CS = new Int32Array(cap * CSW);
+      CS.set(this.CS);
+      for (let c = this.cpuCap; c < cap; c++) CS[c * CSW + C_IDLE_SLOT] = -1;
+      this.CS = CS;
+      this.openSeq = grown(this.openSeq, cap);
+      this.cpuCap = cap;
+    }
+    if (this.CS[cpu * CSW + C_IDLE_SLOT] === -1) this.CS[cpu * CSW + C_IDLE_SLOT] = this.newSlot(true);
+  }
+
+  /**
+   * Room for n more events: positions from eTop (the held events moved to the front of a new store when
+   * the end is reached) and pairs from nHeld.
+   */
+  private reserve(n: number): void {
+    const held = this.nHeld;
+    if ((this.eTop + n) * ES > this.E.length) {
+      const need = Math.max(1024, 2 * (held + n)) * ES;
+      const E = this.E;
+      const to = this.E2.length >= need && this.E2.length >= E.length ? this.E2 : new Int32Array(Math.max(need, E.length));
+      const P = this.P;
+      for (let i = 0; i < held; i++) {
+        const a = P[i]! * ES;
+        const b = i * ES;
+        for (let w = 0; w < ES; w++) to[b + w] = E[a + w]!;
+        P[i] = i;
+      }
+      this.E2 = E;
+      this.E = to;
+      this.eTop = held;
+    }
+    if (held + n > this.K.length) {
+      const cap = Math.max(held + n, 2 * this.K.length);
+      this.K = grown(this.K, cap);
+      this.P = grown(this.P, cap);
+      this.K2 = new Float64Array(cap);
+      this.P2 = new Int32Array(cap);
+      this.runs = new Int32Array(cap + 2);
+    }
   }
 
   /** Takes the rows of one chunk of the decode (borrowed views are fine: values are copied). */
   add(cswitch: Table<'cswitch'>, readythread: Table<'readythread'>, threadEvents: Table<'threadEvents'>): void {
-    const ev = this.ev;
-    const th = this.threads;
-    const te = threadEvents.columns;
-    if (threadEvents.length > 0 && !this.final) {
+    const nThread = this.final ? 0 : threadEvents.length;
+    this.reserve(nThread + readythread.length + cswitch.length);
+    let m = this.nHeld; // pairs
+    if (nThread > 0) {
+      const te = threadEvents.columns;
       const ts = words(te[L.TE_TIMESTAMP] as BigInt64Array);
       const cpu = te[L.TE_CPU] as Uint16Array;
       const tid = te[L.TE_THREAD_ID] as Uint32Array;
       const pid = te[L.TE_PROCESS_ID] as Uint32Array;
       const op = te[L.TE_OPCODE] as Uint8Array;
-      for (let i = 0; i < threadEvents.length; i++) {
-        const e = this.event(ts[2 * i + 1]! | 0, ts[2 * i]!, KIND_THREAD, cpu[i]!, tid[i]!);
-        ev.sa[e] = th.slot(tid[i]!);
-        ev.b[e] = pid[i]!;
-        ev.c[e] = op[i]!;
-        this.hold(e);
+      for (let i = 0; i < nThread; i++) {
+        const p = this.eTop;
+        const e = p * ES;
+        const E = this.E;
+        const hi = ts[2 * i + 1]! | 0;
+        const lo = ts[2 * i]!;
+        E[e + E_HI] = hi;
+        E[e + E_LO] = lo;
+        E[e + E_KC] = (KIND_THREAD << 16) | cpu[i]!;
+        E[e + E_A] = tid[i]!;
+        E[e + E_B] = pid[i]!;
+        E[e + E_SA] = this.slotOf(tid[i]!);
+        E[e + E_SB] = op[i]!;
+        if (this.late(p, hi, lo)) continue;
+        this.K[m] = keyOf(hi, lo);
+        this.P[m++] = p;
+        this.eTop++;
       }
     }
     if (readythread.length > 0) {
@@ -566,9 +646,20 @@ export class CpuUsageDeriver {
       const cpu = rt[L.RT_CPU] as Uint16Array;
       const tid = rt[L.RT_THREAD_ID] as Uint32Array;
       for (let i = 0; i < readythread.length; i++) {
-        const e = this.event(ts[2 * i + 1]! | 0, ts[2 * i]!, KIND_READY, cpu[i]!, tid[i]!);
-        ev.sa[e] = th.slot(tid[i]!);
-        this.hold(e);
+        const p = this.eTop;
+        const e = p * ES;
+        const E = this.E;
+        const hi = ts[2 * i + 1]! | 0;
+        const lo = ts[2 * i]!;
+        E[e + E_HI] = hi;
+        E[e + E_LO] = lo;
+        E[e + E_KC] = (KIND_READY << 16) | cpu[i]!;
+        E[e + E_A] = tid[i]!;
+        E[e + E_SA] = this.slotOf(tid[i]!);
+        if (this.late(p, hi, lo)) continue;
+        this.K[m] = keyOf(hi, lo);
+        this.P[m++] = p;
+        this.eTop++;
       }
     }
     if (cswitch.length > 0) {
@@ -583,489 +674,544 @@ export class CpuUsageDeriver {
       const oldState = cs[L.CS_OLD_THREAD_STATE] as Uint8Array;
       const oldWr = cs[L.CS_OLD_THREAD_WAIT_REASON] as Uint8Array;
       const cstate = cs[L.CS_PREVIOUS_CSTATE] as Uint8Array;
-      const cpus = this.cpus;
       for (let i = 0; i < cswitch.length; i++) {
+        const c = cpu[i]!;
+        if (c >= this.cpuCap || this.CS[c * CSW + C_IDLE_SLOT] === -1) this.ensureCpu(c);
+        const p = this.eTop;
+        const e = p * ES;
+        const E = this.E;
         const v = valid[i]!;
         const hi = ts[2 * i + 1]! | 0;
         const lo = ts[2 * i]!;
-        const c = cpu[i]!;
-        cpus.ensure(c);
-        const known = ((v >>> L.CS_NEW_THREAD_ID) & 1) === 1;
-        const e = this.event(hi, lo, KIND_SWITCH, c, known ? newTid[i]! : NONE);
-        ev.sa[e] = known ? th.slot(newTid[i]!) : -1;
+        E[e + E_HI] = hi;
+        E[e + E_LO] = lo;
+        E[e + E_KC] = (KIND_SWITCH << 16) | c;
         const old = oldTid[i]!;
-        ev.b[e] = old;
-        ev.sb[e] = old === 0 ? this.idleSlot(c) : th.slot(old);
-        ev.c[e] = ((v >>> L.CS_NEW_THREAD_PRIORITY) & 1) === 0 ? NONE : newPri[i]!;
-        ev.oldPri[e] = ((v >>> L.CS_OLD_THREAD_PRIORITY) & 1) === 0 ? NONE : oldPri[i]!;
-        ev.oldState[e] = ((v >>> L.CS_OLD_THREAD_STATE) & 1) === 0 ? NONE : oldState[i]!;
-        ev.oldWr[e] = ((v >>> L.CS_OLD_THREAD_WAIT_REASON) & 1) === 0 ? NONE : oldWr[i]!;
-        ev.cstate[e] = ((v >>> L.CS_PREVIOUS_CSTATE) & 1) === 0 ? NONE : cstate[i]!;
-        if (cpus.hasSwitch[c] === 0) {
-          cpus.hasSwitch[c] = 1;
-          cpus.seen.push(c);
-          cpus.switchHi[c] = hi;
-          cpus.switchLo[c] = lo;
-        } else if (lt(cpus.switchHi[c]!, cpus.switchLo[c]!, hi, lo)) {
-          cpus.switchHi[c] = hi;
-          cpus.switchLo[c] = lo;
+        E[e + E_B] = old;
+        E[e + E_SB] = old === 0 ? this.CS[c * CSW + C_IDLE_SLOT]! : this.slotOf(old);
+        // the present values, as bytes, and which are present (the cswitch valid bits moved to the S_ bits)
+        let flags = ((v >>> L.CS_PREVIOUS_CSTATE) & 1) === 0 ? 0 : S_CSTATE | cstate[i]!;
+        if ((v >>> L.CS_NEW_THREAD_ID) & 1) {
+          E[e + E_A] = newTid[i]!;
+          E[e + E_SA] = this.slotOf(newTid[i]!);
+          flags |= S_NEW_TID;
+        } else {
+          E[e + E_A] = 0;
+          E[e + E_SA] = -1;
         }
-        this.hold(e);
+        let small = 0;
+        if ((v >>> L.CS_NEW_THREAD_PRIORITY) & 1) {
+          small = newPri[i]! & 0xff;
+          flags |= S_NEW_PRI;
+        }
+        if ((v >>> L.CS_OLD_THREAD_PRIORITY) & 1) {
+          small |= (oldPri[i]! & 0xff) << 8;
+          flags |= S_OLD_PRI;
+        }
+        if ((v >>> L.CS_OLD_THREAD_STATE) & 1) {
+          small |= oldState[i]! << 16;
+          flags |= S_OLD_STATE;
+        }
+        if ((v >>> L.CS_OLD_THREAD_WAIT_REASON) & 1) {
+          small |= oldWr[i]! << 24;
+          flags |= S_OLD_WR;
+        }
+        E[e + E_SMALL] = small;
+        E[e + E_FLAGS] = flags;
+        // the CPU's latest switch delivered
+        const CS = this.CS;
+        const x = c * CSW;
+        if ((CS[x + C_FLAGS]! & CF_SWITCH) === 0) {
+          CS[x + C_FLAGS]! |= CF_SWITCH;
+          this.seen.push(c);
+          CS[x + C_SWITCH_HI] = hi;
+          CS[x + C_SWITCH_LO] = lo;
+        } else if (lt(CS[x + C_SWITCH_HI]!, CS[x + C_SWITCH_LO]!, hi, lo)) {
+          CS[x + C_SWITCH_HI] = hi;
+          CS[x + C_SWITCH_LO] = lo;
+        }
+        if (this.late(p, hi, lo)) continue;
+        this.K[m] = keyOf(hi, lo);
+        this.P[m++] = p;
+        this.eTop++;
       }
     }
-    this.release(false);
+    this.release(m, false);
+  }
+
+  /** An event (at position p, time (hi, lo)) behind the released time: applied at once (true), its position free again. */
+  private late(p: number, hi: number, lo: number): boolean {
+    if (!this.hasReleased || !lt(hi, lo, this.relHi, this.relLo)) return false;
+    this.stats.lateEvents++;
+    this.single[0] = p;
+    this.apply(this.single, 0, 1);
+    return true;
   }
 
   /** End of the trace: releases everything, completes the last row of every CPU, emits the rest, then the held rows. */
   finish(): CpuUsageStats {
-    this.release(true);
+    this.release(this.nHeld, true);
     // the open rows, closed without a next switch, in the order they were opened
-    const cpus = this.cpus;
     const open: number[] = [];
-    for (let c = 0; c < cpus.cap; c++) if (cpus.open[c] === 1) open.push(c);
-    open.sort((x, y) => cpus.openSeq[x]! - cpus.openSeq[y]!);
+    for (let c = 0; c < this.cpuCap; c++) if (this.CS[c * CSW + C_FLAGS]! & CF_OPEN) open.push(c);
+    open.sort((x, y) => this.openSeq[x]! - this.openSeq[y]!);
     for (const c of open) {
-      this.closeRow(c, false, 0, 0, NONE);
-      cpus.open[c] = 0;
+      this.closeRow(c, false, 0, 0, 0, 0);
+      this.CS[c * CSW + C_FLAGS]! &= ~CF_OPEN;
     }
-    this.emitRowHold();
+    this.emitHold();
     this.flush();
     this.stats.threads = this.threadsWithLifetimes;
     return { ...this.stats };
   }
 
-  /** The slot of the idle thread's switch-outs on `cpu` (Cpus.ensure(cpu) done). */
-  private idleSlot(cpu: number): number {
-    const cpus = this.cpus;
-    let s = cpus.idleSlot[cpu]! - 1;
-    if (s < 0) {
-      s = this.threads.make(true);
-      cpus.idleSlot[cpu] = s + 1;
+  /**
+   * Sorts the pairs [0, n) (what is held is one run, and each CPU's events arrive in runs, so the natural
+   * merge sort is close to linear) and applies the events up to the watermark — all of them at the end,
+   * and never fewer than needed to keep at most `windowEvents` held.
+   */
+  private release(n: number, all: boolean): void {
+    if (n > this.nHeld && sortPairs(this.E, this.K, this.P, this.K2, this.P2, n, this.runs)) {
+      const k = this.K;
+      this.K = this.K2;
+      this.K2 = k;
+      const p = this.P;
+      this.P = this.P2;
+      this.P2 = p;
     }
-    return s;
+    const E = this.E;
+    const K = this.K;
+    const P = this.P;
+    let cut = n;
+    if (!all) {
+      // the first event after the watermark…
+      let hasW = false;
+      let wHi = 0;
+      let wLo = 0;
+      for (const c of this.seen) {
+        const x = c * CSW;
+        if (!hasW || lt(this.CS[x + C_SWITCH_HI]!, this.CS[x + C_SWITCH_LO]!, wHi, wLo)) {
+          hasW = true;
+          wHi = this.CS[x + C_SWITCH_HI]!;
+          wLo = this.CS[x + C_SWITCH_LO]!;
+        }
+      }
+      cut = 0;
+      if (hasW) {
+        const wKey = keyOf(wHi, wLo);
+        while (cut < n) {
+          const k = K[cut]!;
+          if (k > wKey || (k === wKey && lt(wHi, wLo, E[P[cut]! * ES + E_HI]!, E[P[cut]! * ES + E_LO]!))) break;
+          cut++;
+        }
+      }
+      // …or, past the window, the first group after the events that must go
+      const mustGo = n - this.window;
+      if (cut < mustGo) {
+        cut = mustGo;
+        while (cut < n && E[P[cut]! * ES + E_LO] === E[P[cut - 1]! * ES + E_LO] && E[P[cut]! * ES + E_HI] === E[P[cut - 1]! * ES + E_HI]) cut++;
+      }
+    }
+    if (cut > 0) {
+      this.apply(P, 0, cut);
+      const last = P[cut - 1]! * ES;
+      this.hasReleased = true;
+      this.relHi = this.E[last + E_HI]!;
+      this.relLo = this.E[last + E_LO]! >>> 0;
+      this.K.copyWithin(0, cut, n);
+      this.P.copyWithin(0, cut, n);
+    }
+    this.nHeld = n - cut;
+    if (this.nHeld > this.stats.maxHeld) this.stats.maxHeld = this.nHeld;
   }
 
-  private event(hi: number, lo: number, kind: number, cpu: number, a: number): number {
-    const ev = this.ev;
-    const e = ev.alloc();
-    ev.hi[e] = hi;
-    ev.lo[e] = lo;
-    ev.kc[e] = (kind << 16) | cpu;
-    ev.a[e] = a;
-    ev.b[e] = 0;
-    ev.sb[e] = -1;
-    ev.c[e] = 0;
-    ev.oldPri[e] = NONE;
-    ev.oldState[e] = NONE;
-    ev.oldWr[e] = NONE;
-    ev.cstate[e] = NONE;
-    return e;
+  /** The process of thread slot s at time (hi, lo) from the lifetimes (-1: unknown; the idle thread: 0). */
+  private pidOf(s: number, hi: number, lo: number): number {
+    const TS = this.TS;
+    const t = s * TSW;
+    if (TS[t + T_FLAGS]! & TF_IDLE) return 0;
+    let l = TS[t + T_LIFE_HEAD]! - 1;
+    if (l < 0) return -1;
+    const LT = this.LT;
+    let best = -1;
+    for (; l >= 0; l = LT[l * LTW + LT_NEXT]! - 1) {
+      const x = l * LTW;
+      if (LT[x + LT_FLAGS]! & 1) {
+        const sHi = LT[x + LT_START_HI]!;
+        const sLo = LT[x + LT_START_LO]!;
+        if (lt(hi, lo, sHi, sLo)) continue;
+        // the latest start wins (a null start is the earliest); on a tie the later lifetime
+        if (best < 0 || (LT[best + LT_FLAGS]! & 1) === 0 || !lt(sHi, sLo, LT[best + LT_START_HI]!, LT[best + LT_START_LO]!)) best = x;
+      } else if (best < 0 || (LT[best + LT_FLAGS]! & 1) === 0) best = x;
+    }
+    return best < 0 ? -1 : LT[best + LT_PID]! >>> 0;
   }
 
-  private hold(e: number): void {
-    if (this.hasReleased && lt(this.ev.hi[e]!, this.ev.lo[e]!, this.relHi, this.relLo)) {
-      this.stats.lateEvents++;
-      this.applyOne(e);
-      this.ev.release(e);
-      return;
-    }
-    this.incoming.push(e);
+  /** The process of thread id `tid` at time (hi, lo) (-1: unknown). */
+  private pidOfTid(tid: number, hi: number, lo: number): number {
+    if (tid === 0) return 0;
+    const s = this.tids.find(tid);
+    return s < 0 ? -1 : this.pidOf(s, hi, lo);
+  }
+
+  /** Applies a Thread event (at word e of E): a Start, or any event of a thread without an open lifetime, opens a lifetime; an End closes it. */
+  private applyThread(e: number): void {
+    const E = this.E;
+    const LT = this.LT;
+    const s = E[e + E_SA]!;
+    const op = E[e + E_SB]!;
+    let open = -1; // the last open lifetime of the thread
+    for (let l = this.TS[s * TSW + T_LIFE_HEAD]! - 1; l >= 0; l = LT[l * LTW + LT_NEXT]! - 1) if (LT[l * LTW + LT_FLAGS]! & 2) open = l;
+    if (op === L.OPCODE_START || open < 0) {
+      if (open >= 0) LT[open * LTW + LT_FLAGS]! &= ~2;
+      this.addLifetime(s, op === L.OPCODE_START, E[e + E_HI]!, E[e + E_LO]!, E[e + E_B]!, op !== L.OPCODE_END);
+    } else if (op === L.OPCODE_END) LT[open * LTW + LT_FLAGS]! &= ~2;
   }
 
   /**
-   * Sorts what came in (each CPU's events arrive in runs, so the natural merge sort is close to linear),
-   * merges it with what is held, and applies the events up to the watermark — all of them at the end,
-   * and never fewer than needed to keep at most `windowEvents` held.
+   * Applies the events at positions order[from, to), sorted, in groups of one timestamp: the Thread events,
+   * the ReadyThread events, then the switches (each completes its CPU's open row and opens its own), then
+   * the switch-outs of the group.
    */
-  private release(all: boolean): void {
-    const ev = this.ev;
-    let events = this.held;
-    if (this.incoming.length > 0) {
-      const n = this.incoming.length;
-      if (this.sortTmp.length < n) this.sortTmp = new Uint32Array(Math.max(n, this.sortTmp.length * 2));
-      const sorted = sortStable(ev, this.incoming.items, this.sortTmp, n, this.runs);
-      // merge: on a tie in (time, kind, cpu) the held event (which arrived earlier) goes first
-      const held = this.held;
-      const into = this.spare;
-      into.length = 0;
-      into.reserve(held.length + n);
-      const h = held.items;
-      const o = into.items;
-      let i = 0;
-      let j = 0;
-      let k = 0;
-      while (i < held.length && j < n) o[k++] = ev.before(sorted[j]!, h[i]!) ? sorted[j++]! : h[i++]!;
-      while (i < held.length) o[k++] = h[i++]!;
-      while (j < n) o[k++] = sorted[j++]!;
-      into.length = k;
-      this.incoming.length = 0;
-      this.spare = held;
-      this.held = into;
-      events = into;
-    }
-    const cpus = this.cpus;
-    let hasW = false;
-    let wHi = 0;
-    let wLo = 0;
-    for (const c of cpus.seen) {
-      if (!hasW || lt(cpus.switchHi[c]!, cpus.switchLo[c]!, wHi, wLo)) {
-        hasW = true;
-        wHi = cpus.switchHi[c]!;
-        wLo = cpus.switchLo[c]!;
-      }
-    }
-    const list = events.items;
-    const total = events.length;
-    const mustGo = total - this.window; // events beyond the window go whatever the watermark
-    const hi = ev.hi;
-    const lo = ev.lo;
-    let i = 0;
-    while (i < total) {
-      const e = list[i]!;
-      const tHi = hi[e]!;
-      const tLo = lo[e]!;
-      if (!all && i >= mustGo && (!hasW || lt(wHi, wLo, tHi, tLo))) break;
+  private apply(order: Int32Array, from: number, to: number): void {
+    const E = this.E;
+    const TS = this.TS;
+    const CS = this.CS;
+    let i = from;
+    while (i < to) {
+      const first = order[i]! * ES;
+      const tHi = E[first + E_HI]!;
+      const tLo = E[first + E_LO]!;
       let j = i + 1;
-      while (j < total && lo[list[j]!] === tLo && hi[list[j]!] === tHi) j++;
-      this.hasReleased = true;
-      this.relHi = tHi;
-      this.relLo = tLo;
-      if (j === i + 1) this.applyOne(e);
-      else this.applyGroup(list, i, j);
-      for (let k = i; k < j; k++) ev.release(list[k]!);
-      i = j;
-    }
-    if (i > 0) {
-      list.copyWithin(0, i, total);
-      events.length = total - i;
-    }
-    if (events.length > this.stats.maxHeld) this.stats.maxHeld = events.length;
-  }
-
-  /** The process of thread slot s at time (hi, lo) from the lifetimes (NO_ID: unknown; the idle thread: 0). */
-  private pidOf(s: number, hi: number, lo: number): number {
-    const th = this.threads;
-    if (th.idle[s] === 1) return 0;
-    let l = th.lifeHead[s]! - 1;
-    if (l < 0) return NO_ID;
-    const lf = this.lifetimes;
-    let best = -1;
-    for (; l >= 0; l = lf.next[l]! - 1) {
-      if (lf.hasStart[l] === 1) {
-        const sHi = lf.startHi[l]!;
-        const sLo = lf.startLo[l]!;
-        if (lt(hi, lo, sHi, sLo)) continue;
-        // the latest start wins (a null start is the earliest); on a tie the later lifetime
-        if (best < 0 || lf.hasStart[best] === 0 || !lt(sHi, sLo, lf.startHi[best]!, lf.startLo[best]!)) best = l;
-      } else if (best < 0 || lf.hasStart[best] === 0) best = l;
-    }
-    return best < 0 ? NO_ID : lf.pid[best]!;
-  }
-
-  /** The process of thread id `tid` at time (hi, lo) (NO_ID: unknown). */
-  private pidOfTid(tid: number, hi: number, lo: number): number {
-    if (tid === 0) return 0;
-    const s = this.threads.index.find(tid);
-    return s < 0 ? NO_ID : this.pidOf(s, hi, lo);
-  }
-
-  /** Applies a Thread event: a Start (or any event of a thread without an open lifetime) opens a lifetime, an End closes it. */
-  private applyThread(e: number): void {
-    const ev = this.ev;
-    const lf = this.lifetimes;
-    const s = ev.sa[e]!;
-    const op = ev.c[e]!;
-    let open = -1; // the last open lifetime of the thread
-    for (let l = this.threads.lifeHead[s]! - 1; l >= 0; l = lf.next[l]! - 1) if (lf.open[l] === 1) open = l;
-    if (op === L.OPCODE_START || open < 0) {
-      if (open >= 0) lf.open[open] = 0;
-      this.addLifetime(s, op === L.OPCODE_START, ev.hi[e]!, ev.lo[e]!, ev.b[e]!, op !== L.OPCODE_END);
-    } else if (op === L.OPCODE_END) lf.open[open] = 0;
-  }
-
-  /** Applies a ReadyThread event, readied by thread `readying` (its slot rs; NO_ID or NONE: unknown). */
-  private applyReady(e: number, readying: number, rs: number): void {
-    const ev = this.ev;
-    const th = this.threads;
-    const s = ev.sa[e]!;
-    const hi = ev.hi[e]!;
-    const lo = ev.lo[e]!;
-    th.hasReady[s] = 1;
-    th.readyHi[s] = hi;
-    th.readyLo[s] = lo;
-    th.readying[s] = readying;
-    th.readyingSlot[s] = rs;
-    th.readyingPid[s] = readying < 0 ? NO_ID : this.pidOf(rs, hi, lo);
-  }
-
-  /** Applies switch e: completes its CPU's open row and opens its own (time (tHi, tLo) = e's). */
-  private applySwitch(e: number, tHi: number, tLo: number): void {
-    const ev = this.ev;
-    const cpus = this.cpus;
-    const cpu = ev.kc[e]! & 0xffff;
-    if (cpus.open[cpu] === 1) {
-      this.closeRow(cpu, true, tHi, tLo, ev.oldPri[e]!);
-      cpus.open[cpu] = 0;
-    }
-    cpus.current[cpu] = ev.a[e]!;
-    cpus.currentSlot[cpu] = ev.sa[e]!;
-    if (ev.a[e]! >= 0) this.openRow(e, cpu);
-  }
-
-  /** Records the switch-out of switch e's old thread at (tHi, tLo). */
-  private recordOut(e: number, tHi: number, tLo: number): void {
-    const ev = this.ev;
-    const th = this.threads;
-    const s = ev.sb[e]!;
-    th.hasOut[s] = 1;
-    th.outHi[s] = tHi;
-    th.outLo[s] = tLo;
-    th.outPri[s] = ev.oldPri[e]!;
-    th.outState[s] = ev.oldState[e]!;
-    th.outWr[s] = ev.oldWr[e]!;
-  }
-
-  /** Applies one event alone: a group of one, or a late event. */
-  private applyOne(e: number): void {
-    const kind = this.ev.kc[e]! >>> 16;
-    if (kind === KIND_SWITCH) {
-      const tHi = this.ev.hi[e]!;
-      const tLo = this.ev.lo[e]!;
-      this.applySwitch(e, tHi, tLo);
-      this.recordOut(e, tHi, tLo);
-    } else if (kind === KIND_READY) {
-      const cpu = this.ev.kc[e]! & 0xffff;
-      const cpus = this.cpus;
-      if (cpu < cpus.cap) this.applyReady(e, cpus.current[cpu]!, cpus.currentSlot[cpu]!);
-      else this.applyReady(e, -1, -1);
-    } else this.applyThread(e);
-  }
-
-  /** Applies the events list[from, to): one timestamp, sorted by kind, cpu, arrival. */
-  private applyGroup(list: Uint32Array, from: number, to: number): void {
-    const ev = this.ev;
-    const cpus = this.cpus;
-    const first = list[from]!;
-    const tHi = ev.hi[first]!;
-    const tLo = ev.lo[first]!;
-    let k = from;
-    for (; k < to; k++) {
-      const e = list[k]!;
-      const kind = ev.kc[e]! >>> 16;
-      if (kind === KIND_SWITCH) break; // the switches come last
-      if (kind === KIND_THREAD) this.applyThread(e);
-      else {
+      while (j < to && E[order[j]! * ES + E_LO] === tLo && E[order[j]! * ES + E_HI] === tHi) j++;
+      // the Thread and ReadyThread events (they sort before the switches)
+      let k = i;
+      for (; k < j; k++) {
+        const e = order[k]! * ES;
+        const kind = E[e + E_KC]! >>> 16;
+        if (kind === KIND_SWITCH) break;
+        if (kind === KIND_THREAD) {
+          this.applyThread(e);
+          continue;
+        }
         // the readying thread: the last switch-in on its cpu at or before it (this group's switches count)
-        const cpu = ev.kc[e]! & 0xffff;
-        let readying = cpu < cpus.cap ? cpus.current[cpu]! : -1;
-        let rs = cpu < cpus.cap ? cpus.currentSlot[cpu]! : -1;
-        for (let q = to - 1; q > k; q--) {
-          const x = list[q]!;
-          if (ev.kc[x]! >>> 16 !== KIND_SWITCH) break;
-          if ((ev.kc[x]! & 0xffff) === cpu) {
-            readying = ev.a[x]!;
-            rs = ev.sa[x]!;
+        const cpu = E[e + E_KC]! & 0xffff;
+        let known = false;
+        let readying = 0;
+        let rs = -1;
+        if (cpu < this.cpuCap && CS[cpu * CSW + C_FLAGS]! & CF_CURRENT) {
+          known = true;
+          readying = CS[cpu * CSW + C_CURRENT]!;
+          rs = CS[cpu * CSW + C_CURRENT_SLOT]!;
+        }
+        for (let q = j - 1; q > k; q--) {
+          const x = order[q]! * ES;
+          if (E[x + E_KC]! >>> 16 !== KIND_SWITCH) break;
+          if ((E[x + E_KC]! & 0xffff) === cpu) {
+            known = (E[x + E_FLAGS]! & S_NEW_TID) !== 0;
+            readying = E[x + E_A]!;
+            rs = E[x + E_SA]!;
             break;
           }
         }
-        this.applyReady(e, readying, rs);
+        const t = E[e + E_SA]! * TSW;
+        let f = (TS[t + T_FLAGS]! & ~(TF_READYING | TF_READYING_PID)) | TF_READY;
+        TS[t + T_READY_HI] = tHi;
+        TS[t + T_READY_LO] = tLo;
+        if (known) {
+          f |= TF_READYING;
+          TS[t + T_READYING] = readying;
+          TS[t + T_READYING_SLOT] = rs;
+          const pid = this.pidOf(rs, tHi, tLo);
+          if (pid >= 0) {
+            f |= TF_READYING_PID;
+            TS[t + T_READYING_PID] = pid;
+          }
+        }
+        TS[t + T_FLAGS] = f;
       }
+      // the switches
+      for (let q = k; q < j; q++) {
+        const e = order[q]! * ES;
+        const cpu = E[e + E_KC]! & 0xffff;
+        const c = cpu * CSW;
+        if (CS[c + C_FLAGS]! & CF_OPEN) {
+          this.closeRow(cpu, true, tHi, tLo, E[e + E_SMALL]!, E[e + E_FLAGS]!);
+          CS[c + C_FLAGS]! &= ~CF_OPEN;
+        }
+        if (E[e + E_FLAGS]! & S_NEW_TID) {
+          CS[c + C_FLAGS]! |= CF_CURRENT;
+          CS[c + C_CURRENT] = E[e + E_A]!;
+          CS[c + C_CURRENT_SLOT] = E[e + E_SA]!;
+          this.openRow(e, cpu);
+        } else CS[c + C_FLAGS]! &= ~CF_CURRENT;
+      }
+      // their switch-outs
+      for (let q = k; q < j; q++) {
+        const e = order[q]! * ES;
+        const t = E[e + E_SB]! * TSW;
+        TS[t + T_FLAGS]! |= TF_OUT;
+        TS[t + T_OUT_HI] = tHi;
+        TS[t + T_OUT_LO] = tLo;
+        TS[t + T_OUT_SMALL] = ((E[e + E_SMALL]! >>> 8) & 0xffffff) | ((E[e + E_FLAGS]! & (S_OLD_PRI | S_OLD_STATE | S_OLD_WR)) << 15);
+      }
+      i = j;
     }
-    for (let q = k; q < to; q++) this.applySwitch(list[q]!, tHi, tLo);
-    for (let q = k; q < to; q++) this.recordOut(list[q]!, tHi, tLo);
   }
 
-  /** Opens the row of switch e on its cpu: the switch-in with what is known of its thread now. */
+  /** Opens the row of switch (at word e) on `cpu`: the switch-in with what is known of its thread now. */
   private openRow(e: number, cpu: number): void {
-    const ev = this.ev;
-    const cpus = this.cpus;
-    const th = this.threads;
-    const tHi = ev.hi[e]!;
-    const tLo = ev.lo[e]!;
-    const tid = ev.a[e]!;
-    const ns = ev.sa[e]!;
-    const os = ev.sb[e]!;
-    cpus.open[cpu] = 1;
-    cpus.openSeq[cpu] = this.opened++;
-    cpus.tsHi[cpu] = tHi;
-    cpus.tsLo[cpu] = tLo;
-    cpus.newThreadId[cpu] = tid;
-    cpus.oldThreadId[cpu] = ev.b[e]!;
-    cpus.newSlot[cpu] = ns;
-    cpus.oldSlot[cpu] = os;
-    cpus.newPid[cpu] = this.pidOf(ns, tHi, tLo);
-    cpus.oldPid[cpu] = this.pidOf(os, tHi, tLo);
-    cpus.newInPri[cpu] = ev.c[e]!;
-    cpus.oldOutPri[cpu] = ev.oldPri[e]!;
-    cpus.oldState[cpu] = ev.oldState[e]!;
-    cpus.oldWr[cpu] = ev.oldWr[e]!;
-    cpus.cstate[cpu] = ev.cstate[e]!;
+    const E = this.E;
+    const CS = this.CS;
+    const TS = this.TS;
+    const c = cpu * CSW;
+    const tHi = E[e + E_HI]!;
+    const tLo = E[e + E_LO]!;
+    const tid = E[e + E_A]!;
+    const ns = E[e + E_SA]!;
+    const os = E[e + E_SB]!;
+    let f = (CS[c + C_FLAGS]! & (CF_SWITCH | CF_CURRENT)) | CF_OPEN;
+    this.openSeq[cpu] = this.opened++;
+    CS[c + C_TS_HI] = tHi;
+    CS[c + C_TS_LO] = tLo;
+    CS[c + C_NEW_TID] = tid;
+    CS[c + C_OLD_TID] = E[e + E_B]!;
+    CS[c + C_NEW_SLOT] = ns;
+    CS[c + C_OLD_SLOT] = os;
+    CS[c + C_SMALL] = E[e + E_SMALL]!;
+    CS[c + C_SFLAGS] = E[e + E_FLAGS]!;
+    const newPid = this.pidOf(ns, tHi, tLo);
+    if (newPid >= 0) {
+      f |= CF_NEW_PID;
+      CS[c + C_NEW_PID] = newPid;
+    }
+    const oldPid = this.pidOf(os, tHi, tLo);
+    if (oldPid >= 0) {
+      f |= CF_OLD_PID;
+      CS[c + C_OLD_PID] = oldPid;
+    }
     // the thread's latest switch-out (the idle thread: one per cpu) and ready, copied
-    const o = tid === 0 ? this.idleSlot(cpu) : ns;
-    const hasLast = th.hasOut[o] === 1;
-    const lastHi = th.outHi[o]!;
-    const lastLo = th.outLo[o]!;
-    cpus.hasLast[cpu] = hasLast ? 1 : 0;
+    const o = (tid === 0 ? CS[c + C_IDLE_SLOT]! : ns) * TSW;
+    const hasLast = (TS[o + T_FLAGS]! & TF_OUT) !== 0;
+    const lastHi = TS[o + T_OUT_HI]!;
+    const lastLo = TS[o + T_OUT_LO]!;
     if (hasLast) {
-      cpus.lastHi[cpu] = lastHi;
-      cpus.lastLo[cpu] = lastLo;
-      cpus.lastPri[cpu] = th.outPri[o]!;
-      cpus.lastState[cpu] = th.outState[o]!;
-      cpus.lastWr[cpu] = th.outWr[o]!;
+      f |= CF_LAST;
+      CS[c + C_LAST_HI] = lastHi;
+      CS[c + C_LAST_LO] = lastLo;
+      CS[c + C_LAST_SMALL] = TS[o + T_OUT_SMALL]!;
     }
-    const hasReady = th.hasReady[ns] === 1 && (!hasLast || lt(lastHi, lastLo, th.readyHi[ns]!, th.readyLo[ns]!));
-    cpus.hasReady[cpu] = hasReady ? 1 : 0;
-    if (hasReady) {
-      cpus.readyHi[cpu] = th.readyHi[ns]!;
-      cpus.readyLo[cpu] = th.readyLo[ns]!;
-      cpus.readying[cpu] = th.readying[ns]!;
-      cpus.readyingSlot[cpu] = th.readyingSlot[ns]!;
-      cpus.readyingPid[cpu] = th.readyingPid[ns]!;
-    }
-  }
-
-  /** Completes the open row of `cpu` with its next switch at (nHi, nLo) (or none at the end) and adds it to the output. */
-  private closeRow(cpu: number, hasNext: boolean, nHi: number, nLo: number, nextOldPri: number): void {
-    const cpus = this.cpus;
-    const tsHi = cpus.tsHi[cpu]!;
-    const tsLo = cpus.tsLo[cpu]!;
-    let newPid = cpus.newPid[cpu]!;
-    let oldPid = cpus.oldPid[cpu]!;
-    const hasReady = cpus.hasReady[cpu] === 1;
-    const readying = hasReady ? cpus.readying[cpu]! : -1;
-    let readyingPid = readying >= 0 ? cpus.readyingPid[cpu]! : NO_ID;
-    let wait = false;
-    if (!this.final && (newPid === NO_ID || oldPid === NO_ID || (readying >= 0 && readyingPid === NO_ID))) {
-      // a Thread event applied since may know the thread now; if not, the row waits for finish()
-      if (newPid === NO_ID) newPid = this.pidOf(cpus.newSlot[cpu]!, tsHi, tsLo);
-      if (oldPid === NO_ID) oldPid = this.pidOf(cpus.oldSlot[cpu]!, tsHi, tsLo);
-      if (readying >= 0 && readyingPid === NO_ID) readyingPid = this.pidOf(cpus.readyingSlot[cpu]!, cpus.readyHi[cpu]!, cpus.readyLo[cpu]!);
-      if (newPid === NO_ID || oldPid === NO_ID || (readying >= 0 && readyingPid === NO_ID)) {
-        if (this.nRowHold < this.holdRows) wait = true;
-        else this.stats.unresolvedRows++;
-      }
-    }
-    const o = wait ? this.rowHoldRoom() : this.out;
-    const r = wait ? this.nRowHold++ : this.n++;
-    let v = ALWAYS;
-    o.cpu[r] = cpu;
-    put64(o.switchInTime, r, tsHi, tsLo);
-    o.newThreadId[r] = cpus.newThreadId[cpu]!;
-    o.oldThreadId[r] = cpus.oldThreadId[cpu]!;
-    if (hasNext) {
-      put64(o.nextSwitchOutTime, r, nHi, nLo);
-      putDiff(o.cpuUsage, r, nHi, nLo, tsHi, tsLo);
-      v |= (1 << L.CU_NEXT_SWITCH_OUT_TIME) | (1 << L.CU_CPU_USAGE);
-      v |= small(o.newOutPri, r, nextOldPri, L.CU_NEW_OUT_PRI);
-    }
-    if (newPid !== NO_ID) {
-      o.newProcessId[r] = newPid;
-      v |= 1 << L.CU_NEW_PROCESS_ID;
-    }
-    if (oldPid !== NO_ID) {
-      o.oldProcessId[r] = oldPid;
-      v |= 1 << L.CU_OLD_PROCESS_ID;
-    }
-    v |= small(o.newInPri, r, cpus.newInPri[cpu]!, L.CU_NEW_IN_PRI);
-    v |= small(o.oldOutPri, r, cpus.oldOutPri[cpu]!, L.CU_OLD_OUT_PRI);
-    v |= small(o.oldState, r, cpus.oldState[cpu]!, L.CU_OLD_STATE);
-    v |= small(o.oldWaitReason, r, cpus.oldWr[cpu]!, L.CU_OLD_WAIT_REASON);
-    v |= small(o.prevCState, r, cpus.cstate[cpu]!, L.CU_PREV_CSTATE);
-    const hasLast = cpus.hasLast[cpu] === 1;
-    if (hasLast) {
-      put64(o.lastSwitchOutTime, r, cpus.lastHi[cpu]!, cpus.lastLo[cpu]!);
-      v |= 1 << L.CU_LAST_SWITCH_OUT_TIME;
-      v |= small(o.newPrevOutPri, r, cpus.lastPri[cpu]!, L.CU_NEW_PREV_OUT_PRI);
-      v |= small(o.newPrevState, r, cpus.lastState[cpu]!, L.CU_NEW_PREV_STATE);
-      v |= small(o.newPrevWaitReason, r, cpus.lastWr[cpu]!, L.CU_NEW_PREV_WAIT_REASON);
-    }
-    if (hasReady) {
-      const rHi = cpus.readyHi[cpu]!;
-      const rLo = cpus.readyLo[cpu]!;
-      put64(o.readyTime, r, rHi, rLo);
-      putDiff(o.ready, r, tsHi, tsLo, rHi, rLo);
-      v |= (1 << L.CU_READY_TIME) | (1 << L.CU_READY);
-      if (hasLast) {
-        putDiff(o.waits, r, rHi, rLo, cpus.lastHi[cpu]!, cpus.lastLo[cpu]!);
-        v |= 1 << L.CU_WAITS;
-      }
-      if (readying >= 0) {
-        o.readyingThreadId[r] = readying;
-        v |= 1 << L.CU_READYING_THREAD_ID;
-        if (readyingPid !== NO_ID) {
-          o.readyingProcessId[r] = readyingPid;
-          v |= 1 << L.CU_READYING_PROCESS_ID;
+    const t = ns * TSW;
+    const tf = TS[t + T_FLAGS]!;
+    if (tf & TF_READY && (!hasLast || lt(lastHi, lastLo, TS[t + T_READY_HI]!, TS[t + T_READY_LO]!))) {
+      f |= CF_READY;
+      CS[c + C_READY_HI] = TS[t + T_READY_HI]!;
+      CS[c + C_READY_LO] = TS[t + T_READY_LO]!;
+      if (tf & TF_READYING) {
+        f |= CF_READYING;
+        CS[c + C_READYING] = TS[t + T_READYING]!;
+        CS[c + C_READYING_SLOT] = TS[t + T_READYING_SLOT]!;
+        if (tf & TF_READYING_PID) {
+          f |= CF_READYING_PID;
+          CS[c + C_READYING_PID] = TS[t + T_READYING_PID]!;
         }
       }
     }
-    o.valid[r] = v >>> 0;
-    if (wait) this.stats.heldRows++;
-    else if (this.n >= this.chunkRows) this.flush();
+    CS[c + C_FLAGS] = f;
   }
 
-  /** The hold, with room for one more row (it grows by doubling up to holdRows). */
-  private rowHoldRoom(): OutChunk {
-    const h = this.rowHold;
-    if (h !== null && this.nRowHold < h.rows) return h;
-    const grown = new OutChunk(Math.min(this.holdRows, Math.max(1024, 2 * (h?.rows ?? 0))));
-    if (h !== null) grown.columns.forEach((col, c) => (col as Uint8Array).set(h.columns[c] as Uint8Array));
-    return (this.rowHold = grown);
+  /**
+   * Completes the open row of `cpu` with its next switch at (nHi, nLo) — its E_SMALL and E_FLAGS given —
+   * or none at the end, and stages it for the output (or the hold).
+   */
+  private closeRow(cpu: number, hasNext: boolean, nHi: number, nLo: number, nSmall: number, nFlags: number): void {
+    const CS = this.CS;
+    const c = cpu * CSW;
+    const f = CS[c + C_FLAGS]!;
+    const tsHi = CS[c + C_TS_HI]!;
+    const tsLo = CS[c + C_TS_LO]!;
+    let newPid = f & CF_NEW_PID ? CS[c + C_NEW_PID]! >>> 0 : -1;
+    let oldPid = f & CF_OLD_PID ? CS[c + C_OLD_PID]! >>> 0 : -1;
+    const hasReady = (f & CF_READY) !== 0;
+    const readying = hasReady && (f & CF_READYING) !== 0;
+    let readyingPid = readying && f & CF_READYING_PID ? CS[c + C_READYING_PID]! >>> 0 : -1;
+    let wait = false;
+    if (!this.final && (newPid < 0 || oldPid < 0 || (readying && readyingPid < 0))) {
+      // a Thread event applied since may know the thread now; if not, the row waits for finish()
+      if (newPid < 0) newPid = this.pidOf(CS[c + C_NEW_SLOT]!, tsHi, tsLo);
+      if (oldPid < 0) oldPid = this.pidOf(CS[c + C_OLD_SLOT]!, tsHi, tsLo);
+      if (readying && readyingPid < 0) readyingPid = this.pidOf(CS[c + C_READYING_SLOT]!, CS[c + C_READY_HI]!, CS[c + C_READY_LO]!);
+      if (newPid < 0 || oldPid < 0 || (readying && readyingPid < 0)) {
+        if (this.nHold < this.holdRows) wait = true;
+        else this.stats.unresolvedRows++;
+      }
+    }
+    let R: Int32Array;
+    let r: number;
+    if (wait) {
+      if ((this.nHold + 1) * RWS > this.hold.length) this.hold = grown(this.hold, Math.min(this.holdRows, Math.max(1024, 2 * (this.hold.length / RWS))) * RWS);
+      R = this.hold;
+      r = this.nHold++ * RWS;
+      this.stats.heldRows++;
+    } else {
+      R = this.stage;
+      r = this.nStage++ * RWS;
+    }
+    let v = ALWAYS;
+    R[r + R_CPU] = cpu;
+    R[r + R_IN_HI] = tsHi;
+    R[r + R_IN_LO] = tsLo;
+    R[r + R_NEW_TID] = CS[c + C_NEW_TID]!;
+    R[r + R_OLD_TID] = CS[c + C_OLD_TID]!;
+    let smallA = 0;
+    if (hasNext) {
+      R[r + R_NEXT_HI] = nHi;
+      R[r + R_NEXT_LO] = nLo;
+      v |= (1 << L.CU_NEXT_SWITCH_OUT_TIME) | (1 << L.CU_CPU_USAGE);
+      if (nFlags & S_OLD_PRI) {
+        smallA = nSmall & 0xff00; // newOutPri
+        v |= 1 << L.CU_NEW_OUT_PRI;
+      }
+    } else {
+      R[r + R_NEXT_HI] = 0;
+      R[r + R_NEXT_LO] = 0;
+    }
+    R[r + R_NEW_PID] = newPid < 0 ? 0 : newPid;
+    if (newPid >= 0) v |= 1 << L.CU_NEW_PROCESS_ID;
+    R[r + R_OLD_PID] = oldPid < 0 ? 0 : oldPid;
+    if (oldPid >= 0) v |= 1 << L.CU_OLD_PROCESS_ID;
+    // the row's own switch: newInPri, oldOutPri, oldState, oldWaitReason, prevCState
+    const sm = CS[c + C_SMALL]!;
+    const sf = CS[c + C_SFLAGS]!;
+    let smallB = 0;
+    if (sf & S_NEW_PRI) {
+      smallA |= sm & 0xff;
+      v |= 1 << L.CU_NEW_IN_PRI;
+    }
+    if (sf & S_OLD_PRI) {
+      smallB |= sm & 0xff00;
+      v |= 1 << L.CU_OLD_OUT_PRI;
+    }
+    if (sf & S_OLD_STATE) {
+      smallB |= sm & 0xff0000;
+      v |= 1 << L.CU_OLD_STATE;
+    }
+    if (sf & S_OLD_WR) {
+      smallB |= sm & 0xff000000;
+      v |= 1 << L.CU_OLD_WAIT_REASON;
+    }
+    if (sf & S_CSTATE) {
+      R[r + R_CSTATE] = sf & 0xff;
+      v |= 1 << L.CU_PREV_CSTATE;
+    } else R[r + R_CSTATE] = 0;
+    if (f & CF_LAST) {
+      const ls = CS[c + C_LAST_SMALL]!;
+      R[r + R_LAST_HI] = CS[c + C_LAST_HI]!;
+      R[r + R_LAST_LO] = CS[c + C_LAST_LO]!;
+      v |= 1 << L.CU_LAST_SWITCH_OUT_TIME;
+      if (ls & O_PRI) {
+        smallA |= (ls & 0xff) << 16;
+        v |= 1 << L.CU_NEW_PREV_OUT_PRI;
+      }
+      if (ls & O_STATE) {
+        smallA |= ((ls >>> 8) & 0xff) << 24;
+        v |= 1 << L.CU_NEW_PREV_STATE;
+      }
+      if (ls & O_WR) {
+        smallB |= (ls >>> 16) & 0xff;
+        v |= 1 << L.CU_NEW_PREV_WAIT_REASON;
+      }
+    } else {
+      R[r + R_LAST_HI] = 0;
+      R[r + R_LAST_LO] = 0;
+    }
+    R[r + R_SMALL_A] = smallA;
+    R[r + R_SMALL_B] = smallB;
+    R[r + R_READYING_TID] = 0;
+    R[r + R_READYING_PID] = 0;
+    if (hasReady) {
+      R[r + R_READY_HI] = CS[c + C_READY_HI]!;
+      R[r + R_READY_LO] = CS[c + C_READY_LO]!;
+      v |= (1 << L.CU_READY_TIME) | (1 << L.CU_READY);
+      if (f & CF_LAST) v |= 1 << L.CU_WAITS;
+      if (readying) {
+        R[r + R_READYING_TID] = CS[c + C_READYING]!;
+        v |= 1 << L.CU_READYING_THREAD_ID;
+        if (readyingPid >= 0) {
+          R[r + R_READYING_PID] = readyingPid;
+          v |= 1 << L.CU_READYING_PROCESS_ID;
+        }
+      }
+    } else {
+      R[r + R_READY_HI] = 0;
+      R[r + R_READY_LO] = 0;
+    }
+    R[r + R_VALID] = v;
+    if (!wait && this.nStage === this.stageRoom) this.drain();
+  }
+
+  /** Moves the staged rows into the chunk's columns; a full chunk goes out. */
+  private drain(): void {
+    const n = this.nStage;
+    if (n === 0) return;
+    if (this.out === null) this.out = new OutChunk(this.chunkRows);
+    this.out.take(this.stage, n, this.n);
+    this.n += n;
+    this.nStage = 0;
+    if (this.n === this.chunkRows) this.flush();
+    this.stageRoom = Math.min(STAGE_ROWS, this.chunkRows - this.n);
   }
 
   /**
    * finish(): the held rows' process ids that are still null, from the final lifetimes (those of threads
    * that never had one stay null), then the rows into the output in their completion order.
    */
-  private emitRowHold(): void {
-    const h = this.rowHold;
-    if (h === null) return;
-    const nHold = this.nRowHold;
-    for (let r = 0; r < nHold; r++) {
-      let v = h.valid[r]!;
-      const inHi = h.switchInTime[2 * r + 1]! | 0;
-      const inLo = h.switchInTime[2 * r]!;
+  private emitHold(): void {
+    const H = this.hold;
+    const nHold = this.nHold;
+    for (let r = 0; r < nHold * RWS; r += RWS) {
+      let v = H[r + R_VALID]!;
+      const inHi = H[r + R_IN_HI]!;
+      const inLo = H[r + R_IN_LO]!;
       if (((v >>> L.CU_NEW_PROCESS_ID) & 1) === 0) {
-        const pid = this.pidOfTid(h.newThreadId[r]!, inHi, inLo);
-        if (pid !== NO_ID) {
-          h.newProcessId[r] = pid;
+        const pid = this.pidOfTid(H[r + R_NEW_TID]! >>> 0, inHi, inLo);
+        if (pid >= 0) {
+          H[r + R_NEW_PID] = pid;
           v |= 1 << L.CU_NEW_PROCESS_ID;
         }
       }
       if (((v >>> L.CU_OLD_PROCESS_ID) & 1) === 0) {
-        const pid = this.pidOfTid(h.oldThreadId[r]!, inHi, inLo);
-        if (pid !== NO_ID) {
-          h.oldProcessId[r] = pid;
+        const pid = this.pidOfTid(H[r + R_OLD_TID]! >>> 0, inHi, inLo);
+        if (pid >= 0) {
+          H[r + R_OLD_PID] = pid;
           v |= 1 << L.CU_OLD_PROCESS_ID;
         }
       }
       if (((v >>> L.CU_READYING_THREAD_ID) & 1) === 1 && ((v >>> L.CU_READYING_PROCESS_ID) & 1) === 0) {
-        const pid = this.pidOfTid(h.readyingThreadId[r]!, h.readyTime[2 * r + 1]! | 0, h.readyTime[2 * r]!);
-        if (pid !== NO_ID) {
-          h.readyingProcessId[r] = pid;
+        const pid = this.pidOfTid(H[r + R_READYING_TID]! >>> 0, H[r + R_READY_HI]!, H[r + R_READY_LO]!);
+        if (pid >= 0) {
+          H[r + R_READYING_PID] = pid;
           v |= 1 << L.CU_READYING_PROCESS_ID;
         }
       }
-      h.valid[r] = v >>> 0;
+      H[r + R_VALID] = v;
+      this.stage.set(H.subarray(r, r + RWS), this.nStage++ * RWS);
+      if (this.nStage === this.stageRoom) this.drain();
     }
-    for (let i = 0; i < nHold; ) {
-      const k = Math.min(this.chunkRows - this.n, nHold - i);
-      const out = this.out;
-      for (let c = 0; c < out.columns.length; c++) (out.columns[c] as Uint8Array).set((h.columns[c] as Uint8Array).subarray(i, i + k), this.n);
-      this.n += k;
-      i += k;
-      if (this.n >= this.chunkRows) this.flush();
-    }
-    this.rowHold = null;
-    this.nRowHold = 0;
+    this.hold = new Int32Array(0);
+    this.nHold = 0;
   }
 
+  /** The rows so far out as a chunk (its columns cut to them). */
   private flush(): void {
+    this.drain();
     const n = this.n;
     if (n === 0) return;
     this.stats.rows += n;
-    const columns = this.out.columns.map((c) => (n === this.chunkRows ? c : c.slice(0, n)) as TypedColumn);
-    this.out = new OutChunk(this.chunkRows);
+    const columns = this.out!.columns.map((c) => (n === this.chunkRows ? c : c.slice(0, n)) as TypedColumn);
+    this.out = null;
     this.n = 0;
+    this.stageRoom = Math.min(STAGE_ROWS, this.chunkRows);
     this.onRows(new Table('cpuUsage', { length: n, columns }));
   }
 }
