@@ -3,7 +3,8 @@
 // from the threads and processes tables. Works on a whole result or chunk by chunk while streaming:
 // memory grows with the number of threads, never with the number of switches.
 import * as L from '../generated/layout.js';
-import { CpuUsageDeriver, type CpuUsageOptions, type CpuUsageStats } from '../derive/cpu-usage.js';
+import * as R from '../derive/cpu-usage.js';
+import { CpuUsageDeriver, type CpuUsageOptions, type CpuUsageStats, type StagedRowSink } from '../derive/cpu-usage.js';
 import { concatChunks, type ColumnChunk, type NumericColumn, type TypedColumn } from '../tables/schema.js';
 import type { StreamResult } from '../result/summary.js';
 import { Table, type DecodedTables } from '../tables/table.js';
@@ -59,11 +60,13 @@ const zero = (): Acc => ({ switchIns: 0, cpu: 0n, ready: 0n, wait: 0n });
 const WORD = 4294967296;
 /** a partial sum moves on past this (each row adds less than 2^32 to it: it stays below 2^53, exact) */
 const LIMIT = 2 ** 52;
+/** x ^ MIN32 orders the int32 bits of u32 values as the u32 values */
+const MIN32 = -0x80000000;
 
 /**
  * Exact 64-bit sums per slot without a BigInt per row: a sum is spill + hi * 2^32 + lo, with hi the sum of
- * the signed high words and lo that of the unsigned low words, both doubles kept exact (below 2^53): lo
- * carries into hi, and hi (past 2^52 only for sums beyond 2^84) into a BigInt spill.
+ * the high words and lo that of the low words, both doubles kept exact (below 2^53): lo carries into hi,
+ * and hi (past 2^52 only for sums beyond 2^84) into a BigInt spill.
  */
 class Sums {
   hi = new Float64Array(0);
@@ -77,11 +80,11 @@ class Sums {
     this.hi = hi;
     this.lo = lo;
   }
-  /** Adds the 64-bit value of words (lo, hi: signed) to slot s. */
+  /** Adds the 64-bit value of words (lo, hi), both as int32 (lo's bits are the unsigned low word), to slot s. */
   add(s: number, lo: number, hi: number): void {
     let l = this.lo[s]! + lo;
-    let h = this.hi[s]! + hi;
-    if (l >= LIMIT) {
+    let h = this.hi[s]! + hi + (lo < 0 ? 1 : 0); // lo as int32 is 2^32 less than the u32 it stands for
+    if (l >= LIMIT || l <= -LIMIT) {
       const carry = Math.floor(l / WORD);
       h += carry;
       l -= carry * WORD;
@@ -93,17 +96,25 @@ class Sums {
     this.lo[s] = l;
     this.hi[s] = h;
   }
+  /** Adds (aHi, aLo) − (bHi, bLo) (words as int32) to slot s. */
+  addDiff(s: number, aHi: number, aLo: number, bHi: number, bLo: number): void {
+    this.add(s, (aLo - bLo) | 0, (aHi - bHi - ((aLo ^ MIN32) < (bLo ^ MIN32) ? 1 : 0)) | 0);
+  }
   get(s: number): bigint {
     return (this.spill[s] ?? 0n) + BigInt(this.hi[s]!) * 4294967296n + BigInt(this.lo[s]!);
   }
 }
 
-/** Sums cpuUsage rows by (thread, process); feed it chunks, then ask for the analysis. */
-export class CpuAnalyzer {
+/**
+ * Sums cpuUsage rows by (thread, process); feed it chunks, or make it a CpuUsageDeriver's sink (`new
+ * CpuUsageDeriver(analyzer)`: the rows as they are staged, no columns), then ask for the analysis.
+ */
+export class CpuAnalyzer implements StagedRowSink {
   // one slot per (newThreadId, newProcessId or null), in the order first seen; found by open addressing
   private n = 0;
-  private tid = new Uint32Array(0);
-  private pid = new Uint32Array(0);
+  /** the ids as int32 (their bits) */
+  private tid = new Int32Array(0);
+  private pid = new Int32Array(0);
   /** 1: the process is known */
   private hasPid = new Uint8Array(0);
   private switchIns = new Float64Array(0);
@@ -125,15 +136,34 @@ export class CpuAnalyzer {
     for (let i = 0; i < rows.length; i++) {
       const v = valid[i]!;
       const known = (v >>> L.CU_NEW_PROCESS_ID) & 1;
-      const s = this.slot(tid[i]!, known === 1 ? pid[i]! : 0, known);
+      const s = this.slot(tid[i]! | 0, known === 1 ? pid[i]! | 0 : 0, known);
       this.switchIns[s]!++;
-      if ((v >>> L.CU_CPU_USAGE) & 1) this.cpu.add(s, usage[2 * i]!, usage[2 * i + 1]! | 0);
-      if ((v >>> L.CU_READY) & 1) this.ready.add(s, ready[2 * i]!, ready[2 * i + 1]! | 0);
-      if ((v >>> L.CU_WAITS) & 1) this.wait.add(s, waits[2 * i]!, waits[2 * i + 1]! | 0);
+      if ((v >>> L.CU_CPU_USAGE) & 1) this.cpu.add(s, usage[2 * i]!, usage[2 * i + 1]!);
+      if ((v >>> L.CU_READY) & 1) this.ready.add(s, ready[2 * i]!, ready[2 * i + 1]!);
+      if ((v >>> L.CU_WAITS) & 1) this.wait.add(s, waits[2 * i]!, waits[2 * i + 1]!);
     }
   }
 
-  /** The slot of (tid, pid) (pid 0 with known 0: null), made if new. */
+  /** Rows staged by a CpuUsageDeriver (StagedRowSink): the same sums, the durations from the times. */
+  addStaged(S: Int32Array, n: number): void {
+    for (let b = 0; b < n * R.RWS; b += R.RWS) {
+      const v = S[b + R.R_VALID]!;
+      const known = (v >>> L.CU_NEW_PROCESS_ID) & 1;
+      const s = this.slot(S[b + R.R_NEW_TID]!, known === 1 ? S[b + R.R_NEW_PID]! : 0, known);
+      this.switchIns[s]!++;
+      const inHi = S[b + R.R_IN_HI]!;
+      const inLo = S[b + R.R_IN_LO]!;
+      if ((v >>> L.CU_CPU_USAGE) & 1) this.cpu.addDiff(s, S[b + R.R_NEXT_HI]!, S[b + R.R_NEXT_LO]!, inHi, inLo);
+      if ((v >>> L.CU_READY) & 1) {
+        const rHi = S[b + R.R_READY_HI]!;
+        const rLo = S[b + R.R_READY_LO]!;
+        this.ready.addDiff(s, inHi, inLo, rHi, rLo);
+        if ((v >>> L.CU_WAITS) & 1) this.wait.addDiff(s, rHi, rLo, S[b + R.R_LAST_HI]!, S[b + R.R_LAST_LO]!);
+      }
+    }
+  }
+
+  /** The slot of (tid, pid) (as int32; pid 0 with known 0: null), made if new. */
   private slot(tid: number, pid: number, known: number): number {
     const mask = this.buckets.length - 1;
     let h = Math.imul(Math.imul(tid, 0x9e3779b1) ^ pid ^ (known << 31), 0x85ebca6b) >>> this.shift;
@@ -155,8 +185,8 @@ export class CpuAnalyzer {
 
   private grow(): void {
     const cap = Math.max(64, 2 * this.tid.length);
-    const tid = new Uint32Array(cap);
-    const pid = new Uint32Array(cap);
+    const tid = new Int32Array(cap);
+    const pid = new Int32Array(cap);
     const hasPid = new Uint8Array(cap);
     const switchIns = new Float64Array(cap);
     tid.set(this.tid);
@@ -187,8 +217,8 @@ export class CpuAnalyzer {
   private *perThread(): IterableIterator<Acc & { tid: number; pid: number | null }> {
     for (let s = 0; s < this.n; s++) {
       yield {
-        tid: this.tid[s]!,
-        pid: this.hasPid[s] === 1 ? this.pid[s]! : null,
+        tid: this.tid[s]! >>> 0,
+        pid: this.hasPid[s] === 1 ? this.pid[s]! >>> 0 : null,
         switchIns: this.switchIns[s]!,
         cpu: this.cpu.get(s),
         ready: this.ready.get(s),
@@ -289,9 +319,9 @@ function permute(col: NumericColumn, order: Uint32Array): TypedColumn {
   return out as TypedColumn;
 }
 
-/** The 64-bit column as (lo, hi) 32-bit words. */
-function words(col: BigInt64Array): Uint32Array {
-  return new Uint32Array(col.buffer, col.byteOffset, col.length * 2);
+/** The 64-bit column as (lo, hi) 32-bit words, as int32. */
+function words(col: BigInt64Array): Int32Array {
+  return new Int32Array(col.buffer, col.byteOffset, col.length * 2);
 }
 
 /** CPU time, ready time and waits per process and per thread of a decoded trace. */

@@ -55,6 +55,15 @@ export interface CpuUsageOptions {
   threads?: Table<'threads'>;
 }
 
+/**
+ * Takes the rows of the derivation as they are staged (`n` rows of RWS int32 words, the R_ layout, the
+ * table's valid bits; borrowed until it returns), in the order they would be emitted: for a consumer that
+ * folds rows (CpuAnalyzer) and has no use for the columns.
+ */
+export interface StagedRowSink {
+  addStaged(rows: Int32Array, n: number): void;
+}
+
 export interface CpuUsageStats {
   /** rows emitted */
   rows: number;
@@ -162,40 +171,44 @@ const CF_READYING_PID = 64;
 const CF_NEW_PID = 128;
 const CF_OLD_PID = 256;
 
-// Completed rows, staged row by row (RWS words each; a null cell is 0) before they go into the columns.
-const RWS = 19;
-const R_CPU = 0;
-const R_IN_HI = 1;
-const R_IN_LO = 2;
-const R_NEXT_HI = 3;
-const R_NEXT_LO = 4;
-const R_NEW_TID = 5;
-const R_OLD_TID = 6;
-const R_NEW_PID = 7;
-const R_OLD_PID = 8;
-const R_LAST_HI = 9;
-const R_LAST_LO = 10;
-const R_READY_HI = 11;
-const R_READY_LO = 12;
-const R_READYING_TID = 13;
-const R_READYING_PID = 14;
-const R_SMALL_A = 15; // newInPri | newOutPri << 8 | newPrevOutPri << 16 | newPrevState << 24
-const R_SMALL_B = 16; // newPrevWaitReason | oldOutPri << 8 | oldState << 16 | oldWaitReason << 24
-const R_CSTATE = 17; // prevCState
-const R_VALID = 18;
+// Completed rows, staged row by row (RWS int32 words each; a null cell is 0, the valid bits are the
+// table's) before they go into the columns — or, given a StagedRowSink, to it.
+export const RWS = 19;
+export const R_CPU = 0;
+export const R_IN_HI = 1; // switchInTime
+export const R_IN_LO = 2;
+export const R_NEXT_HI = 3; // nextSwitchOutTime
+export const R_NEXT_LO = 4;
+export const R_NEW_TID = 5;
+export const R_OLD_TID = 6;
+export const R_NEW_PID = 7;
+export const R_OLD_PID = 8;
+export const R_LAST_HI = 9; // lastSwitchOutTime
+export const R_LAST_LO = 10;
+export const R_READY_HI = 11; // readyTime
+export const R_READY_LO = 12;
+export const R_READYING_TID = 13;
+export const R_READYING_PID = 14;
+export const R_SMALL_A = 15; // newInPri | newOutPri << 8 | newPrevOutPri << 16 | newPrevState << 24
+export const R_SMALL_B = 16; // newPrevWaitReason | oldOutPri << 8 | oldState << 16 | oldWaitReason << 24
+export const R_CSTATE = 17; // prevCState
+export const R_VALID = 18;
 /** rows staged before they are moved into the columns (a block that stays in cache) */
 const STAGE_ROWS = 2048;
 
 const ALWAYS = (1 << L.CU_VALID) | (1 << L.CU_CPU) | (1 << L.CU_SWITCH_IN_TIME) | (1 << L.CU_NEW_THREAD_ID) | (1 << L.CU_OLD_THREAD_ID);
 
-/** (aHi, aLo) < (bHi, bLo) as signed 64-bit values (lo words unsigned, given as int32 or uint32) */
+/** x ^ MIN32 orders the int32 bits of u32 values as the u32 values (every time word stays an int32: no double) */
+const MIN32 = -0x80000000;
+
+/** (aHi, aLo) < (bHi, bLo) as signed 64-bit values (the words as int32: lo compared as unsigned) */
 function lt(aHi: number, aLo: number, bHi: number, bLo: number): boolean {
-  return aHi < bHi || (aHi === bHi && aLo >>> 0 < bLo >>> 0);
+  return aHi < bHi || (aHi === bHi && (aLo ^ MIN32) < (bLo ^ MIN32));
 }
 
 /** The sort key of a time: its value as a double (rounded, so equal keys are settled by the exact time). */
 function keyOf(hi: number, lo: number): number {
-  return hi * WORD + (lo >>> 0);
+  return (lo < 0 ? (hi + 1) * WORD : hi * WORD) + lo; // one rounding of hi * 2^32 + (lo as u32)
 }
 
 /** A copy of `a` with room for n elements. */
@@ -210,8 +223,8 @@ function exactBefore(E: Int32Array, x: number, y: number): boolean {
   const a = x * ES;
   const b = y * ES;
   if (E[a] !== E[b]) return E[a]! < E[b]!;
-  const la = E[a + E_LO]! >>> 0;
-  const lb = E[b + E_LO]! >>> 0;
+  const la = E[a + E_LO]! ^ MIN32;
+  const lb = E[b + E_LO]! ^ MIN32;
   if (la !== lb) return la < lb;
   return E[a + E_KC]! < E[b + E_KC]!;
 }
@@ -284,9 +297,9 @@ function sortPairs(E: Int32Array, keys: Float64Array, pos: Int32Array, tk: Float
   return swapped;
 }
 
-/** Thread ids (u32) to slot numbers: open addressing, linear probing, at most half full. */
+/** Thread ids (u32, given as int32) to slot numbers: open addressing, linear probing, at most half full. */
 class TidIndex {
-  private keys = new Uint32Array(1024);
+  private keys = new Int32Array(1024);
   /** slot + 1 (0: empty) */
   private vals = new Int32Array(1024);
   /** 32 - log2(capacity): the hash is the top bits of a Fibonacci product */
@@ -318,7 +331,7 @@ class TidIndex {
   private rehash(cap: number): void {
     const keys = this.keys;
     const vals = this.vals;
-    this.keys = new Uint32Array(cap);
+    this.keys = new Int32Array(cap);
     this.vals = new Int32Array(cap);
     this.shift = 32 - Math.log2(cap);
     for (let h = 0; h < keys.length; h++) if (vals[h] !== 0) this.place(keys[h]!, vals[h]!);
@@ -337,13 +350,13 @@ class OutChunk {
   readonly readyingProcessId: Uint32Array;
   readonly valid: Uint32Array;
   /** 64-bit columns as (lo, hi) word pairs */
-  readonly switchInTime: Uint32Array;
-  readonly nextSwitchOutTime: Uint32Array;
-  readonly lastSwitchOutTime: Uint32Array;
-  readonly readyTime: Uint32Array;
-  readonly cpuUsage: Uint32Array;
-  readonly ready: Uint32Array;
-  readonly waits: Uint32Array;
+  readonly switchInTime: Int32Array;
+  readonly nextSwitchOutTime: Int32Array;
+  readonly lastSwitchOutTime: Int32Array;
+  readonly readyTime: Int32Array;
+  readonly cpuUsage: Int32Array;
+  readonly ready: Int32Array;
+  readonly waits: Int32Array;
   /** u8/i8 columns as bytes */
   readonly newInPri: Uint8Array;
   readonly newOutPri: Uint8Array;
@@ -418,19 +431,19 @@ class OutChunk {
     for (let r = at, s = 0; r < end; r++, s += RWS) {
       const v = S[s + R_VALID]!;
       const inHi = S[s + R_IN_HI]!;
-      const inLo = S[s + R_IN_LO]! >>> 0;
-      if ((v >>> L.CU_CPU_USAGE) & 1) putDiff(usage, r, S[s + R_NEXT_HI]!, S[s + R_NEXT_LO]! >>> 0, inHi, inLo);
+      const inLo = S[s + R_IN_LO]!;
+      if ((v >>> L.CU_CPU_USAGE) & 1) putDiff(usage, r, S[s + R_NEXT_HI]!, S[s + R_NEXT_LO]!, inHi, inLo);
       if ((v >>> L.CU_READY) & 1) {
         const rHi = S[s + R_READY_HI]!;
-        const rLo = S[s + R_READY_LO]! >>> 0;
+        const rLo = S[s + R_READY_LO]!;
         putDiff(ready, r, inHi, inLo, rHi, rLo);
-        if ((v >>> L.CU_WAITS) & 1) putDiff(waits, r, rHi, rLo, S[s + R_LAST_HI]!, S[s + R_LAST_LO]! >>> 0);
+        if ((v >>> L.CU_WAITS) & 1) putDiff(waits, r, rHi, rLo, S[s + R_LAST_HI]!, S[s + R_LAST_LO]!);
       }
     }
   }
 }
 
-function pairs(words: Uint32Array, S: Int32Array, hi: number, lo: number, at: number, end: number): void {
+function pairs(words: Int32Array, S: Int32Array, hi: number, lo: number, at: number, end: number): void {
   for (let r = at, s = 0; r < end; r++, s += RWS) {
     words[2 * r] = S[s + lo]!;
     words[2 * r + 1] = S[s + hi]!;
@@ -442,10 +455,10 @@ function ints(col: Uint32Array, S: Int32Array, f: number, at: number, end: numbe
 function bytesOf(col: Uint8Array, S: Int32Array, f: number, shift: number, at: number, end: number): void {
   for (let r = at, s = f; r < end; r++, s += RWS) col[r] = S[s]! >>> shift;
 }
-/** Writes (aHi, aLo) − (bHi, bLo), wrapping like a 64-bit store, at row r (lo words unsigned). */
-function putDiff(words: Uint32Array, r: number, aHi: number, aLo: number, bHi: number, bLo: number): void {
-  words[2 * r] = aLo - bLo; // stored mod 2^32
-  words[2 * r + 1] = aHi - bHi - (aLo < bLo ? 1 : 0);
+/** Writes (aHi, aLo) − (bHi, bLo), wrapping like a 64-bit store, at row r (the words as int32). */
+function putDiff(words: Int32Array, r: number, aHi: number, aLo: number, bHi: number, bLo: number): void {
+  words[2 * r] = (aLo - bLo) | 0;
+  words[2 * r + 1] = (aHi - bHi - ((aLo ^ MIN32) < (bLo ^ MIN32) ? 1 : 0)) | 0;
 }
 
 export class CpuUsageDeriver {
@@ -484,9 +497,8 @@ export class CpuUsageDeriver {
   private readonly seen: number[] = [];
   private readonly window: number;
   private readonly chunkRows: number;
-  private hasReleased = false; // time of the last released group:
-  private relHi = 0;
-  private relLo = 0;
+  /** the time of the last released group: 1 (none yet: 0), hi, lo (a typed array: lo is a u32) */
+  private readonly released = new Int32Array(3);
   /** the lifetimes are the trace's final ones (options.threads): no row waits for a process id */
   private readonly final: boolean;
   // completed rows: staged (RWS words each), then moved into the chunk's columns
@@ -502,10 +514,13 @@ export class CpuUsageDeriver {
   private readonly holdRows: number;
   private readonly stats: CpuUsageStats = { rows: 0, lateEvents: 0, maxHeld: 0, threads: 0, heldRows: 0, unresolvedRows: 0 };
 
-  constructor(
-    private readonly onRows: (rows: Table<'cpuUsage'>) => void,
-    options: CpuUsageOptions = {},
-  ) {
+  private readonly onRows: ((rows: Table<'cpuUsage'>) => void) | null;
+  private readonly sink: StagedRowSink | null;
+
+  /** Rows go to `onRows` in chunks of columns, or to a StagedRowSink as they are staged (no columns made). */
+  constructor(to: ((rows: Table<'cpuUsage'>) => void) | StagedRowSink, options: CpuUsageOptions = {}) {
+    this.onRows = typeof to === 'function' ? to : null;
+    this.sink = typeof to === 'function' ? null : to;
     this.window = options.windowEvents ?? 1 << 18;
     this.chunkRows = options.chunkRows ?? 1 << 16;
     this.stageRoom = Math.min(STAGE_ROWS, this.chunkRows);
@@ -522,11 +537,11 @@ export class CpuUsageDeriver {
     const pid = c[L.TH_PROCESS_ID] as Uint32Array;
     const start = words(c[L.TH_START_TIME] as BigInt64Array);
     for (let i = 0; i < threads.length; i++) {
-      this.addLifetime(this.slotOf(tid[i]!), !threads.isNull(L.TH_START_TIME, i), start[2 * i + 1]! | 0, start[2 * i]!, pid[i]!, false);
+      this.addLifetime(this.slotOf(tid[i]! | 0), !threads.isNull(L.TH_START_TIME, i), start[2 * i + 1]!, start[2 * i]!, pid[i]!, false);
     }
   }
 
-  /** The slot of thread `tid` (made if new). */
+  /** The slot of thread `tid` (as int32; made if new). */
   private slotOf(tid: number): number {
     const s = this.tids.find(tid);
     if (s >= 0) return s;
@@ -583,30 +598,35 @@ export class CpuUsageDeriver {
    * the end is reached) and pairs from nHeld.
    */
   private reserve(n: number): void {
+    if ((this.eTop + n) * ES > this.E.length) this.compact(n);
+    if (this.nHeld + n > this.K.length) this.growPairs(this.nHeld + n);
+  }
+
+  /** Moves the held events to the front of a store with room for n more. */
+  private compact(n: number): void {
     const held = this.nHeld;
-    if ((this.eTop + n) * ES > this.E.length) {
-      const need = Math.max(1024, 2 * (held + n)) * ES;
-      const E = this.E;
-      const to = this.E2.length >= need && this.E2.length >= E.length ? this.E2 : new Int32Array(Math.max(need, E.length));
-      const P = this.P;
-      for (let i = 0; i < held; i++) {
-        const a = P[i]! * ES;
-        const b = i * ES;
-        for (let w = 0; w < ES; w++) to[b + w] = E[a + w]!;
-        P[i] = i;
-      }
-      this.E2 = E;
-      this.E = to;
-      this.eTop = held;
+    const need = Math.max(1024, 2 * (held + n)) * ES;
+    const E = this.E;
+    const to = this.E2.length >= need && this.E2.length >= E.length ? this.E2 : new Int32Array(Math.max(need, E.length));
+    const P = this.P;
+    for (let i = 0; i < held; i++) {
+      const a = P[i]! * ES;
+      const b = i * ES;
+      for (let w = 0; w < ES; w++) to[b + w] = E[a + w]!;
+      P[i] = i;
     }
-    if (held + n > this.K.length) {
-      const cap = Math.max(held + n, 2 * this.K.length);
-      this.K = grown(this.K, cap);
-      this.P = grown(this.P, cap);
-      this.K2 = new Float64Array(cap);
-      this.P2 = new Int32Array(cap);
-      this.runs = new Int32Array(cap + 2);
-    }
+    this.E2 = E;
+    this.E = to;
+    this.eTop = held;
+  }
+
+  private growPairs(n: number): void {
+    const cap = Math.max(n, 2 * this.K.length);
+    this.K = grown(this.K, cap);
+    this.P = grown(this.P, cap);
+    this.K2 = new Float64Array(cap);
+    this.P2 = new Int32Array(cap);
+    this.runs = new Int32Array(cap + 2);
   }
 
   /** Takes the rows of one chunk of the decode (borrowed views are fine: values are copied). */
@@ -614,134 +634,157 @@ export class CpuUsageDeriver {
     const nThread = this.final ? 0 : threadEvents.length;
     this.reserve(nThread + readythread.length + cswitch.length);
     let m = this.nHeld; // pairs
-    if (nThread > 0) {
-      const te = threadEvents.columns;
-      const ts = words(te[L.TE_TIMESTAMP] as BigInt64Array);
-      const cpu = te[L.TE_CPU] as Uint16Array;
-      const tid = te[L.TE_THREAD_ID] as Uint32Array;
-      const pid = te[L.TE_PROCESS_ID] as Uint32Array;
-      const op = te[L.TE_OPCODE] as Uint8Array;
-      for (let i = 0; i < nThread; i++) {
-        const p = this.eTop;
-        const e = p * ES;
-        const E = this.E;
-        const hi = ts[2 * i + 1]! | 0;
-        const lo = ts[2 * i]!;
-        E[e + E_HI] = hi;
-        E[e + E_LO] = lo;
-        E[e + E_KC] = (KIND_THREAD << 16) | cpu[i]!;
-        E[e + E_A] = tid[i]!;
-        E[e + E_B] = pid[i]!;
-        E[e + E_SA] = this.slotOf(tid[i]!);
-        E[e + E_SB] = op[i]!;
-        if (this.late(p, hi, lo)) continue;
-        this.K[m] = keyOf(hi, lo);
-        this.P[m++] = p;
-        this.eTop++;
-      }
-    }
-    if (readythread.length > 0) {
-      const rt = readythread.columns;
-      const ts = words(rt[L.RT_TIMESTAMP] as BigInt64Array);
-      const cpu = rt[L.RT_CPU] as Uint16Array;
-      const tid = rt[L.RT_THREAD_ID] as Uint32Array;
-      for (let i = 0; i < readythread.length; i++) {
-        const p = this.eTop;
-        const e = p * ES;
-        const E = this.E;
-        const hi = ts[2 * i + 1]! | 0;
-        const lo = ts[2 * i]!;
-        E[e + E_HI] = hi;
-        E[e + E_LO] = lo;
-        E[e + E_KC] = (KIND_READY << 16) | cpu[i]!;
-        E[e + E_A] = tid[i]!;
-        E[e + E_SA] = this.slotOf(tid[i]!);
-        if (this.late(p, hi, lo)) continue;
-        this.K[m] = keyOf(hi, lo);
-        this.P[m++] = p;
-        this.eTop++;
-      }
-    }
-    if (cswitch.length > 0) {
-      const cs = cswitch.columns;
-      const ts = words(cs[L.CS_TIMESTAMP] as BigInt64Array);
-      const cpu = cs[L.CS_CPU] as Uint16Array;
-      const valid = cs[L.CS_VALID] as Uint32Array;
-      const newTid = cs[L.CS_NEW_THREAD_ID] as Uint32Array;
-      const oldTid = cs[L.CS_OLD_THREAD_ID] as Uint32Array;
-      const newPri = cs[L.CS_NEW_THREAD_PRIORITY] as Int8Array;
-      const oldPri = cs[L.CS_OLD_THREAD_PRIORITY] as Int8Array;
-      const oldState = cs[L.CS_OLD_THREAD_STATE] as Uint8Array;
-      const oldWr = cs[L.CS_OLD_THREAD_WAIT_REASON] as Uint8Array;
-      const cstate = cs[L.CS_PREVIOUS_CSTATE] as Uint8Array;
-      for (let i = 0; i < cswitch.length; i++) {
-        const c = cpu[i]!;
-        if (c >= this.cpuCap || this.CS[c * CSW + C_IDLE_SLOT] === -1) this.ensureCpu(c);
-        const p = this.eTop;
-        const e = p * ES;
-        const E = this.E;
-        const v = valid[i]!;
-        const hi = ts[2 * i + 1]! | 0;
-        const lo = ts[2 * i]!;
-        E[e + E_HI] = hi;
-        E[e + E_LO] = lo;
-        E[e + E_KC] = (KIND_SWITCH << 16) | c;
-        const old = oldTid[i]!;
-        E[e + E_B] = old;
-        E[e + E_SB] = old === 0 ? this.CS[c * CSW + C_IDLE_SLOT]! : this.slotOf(old);
-        // the present values, as bytes, and which are present (the cswitch valid bits moved to the S_ bits)
-        let flags = ((v >>> L.CS_PREVIOUS_CSTATE) & 1) === 0 ? 0 : S_CSTATE | cstate[i]!;
-        if ((v >>> L.CS_NEW_THREAD_ID) & 1) {
-          E[e + E_A] = newTid[i]!;
-          E[e + E_SA] = this.slotOf(newTid[i]!);
-          flags |= S_NEW_TID;
-        } else {
-          E[e + E_A] = 0;
-          E[e + E_SA] = -1;
-        }
-        let small = 0;
-        if ((v >>> L.CS_NEW_THREAD_PRIORITY) & 1) {
-          small = newPri[i]! & 0xff;
-          flags |= S_NEW_PRI;
-        }
-        if ((v >>> L.CS_OLD_THREAD_PRIORITY) & 1) {
-          small |= (oldPri[i]! & 0xff) << 8;
-          flags |= S_OLD_PRI;
-        }
-        if ((v >>> L.CS_OLD_THREAD_STATE) & 1) {
-          small |= oldState[i]! << 16;
-          flags |= S_OLD_STATE;
-        }
-        if ((v >>> L.CS_OLD_THREAD_WAIT_REASON) & 1) {
-          small |= oldWr[i]! << 24;
-          flags |= S_OLD_WR;
-        }
-        E[e + E_SMALL] = small;
-        E[e + E_FLAGS] = flags;
-        // the CPU's latest switch delivered
-        const CS = this.CS;
-        const x = c * CSW;
-        if ((CS[x + C_FLAGS]! & CF_SWITCH) === 0) {
-          CS[x + C_FLAGS]! |= CF_SWITCH;
-          this.seen.push(c);
-          CS[x + C_SWITCH_HI] = hi;
-          CS[x + C_SWITCH_LO] = lo;
-        } else if (lt(CS[x + C_SWITCH_HI]!, CS[x + C_SWITCH_LO]!, hi, lo)) {
-          CS[x + C_SWITCH_HI] = hi;
-          CS[x + C_SWITCH_LO] = lo;
-        }
-        if (this.late(p, hi, lo)) continue;
-        this.K[m] = keyOf(hi, lo);
-        this.P[m++] = p;
-        this.eTop++;
-      }
-    }
+    if (nThread > 0) m = this.addThreadEvents(threadEvents, m);
+    if (readythread.length > 0) m = this.addReadies(readythread, m);
+    if (cswitch.length > 0) m = this.addSwitches(cswitch, m);
     this.release(m, false);
   }
 
-  /** An event (at position p, time (hi, lo)) behind the released time: applied at once (true), its position free again. */
+  /** Stores the Thread events from position eTop, pairs from m; returns the pairs' end. */
+  private addThreadEvents(threadEvents: Table<'threadEvents'>, m: number): number {
+    const te = threadEvents.columns;
+    const ts = words(te[L.TE_TIMESTAMP] as BigInt64Array);
+    const cpu = te[L.TE_CPU] as Uint16Array;
+    const tid = te[L.TE_THREAD_ID] as Uint32Array;
+    const pid = te[L.TE_PROCESS_ID] as Uint32Array;
+    const op = te[L.TE_OPCODE] as Uint8Array;
+    const E = this.E;
+    const K = this.K;
+    const P = this.P;
+    for (let i = 0; i < threadEvents.length; i++) {
+      const p = this.eTop;
+      const e = p * ES;
+      const hi = ts[2 * i + 1]!;
+      const lo = ts[2 * i]!;
+      E[e + E_HI] = hi;
+      E[e + E_LO] = lo;
+      E[e + E_KC] = (KIND_THREAD << 16) | cpu[i]!;
+      E[e + E_A] = tid[i]!;
+      E[e + E_B] = pid[i]!;
+      E[e + E_SA] = this.slotOf(tid[i]! | 0);
+      E[e + E_SB] = op[i]!;
+      if (this.released[0] === 1 && this.late(p, hi, lo)) continue;
+      K[m] = keyOf(hi, lo);
+      P[m++] = p;
+      this.eTop = p + 1;
+    }
+    return m;
+  }
+
+  /** Stores the ReadyThread events from position eTop, pairs from m; returns the pairs' end. */
+  private addReadies(readythread: Table<'readythread'>, m: number): number {
+    const rt = readythread.columns;
+    const ts = words(rt[L.RT_TIMESTAMP] as BigInt64Array);
+    const cpu = rt[L.RT_CPU] as Uint16Array;
+    const tid = rt[L.RT_THREAD_ID] as Uint32Array;
+    const E = this.E;
+    const K = this.K;
+    const P = this.P;
+    for (let i = 0; i < readythread.length; i++) {
+      const p = this.eTop;
+      const e = p * ES;
+      const hi = ts[2 * i + 1]!;
+      const lo = ts[2 * i]!;
+      E[e + E_HI] = hi;
+      E[e + E_LO] = lo;
+      E[e + E_KC] = (KIND_READY << 16) | cpu[i]!;
+      E[e + E_A] = tid[i]!;
+      E[e + E_SA] = this.slotOf(tid[i]! | 0);
+      if (this.released[0] === 1 && this.late(p, hi, lo)) continue;
+      K[m] = keyOf(hi, lo);
+      P[m++] = p;
+      this.eTop = p + 1;
+    }
+    return m;
+  }
+
+  /** Stores the switches from position eTop, pairs from m (and each CPU's latest switch); returns the pairs' end. */
+  private addSwitches(cswitch: Table<'cswitch'>, m: number): number {
+    const cs = cswitch.columns;
+    const ts = words(cs[L.CS_TIMESTAMP] as BigInt64Array);
+    const cpu = cs[L.CS_CPU] as Uint16Array;
+    const valid = cs[L.CS_VALID] as Uint32Array;
+    const newTid = cs[L.CS_NEW_THREAD_ID] as Uint32Array;
+    const oldTid = cs[L.CS_OLD_THREAD_ID] as Uint32Array;
+    const newPri = cs[L.CS_NEW_THREAD_PRIORITY] as Int8Array;
+    const oldPri = cs[L.CS_OLD_THREAD_PRIORITY] as Int8Array;
+    const oldState = cs[L.CS_OLD_THREAD_STATE] as Uint8Array;
+    const oldWr = cs[L.CS_OLD_THREAD_WAIT_REASON] as Uint8Array;
+    const cstate = cs[L.CS_PREVIOUS_CSTATE] as Uint8Array;
+    const E = this.E;
+    const K = this.K;
+    const P = this.P;
+    for (let i = 0; i < cswitch.length; i++) {
+      const c = cpu[i]!;
+      if (c >= this.cpuCap || this.CS[c * CSW + C_IDLE_SLOT] === -1) this.ensureCpu(c);
+      const p = this.eTop;
+      const e = p * ES;
+      const v = valid[i]!;
+      const hi = ts[2 * i + 1]!;
+      const lo = ts[2 * i]!;
+      E[e + E_HI] = hi;
+      E[e + E_LO] = lo;
+      E[e + E_KC] = (KIND_SWITCH << 16) | c;
+      const old = oldTid[i]! | 0;
+      E[e + E_B] = old;
+      E[e + E_SB] = old === 0 ? this.CS[c * CSW + C_IDLE_SLOT]! : this.slotOf(old);
+      // the present values, as bytes, and which are present (the cswitch valid bits moved to the S_ bits)
+      let flags = ((v >>> L.CS_PREVIOUS_CSTATE) & 1) === 0 ? 0 : S_CSTATE | cstate[i]!;
+      if ((v >>> L.CS_NEW_THREAD_ID) & 1) {
+        E[e + E_A] = newTid[i]!;
+        E[e + E_SA] = this.slotOf(newTid[i]! | 0);
+        flags |= S_NEW_TID;
+      } else {
+        E[e + E_A] = 0;
+        E[e + E_SA] = -1;
+      }
+      let small = 0;
+      if ((v >>> L.CS_NEW_THREAD_PRIORITY) & 1) {
+        small = newPri[i]! & 0xff;
+        flags |= S_NEW_PRI;
+      }
+      if ((v >>> L.CS_OLD_THREAD_PRIORITY) & 1) {
+        small |= (oldPri[i]! & 0xff) << 8;
+        flags |= S_OLD_PRI;
+      }
+      if ((v >>> L.CS_OLD_THREAD_STATE) & 1) {
+        small |= oldState[i]! << 16;
+        flags |= S_OLD_STATE;
+      }
+      if ((v >>> L.CS_OLD_THREAD_WAIT_REASON) & 1) {
+        small |= oldWr[i]! << 24;
+        flags |= S_OLD_WR;
+      }
+      E[e + E_SMALL] = small;
+      E[e + E_FLAGS] = flags;
+      // the CPU's latest switch delivered
+      const CS = this.CS;
+      const x = c * CSW;
+      if ((CS[x + C_FLAGS]! & CF_SWITCH) === 0) this.firstSwitch(c, hi, lo);
+      else if (lt(CS[x + C_SWITCH_HI]!, CS[x + C_SWITCH_LO]!, hi, lo)) {
+        CS[x + C_SWITCH_HI] = hi;
+        CS[x + C_SWITCH_LO] = lo;
+      }
+      if (this.released[0] === 1 && this.late(p, hi, lo)) continue;
+      K[m] = keyOf(hi, lo);
+      P[m++] = p;
+      this.eTop = p + 1;
+    }
+    return m;
+  }
+
+  /** The first switch delivered on `cpu`: it joins the watermark. */
+  private firstSwitch(cpu: number, hi: number, lo: number): void {
+    const x = cpu * CSW;
+    this.CS[x + C_FLAGS]! |= CF_SWITCH;
+    this.CS[x + C_SWITCH_HI] = hi;
+    this.CS[x + C_SWITCH_LO] = lo;
+    this.seen.push(cpu);
+  }
+
+  /** An event (at position p, time (hi, lo); something released) behind the released time: applied at once (true), its position free again. */
   private late(p: number, hi: number, lo: number): boolean {
-    if (!this.hasReleased || !lt(hi, lo, this.relHi, this.relLo)) return false;
+    if (!lt(hi, lo, this.released[1]!, this.released[2]!)) return false;
     this.stats.lateEvents++;
     this.single[0] = p;
     this.apply(this.single, 0, 1);
@@ -815,9 +858,9 @@ export class CpuUsageDeriver {
     if (cut > 0) {
       this.apply(P, 0, cut);
       const last = P[cut - 1]! * ES;
-      this.hasReleased = true;
-      this.relHi = this.E[last + E_HI]!;
-      this.relLo = this.E[last + E_LO]! >>> 0;
+      this.released[0] = 1;
+      this.released[1] = this.E[last + E_HI]!;
+      this.released[2] = this.E[last + E_LO]!;
       this.K.copyWithin(0, cut, n);
       this.P.copyWithin(0, cut, n);
     }
@@ -847,7 +890,7 @@ export class CpuUsageDeriver {
     return best < 0 ? -1 : LT[best + LT_PID]! >>> 0;
   }
 
-  /** The process of thread id `tid` at time (hi, lo) (-1: unknown). */
+  /** The process of thread id `tid` (as int32) at time (hi, lo) (-1: unknown). */
   private pidOfTid(tid: number, hi: number, lo: number): number {
     if (tid === 0) return 0;
     const s = this.tids.find(tid);
@@ -1154,6 +1197,12 @@ export class CpuUsageDeriver {
   private drain(): void {
     const n = this.nStage;
     if (n === 0) return;
+    if (this.sink !== null) {
+      this.sink.addStaged(this.stage, n);
+      this.stats.rows += n;
+      this.nStage = 0;
+      return;
+    }
     if (this.out === null) this.out = new OutChunk(this.chunkRows);
     this.out.take(this.stage, n, this.n);
     this.n += n;
@@ -1174,28 +1223,29 @@ export class CpuUsageDeriver {
       const inHi = H[r + R_IN_HI]!;
       const inLo = H[r + R_IN_LO]!;
       if (((v >>> L.CU_NEW_PROCESS_ID) & 1) === 0) {
-        const pid = this.pidOfTid(H[r + R_NEW_TID]! >>> 0, inHi, inLo);
+        const pid = this.pidOfTid(H[r + R_NEW_TID]!, inHi, inLo);
         if (pid >= 0) {
           H[r + R_NEW_PID] = pid;
           v |= 1 << L.CU_NEW_PROCESS_ID;
         }
       }
       if (((v >>> L.CU_OLD_PROCESS_ID) & 1) === 0) {
-        const pid = this.pidOfTid(H[r + R_OLD_TID]! >>> 0, inHi, inLo);
+        const pid = this.pidOfTid(H[r + R_OLD_TID]!, inHi, inLo);
         if (pid >= 0) {
           H[r + R_OLD_PID] = pid;
           v |= 1 << L.CU_OLD_PROCESS_ID;
         }
       }
       if (((v >>> L.CU_READYING_THREAD_ID) & 1) === 1 && ((v >>> L.CU_READYING_PROCESS_ID) & 1) === 0) {
-        const pid = this.pidOfTid(H[r + R_READYING_TID]! >>> 0, H[r + R_READY_HI]!, H[r + R_READY_LO]!);
+        const pid = this.pidOfTid(H[r + R_READYING_TID]!, H[r + R_READY_HI]!, H[r + R_READY_LO]!);
         if (pid >= 0) {
           H[r + R_READYING_PID] = pid;
           v |= 1 << L.CU_READYING_PROCESS_ID;
         }
       }
       H[r + R_VALID] = v;
-      this.stage.set(H.subarray(r, r + RWS), this.nStage++ * RWS);
+      const S = this.stage;
+      for (let w = 0, at = this.nStage++ * RWS; w < RWS; w++) S[at + w] = H[r + w]!;
       if (this.nStage === this.stageRoom) this.drain();
     }
     this.hold = new Int32Array(0);
@@ -1212,11 +1262,11 @@ export class CpuUsageDeriver {
     this.out = null;
     this.n = 0;
     this.stageRoom = Math.min(STAGE_ROWS, this.chunkRows);
-    this.onRows(new Table('cpuUsage', { length: n, columns }));
+    this.onRows!(new Table('cpuUsage', { length: n, columns }));
   }
 }
 
-/** The 64-bit column as (lo, hi) 32-bit words. */
-function words(col: BigInt64Array): Uint32Array {
-  return new Uint32Array(col.buffer, col.byteOffset, col.length * 2);
+/** The 64-bit column as (lo, hi) 32-bit words, as int32. */
+function words(col: BigInt64Array): Int32Array {
+  return new Int32Array(col.buffer, col.byteOffset, col.length * 2);
 }
