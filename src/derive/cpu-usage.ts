@@ -32,11 +32,12 @@
 //
 // Costs: nothing is allocated per event or row, and the hot loops touch few arrays: an event is ES int32
 // words of one store, a thread's state TSW words of another, a CPU's (its open row) CSW words of a third;
-// a tick value is two 32-bit halves (hi signed, lo unsigned), compared and subtracted as such (exact, no
-// BigInt). Event order is (time, kind, cpu, arrival): a stable natural merge sort of (key, position)
-// pairs, the key the time as a double (monotonic, so only equal keys look at the exact time), of what is
-// held (one run) and what came in (runs: each buffer's events). Completed rows are staged row by row
-// (RWS words each) and moved into the chunk's columns a block at a time, one column per loop.
+// a tick value is two 32-bit halves (hi signed, lo unsigned), kept as int32, compared and subtracted as
+// such (exact, no BigInt, no double). Event order is (time, kind, cpu, arrival): a stable LSD radix sort
+// of what is held and what came in on the time less the least (two or three 11-bit passes for a chunk's
+// span), each run of one time then ordered by kind and cpu. Completed rows are staged row by row (RWS
+// words each) and moved into the chunk's columns a block at a time, one column per loop — or handed as
+// they are to a StagedRowSink (CpuAnalyzer: the `cpu` command makes no columns).
 import * as L from '../generated/layout.js';
 import { allocColumn, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
@@ -82,9 +83,6 @@ export interface CpuUsageStats {
 const KIND_THREAD = 0;
 const KIND_READY = 1;
 const KIND_SWITCH = 2;
-
-/** 2^32 */
-const WORD = 4294967296;
 
 // Event store: ES int32 words per event, at position p * ES (Events below).
 const ES = 9;
@@ -206,11 +204,6 @@ function lt(aHi: number, aLo: number, bHi: number, bLo: number): boolean {
   return aHi < bHi || (aHi === bHi && (aLo ^ MIN32) < (bLo ^ MIN32));
 }
 
-/** The sort key of a time: its value as a double (rounded, so equal keys are settled by the exact time). */
-function keyOf(hi: number, lo: number): number {
-  return (lo < 0 ? (hi + 1) * WORD : hi * WORD) + lo; // one rounding of hi * 2^32 + (lo as u32)
-}
-
 /** A copy of `a` with room for n elements. */
 function grown<T extends Int32Array | Float64Array>(a: T, n: number): T {
   const b = new (a.constructor as new (n: number) => T)(n);
@@ -218,83 +211,134 @@ function grown<T extends Int32Array | Float64Array>(a: T, n: number): T {
   return b;
 }
 
-/** Event at position x before event at y, their keys being equal: by exact time, then kind and cpu. */
-function exactBefore(E: Int32Array, x: number, y: number): boolean {
-  const a = x * ES;
-  const b = y * ES;
-  if (E[a] !== E[b]) return E[a]! < E[b]!;
-  const la = E[a + E_LO]! ^ MIN32;
-  const lb = E[b + E_LO]! ^ MIN32;
-  if (la !== lb) return la < lb;
-  return E[a + E_KC]! < E[b + E_KC]!;
+/** radix digits of the sort: 11 bits */
+const DIGIT = 11;
+const DIGITS = 1 << DIGIT;
+
+/** The sort's scratch: positions, the times relative to the least (words), the digit counts. */
+class SortScratch {
+  p = new Int32Array(0);
+  lo = new Int32Array(0);
+  hi = new Int32Array(0);
+  p2 = new Int32Array(0);
+  lo2 = new Int32Array(0);
+  hi2 = new Int32Array(0);
+  readonly counts = new Int32Array(DIGITS);
+  reserve(n: number): void {
+    if (n <= this.p.length) return;
+    const cap = Math.max(n, 2 * this.p.length, 1024);
+    this.p = new Int32Array(cap);
+    this.lo = new Int32Array(cap);
+    this.hi = new Int32Array(cap);
+    this.p2 = new Int32Array(cap);
+    this.lo2 = new Int32Array(cap);
+    this.hi2 = new Int32Array(cap);
+  }
 }
 
 /**
- * Sorts the pairs (keys[i], pos[i]), i < n, by event order (time, kind, cpu), stably: a natural merge sort
- * (ascending runs found, then merged pairwise through tk/tp), close to linear on input made of a few long
- * runs. Returns true when the result is in tk/tp.
+ * Sorts the event positions P[0, n) by event order (time, kind, cpu), stably (so arrival order breaks
+ * ties): an LSD radix sort on the time less the least time (exact 64-bit words; 11-bit digits, those
+ * that are the same for every event skipped: two or three passes for a chunk's span of time), then each
+ * run of one time (rare) by kind and cpu, by insertion. P is sorted in place.
  */
-function sortPairs(E: Int32Array, keys: Float64Array, pos: Int32Array, tk: Float64Array, tp: Int32Array, n: number, runs: Int32Array): boolean {
-  let nRuns = 0;
-  runs[nRuns++] = 0;
+function sortEvents(E: Int32Array, P: Int32Array, n: number, t: SortScratch): void {
+  if (n < 2) return;
+  t.reserve(n);
+  // the least time
+  let minHi = E[P[0]! * ES + E_HI]!;
+  let minLo = E[P[0]! * ES + E_LO]!;
   for (let i = 1; i < n; i++) {
-    const a = keys[i]!;
-    const b = keys[i - 1]!;
-    if (a < b || (a === b && exactBefore(E, pos[i]!, pos[i - 1]!))) runs[nRuns++] = i;
-  }
-  runs[nRuns++] = n;
-  let sk = keys;
-  let sp = pos;
-  let dk = tk;
-  let dp = tp;
-  let swapped = false;
-  while (nRuns > 2) {
-    let w = 1; // runs after this pass: runs[0..w]
-    let r = 0;
-    for (; r + 2 < nRuns; r += 2) {
-      const a = runs[r]!;
-      const m = runs[r + 1]!;
-      const b = runs[r + 2]!;
-      let i = a;
-      let j = m;
-      let k = a;
-      while (i < m && j < b) {
-        const ki = sk[i]!;
-        const kj = sk[j]!;
-        if (kj < ki || (kj === ki && exactBefore(E, sp[j]!, sp[i]!))) {
-          dk[k] = kj;
-          dp[k++] = sp[j++]!;
-        } else {
-          dk[k] = ki;
-          dp[k++] = sp[i++]!;
-        }
-      }
-      for (; i < m; i++, k++) {
-        dk[k] = sk[i]!;
-        dp[k] = sp[i]!;
-      }
-      for (; j < b; j++, k++) {
-        dk[k] = sk[j]!;
-        dp[k] = sp[j]!;
-      }
-      runs[w++] = b;
+    const e = P[i]! * ES;
+    const hi = E[e + E_HI]!;
+    const lo = E[e + E_LO]!;
+    if (hi < minHi || (hi === minHi && (lo ^ MIN32) < (minLo ^ MIN32))) {
+      minHi = hi;
+      minLo = lo;
     }
-    if (r + 1 < nRuns) {
-      // an odd run left: copied as it is
-      dk.set(sk.subarray(runs[r]!, runs[r + 1]!), runs[r]!);
-      dp.set(sp.subarray(runs[r]!, runs[r + 1]!), runs[r]!);
-      runs[w++] = runs[r + 1]!;
-    }
-    nRuns = w;
-    const k = sk;
-    sk = dk;
-    dk = k;
-    const p = sp;
-    sp = dp;
-    dp = p;
-    swapped = !swapped;
   }
-  return swapped;
+  // the times relative to it, and which bits they use; the first digit counted
+  const counts = t.counts;
+  counts.fill(0);
+  let p = t.p;
+  let lo = t.lo;
+  let hi = t.hi;
+  let orLo = 0;
+  let orHi = 0;
+  for (let i = 0; i < n; i++) {
+    const x = P[i]!;
+    const e = x * ES;
+    const l = E[e + E_LO]!;
+    const rl = (l - minLo) | 0;
+    const rh = (E[e + E_HI]! - minHi - ((l ^ MIN32) < (minLo ^ MIN32) ? 1 : 0)) | 0;
+    p[i] = x;
+    lo[i] = rl;
+    hi[i] = rh;
+    orLo |= rl;
+    orHi |= rh;
+    counts[rl & (DIGITS - 1)]!++;
+  }
+  let p2 = t.p2;
+  let lo2 = t.lo2;
+  let hi2 = t.hi2;
+  const passes = orHi === 0 ? 3 : 6;
+  for (let pass = 0; pass < passes; pass++) {
+    const word = pass < 3 ? lo : hi;
+    const shift = (pass % 3) * DIGIT;
+    if ((pass < 3 ? orLo : orHi) >>> shift === 0) {
+      pass = pass < 3 ? 2 : 5; // the higher digits of this word are all 0
+      continue;
+    }
+    if (pass > 0) {
+      counts.fill(0);
+      for (let i = 0; i < n; i++) counts[(word[i]! >>> shift) & (DIGITS - 1)]!++;
+    }
+    if (counts[(word[0]! >>> shift) & (DIGITS - 1)] === n) continue; // one digit for all
+    let sum = 0;
+    for (let d = 0; d < DIGITS; d++) {
+      const c = counts[d]!;
+      counts[d] = sum;
+      sum += c;
+    }
+    for (let i = 0; i < n; i++) {
+      const k = counts[(word[i]! >>> shift) & (DIGITS - 1)]!++;
+      p2[k] = p[i]!;
+      lo2[k] = lo[i]!;
+      hi2[k] = hi[i]!;
+    }
+    const tp = p;
+    p = p2;
+    p2 = tp;
+    const tl = lo;
+    lo = lo2;
+    lo2 = tl;
+    const th = hi;
+    hi = hi2;
+    hi2 = th;
+  }
+  t.p = p;
+  t.lo = lo;
+  t.hi = hi;
+  t.p2 = p2;
+  t.lo2 = lo2;
+  t.hi2 = hi2;
+  // out, with each run of one time by kind and cpu (stable)
+  P[0] = p[0]!;
+  for (let i = 1; i < n; i++) {
+    const x = p[i]!;
+    if (lo[i] !== lo[i - 1] || hi[i] !== hi[i - 1]) {
+      P[i] = x;
+      continue;
+    }
+    const kc = E[x * ES + E_KC]!;
+    let j = i;
+    // within the run of this time (equal times are adjacent), after every event of a lower or equal (kind, cpu)
+    while (j > 0 && lo[j - 1] === lo[i] && hi[j - 1] === hi[i] && E[P[j - 1]! * ES + E_KC]! > kc) {
+      P[j] = P[j - 1]!;
+      j--;
+    }
+    P[j] = x;
+  }
 }
 
 /** Thread ids (u32, given as int32) to slot numbers: open addressing, linear probing, at most half full. */
@@ -467,13 +511,9 @@ export class CpuUsageDeriver {
   private E = new Int32Array(0);
   private E2 = new Int32Array(0);
   private eTop = 0;
-  // The events to order, as (key, position) pairs: the held ones first (sorted), then those of the add()
-  // in progress; K2/P2 and `runs` are the sort's scratch.
-  private K = new Float64Array(1024);
+  // The events to order, as positions: the held ones first (sorted), then those of the add() in progress.
   private P = new Int32Array(1024);
-  private K2 = new Float64Array(1024);
-  private P2 = new Int32Array(1024);
-  private runs = new Int32Array(1026);
+  private readonly scratch = new SortScratch();
   private nHeld = 0;
   /** a one-event order (late events) */
   private readonly single = new Int32Array(1);
@@ -599,7 +639,7 @@ export class CpuUsageDeriver {
    */
   private reserve(n: number): void {
     if ((this.eTop + n) * ES > this.E.length) this.compact(n);
-    if (this.nHeld + n > this.K.length) this.growPairs(this.nHeld + n);
+    if (this.nHeld + n > this.P.length) this.P = grown(this.P, Math.max(this.nHeld + n, 2 * this.P.length));
   }
 
   /** Moves the held events to the front of a store with room for n more. */
@@ -618,15 +658,6 @@ export class CpuUsageDeriver {
     this.E2 = E;
     this.E = to;
     this.eTop = held;
-  }
-
-  private growPairs(n: number): void {
-    const cap = Math.max(n, 2 * this.K.length);
-    this.K = grown(this.K, cap);
-    this.P = grown(this.P, cap);
-    this.K2 = new Float64Array(cap);
-    this.P2 = new Int32Array(cap);
-    this.runs = new Int32Array(cap + 2);
   }
 
   /** Takes the rows of one chunk of the decode (borrowed views are fine: values are copied). */
@@ -649,7 +680,6 @@ export class CpuUsageDeriver {
     const pid = te[L.TE_PROCESS_ID] as Uint32Array;
     const op = te[L.TE_OPCODE] as Uint8Array;
     const E = this.E;
-    const K = this.K;
     const P = this.P;
     for (let i = 0; i < threadEvents.length; i++) {
       const p = this.eTop;
@@ -664,7 +694,6 @@ export class CpuUsageDeriver {
       E[e + E_SA] = this.slotOf(tid[i]! | 0);
       E[e + E_SB] = op[i]!;
       if (this.released[0] === 1 && this.late(p, hi, lo)) continue;
-      K[m] = keyOf(hi, lo);
       P[m++] = p;
       this.eTop = p + 1;
     }
@@ -678,7 +707,6 @@ export class CpuUsageDeriver {
     const cpu = rt[L.RT_CPU] as Uint16Array;
     const tid = rt[L.RT_THREAD_ID] as Uint32Array;
     const E = this.E;
-    const K = this.K;
     const P = this.P;
     for (let i = 0; i < readythread.length; i++) {
       const p = this.eTop;
@@ -691,7 +719,6 @@ export class CpuUsageDeriver {
       E[e + E_A] = tid[i]!;
       E[e + E_SA] = this.slotOf(tid[i]! | 0);
       if (this.released[0] === 1 && this.late(p, hi, lo)) continue;
-      K[m] = keyOf(hi, lo);
       P[m++] = p;
       this.eTop = p + 1;
     }
@@ -712,7 +739,6 @@ export class CpuUsageDeriver {
     const oldWr = cs[L.CS_OLD_THREAD_WAIT_REASON] as Uint8Array;
     const cstate = cs[L.CS_PREVIOUS_CSTATE] as Uint8Array;
     const E = this.E;
-    const K = this.K;
     const P = this.P;
     for (let i = 0; i < cswitch.length; i++) {
       const c = cpu[i]!;
@@ -766,7 +792,6 @@ export class CpuUsageDeriver {
         CS[x + C_SWITCH_LO] = lo;
       }
       if (this.released[0] === 1 && this.late(p, hi, lo)) continue;
-      K[m] = keyOf(hi, lo);
       P[m++] = p;
       this.eTop = p + 1;
     }
@@ -809,21 +834,12 @@ export class CpuUsageDeriver {
   }
 
   /**
-   * Sorts the pairs [0, n) (what is held is one run, and each CPU's events arrive in runs, so the natural
-   * merge sort is close to linear) and applies the events up to the watermark — all of them at the end,
-   * and never fewer than needed to keep at most `windowEvents` held.
+   * Sorts the events P[0, n) (what is held and what came in) and applies them up to the watermark — all
+   * of them at the end, and never fewer than needed to keep at most `windowEvents` held.
    */
   private release(n: number, all: boolean): void {
-    if (n > this.nHeld && sortPairs(this.E, this.K, this.P, this.K2, this.P2, n, this.runs)) {
-      const k = this.K;
-      this.K = this.K2;
-      this.K2 = k;
-      const p = this.P;
-      this.P = this.P2;
-      this.P2 = p;
-    }
+    if (n > this.nHeld) sortEvents(this.E, this.P, n, this.scratch);
     const E = this.E;
-    const K = this.K;
     const P = this.P;
     let cut = n;
     if (!all) {
@@ -840,14 +856,7 @@ export class CpuUsageDeriver {
         }
       }
       cut = 0;
-      if (hasW) {
-        const wKey = keyOf(wHi, wLo);
-        while (cut < n) {
-          const k = K[cut]!;
-          if (k > wKey || (k === wKey && lt(wHi, wLo, E[P[cut]! * ES + E_HI]!, E[P[cut]! * ES + E_LO]!))) break;
-          cut++;
-        }
-      }
+      if (hasW) while (cut < n && !lt(wHi, wLo, E[P[cut]! * ES + E_HI]!, E[P[cut]! * ES + E_LO]!)) cut++;
       // …or, past the window, the first group after the events that must go
       const mustGo = n - this.window;
       if (cut < mustGo) {
@@ -861,7 +870,6 @@ export class CpuUsageDeriver {
       this.released[0] = 1;
       this.released[1] = this.E[last + E_HI]!;
       this.released[2] = this.E[last + E_LO]!;
-      this.K.copyWithin(0, cut, n);
       this.P.copyWithin(0, cut, n);
     }
     this.nHeld = n - cut;
