@@ -133,7 +133,7 @@ const LT_PID = 3;
 const LT_NEXT = 4; // the next lifetime of the thread (index + 1; 0: the last)
 
 // CPU state: CSW words per CPU.
-const CSW = 24;
+const CSW = 26;
 const C_FLAGS = 0; // CF_ bits
 const C_SWITCH_HI = 1; // the latest switch delivered (the watermark)
 const C_SWITCH_LO = 2;
@@ -159,6 +159,8 @@ const C_READY_LO = 20;
 const C_READYING = 21; // if CF_READYING
 const C_READYING_SLOT = 22;
 const C_READYING_PID = 23; // if CF_READYING_PID
+const C_IN_TID = 24; // the new thread of the CPU's latest switch delivered, and its slot + 1 (0: none): its next switch's old thread, mostly
+const C_IN_SLOT = 25;
 const CF_OPEN = 1;
 const CF_SWITCH = 2;
 const CF_CURRENT = 4;
@@ -645,7 +647,7 @@ export class CpuUsageDeriver {
   /** Moves the held events to the front of a store with room for n more. */
   private compact(n: number): void {
     const held = this.nHeld;
-    const need = Math.max(1024, 2 * (held + n)) * ES;
+    const need = Math.max(1 << 14, 4 * (held + n)) * ES;
     const E = this.E;
     const to = this.E2.length >= need && this.E2.length >= E.length ? this.E2 : new Int32Array(Math.max(need, E.length));
     const P = this.P;
@@ -751,14 +753,20 @@ export class CpuUsageDeriver {
       E[e + E_HI] = hi;
       E[e + E_LO] = lo;
       E[e + E_KC] = (KIND_SWITCH << 16) | c;
+      const CS = this.CS;
+      const x = c * CSW;
       const old = oldTid[i]! | 0;
       E[e + E_B] = old;
-      E[e + E_SB] = old === 0 ? this.CS[c * CSW + C_IDLE_SLOT]! : this.slotOf(old);
+      E[e + E_SB] = old === 0 ? CS[x + C_IDLE_SLOT]! : CS[x + C_IN_SLOT] !== 0 && CS[x + C_IN_TID] === old ? CS[x + C_IN_SLOT]! - 1 : this.slotOf(old);
       // the present values, as bytes, and which are present (the cswitch valid bits moved to the S_ bits)
       let flags = ((v >>> L.CS_PREVIOUS_CSTATE) & 1) === 0 ? 0 : S_CSTATE | cstate[i]!;
       if ((v >>> L.CS_NEW_THREAD_ID) & 1) {
-        E[e + E_A] = newTid[i]!;
-        E[e + E_SA] = this.slotOf(newTid[i]! | 0);
+        const tid = newTid[i]! | 0;
+        const slot = this.slotOf(tid);
+        E[e + E_A] = tid;
+        E[e + E_SA] = slot;
+        CS[x + C_IN_TID] = tid;
+        CS[x + C_IN_SLOT] = slot + 1;
         flags |= S_NEW_TID;
       } else {
         E[e + E_A] = 0;
@@ -784,8 +792,6 @@ export class CpuUsageDeriver {
       E[e + E_SMALL] = small;
       E[e + E_FLAGS] = flags;
       // the CPU's latest switch delivered
-      const CS = this.CS;
-      const x = c * CSW;
       if ((CS[x + C_FLAGS]! & CF_SWITCH) === 0) this.firstSwitch(c, hi, lo);
       else if (lt(CS[x + C_SWITCH_HI]!, CS[x + C_SWITCH_LO]!, hi, lo)) {
         CS[x + C_SWITCH_HI] = hi;
