@@ -513,7 +513,7 @@ export class CpuUsageDeriver {
   private E = new Int32Array(0);
   private E2 = new Int32Array(0);
   private eTop = 0;
-  // The events to order, as positions: the held ones first (sorted), then those of the add() in progress.
+  // The events to order, as positions: the held ones first (in order), then those of the add() in progress.
   private P = new Int32Array(1024);
   private readonly scratch = new SortScratch();
   private nHeld = 0;
@@ -637,7 +637,7 @@ export class CpuUsageDeriver {
 
   /**
    * Room for n more events: positions from eTop (the held events moved to the front of a new store when
-   * the end is reached) and pairs from nHeld.
+   * the end is reached) and in P from nHeld.
    */
   private reserve(n: number): void {
     if ((this.eTop + n) * ES > this.E.length) this.compact(n);
@@ -666,14 +666,14 @@ export class CpuUsageDeriver {
   add(cswitch: Table<'cswitch'>, readythread: Table<'readythread'>, threadEvents: Table<'threadEvents'>): void {
     const nThread = this.final ? 0 : threadEvents.length;
     this.reserve(nThread + readythread.length + cswitch.length);
-    let m = this.nHeld; // pairs
+    let m = this.nHeld; // the end of P
     if (nThread > 0) m = this.addThreadEvents(threadEvents, m);
     if (readythread.length > 0) m = this.addReadies(readythread, m);
     if (cswitch.length > 0) m = this.addSwitches(cswitch, m);
     this.release(m, false);
   }
 
-  /** Stores the Thread events from position eTop, pairs from m; returns the pairs' end. */
+  /** Stores the Thread events from position eTop, their positions in P from m; returns P's end. */
   private addThreadEvents(threadEvents: Table<'threadEvents'>, m: number): number {
     const te = threadEvents.columns;
     const ts = words(te[L.TE_TIMESTAMP] as BigInt64Array);
@@ -702,7 +702,7 @@ export class CpuUsageDeriver {
     return m;
   }
 
-  /** Stores the ReadyThread events from position eTop, pairs from m; returns the pairs' end. */
+  /** Stores the ReadyThread events from position eTop, their positions in P from m; returns P's end. */
   private addReadies(readythread: Table<'readythread'>, m: number): number {
     const rt = readythread.columns;
     const ts = words(rt[L.RT_TIMESTAMP] as BigInt64Array);
@@ -727,7 +727,7 @@ export class CpuUsageDeriver {
     return m;
   }
 
-  /** Stores the switches from position eTop, pairs from m (and each CPU's latest switch); returns the pairs' end. */
+  /** Stores the switches from position eTop, their positions in P from m (and each CPU's latest switch); returns P's end. */
   private addSwitches(cswitch: Table<'cswitch'>, m: number): number {
     const cs = cswitch.columns;
     const ts = words(cs[L.CS_TIMESTAMP] as BigInt64Array);
