@@ -270,4 +270,39 @@ describe('the typed-array derivation equals the former object-per-event one (tes
       }
     }
   });
+
+  test('the order of events whatever their times: spans past 2^32 ticks in one sort, and many events of one time (kinds, CPUs, arrival)', () => {
+    for (const r of traces.slice(0, 2)) {
+      const cases: [string, (t: bigint, i: number, n: number) => bigint][] = [
+        // the later half 2^40 ticks on: the radix sort's passes over the high words
+        ['span', (t, i, n) => (i < n / 2 ? t : t + (1n << 40n))],
+        ['span across 0', (t, i, n) => (i % 3 === 0 ? t - (1n << 45n) : t) - (BigInt(n) << 20n)],
+        // times coarsened to multiples of 5000 ticks: groups of one time with every kind and many CPUs
+        ['ties', (t) => (t / 5000n) * 5000n],
+      ];
+      for (const [, move] of cases) {
+        const moved = <T extends 'cswitch' | 'readythread' | 'threadEvents'>(t: Table<T>, col: number): Table<T> => {
+          const c = t.columns.slice();
+          c[col] = (t.columns[col] as BigInt64Array).map((x, i) => move(x, i, t.length));
+          return new TableCtor(t.name, { length: t.length, columns: c }) as Table<T>;
+        };
+        for (const windowEvents of [7, 1 << 18]) {
+          const got: Table<'cpuUsage'>[] = [];
+          const want: Table<'cpuUsage'>[] = [];
+          const d = new CpuUsageDeriver((t) => got.push(t), { windowEvents });
+          const o = new CpuUsageDeriverOracle((t) => want.push(t), { windowEvents });
+          const args = [moved(r.cswitch, 0), moved(r.readythread, 0), moved(r.threadEvents, 0)] as const;
+          for (const [a, b] of [[0, 0.4], [0.4, 1]] as const) {
+            const part = <T extends 'cswitch' | 'readythread' | 'threadEvents'>(t: Table<T>) => sliceOf(t, Math.floor(a * t.length), Math.floor(b * t.length));
+            d.add(part(args[0]), part(args[1]), part(args[2]));
+            o.add(part(args[0]), part(args[1]), part(args[2]));
+          }
+          expect(d.finish()).toEqual(o.finish());
+          expect(got.length).toBe(want.length);
+          got.forEach((t, k) => t.columns.forEach((col, c) => expect(col).toEqual(want[k]!.columns[c])));
+        }
+      }
+    }
+  });
 });
+

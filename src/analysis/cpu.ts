@@ -3,7 +3,8 @@
 // from the threads and processes tables. Works on a whole result or chunk by chunk while streaming:
 // memory grows with the number of threads, never with the number of switches.
 import * as L from '../generated/layout.js';
-import { CpuUsageDeriver, type CpuUsageOptions, type CpuUsageStats } from '../derive/cpu-usage.js';
+import * as R from '../derive/cpu-usage.js';
+import { CpuUsageDeriver, type CpuUsageOptions, type CpuUsageStats, type StagedRowSink } from '../derive/cpu-usage.js';
 import { concatChunks, type ColumnChunk, type NumericColumn, type TypedColumn } from '../tables/schema.js';
 import type { StreamResult } from '../result/summary.js';
 import { Table, type DecodedTables } from '../tables/table.js';
@@ -55,28 +56,174 @@ interface Acc {
 }
 const zero = (): Acc => ({ switchIns: 0, cpu: 0n, ready: 0n, wait: 0n });
 
-/** Sums cpuUsage rows by (thread, process); feed it chunks, then ask for the analysis. */
-export class CpuAnalyzer {
-  private readonly byThread = new Map<string, Acc & { tid: number; pid: number | null }>();
+/** 2^32 */
+const WORD = 4294967296;
+/** a partial sum moves on past this (each row adds less than 2^32 to it: it stays below 2^53, exact) */
+const LIMIT = 2 ** 52;
+/** x ^ MIN32 orders the int32 bits of u32 values as the u32 values */
+const MIN32 = -0x80000000;
+
+/**
+ * Exact 64-bit sums per slot without a BigInt per row: a sum is spill + hi * 2^32 + lo, with hi the sum of
+ * the high words and lo that of the low words, both doubles kept exact (below 2^53): lo carries into hi,
+ * and hi (past 2^52 only for sums beyond 2^84) into a BigInt spill.
+ */
+class Sums {
+  hi = new Float64Array(0);
+  lo = new Float64Array(0);
+  private readonly spill: bigint[] = [];
+  grow(cap: number): void {
+    const hi = new Float64Array(cap);
+    const lo = new Float64Array(cap);
+    hi.set(this.hi);
+    lo.set(this.lo);
+    this.hi = hi;
+    this.lo = lo;
+  }
+  /** Adds the 64-bit value of words (lo, hi), both as int32 (lo's bits are the unsigned low word), to slot s. */
+  add(s: number, lo: number, hi: number): void {
+    let l = this.lo[s]! + lo;
+    let h = this.hi[s]! + hi + (lo < 0 ? 1 : 0); // lo as int32 is 2^32 less than the u32 it stands for
+    if (l >= LIMIT || l <= -LIMIT) {
+      const carry = Math.floor(l / WORD);
+      h += carry;
+      l -= carry * WORD;
+    }
+    if (h >= LIMIT || h <= -LIMIT) {
+      this.spill[s] = (this.spill[s] ?? 0n) + BigInt(h) * 4294967296n;
+      h = 0;
+    }
+    this.lo[s] = l;
+    this.hi[s] = h;
+  }
+  /** Adds (aHi, aLo) − (bHi, bLo) (words as int32) to slot s. */
+  addDiff(s: number, aHi: number, aLo: number, bHi: number, bLo: number): void {
+    this.add(s, (aLo - bLo) | 0, (aHi - bHi - ((aLo ^ MIN32) < (bLo ^ MIN32) ? 1 : 0)) | 0);
+  }
+  get(s: number): bigint {
+    return (this.spill[s] ?? 0n) + BigInt(this.hi[s]!) * 4294967296n + BigInt(this.lo[s]!);
+  }
+}
+
+/**
+ * Sums cpuUsage rows by (thread, process); feed it chunks, or make it a CpuUsageDeriver's sink (`new
+ * CpuUsageDeriver(analyzer)`: the rows as they are staged, no columns), then ask for the analysis.
+ */
+export class CpuAnalyzer implements StagedRowSink {
+  // one slot per (newThreadId, newProcessId or null), in the order first seen; found by open addressing
+  private n = 0;
+  /** the ids as int32 (their bits) */
+  private tid = new Int32Array(0);
+  private pid = new Int32Array(0);
+  /** 1: the process is known */
+  private hasPid = new Uint8Array(0);
+  private switchIns = new Float64Array(0);
+  private readonly cpu = new Sums();
+  private readonly ready = new Sums();
+  private readonly wait = new Sums();
+  /** slot + 1 per hash bucket (0: empty) */
+  private buckets = new Int32Array(256);
+  private shift = 24;
 
   add(rows: Table<'cpuUsage'>): void {
     const c = rows.columns;
     const tid = c[L.CU_NEW_THREAD_ID] as Uint32Array;
     const pid = c[L.CU_NEW_PROCESS_ID] as Uint32Array;
-    const usage = c[L.CU_CPU_USAGE] as BigInt64Array;
-    const ready = c[L.CU_READY] as BigInt64Array;
-    const waits = c[L.CU_WAITS] as BigInt64Array;
+    const usage = words(c[L.CU_CPU_USAGE] as BigInt64Array);
+    const ready = words(c[L.CU_READY] as BigInt64Array);
+    const waits = words(c[L.CU_WAITS] as BigInt64Array);
     const valid = c[L.CU_VALID] as Uint32Array;
     for (let i = 0; i < rows.length; i++) {
       const v = valid[i]!;
-      const p = (v >>> L.CU_NEW_PROCESS_ID) & 1 ? pid[i]! : null;
-      const key = `${tid[i]}/${p}`;
-      let a = this.byThread.get(key);
-      if (!a) this.byThread.set(key, (a = { ...zero(), tid: tid[i]!, pid: p }));
-      a.switchIns++;
-      if ((v >>> L.CU_CPU_USAGE) & 1) a.cpu += usage[i]!;
-      if ((v >>> L.CU_READY) & 1) a.ready += ready[i]!;
-      if ((v >>> L.CU_WAITS) & 1) a.wait += waits[i]!;
+      const known = (v >>> L.CU_NEW_PROCESS_ID) & 1;
+      const s = this.slot(tid[i]! | 0, known === 1 ? pid[i]! | 0 : 0, known);
+      this.switchIns[s]!++;
+      if ((v >>> L.CU_CPU_USAGE) & 1) this.cpu.add(s, usage[2 * i]!, usage[2 * i + 1]!);
+      if ((v >>> L.CU_READY) & 1) this.ready.add(s, ready[2 * i]!, ready[2 * i + 1]!);
+      if ((v >>> L.CU_WAITS) & 1) this.wait.add(s, waits[2 * i]!, waits[2 * i + 1]!);
+    }
+  }
+
+  /** Rows staged by a CpuUsageDeriver (StagedRowSink): the same sums, the durations from the times. */
+  addStaged(S: Int32Array, n: number): void {
+    for (let b = 0; b < n * R.RWS; b += R.RWS) {
+      const v = S[b + R.R_VALID]!;
+      const known = (v >>> L.CU_NEW_PROCESS_ID) & 1;
+      const s = this.slot(S[b + R.R_NEW_TID]!, known === 1 ? S[b + R.R_NEW_PID]! : 0, known);
+      this.switchIns[s]!++;
+      const inHi = S[b + R.R_IN_HI]!;
+      const inLo = S[b + R.R_IN_LO]!;
+      if ((v >>> L.CU_CPU_USAGE) & 1) this.cpu.addDiff(s, S[b + R.R_NEXT_HI]!, S[b + R.R_NEXT_LO]!, inHi, inLo);
+      if ((v >>> L.CU_READY) & 1) {
+        const rHi = S[b + R.R_READY_HI]!;
+        const rLo = S[b + R.R_READY_LO]!;
+        this.ready.addDiff(s, inHi, inLo, rHi, rLo);
+        if ((v >>> L.CU_WAITS) & 1) this.wait.addDiff(s, rHi, rLo, S[b + R.R_LAST_HI]!, S[b + R.R_LAST_LO]!);
+      }
+    }
+  }
+
+  /** The slot of (tid, pid) (as int32; pid 0 with known 0: null), made if new. */
+  private slot(tid: number, pid: number, known: number): number {
+    const mask = this.buckets.length - 1;
+    let h = Math.imul(Math.imul(tid, 0x9e3779b1) ^ pid ^ (known << 31), 0x85ebca6b) >>> this.shift;
+    for (; ; h = (h + 1) & mask) {
+      const b = this.buckets[h]!;
+      if (b === 0) break;
+      const s = b - 1;
+      if (this.tid[s] === tid && this.pid[s] === pid && this.hasPid[s] === known) return s;
+    }
+    const s = this.n++;
+    if (s === this.tid.length) this.grow();
+    this.tid[s] = tid;
+    this.pid[s] = pid;
+    this.hasPid[s] = known;
+    if (2 * this.n > this.buckets.length) this.rehash();
+    else this.buckets[h] = s + 1;
+    return s;
+  }
+
+  private grow(): void {
+    const cap = Math.max(64, 2 * this.tid.length);
+    const tid = new Int32Array(cap);
+    const pid = new Int32Array(cap);
+    const hasPid = new Uint8Array(cap);
+    const switchIns = new Float64Array(cap);
+    tid.set(this.tid);
+    pid.set(this.pid);
+    hasPid.set(this.hasPid);
+    switchIns.set(this.switchIns);
+    this.tid = tid;
+    this.pid = pid;
+    this.hasPid = hasPid;
+    this.switchIns = switchIns;
+    for (const sums of [this.cpu, this.ready, this.wait]) sums.grow(cap);
+  }
+
+  /** Buckets for twice the slots (every slot placed again, the last one made included). */
+  private rehash(): void {
+    const cap = this.buckets.length * 2;
+    this.buckets = new Int32Array(cap);
+    this.shift = 32 - Math.log2(cap);
+    const mask = cap - 1;
+    for (let s = 0; s < this.n; s++) {
+      let h = Math.imul(Math.imul(this.tid[s]!, 0x9e3779b1) ^ this.pid[s]! ^ (this.hasPid[s]! << 31), 0x85ebca6b) >>> this.shift;
+      while (this.buckets[h] !== 0) h = (h + 1) & mask;
+      this.buckets[h] = s + 1;
+    }
+  }
+
+  /** The sums of every (thread, process), in the order first seen. */
+  private *perThread(): IterableIterator<Acc & { tid: number; pid: number | null }> {
+    for (let s = 0; s < this.n; s++) {
+      yield {
+        tid: this.tid[s]! >>> 0,
+        pid: this.hasPid[s] === 1 ? this.pid[s]! >>> 0 : null,
+        switchIns: this.switchIns[s]!,
+        cpu: this.cpu.get(s),
+        ready: this.ready.get(s),
+        wait: this.wait.get(s),
+      };
     }
   }
 
@@ -100,7 +247,7 @@ export class CpuAnalyzer {
     const procs = new Map<string, Acc & { pid: number | null; threads: number }>();
     const all = zero();
     const threads: ThreadCpu[] = [];
-    for (const a of this.byThread.values()) {
+    for (const a of this.perThread()) {
       threads.push({
         threadId: a.tid,
         processId: a.pid,
@@ -170,6 +317,11 @@ function permute(col: NumericColumn, order: Uint32Array): TypedColumn {
     for (let i = 0; i < order.length; i++) dst[i] = src[order[i]!]!;
   }
   return out as TypedColumn;
+}
+
+/** The 64-bit column as (lo, hi) 32-bit words, as int32. */
+function words(col: BigInt64Array): Int32Array {
+  return new Int32Array(col.buffer, col.byteOffset, col.length * 2);
 }
 
 /** CPU time, ready time and waits per process and per thread of a decoded trace. */

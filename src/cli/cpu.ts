@@ -20,7 +20,7 @@ export function addCpuCommand(program: Command, { input }: CommandContext): void
     const inp = await input(file);
     const [{ CpuAnalyzer, CpuUsageDeriver }, { renderCpu }] = await Promise.all([import('../analysis/cpu.js'), import('./cpu-text.js')]);
     const analyzer = new CpuAnalyzer();
-    const deriver = new CpuUsageDeriver((t) => analyzer.add(t));
+    const deriver = new CpuUsageDeriver(analyzer); // rows folded as they complete, no columns made
     const res = await streamFile(inp.path, {
       ...decodeOptions(o),
       rows: 'borrow',

@@ -30,12 +30,14 @@
 // last, at finish(), in their completion order. So per CPU the rows that were not held come in
 // (switchInTime, arrival) order, late events aside.
 //
-// Costs: nothing is allocated per event or row. Events live in typed-array slots (a free list recycles
-// them) and are ordered by index; a tick value is two 32-bit halves (hi signed, lo unsigned), compared and
-// subtracted as such (exact, no BigInt); the state of a CPU (its open row) and of a thread (its latest
-// switch-out and ready) are typed-array slots too, and so are the held rows. Event order is (time, kind,
-// cpu, arrival): a stable natural merge sort of what came in (runs: each buffer's events), merged with
-// what is held.
+// Costs: nothing is allocated per event or row, and the hot loops touch few arrays: an event is ES int32
+// words of one store, a thread's state TSW words of another, a CPU's (its open row) CSW words of a third;
+// a tick value is two 32-bit halves (hi signed, lo unsigned), kept as int32, compared and subtracted as
+// such (exact, no BigInt, no double). Event order is (time, kind, cpu, arrival): a stable LSD radix sort
+// of what is held and what came in on the time less the least (two or three 11-bit passes for a chunk's
+// span), each run of one time then ordered by kind and cpu. Completed rows are staged row by row (RWS
+// words each) and moved into the chunk's columns a block at a time, one column per loop — or handed as
+// they are to a StagedRowSink (CpuAnalyzer: the `cpu` command makes no columns).
 import * as L from '../generated/layout.js';
 import { allocColumn, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
@@ -52,6 +54,15 @@ export interface CpuUsageOptions {
    * it, no row is held back, and the Thread events given to add() are not needed (they are ignored)
    */
   threads?: Table<'threads'>;
+}
+
+/**
+ * Takes the rows of the derivation as they are staged (`n` rows of RWS int32 words, the R_ layout, the
+ * table's valid bits; borrowed until it returns), in the order they would be emitted: for a consumer that
+ * folds rows (CpuAnalyzer) and has no use for the columns.
+ */
+export interface StagedRowSink {
+  addStaged(rows: Int32Array, n: number): void;
 }
 
 export interface CpuUsageStats {
@@ -73,242 +84,309 @@ const KIND_THREAD = 0;
 const KIND_READY = 1;
 const KIND_SWITCH = 2;
 
-/** a null cell among the small values of an event (any real value, negative i8 ones included, differs) */
-const NONE = -0x100000;
-/** a null thread or process id (real ones are u32) */
-const NO_ID = -1;
+// Event store: ES int32 words per event, at position p * ES (Events below).
+const ES = 9;
+const E_HI = 0; // time, high word (signed)
+const E_LO = 1; // time, low word (unsigned, stored as int32)
+const E_KC = 2; // kind << 16 | cpu: the order's second key
+const E_A = 3; // switch: newThreadId (if S_NEW_TID); ready, thread event: threadId
+const E_B = 4; // switch: oldThreadId; thread event: processId
+const E_SA = 5; // thread slot of E_A (switch: -1 when the new thread is unknown)
+const E_SB = 6; // switch: the slot of the old thread's switch-outs (the idle thread: its CPU's); thread event: opcode
+const E_SMALL = 7; // switch: newThreadPriority | oldThreadPriority << 8 | oldThreadState << 16 | oldThreadWaitReason << 24
+const E_FLAGS = 8; // switch: previousCState | the S_ bits (which values are present)
+const S_NEW_PRI = 1 << 8;
+const S_OLD_PRI = 1 << 9;
+const S_OLD_STATE = 1 << 10;
+const S_OLD_WR = 1 << 11;
+const S_CSTATE = 1 << 12;
+const S_NEW_TID = 1 << 13;
 
-/** A thread's lifetime (Thread events): process id from its start (no start: from the beginning). */
-interface Lifetime {
-  hasStart: boolean;
-  startHi: number;
-  startLo: number;
-  pid: number;
-  open: boolean;
-}
+// Thread state: TSW words per thread slot.
+const TSW = 11;
+const T_FLAGS = 0; // TF_ bits
+const T_OUT_HI = 1; // the latest switch-out: time
+const T_OUT_LO = 2;
+const T_OUT_SMALL = 3; // its oldThreadPriority | oldThreadState << 8 | oldThreadWaitReason << 16 | the O_ bits
+const T_READY_HI = 4; // the latest ready: time
+const T_READY_LO = 5;
+const T_READYING = 6; // the readying thread (if TF_READYING), its slot and process (if TF_READYING_PID)
+const T_READYING_SLOT = 7;
+const T_READYING_PID = 8;
+const T_LIFE_HEAD = 9; // the thread's lifetimes, a list (index + 1; 0: none): first and last
+const T_LIFE_TAIL = 10;
+const TF_OUT = 1;
+const TF_READY = 2;
+const TF_IDLE = 4; // the idle thread (tid 0, or a CPU's stand-in): its process is 0
+const TF_READYING = 8;
+const TF_READYING_PID = 16;
+const O_PRI = 1 << 24;
+const O_STATE = 1 << 25;
+const O_WR = 1 << 26;
 
-/** The key of a thread's switch-outs: its id, and for the idle thread (one per CPU) -1 - cpu. */
-function outKey(tid: number, cpu: number): number {
-  return tid === 0 ? -1 - cpu : tid;
-}
+// Lifetimes: LTW words each.
+const LTW = 5;
+const LT_FLAGS = 0; // 1: has a start; 2: open
+const LT_START_HI = 1;
+const LT_START_LO = 2;
+const LT_PID = 3;
+const LT_NEXT = 4; // the next lifetime of the thread (index + 1; 0: the last)
 
-/** (aHi, aLo) < (bHi, bLo) as signed 64-bit values */
+// CPU state: CSW words per CPU.
+const CSW = 26;
+const C_FLAGS = 0; // CF_ bits
+const C_SWITCH_HI = 1; // the latest switch delivered (the watermark)
+const C_SWITCH_LO = 2;
+const C_IDLE_SLOT = 3; // the slot of the idle thread's switch-outs on this CPU
+const C_CURRENT = 4; // newThreadId of the last switch applied (if CF_CURRENT) and its slot
+const C_CURRENT_SLOT = 5;
+// the open row: a switch-in awaiting the CPU's next switch
+const C_TS_HI = 6;
+const C_TS_LO = 7;
+const C_NEW_TID = 8;
+const C_OLD_TID = 9;
+const C_NEW_SLOT = 10;
+const C_OLD_SLOT = 11;
+const C_NEW_PID = 12; // if CF_NEW_PID
+const C_OLD_PID = 13; // if CF_OLD_PID
+const C_SMALL = 14; // E_SMALL and E_FLAGS of its switch
+const C_SFLAGS = 15;
+const C_LAST_HI = 16; // the new thread's latest switch-out (if CF_LAST), T_OUT_SMALL
+const C_LAST_LO = 17;
+const C_LAST_SMALL = 18;
+const C_READY_HI = 19; // its ready (if CF_READY)
+const C_READY_LO = 20;
+const C_READYING = 21; // if CF_READYING
+const C_READYING_SLOT = 22;
+const C_READYING_PID = 23; // if CF_READYING_PID
+const C_IN_TID = 24; // the new thread of the CPU's latest switch delivered, and its slot + 1 (0: none): its next switch's old thread, mostly
+const C_IN_SLOT = 25;
+const CF_OPEN = 1;
+const CF_SWITCH = 2;
+const CF_CURRENT = 4;
+const CF_LAST = 8;
+const CF_READY = 16;
+const CF_READYING = 32;
+const CF_READYING_PID = 64;
+const CF_NEW_PID = 128;
+const CF_OLD_PID = 256;
+
+// Completed rows, staged row by row (RWS int32 words each; a null cell is 0, the valid bits are the
+// table's) before they go into the columns — or, given a StagedRowSink, to it.
+export const RWS = 19;
+export const R_CPU = 0;
+export const R_IN_HI = 1; // switchInTime
+export const R_IN_LO = 2;
+export const R_NEXT_HI = 3; // nextSwitchOutTime
+export const R_NEXT_LO = 4;
+export const R_NEW_TID = 5;
+export const R_OLD_TID = 6;
+export const R_NEW_PID = 7;
+export const R_OLD_PID = 8;
+export const R_LAST_HI = 9; // lastSwitchOutTime
+export const R_LAST_LO = 10;
+export const R_READY_HI = 11; // readyTime
+export const R_READY_LO = 12;
+export const R_READYING_TID = 13;
+export const R_READYING_PID = 14;
+export const R_SMALL_A = 15; // newInPri | newOutPri << 8 | newPrevOutPri << 16 | newPrevState << 24
+export const R_SMALL_B = 16; // newPrevWaitReason | oldOutPri << 8 | oldState << 16 | oldWaitReason << 24
+export const R_CSTATE = 17; // prevCState
+export const R_VALID = 18;
+/** rows staged before they are moved into the columns (a block that stays in cache) */
+const STAGE_ROWS = 2048;
+
+const ALWAYS = (1 << L.CU_VALID) | (1 << L.CU_CPU) | (1 << L.CU_SWITCH_IN_TIME) | (1 << L.CU_NEW_THREAD_ID) | (1 << L.CU_OLD_THREAD_ID);
+
+/** x ^ MIN32 orders the int32 bits of u32 values as the u32 values (every time word stays an int32: no double) */
+const MIN32 = -0x80000000;
+
+/** (aHi, aLo) < (bHi, bLo) as signed 64-bit values (the words as int32: lo compared as unsigned) */
 function lt(aHi: number, aLo: number, bHi: number, bLo: number): boolean {
-  return aHi < bHi || (aHi === bHi && aLo < bLo);
+  return aHi < bHi || (aHi === bHi && (aLo ^ MIN32) < (bLo ^ MIN32));
 }
 
-function growU32(a: Uint32Array, n: number) {
-  const b = new Uint32Array(n);
+/** A copy of `a` with room for n elements. */
+function grown<T extends Int32Array | Float64Array>(a: T, n: number): T {
+  const b = new (a.constructor as new (n: number) => T)(n);
   b.set(a);
   return b;
 }
 
-/**
- * Grows every typed-array field of a state object (its slots) to `cap` elements, keeping the values; new
- * elements are 0. One place, so that no field added later can be forgotten.
- */
-function growSlots(state: object, cap: number): void {
-  const fields = state as Record<string, unknown>;
-  for (const key of Object.keys(fields)) {
-    const a = fields[key];
-    if (!ArrayBuffer.isView(a) || a instanceof DataView) continue;
-    const Ctor = a.constructor as new (n: number) => Uint8Array;
-    const grown = new Ctor(cap);
-    grown.set(a as Uint8Array);
-    fields[key] = grown;
-  }
-}
+/** radix digits of the sort: 11 bits */
+const DIGIT = 11;
+const DIGITS = 1 << DIGIT;
 
-/** Event slots: one event per index, recycled through a free list once applied. */
-class Events {
-  cap = 0;
+/** The sort's scratch: positions, the times relative to the least (words), the digit counts. */
+class SortScratch {
+  p = new Int32Array(0);
+  lo = new Int32Array(0);
   hi = new Int32Array(0);
-  lo = new Uint32Array(0);
-  /** kind << 16 | cpu: the order's second key */
-  kc = new Int32Array(0);
-  /** switch: newThreadId (NONE: unknown); ready, thread event: threadId */
-  a = new Float64Array(0);
-  /** switch: oldThreadId; thread event: processId */
-  b = new Float64Array(0);
-  /** thread event: opcode; switch: newThreadPriority (NONE: null) */
-  c = new Int32Array(0);
-  oldPri = new Int32Array(0);
-  oldState = new Int32Array(0);
-  oldWr = new Int32Array(0);
-  cstate = new Int32Array(0);
-  private free = new Uint32Array(0);
-  private nFree = 0;
-
-  alloc(): number {
-    if (this.nFree === 0) this.grow();
-    return this.free[--this.nFree]!;
-  }
-  release(e: number): void {
-    this.free[this.nFree++] = e;
-  }
-  private grow(): void {
-    const old = this.cap;
-    const cap = Math.max(1024, old * 2);
-    growSlots(this, cap);
-    for (let e = cap - 1; e >= old; e--) this.free[this.nFree++] = e;
-    this.cap = cap;
-  }
-
-  /** x before y in (time, kind, cpu) — arrival breaks ties, by the stability of the sorts */
-  before(x: number, y: number): boolean {
-    const hx = this.hi[x]!;
-    const hy = this.hi[y]!;
-    if (hx !== hy) return hx < hy;
-    const lx = this.lo[x]!;
-    const ly = this.lo[y]!;
-    if (lx !== ly) return lx < ly;
-    return this.kc[x]! < this.kc[y]!;
-  }
-}
-
-/** A growable list of event indices. */
-class IndexList {
-  items = new Uint32Array(1024);
-  length = 0;
-  push(e: number): void {
-    if (this.length === this.items.length) this.items = growU32(this.items, this.items.length * 2);
-    this.items[this.length++] = e;
-  }
+  p2 = new Int32Array(0);
+  lo2 = new Int32Array(0);
+  hi2 = new Int32Array(0);
+  readonly counts = new Int32Array(DIGITS);
   reserve(n: number): void {
-    if (n > this.items.length) this.items = growU32(this.items, Math.max(n, this.items.length * 2));
+    if (n <= this.p.length) return;
+    const cap = Math.max(n, 2 * this.p.length, 1024);
+    this.p = new Int32Array(cap);
+    this.lo = new Int32Array(cap);
+    this.hi = new Int32Array(cap);
+    this.p2 = new Int32Array(cap);
+    this.lo2 = new Int32Array(cap);
+    this.hi2 = new Int32Array(cap);
   }
 }
 
 /**
- * Sorts list[0, n) by ev.before, stably: natural merge sort (ascending runs found, then merged pairwise
- * through `tmp`); close to linear on input made of a few long runs. Returns the array holding the result.
+ * Sorts the event positions P[0, n) by event order (time, kind, cpu), stably (so arrival order breaks
+ * ties): an LSD radix sort on the time less the least time (exact 64-bit words; 11-bit digits, those
+ * that are the same for every event skipped: two or three passes for a chunk's span of time), then each
+ * run of one time (rare) by kind and cpu, by insertion. P is sorted in place.
  */
-function sortStable(ev: Events, list: Uint32Array, tmp: Uint32Array, n: number, runs: IndexList): Uint32Array {
-  runs.length = 0;
-  runs.push(0);
-  for (let i = 1; i < n; i++) if (ev.before(list[i]!, list[i - 1]!)) runs.push(i);
-  runs.push(n);
-  let src = list;
-  let dst = tmp;
-  while (runs.length > 2) {
-    const bounds = runs.items;
-    let w = 1; // runs after this pass: bounds[0..w]
-    let r = 0;
-    for (; r + 2 < runs.length; r += 2) {
-      const a = bounds[r]!;
-      const m = bounds[r + 1]!;
-      const b = bounds[r + 2]!;
-      let i = a;
-      let j = m;
-      let k = a;
-      while (i < m && j < b) dst[k++] = ev.before(src[j]!, src[i]!) ? src[j++]! : src[i++]!;
-      while (i < m) dst[k++] = src[i++]!;
-      while (j < b) dst[k++] = src[j++]!;
-      bounds[w++] = b;
+function sortEvents(E: Int32Array, P: Int32Array, n: number, t: SortScratch): void {
+  if (n < 2) return;
+  t.reserve(n);
+  // the least time
+  let minHi = E[P[0]! * ES + E_HI]!;
+  let minLo = E[P[0]! * ES + E_LO]!;
+  for (let i = 1; i < n; i++) {
+    const e = P[i]! * ES;
+    const hi = E[e + E_HI]!;
+    const lo = E[e + E_LO]!;
+    if (hi < minHi || (hi === minHi && (lo ^ MIN32) < (minLo ^ MIN32))) {
+      minHi = hi;
+      minLo = lo;
     }
-    if (r + 1 < runs.length) {
-      // an odd run left: copied as it is
-      const a = bounds[r]!;
-      const b = bounds[r + 1]!;
-      for (let k = a; k < b; k++) dst[k] = src[k]!;
-      bounds[w++] = b;
+  }
+  // the times relative to it, and which bits they use; the first digit counted
+  const counts = t.counts;
+  counts.fill(0);
+  let p = t.p;
+  let lo = t.lo;
+  let hi = t.hi;
+  let orLo = 0;
+  let orHi = 0;
+  for (let i = 0; i < n; i++) {
+    const x = P[i]!;
+    const e = x * ES;
+    const l = E[e + E_LO]!;
+    const rl = (l - minLo) | 0;
+    const rh = (E[e + E_HI]! - minHi - ((l ^ MIN32) < (minLo ^ MIN32) ? 1 : 0)) | 0;
+    p[i] = x;
+    lo[i] = rl;
+    hi[i] = rh;
+    orLo |= rl;
+    orHi |= rh;
+    counts[rl & (DIGITS - 1)]!++;
+  }
+  let p2 = t.p2;
+  let lo2 = t.lo2;
+  let hi2 = t.hi2;
+  const passes = orHi === 0 ? 3 : 6;
+  for (let pass = 0; pass < passes; pass++) {
+    const word = pass < 3 ? lo : hi;
+    const shift = (pass % 3) * DIGIT;
+    if ((pass < 3 ? orLo : orHi) >>> shift === 0) {
+      pass = pass < 3 ? 2 : 5; // the higher digits of this word are all 0
+      continue;
     }
-    runs.length = w;
-    const t = src;
-    src = dst;
-    dst = t;
-  }
-  return src;
-}
-
-/**
- * Per-thread state: the latest switch-out and the latest ready (tid → slot). The idle thread (tid 0) is one
- * per CPU: its switch-outs are kept under outKey's stand-in id for the CPU, its readies under 0.
- */
-class Threads {
-  readonly slotOf = new Map<number, number>();
-  cap = 0;
-  n = 0;
-  hasOut = new Uint8Array(0);
-  outHi = new Int32Array(0);
-  outLo = new Uint32Array(0);
-  outPri = new Int32Array(0);
-  outState = new Int32Array(0);
-  outWr = new Int32Array(0);
-  hasReady = new Uint8Array(0);
-  readyHi = new Int32Array(0);
-  readyLo = new Uint32Array(0);
-  /** the readying thread (NO_ID or NONE: unknown) and its process (NO_ID: null) */
-  readying = new Float64Array(0);
-  readyingPid = new Float64Array(0);
-
-  slot(tid: number): number {
-    let s = this.slotOf.get(tid);
-    if (s === undefined) {
-      if (this.n === this.cap) this.grow();
-      s = this.n++;
-      this.slotOf.set(tid, s);
+    if (pass > 0) {
+      counts.fill(0);
+      for (let i = 0; i < n; i++) counts[(word[i]! >>> shift) & (DIGITS - 1)]!++;
     }
-    return s;
+    if (counts[(word[0]! >>> shift) & (DIGITS - 1)] === n) continue; // one digit for all
+    let sum = 0;
+    for (let d = 0; d < DIGITS; d++) {
+      const c = counts[d]!;
+      counts[d] = sum;
+      sum += c;
+    }
+    for (let i = 0; i < n; i++) {
+      const k = counts[(word[i]! >>> shift) & (DIGITS - 1)]!++;
+      p2[k] = p[i]!;
+      lo2[k] = lo[i]!;
+      hi2[k] = hi[i]!;
+    }
+    const tp = p;
+    p = p2;
+    p2 = tp;
+    const tl = lo;
+    lo = lo2;
+    lo2 = tl;
+    const th = hi;
+    hi = hi2;
+    hi2 = th;
   }
-  private grow(): void {
-    const cap = Math.max(256, this.cap * 2);
-    growSlots(this, cap);
-    this.cap = cap;
-  }
-}
-
-/** Per-CPU state: latest switch delivered, current thread, the open row. */
-class Cpus {
-  cap = 0;
-  /** CPUs with a switch delivered (their latest switch time sets the watermark) */
-  readonly seen: number[] = [];
-  hasSwitch = new Uint8Array(0);
-  switchHi = new Int32Array(0);
-  switchLo = new Uint32Array(0);
-  /** newThreadId of the last switch applied (-1: none yet; NONE: unknown) */
-  current = new Float64Array(0);
-  // the open row: a switch-in awaiting the CPU's next switch
-  open = new Uint8Array(0);
-  openSeq = new Float64Array(0);
-  tsHi = new Int32Array(0);
-  tsLo = new Uint32Array(0);
-  newThreadId = new Float64Array(0);
-  oldThreadId = new Float64Array(0);
-  newPid = new Float64Array(0);
-  oldPid = new Float64Array(0);
-  newInPri = new Int32Array(0);
-  oldOutPri = new Int32Array(0);
-  oldState = new Int32Array(0);
-  oldWr = new Int32Array(0);
-  cstate = new Int32Array(0);
-  hasLast = new Uint8Array(0);
-  lastHi = new Int32Array(0);
-  lastLo = new Uint32Array(0);
-  lastPri = new Int32Array(0);
-  lastState = new Int32Array(0);
-  lastWr = new Int32Array(0);
-  hasReady = new Uint8Array(0);
-  readyHi = new Int32Array(0);
-  readyLo = new Uint32Array(0);
-  readying = new Float64Array(0);
-  readyingPid = new Float64Array(0);
-
-  ensure(cpu: number): void {
-    if (cpu < this.cap) return;
-    let cap = Math.max(8, this.cap);
-    while (cap <= cpu) cap *= 2;
-    const old = this.cap;
-    growSlots(this, cap);
-    this.current.fill(-1, old); // no switch yet
-    this.cap = cap;
+  t.p = p;
+  t.lo = lo;
+  t.hi = hi;
+  t.p2 = p2;
+  t.lo2 = lo2;
+  t.hi2 = hi2;
+  // out, with each run of one time by kind and cpu (stable)
+  P[0] = p[0]!;
+  for (let i = 1; i < n; i++) {
+    const x = p[i]!;
+    if (lo[i] !== lo[i - 1] || hi[i] !== hi[i - 1]) {
+      P[i] = x;
+      continue;
+    }
+    const kc = E[x * ES + E_KC]!;
+    let j = i;
+    // within the run of this time (equal times are adjacent), after every event of a lower or equal (kind, cpu)
+    while (j > 0 && lo[j - 1] === lo[i] && hi[j - 1] === hi[i] && E[P[j - 1]! * ES + E_KC]! > kc) {
+      P[j] = P[j - 1]!;
+      j--;
+    }
+    P[j] = x;
   }
 }
 
-/** The output chunk: its columns, with 32-bit views of the 64-bit ones and byte views of the small ones. */
+/** Thread ids (u32, given as int32) to slot numbers: open addressing, linear probing, at most half full. */
+class TidIndex {
+  private keys = new Int32Array(1024);
+  /** slot + 1 (0: empty) */
+  private vals = new Int32Array(1024);
+  /** 32 - log2(capacity): the hash is the top bits of a Fibonacci product */
+  private shift = 22;
+  private n = 0;
+
+  /** The slot of `tid`, or -1. */
+  find(tid: number): number {
+    const mask = this.keys.length - 1;
+    for (let h = Math.imul(tid, 0x9e3779b1) >>> this.shift; ; h = (h + 1) & mask) {
+      const v = this.vals[h]!;
+      if (v === 0) return -1;
+      if (this.keys[h] === tid) return v - 1;
+    }
+  }
+  /** Records tid → slot (tid not present). */
+  insert(tid: number, slot: number): void {
+    if (2 * (this.n + 1) > this.keys.length) this.rehash(this.keys.length * 2);
+    this.place(tid, slot + 1);
+    this.n++;
+  }
+  private place(tid: number, v: number): void {
+    const mask = this.keys.length - 1;
+    let h = Math.imul(tid, 0x9e3779b1) >>> this.shift;
+    while (this.vals[h] !== 0) h = (h + 1) & mask;
+    this.keys[h] = tid;
+    this.vals[h] = v;
+  }
+  private rehash(cap: number): void {
+    const keys = this.keys;
+    const vals = this.vals;
+    this.keys = new Int32Array(cap);
+    this.vals = new Int32Array(cap);
+    this.shift = 32 - Math.log2(cap);
+    for (let h = 0; h < keys.length; h++) if (vals[h] !== 0) this.place(keys[h]!, vals[h]!);
+  }
+}
+
+/** The columns of one output chunk, with 32-bit views of the 64-bit ones and byte views of the small ones. */
 class OutChunk {
   readonly columns: TypedColumn[];
-  readonly rows: number;
   readonly cpu: Uint16Array;
   readonly newThreadId: Uint32Array;
   readonly oldThreadId: Uint32Array;
@@ -318,13 +396,13 @@ class OutChunk {
   readonly readyingProcessId: Uint32Array;
   readonly valid: Uint32Array;
   /** 64-bit columns as (lo, hi) word pairs */
-  readonly switchInTime: Uint32Array;
-  readonly nextSwitchOutTime: Uint32Array;
-  readonly lastSwitchOutTime: Uint32Array;
-  readonly readyTime: Uint32Array;
-  readonly cpuUsage: Uint32Array;
-  readonly ready: Uint32Array;
-  readonly waits: Uint32Array;
+  readonly switchInTime: Int32Array;
+  readonly nextSwitchOutTime: Int32Array;
+  readonly lastSwitchOutTime: Int32Array;
+  readonly readyTime: Int32Array;
+  readonly cpuUsage: Int32Array;
+  readonly ready: Int32Array;
+  readonly waits: Int32Array;
   /** u8/i8 columns as bytes */
   readonly newInPri: Uint8Array;
   readonly newOutPri: Uint8Array;
@@ -337,12 +415,7 @@ class OutChunk {
   readonly prevCState: Uint8Array;
 
   constructor(rows: number) {
-    this.rows = rows;
     const c = (this.columns = TABLE_COLUMNS.cpuUsage.map((spec) => allocColumn(spec.type, rows)));
-    const words = (i: number) => {
-      const col = c[i] as BigInt64Array;
-      return new Uint32Array(col.buffer, col.byteOffset, col.length * 2);
-    };
     const bytes = (i: number) => {
       const col = c[i] as Uint8Array | Int8Array;
       return new Uint8Array(col.buffer, col.byteOffset, col.length);
@@ -355,13 +428,13 @@ class OutChunk {
     this.readyingThreadId = c[L.CU_READYING_THREAD_ID] as Uint32Array;
     this.readyingProcessId = c[L.CU_READYING_PROCESS_ID] as Uint32Array;
     this.valid = c[L.CU_VALID] as Uint32Array;
-    this.switchInTime = words(L.CU_SWITCH_IN_TIME);
-    this.nextSwitchOutTime = words(L.CU_NEXT_SWITCH_OUT_TIME);
-    this.lastSwitchOutTime = words(L.CU_LAST_SWITCH_OUT_TIME);
-    this.readyTime = words(L.CU_READY_TIME);
-    this.cpuUsage = words(L.CU_CPU_USAGE);
-    this.ready = words(L.CU_READY);
-    this.waits = words(L.CU_WAITS);
+    this.switchInTime = words(c[L.CU_SWITCH_IN_TIME] as BigInt64Array);
+    this.nextSwitchOutTime = words(c[L.CU_NEXT_SWITCH_OUT_TIME] as BigInt64Array);
+    this.lastSwitchOutTime = words(c[L.CU_LAST_SWITCH_OUT_TIME] as BigInt64Array);
+    this.readyTime = words(c[L.CU_READY_TIME] as BigInt64Array);
+    this.cpuUsage = words(c[L.CU_CPU_USAGE] as BigInt64Array);
+    this.ready = words(c[L.CU_READY] as BigInt64Array);
+    this.waits = words(c[L.CU_WAITS] as BigInt64Array);
     this.newInPri = bytes(L.CU_NEW_IN_PRI);
     this.newOutPri = bytes(L.CU_NEW_OUT_PRI);
     this.newPrevOutPri = bytes(L.CU_NEW_PREV_OUT_PRI);
@@ -372,67 +445,128 @@ class OutChunk {
     this.oldWaitReason = bytes(L.CU_OLD_WAIT_REASON);
     this.prevCState = bytes(L.CU_PREV_CSTATE);
   }
+
+  /** Moves n staged rows (S, from row 0) into rows [at, at + n): one column at a time. */
+  take(S: Int32Array, n: number, at: number): void {
+    const end = at + n;
+    for (let r = at, s = 0; r < end; r++, s += RWS) this.cpu[r] = S[s + R_CPU]!;
+    pairs(this.switchInTime, S, R_IN_HI, R_IN_LO, at, end);
+    pairs(this.nextSwitchOutTime, S, R_NEXT_HI, R_NEXT_LO, at, end);
+    pairs(this.lastSwitchOutTime, S, R_LAST_HI, R_LAST_LO, at, end);
+    pairs(this.readyTime, S, R_READY_HI, R_READY_LO, at, end);
+    ints(this.newThreadId, S, R_NEW_TID, at, end);
+    ints(this.oldThreadId, S, R_OLD_TID, at, end);
+    ints(this.newProcessId, S, R_NEW_PID, at, end);
+    ints(this.oldProcessId, S, R_OLD_PID, at, end);
+    ints(this.readyingThreadId, S, R_READYING_TID, at, end);
+    ints(this.readyingProcessId, S, R_READYING_PID, at, end);
+    ints(this.valid, S, R_VALID, at, end);
+    bytesOf(this.newInPri, S, R_SMALL_A, 0, at, end);
+    bytesOf(this.newOutPri, S, R_SMALL_A, 8, at, end);
+    bytesOf(this.newPrevOutPri, S, R_SMALL_A, 16, at, end);
+    bytesOf(this.newPrevState, S, R_SMALL_A, 24, at, end);
+    bytesOf(this.newPrevWaitReason, S, R_SMALL_B, 0, at, end);
+    bytesOf(this.oldOutPri, S, R_SMALL_B, 8, at, end);
+    bytesOf(this.oldState, S, R_SMALL_B, 16, at, end);
+    bytesOf(this.oldWaitReason, S, R_SMALL_B, 24, at, end);
+    bytesOf(this.prevCState, S, R_CSTATE, 0, at, end);
+    // the durations (null: 0)
+    const usage = this.cpuUsage;
+    const ready = this.ready;
+    const waits = this.waits;
+    for (let r = at, s = 0; r < end; r++, s += RWS) {
+      const v = S[s + R_VALID]!;
+      const inHi = S[s + R_IN_HI]!;
+      const inLo = S[s + R_IN_LO]!;
+      if ((v >>> L.CU_CPU_USAGE) & 1) putDiff(usage, r, S[s + R_NEXT_HI]!, S[s + R_NEXT_LO]!, inHi, inLo);
+      if ((v >>> L.CU_READY) & 1) {
+        const rHi = S[s + R_READY_HI]!;
+        const rLo = S[s + R_READY_LO]!;
+        putDiff(ready, r, inHi, inLo, rHi, rLo);
+        if ((v >>> L.CU_WAITS) & 1) putDiff(waits, r, rHi, rLo, S[s + R_LAST_HI]!, S[s + R_LAST_LO]!);
+      }
+    }
+  }
 }
 
-/** Writes (hi, lo) at row r of a 64-bit column seen as words. */
-function put64(words: Uint32Array, r: number, hi: number, lo: number): void {
-  words[2 * r] = lo;
-  words[2 * r + 1] = hi;
+function pairs(words: Int32Array, S: Int32Array, hi: number, lo: number, at: number, end: number): void {
+  for (let r = at, s = 0; r < end; r++, s += RWS) {
+    words[2 * r] = S[s + lo]!;
+    words[2 * r + 1] = S[s + hi]!;
+  }
 }
-/** Writes (aHi, aLo) − (bHi, bLo), wrapping like a 64-bit store, at row r. */
-function putDiff(words: Uint32Array, r: number, aHi: number, aLo: number, bHi: number, bLo: number): void {
-  words[2 * r] = aLo - bLo; // stored mod 2^32
-  words[2 * r + 1] = aHi - bHi - (aLo < bLo ? 1 : 0);
+function ints(col: Uint32Array, S: Int32Array, f: number, at: number, end: number): void {
+  for (let r = at, s = f; r < end; r++, s += RWS) col[r] = S[s]!;
 }
-/** Writes a small (u8/i8) cell unless it is null (NONE); returns its valid bit. */
-function small(col: Uint8Array, r: number, value: number, column: number): number {
-  if (value === NONE) return 0;
-  col[r] = value;
-  return 1 << column;
+function bytesOf(col: Uint8Array, S: Int32Array, f: number, shift: number, at: number, end: number): void {
+  for (let r = at, s = f; r < end; r++, s += RWS) col[r] = S[s]! >>> shift;
 }
-
-const ALWAYS = (1 << L.CU_VALID) | (1 << L.CU_CPU) | (1 << L.CU_SWITCH_IN_TIME) | (1 << L.CU_NEW_THREAD_ID) | (1 << L.CU_OLD_THREAD_ID);
+/** Writes (aHi, aLo) − (bHi, bLo), wrapping like a 64-bit store, at row r (the words as int32). */
+function putDiff(words: Int32Array, r: number, aHi: number, aLo: number, bHi: number, bLo: number): void {
+  words[2 * r] = (aLo - bLo) | 0;
+  words[2 * r + 1] = (aHi - bHi - ((aLo ^ MIN32) < (bLo ^ MIN32) ? 1 : 0)) | 0;
+}
 
 export class CpuUsageDeriver {
-  private readonly ev = new Events();
-  private readonly threads = new Threads();
-  private readonly cpus = new Cpus();
-  /** events held for reordering, sorted */
-  private held = new IndexList();
-  /** the next `held` (double buffer) */
-  private spare = new IndexList();
-  /** events of the add() in progress, in arrival order */
-  private readonly incoming = new IndexList();
-  /** scratch of the sort */
-  private sortTmp = new Uint32Array(1024);
-  private readonly runs = new IndexList();
-  /** a one-event group (late events) */
-  private readonly single = new Uint32Array(1);
+  // Events at positions of E (ES words each), appended in arrival order; the held ones are moved to the
+  // front (E2 is the spare) when there is no room for the next add()'s.
+  private E = new Int32Array(0);
+  private E2 = new Int32Array(0);
+  private eTop = 0;
+  // The events to order, as positions: the held ones first (in order), then those of the add() in progress.
+  private P = new Int32Array(1024);
+  private readonly scratch = new SortScratch();
+  private nHeld = 0;
+  /** a one-event order (late events) */
+  private readonly single = new Int32Array(1);
+  // Threads: TSW words per slot; a thread id has one slot (TidIndex), the idle thread (tid 0) is one per
+  // CPU: its switch-outs are kept in a slot of its CPU's (C_IDLE_SLOT), its readies and lifetimes in the
+  // slot of tid 0. Slots are never freed: their number is that of the threads seen.
+  private readonly tids = new TidIndex();
+  private TS = new Int32Array(256 * TSW);
+  private nSlots = 0;
+  private LT = new Int32Array(256 * LTW);
+  private nLifetimes = 0;
+  /** thread ids with lifetimes */
+  private threadsWithLifetimes = 0;
+  // CPUs: CSW words each
+  private CS = new Int32Array(0);
+  private cpuCap = 0;
+  /** rows opened so far, and when each CPU's open row was (the order open rows are closed in at the end) */
+  private opened = 0;
+  private openSeq = new Float64Array(0);
+  /** CPUs with a switch delivered (their latest switch time sets the watermark) */
+  private readonly seen: number[] = [];
   private readonly window: number;
   private readonly chunkRows: number;
-  private hasReleased = false; // time of the last released group:
-  private relHi = 0;
-  private relLo = 0;
-  private readonly lifetimes = new Map<number, Lifetime[]>();
+  /** the time of the last released group: 1 (none yet: 0), hi, lo (a typed array: lo is a u32) */
+  private readonly released = new Int32Array(3);
   /** the lifetimes are the trace's final ones (options.threads): no row waits for a process id */
   private readonly final: boolean;
-  /** rows opened so far (the order open rows are closed in at the end) */
-  private opened = 0;
-  private out: OutChunk;
+  // completed rows: staged (RWS words each), then moved into the chunk's columns
+  private readonly stage: Int32Array;
+  private nStage = 0;
+  /** rows staged when the stage is moved into the chunk */
+  private stageRoom: number;
+  private out: OutChunk | null = null;
   private n = 0; // rows in `out`
-  /** rows waiting for a process id until finish(), in completion order */
-  private rowHold: OutChunk | null = null;
-  private nRowHold = 0;
+  /** rows waiting for a process id until finish(), staged, in completion order */
+  private hold = new Int32Array(0);
+  private nHold = 0;
   private readonly holdRows: number;
   private readonly stats: CpuUsageStats = { rows: 0, lateEvents: 0, maxHeld: 0, threads: 0, heldRows: 0, unresolvedRows: 0 };
 
-  constructor(
-    private readonly onRows: (rows: Table<'cpuUsage'>) => void,
-    options: CpuUsageOptions = {},
-  ) {
+  private readonly onRows: ((rows: Table<'cpuUsage'>) => void) | null;
+  private readonly sink: StagedRowSink | null;
+
+  /** Rows go to `onRows` in chunks of columns, or to a StagedRowSink as they are staged (no columns made). */
+  constructor(to: ((rows: Table<'cpuUsage'>) => void) | StagedRowSink, options: CpuUsageOptions = {}) {
+    this.onRows = typeof to === 'function' ? to : null;
+    this.sink = typeof to === 'function' ? null : to;
     this.window = options.windowEvents ?? 1 << 18;
     this.chunkRows = options.chunkRows ?? 1 << 16;
-    this.out = new OutChunk(this.chunkRows);
+    this.stageRoom = Math.min(STAGE_ROWS, this.chunkRows);
+    this.stage = new Int32Array(this.stageRoom * RWS);
     this.holdRows = options.holdRows ?? 1 << 16;
     this.final = options.threads !== undefined;
     if (options.threads) this.lifetimesOf(options.threads);
@@ -445,461 +579,708 @@ export class CpuUsageDeriver {
     const pid = c[L.TH_PROCESS_ID] as Uint32Array;
     const start = words(c[L.TH_START_TIME] as BigInt64Array);
     for (let i = 0; i < threads.length; i++) {
-      let list = this.lifetimes.get(tid[i]!);
-      if (!list) this.lifetimes.set(tid[i]!, (list = []));
-      list.push({ hasStart: !threads.isNull(L.TH_START_TIME, i), startHi: start[2 * i + 1]! | 0, startLo: start[2 * i]!, pid: pid[i]!, open: false });
+      this.addLifetime(this.slotOf(tid[i]! | 0), !threads.isNull(L.TH_START_TIME, i), start[2 * i + 1]!, start[2 * i]!, pid[i]!, false);
     }
+  }
+
+  /** The slot of thread `tid` (as int32; made if new). */
+  private slotOf(tid: number): number {
+    const s = this.tids.find(tid);
+    if (s >= 0) return s;
+    const made = this.newSlot(tid === 0);
+    this.tids.insert(tid, made);
+    return made;
+  }
+
+  /** A new thread slot (`idle`: the idle thread's). */
+  private newSlot(idle: boolean): number {
+    const s = this.nSlots++;
+    if (this.nSlots * TSW > this.TS.length) this.TS = grown(this.TS, 2 * this.TS.length);
+    this.TS[s * TSW + T_FLAGS] = idle ? TF_IDLE : 0;
+    return s;
+  }
+
+  /** Adds a lifetime at the end of the list of thread slot s. */
+  private addLifetime(s: number, hasStart: boolean, hi: number, lo: number, pid: number, open: boolean): void {
+    const TS = this.TS;
+    const t = s * TSW;
+    if (TS[t + T_LIFE_HEAD] === 0) this.threadsWithLifetimes++;
+    const l = this.nLifetimes++;
+    if (this.nLifetimes * LTW > this.LT.length) this.LT = grown(this.LT, 2 * this.LT.length);
+    const LT = this.LT;
+    const x = l * LTW;
+    LT[x + LT_FLAGS] = (hasStart ? 1 : 0) | (open ? 2 : 0);
+    LT[x + LT_START_HI] = hi;
+    LT[x + LT_START_LO] = lo;
+    LT[x + LT_PID] = pid;
+    LT[x + LT_NEXT] = 0;
+    const tail = TS[t + T_LIFE_TAIL]!;
+    if (tail === 0) TS[t + T_LIFE_HEAD] = l + 1;
+    else LT[(tail - 1) * LTW + LT_NEXT] = l + 1;
+    TS[t + T_LIFE_TAIL] = l + 1;
+  }
+
+  /** Room for `cpu` in the CPU state; its idle thread's slot made when the CPU first shows. */
+  private ensureCpu(cpu: number): void {
+    if (cpu >= this.cpuCap) {
+      let cap = Math.max(8, this.cpuCap);
+      while (cap <= cpu) cap *= 2;
+      const CS = new Int32Array(cap * CSW);
+      CS.set(this.CS);
+      for (let c = this.cpuCap; c < cap; c++) CS[c * CSW + C_IDLE_SLOT] = -1;
+      this.CS = CS;
+      this.openSeq = grown(this.openSeq, cap);
+      this.cpuCap = cap;
+    }
+    if (this.CS[cpu * CSW + C_IDLE_SLOT] === -1) this.CS[cpu * CSW + C_IDLE_SLOT] = this.newSlot(true);
+  }
+
+  /**
+   * Room for n more events: positions from eTop (the held events moved to the front of a new store when
+   * the end is reached) and in P from nHeld.
+   */
+  private reserve(n: number): void {
+    if ((this.eTop + n) * ES > this.E.length) this.compact(n);
+    if (this.nHeld + n > this.P.length) this.P = grown(this.P, Math.max(this.nHeld + n, 2 * this.P.length));
+  }
+
+  /** Moves the held events to the front of a store with room for n more. */
+  private compact(n: number): void {
+    const held = this.nHeld;
+    const need = Math.max(1 << 14, 4 * (held + n)) * ES;
+    const E = this.E;
+    const to = this.E2.length >= need && this.E2.length >= E.length ? this.E2 : new Int32Array(Math.max(need, E.length));
+    const P = this.P;
+    for (let i = 0; i < held; i++) {
+      const a = P[i]! * ES;
+      const b = i * ES;
+      for (let w = 0; w < ES; w++) to[b + w] = E[a + w]!;
+      P[i] = i;
+    }
+    this.E2 = E;
+    this.E = to;
+    this.eTop = held;
   }
 
   /** Takes the rows of one chunk of the decode (borrowed views are fine: values are copied). */
   add(cswitch: Table<'cswitch'>, readythread: Table<'readythread'>, threadEvents: Table<'threadEvents'>): void {
-    const ev = this.ev;
+    const nThread = this.final ? 0 : threadEvents.length;
+    this.reserve(nThread + readythread.length + cswitch.length);
+    let m = this.nHeld; // the end of P
+    if (nThread > 0) m = this.addThreadEvents(threadEvents, m);
+    if (readythread.length > 0) m = this.addReadies(readythread, m);
+    if (cswitch.length > 0) m = this.addSwitches(cswitch, m);
+    this.release(m, false);
+  }
+
+  /** Stores the Thread events from position eTop, their positions in P from m; returns P's end. */
+  private addThreadEvents(threadEvents: Table<'threadEvents'>, m: number): number {
     const te = threadEvents.columns;
-    if (threadEvents.length > 0 && !this.final) {
-      const ts = words(te[L.TE_TIMESTAMP] as BigInt64Array);
-      const cpu = te[L.TE_CPU] as Uint16Array;
-      const tid = te[L.TE_THREAD_ID] as Uint32Array;
-      const pid = te[L.TE_PROCESS_ID] as Uint32Array;
-      const op = te[L.TE_OPCODE] as Uint8Array;
-      for (let i = 0; i < threadEvents.length; i++) {
-        const e = this.event(ts[2 * i + 1]! | 0, ts[2 * i]!, KIND_THREAD, cpu[i]!, tid[i]!);
-        ev.b[e] = pid[i]!;
-        ev.c[e] = op[i]!;
-        this.hold(e);
+    const ts = words(te[L.TE_TIMESTAMP] as BigInt64Array);
+    const cpu = te[L.TE_CPU] as Uint16Array;
+    const tid = te[L.TE_THREAD_ID] as Uint32Array;
+    const pid = te[L.TE_PROCESS_ID] as Uint32Array;
+    const op = te[L.TE_OPCODE] as Uint8Array;
+    const E = this.E;
+    const P = this.P;
+    for (let i = 0; i < threadEvents.length; i++) {
+      const p = this.eTop;
+      const e = p * ES;
+      const hi = ts[2 * i + 1]!;
+      const lo = ts[2 * i]!;
+      E[e + E_HI] = hi;
+      E[e + E_LO] = lo;
+      E[e + E_KC] = (KIND_THREAD << 16) | cpu[i]!;
+      E[e + E_A] = tid[i]!;
+      E[e + E_B] = pid[i]!;
+      E[e + E_SA] = this.slotOf(tid[i]! | 0);
+      E[e + E_SB] = op[i]!;
+      if (this.released[0] === 1 && this.late(p, hi, lo)) continue;
+      P[m++] = p;
+      this.eTop = p + 1;
+    }
+    return m;
+  }
+
+  /** Stores the ReadyThread events from position eTop, their positions in P from m; returns P's end. */
+  private addReadies(readythread: Table<'readythread'>, m: number): number {
+    const rt = readythread.columns;
+    const ts = words(rt[L.RT_TIMESTAMP] as BigInt64Array);
+    const cpu = rt[L.RT_CPU] as Uint16Array;
+    const tid = rt[L.RT_THREAD_ID] as Uint32Array;
+    const E = this.E;
+    const P = this.P;
+    for (let i = 0; i < readythread.length; i++) {
+      const p = this.eTop;
+      const e = p * ES;
+      const hi = ts[2 * i + 1]!;
+      const lo = ts[2 * i]!;
+      E[e + E_HI] = hi;
+      E[e + E_LO] = lo;
+      E[e + E_KC] = (KIND_READY << 16) | cpu[i]!;
+      E[e + E_A] = tid[i]!;
+      E[e + E_SA] = this.slotOf(tid[i]! | 0);
+      if (this.released[0] === 1 && this.late(p, hi, lo)) continue;
+      P[m++] = p;
+      this.eTop = p + 1;
+    }
+    return m;
+  }
+
+  /** Stores the switches from position eTop, their positions in P from m (and each CPU's latest switch); returns P's end. */
+  private addSwitches(cswitch: Table<'cswitch'>, m: number): number {
+    const cs = cswitch.columns;
+    const ts = words(cs[L.CS_TIMESTAMP] as BigInt64Array);
+    const cpu = cs[L.CS_CPU] as Uint16Array;
+    const valid = cs[L.CS_VALID] as Uint32Array;
+    const newTid = cs[L.CS_NEW_THREAD_ID] as Uint32Array;
+    const oldTid = cs[L.CS_OLD_THREAD_ID] as Uint32Array;
+    const newPri = cs[L.CS_NEW_THREAD_PRIORITY] as Int8Array;
+    const oldPri = cs[L.CS_OLD_THREAD_PRIORITY] as Int8Array;
+    const oldState = cs[L.CS_OLD_THREAD_STATE] as Uint8Array;
+    const oldWr = cs[L.CS_OLD_THREAD_WAIT_REASON] as Uint8Array;
+    const cstate = cs[L.CS_PREVIOUS_CSTATE] as Uint8Array;
+    const E = this.E;
+    const P = this.P;
+    for (let i = 0; i < cswitch.length; i++) {
+      const c = cpu[i]!;
+      if (c >= this.cpuCap || this.CS[c * CSW + C_IDLE_SLOT] === -1) this.ensureCpu(c);
+      const p = this.eTop;
+      const e = p * ES;
+      const v = valid[i]!;
+      const hi = ts[2 * i + 1]!;
+      const lo = ts[2 * i]!;
+      E[e + E_HI] = hi;
+      E[e + E_LO] = lo;
+      E[e + E_KC] = (KIND_SWITCH << 16) | c;
+      const CS = this.CS;
+      const x = c * CSW;
+      const old = oldTid[i]! | 0;
+      E[e + E_B] = old;
+      E[e + E_SB] = old === 0 ? CS[x + C_IDLE_SLOT]! : CS[x + C_IN_SLOT] !== 0 && CS[x + C_IN_TID] === old ? CS[x + C_IN_SLOT]! - 1 : this.slotOf(old);
+      // the present values, as bytes, and which are present (the cswitch valid bits moved to the S_ bits)
+      let flags = ((v >>> L.CS_PREVIOUS_CSTATE) & 1) === 0 ? 0 : S_CSTATE | cstate[i]!;
+      if ((v >>> L.CS_NEW_THREAD_ID) & 1) {
+        const tid = newTid[i]! | 0;
+        const slot = this.slotOf(tid);
+        E[e + E_A] = tid;
+        E[e + E_SA] = slot;
+        CS[x + C_IN_TID] = tid;
+        CS[x + C_IN_SLOT] = slot + 1;
+        flags |= S_NEW_TID;
+      } else {
+        E[e + E_A] = 0;
+        E[e + E_SA] = -1;
       }
-    }
-    if (readythread.length > 0) {
-      const rt = readythread.columns;
-      const ts = words(rt[L.RT_TIMESTAMP] as BigInt64Array);
-      const cpu = rt[L.RT_CPU] as Uint16Array;
-      const tid = rt[L.RT_THREAD_ID] as Uint32Array;
-      for (let i = 0; i < readythread.length; i++) this.hold(this.event(ts[2 * i + 1]! | 0, ts[2 * i]!, KIND_READY, cpu[i]!, tid[i]!));
-    }
-    if (cswitch.length > 0) {
-      const cs = cswitch.columns;
-      const ts = words(cs[L.CS_TIMESTAMP] as BigInt64Array);
-      const cpu = cs[L.CS_CPU] as Uint16Array;
-      const valid = cs[L.CS_VALID] as Uint32Array;
-      const newTid = cs[L.CS_NEW_THREAD_ID] as Uint32Array;
-      const oldTid = cs[L.CS_OLD_THREAD_ID] as Uint32Array;
-      const newPri = cs[L.CS_NEW_THREAD_PRIORITY] as Int8Array;
-      const oldPri = cs[L.CS_OLD_THREAD_PRIORITY] as Int8Array;
-      const oldState = cs[L.CS_OLD_THREAD_STATE] as Uint8Array;
-      const oldWr = cs[L.CS_OLD_THREAD_WAIT_REASON] as Uint8Array;
-      const cstate = cs[L.CS_PREVIOUS_CSTATE] as Uint8Array;
-      const cpus = this.cpus;
-      for (let i = 0; i < cswitch.length; i++) {
-        const v = valid[i]!;
-        const hi = ts[2 * i + 1]! | 0;
-        const lo = ts[2 * i]!;
-        const c = cpu[i]!;
-        const e = this.event(hi, lo, KIND_SWITCH, c, ((v >>> L.CS_NEW_THREAD_ID) & 1) === 0 ? NONE : newTid[i]!);
-        ev.b[e] = oldTid[i]!;
-        ev.c[e] = ((v >>> L.CS_NEW_THREAD_PRIORITY) & 1) === 0 ? NONE : newPri[i]!;
-        ev.oldPri[e] = ((v >>> L.CS_OLD_THREAD_PRIORITY) & 1) === 0 ? NONE : oldPri[i]!;
-        ev.oldState[e] = ((v >>> L.CS_OLD_THREAD_STATE) & 1) === 0 ? NONE : oldState[i]!;
-        ev.oldWr[e] = ((v >>> L.CS_OLD_THREAD_WAIT_REASON) & 1) === 0 ? NONE : oldWr[i]!;
-        ev.cstate[e] = ((v >>> L.CS_PREVIOUS_CSTATE) & 1) === 0 ? NONE : cstate[i]!;
-        cpus.ensure(c);
-        if (cpus.hasSwitch[c] === 0) {
-          cpus.hasSwitch[c] = 1;
-          cpus.seen.push(c);
-          cpus.switchHi[c] = hi;
-          cpus.switchLo[c] = lo;
-        } else if (lt(cpus.switchHi[c]!, cpus.switchLo[c]!, hi, lo)) {
-          cpus.switchHi[c] = hi;
-          cpus.switchLo[c] = lo;
-        }
-        this.hold(e);
+      let small = 0;
+      if ((v >>> L.CS_NEW_THREAD_PRIORITY) & 1) {
+        small = newPri[i]! & 0xff;
+        flags |= S_NEW_PRI;
       }
+      if ((v >>> L.CS_OLD_THREAD_PRIORITY) & 1) {
+        small |= (oldPri[i]! & 0xff) << 8;
+        flags |= S_OLD_PRI;
+      }
+      if ((v >>> L.CS_OLD_THREAD_STATE) & 1) {
+        small |= oldState[i]! << 16;
+        flags |= S_OLD_STATE;
+      }
+      if ((v >>> L.CS_OLD_THREAD_WAIT_REASON) & 1) {
+        small |= oldWr[i]! << 24;
+        flags |= S_OLD_WR;
+      }
+      E[e + E_SMALL] = small;
+      E[e + E_FLAGS] = flags;
+      // the CPU's latest switch delivered
+      if ((CS[x + C_FLAGS]! & CF_SWITCH) === 0) this.firstSwitch(c, hi, lo);
+      else if (lt(CS[x + C_SWITCH_HI]!, CS[x + C_SWITCH_LO]!, hi, lo)) {
+        CS[x + C_SWITCH_HI] = hi;
+        CS[x + C_SWITCH_LO] = lo;
+      }
+      if (this.released[0] === 1 && this.late(p, hi, lo)) continue;
+      P[m++] = p;
+      this.eTop = p + 1;
     }
-    this.release(false);
+    return m;
+  }
+
+  /** The first switch delivered on `cpu`: it joins the watermark. */
+  private firstSwitch(cpu: number, hi: number, lo: number): void {
+    const x = cpu * CSW;
+    this.CS[x + C_FLAGS]! |= CF_SWITCH;
+    this.CS[x + C_SWITCH_HI] = hi;
+    this.CS[x + C_SWITCH_LO] = lo;
+    this.seen.push(cpu);
+  }
+
+  /** An event (at position p, time (hi, lo); something released) behind the released time: applied at once (true), its position free again. */
+  private late(p: number, hi: number, lo: number): boolean {
+    if (!lt(hi, lo, this.released[1]!, this.released[2]!)) return false;
+    this.stats.lateEvents++;
+    this.single[0] = p;
+    this.apply(this.single, 0, 1);
+    return true;
   }
 
   /** End of the trace: releases everything, completes the last row of every CPU, emits the rest, then the held rows. */
   finish(): CpuUsageStats {
-    this.release(true);
+    this.release(this.nHeld, true);
     // the open rows, closed without a next switch, in the order they were opened
-    const cpus = this.cpus;
     const open: number[] = [];
-    for (let c = 0; c < cpus.cap; c++) if (cpus.open[c] === 1) open.push(c);
-    open.sort((x, y) => cpus.openSeq[x]! - cpus.openSeq[y]!);
+    for (let c = 0; c < this.cpuCap; c++) if (this.CS[c * CSW + C_FLAGS]! & CF_OPEN) open.push(c);
+    open.sort((x, y) => this.openSeq[x]! - this.openSeq[y]!);
     for (const c of open) {
-      this.closeRow(c, false, 0, 0, NONE);
-      cpus.open[c] = 0;
+      this.closeRow(c, false, 0, 0, 0, 0);
+      this.CS[c * CSW + C_FLAGS]! &= ~CF_OPEN;
     }
-    this.emitRowHold();
+    this.emitHold();
     this.flush();
-    this.stats.threads = this.lifetimes.size;
+    this.stats.threads = this.threadsWithLifetimes;
     return { ...this.stats };
   }
 
-  private event(hi: number, lo: number, kind: number, cpu: number, a: number): number {
-    const ev = this.ev;
-    const e = ev.alloc();
-    ev.hi[e] = hi;
-    ev.lo[e] = lo;
-    ev.kc[e] = (kind << 16) | cpu;
-    ev.a[e] = a;
-    ev.b[e] = 0;
-    ev.c[e] = 0;
-    ev.oldPri[e] = NONE;
-    ev.oldState[e] = NONE;
-    ev.oldWr[e] = NONE;
-    ev.cstate[e] = NONE;
-    return e;
+  /**
+   * Sorts the events P[0, n) (what is held and what came in) and applies them up to the watermark — all
+   * of them at the end, and never fewer than needed to keep at most `windowEvents` held.
+   */
+  private release(n: number, all: boolean): void {
+    if (n > this.nHeld) sortEvents(this.E, this.P, n, this.scratch);
+    const E = this.E;
+    const P = this.P;
+    let cut = n;
+    if (!all) {
+      // the first event after the watermark…
+      let hasW = false;
+      let wHi = 0;
+      let wLo = 0;
+      for (const c of this.seen) {
+        const x = c * CSW;
+        if (!hasW || lt(this.CS[x + C_SWITCH_HI]!, this.CS[x + C_SWITCH_LO]!, wHi, wLo)) {
+          hasW = true;
+          wHi = this.CS[x + C_SWITCH_HI]!;
+          wLo = this.CS[x + C_SWITCH_LO]!;
+        }
+      }
+      cut = 0;
+      if (hasW) while (cut < n && !lt(wHi, wLo, E[P[cut]! * ES + E_HI]!, E[P[cut]! * ES + E_LO]!)) cut++;
+      // …or, past the window, the first group after the events that must go
+      const mustGo = n - this.window;
+      if (cut < mustGo) {
+        cut = mustGo;
+        while (cut < n && E[P[cut]! * ES + E_LO] === E[P[cut - 1]! * ES + E_LO] && E[P[cut]! * ES + E_HI] === E[P[cut - 1]! * ES + E_HI]) cut++;
+      }
+    }
+    if (cut > 0) {
+      this.apply(P, 0, cut);
+      const last = P[cut - 1]! * ES;
+      this.released[0] = 1;
+      this.released[1] = this.E[last + E_HI]!;
+      this.released[2] = this.E[last + E_LO]!;
+      this.P.copyWithin(0, cut, n);
+    }
+    this.nHeld = n - cut;
+    if (this.nHeld > this.stats.maxHeld) this.stats.maxHeld = this.nHeld;
   }
 
-  private hold(e: number): void {
-    if (this.hasReleased && lt(this.ev.hi[e]!, this.ev.lo[e]!, this.relHi, this.relLo)) {
-      this.stats.lateEvents++;
-      this.single[0] = e;
-      this.applyGroup(this.single, 0, 1);
-      this.ev.release(e);
-      return;
+  /** The process of thread slot s at time (hi, lo) from the lifetimes (-1: unknown; the idle thread: 0). */
+  private pidOf(s: number, hi: number, lo: number): number {
+    const TS = this.TS;
+    const t = s * TSW;
+    if (TS[t + T_FLAGS]! & TF_IDLE) return 0;
+    let l = TS[t + T_LIFE_HEAD]! - 1;
+    if (l < 0) return -1;
+    const LT = this.LT;
+    let best = -1;
+    for (; l >= 0; l = LT[l * LTW + LT_NEXT]! - 1) {
+      const x = l * LTW;
+      if (LT[x + LT_FLAGS]! & 1) {
+        const sHi = LT[x + LT_START_HI]!;
+        const sLo = LT[x + LT_START_LO]!;
+        if (lt(hi, lo, sHi, sLo)) continue;
+        // the latest start wins (a null start is the earliest); on a tie the later lifetime
+        if (best < 0 || (LT[best + LT_FLAGS]! & 1) === 0 || !lt(sHi, sLo, LT[best + LT_START_HI]!, LT[best + LT_START_LO]!)) best = x;
+      } else if (best < 0 || (LT[best + LT_FLAGS]! & 1) === 0) best = x;
     }
-    this.incoming.push(e);
+    return best < 0 ? -1 : LT[best + LT_PID]! >>> 0;
+  }
+
+  /** The process of thread id `tid` (as int32) at time (hi, lo) (-1: unknown). */
+  private pidOfTid(tid: number, hi: number, lo: number): number {
+    if (tid === 0) return 0;
+    const s = this.tids.find(tid);
+    return s < 0 ? -1 : this.pidOf(s, hi, lo);
+  }
+
+  /** Applies a Thread event (at word e of E): a Start, or any event of a thread without an open lifetime, opens a lifetime; an End closes it. */
+  private applyThread(e: number): void {
+    const E = this.E;
+    const LT = this.LT;
+    const s = E[e + E_SA]!;
+    const op = E[e + E_SB]!;
+    let open = -1; // the last open lifetime of the thread
+    for (let l = this.TS[s * TSW + T_LIFE_HEAD]! - 1; l >= 0; l = LT[l * LTW + LT_NEXT]! - 1) if (LT[l * LTW + LT_FLAGS]! & 2) open = l;
+    if (op === L.OPCODE_START || open < 0) {
+      if (open >= 0) LT[open * LTW + LT_FLAGS]! &= ~2;
+      this.addLifetime(s, op === L.OPCODE_START, E[e + E_HI]!, E[e + E_LO]!, E[e + E_B]!, op !== L.OPCODE_END);
+    } else if (op === L.OPCODE_END) LT[open * LTW + LT_FLAGS]! &= ~2;
   }
 
   /**
-   * Sorts what came in (each CPU's events arrive in runs, so the natural merge sort is close to linear),
-   * merges it with what is held, and applies the events up to the watermark — all of them at the end,
-   * and never fewer than needed to keep at most `windowEvents` held.
+   * Applies the events at positions order[from, to), sorted, in groups of one timestamp: the Thread events,
+   * the ReadyThread events, then the switches (each completes its CPU's open row and opens its own), then
+   * the switch-outs of the group.
    */
-  private release(all: boolean): void {
-    const ev = this.ev;
-    let events = this.held;
-    if (this.incoming.length > 0) {
-      const n = this.incoming.length;
-      if (this.sortTmp.length < n) this.sortTmp = new Uint32Array(Math.max(n, this.sortTmp.length * 2));
-      const sorted = sortStable(ev, this.incoming.items, this.sortTmp, n, this.runs);
-      // merge: on a tie in (time, kind, cpu) the held event (which arrived earlier) goes first
-      const held = this.held;
-      const into = this.spare;
-      into.length = 0;
-      into.reserve(held.length + n);
-      const h = held.items;
-      const o = into.items;
-      let i = 0;
-      let j = 0;
-      let k = 0;
-      while (i < held.length && j < n) o[k++] = ev.before(sorted[j]!, h[i]!) ? sorted[j++]! : h[i++]!;
-      while (i < held.length) o[k++] = h[i++]!;
-      while (j < n) o[k++] = sorted[j++]!;
-      into.length = k;
-      this.incoming.length = 0;
-      this.spare = held;
-      this.held = into;
-      events = into;
-    }
-    const cpus = this.cpus;
-    let hasW = false;
-    let wHi = 0;
-    let wLo = 0;
-    for (const c of cpus.seen) {
-      if (!hasW || lt(cpus.switchHi[c]!, cpus.switchLo[c]!, wHi, wLo)) {
-        hasW = true;
-        wHi = cpus.switchHi[c]!;
-        wLo = cpus.switchLo[c]!;
-      }
-    }
-    const list = events.items;
-    const total = events.length;
-    const mustGo = total - this.window; // events beyond the window go whatever the watermark
-    let i = 0;
-    while (i < total) {
-      const e = list[i]!;
-      const tHi = ev.hi[e]!;
-      const tLo = ev.lo[e]!;
-      if (!all && i >= mustGo && (!hasW || lt(wHi, wLo, tHi, tLo))) break;
+  private apply(order: Int32Array, from: number, to: number): void {
+    const E = this.E;
+    const TS = this.TS;
+    const CS = this.CS;
+    let i = from;
+    while (i < to) {
+      const first = order[i]! * ES;
+      const tHi = E[first + E_HI]!;
+      const tLo = E[first + E_LO]!;
       let j = i + 1;
-      while (j < total && ev.hi[list[j]!] === tHi && ev.lo[list[j]!] === tLo) j++;
-      this.hasReleased = true;
-      this.relHi = tHi;
-      this.relLo = tLo;
-      this.applyGroup(list, i, j);
-      for (let k = i; k < j; k++) ev.release(list[k]!);
-      i = j;
-    }
-    if (i > 0) {
-      list.copyWithin(0, i, total);
-      events.length = total - i;
-    }
-    if (events.length > this.stats.maxHeld) this.stats.maxHeld = events.length;
-  }
-
-  /** The process of `tid` at time (hi, lo) from the lifetimes (NO_ID: unknown). */
-  private pidAt(tid: number, hi: number, lo: number): number {
-    if (tid === 0) return 0;
-    const list = this.lifetimes.get(tid);
-    if (!list) return NO_ID;
-    let best: Lifetime | null = null;
-    for (const l of list) {
-      if (l.hasStart && lt(hi, lo, l.startHi, l.startLo)) continue;
-      if (best === null || !l.hasStart ? best === null || !best.hasStart : !best.hasStart || !lt(l.startHi, l.startLo, best.startHi, best.startLo)) best = l;
-    }
-    return best ? best.pid : NO_ID;
-  }
-
-  /** Applies the events list[from, to): one timestamp, sorted by kind, cpu, arrival. */
-  private applyGroup(list: Uint32Array, from: number, to: number): void {
-    const ev = this.ev;
-    const cpus = this.cpus;
-    const th = this.threads;
-    const first = list[from]!;
-    const tHi = ev.hi[first]!;
-    const tLo = ev.lo[first]!;
-    for (let k = from; k < to; k++) {
-      const e = list[k]!;
-      const kind = ev.kc[e]! >>> 16;
-      if (kind === KIND_THREAD) {
-        const tid = ev.a[e]!;
-        const op = ev.c[e]!;
-        let lifetimes = this.lifetimes.get(tid);
-        let open: Lifetime | null = null;
-        if (lifetimes) for (const l of lifetimes) if (l.open) open = l;
-        if (op === L.OPCODE_START || !open) {
-          if (open) open.open = false;
-          if (!lifetimes) this.lifetimes.set(tid, (lifetimes = []));
-          lifetimes.push({ hasStart: op === L.OPCODE_START, startHi: ev.hi[e]!, startLo: ev.lo[e]!, pid: ev.b[e]!, open: op !== L.OPCODE_END });
-        } else if (op === L.OPCODE_END) open.open = false;
-      } else if (kind === KIND_READY) {
+      while (j < to && E[order[j]! * ES + E_LO] === tLo && E[order[j]! * ES + E_HI] === tHi) j++;
+      // the Thread and ReadyThread events (they sort before the switches)
+      let k = i;
+      for (; k < j; k++) {
+        const e = order[k]! * ES;
+        const kind = E[e + E_KC]! >>> 16;
+        if (kind === KIND_SWITCH) break;
+        if (kind === KIND_THREAD) {
+          this.applyThread(e);
+          continue;
+        }
         // the readying thread: the last switch-in on its cpu at or before it (this group's switches count)
-        const cpu = ev.kc[e]! & 0xffff;
-        let readying = cpu < cpus.cap ? cpus.current[cpu]! : -1;
-        for (let q = to - 1; q > k; q--) {
-          const x = list[q]!;
-          if (ev.kc[x]! >>> 16 !== KIND_SWITCH) break;
-          if ((ev.kc[x]! & 0xffff) === cpu) {
-            readying = ev.a[x]!;
+        const cpu = E[e + E_KC]! & 0xffff;
+        let known = false;
+        let readying = 0;
+        let rs = -1;
+        if (cpu < this.cpuCap && CS[cpu * CSW + C_FLAGS]! & CF_CURRENT) {
+          known = true;
+          readying = CS[cpu * CSW + C_CURRENT]!;
+          rs = CS[cpu * CSW + C_CURRENT_SLOT]!;
+        }
+        for (let q = j - 1; q > k; q--) {
+          const x = order[q]! * ES;
+          if (E[x + E_KC]! >>> 16 !== KIND_SWITCH) break;
+          if ((E[x + E_KC]! & 0xffff) === cpu) {
+            known = (E[x + E_FLAGS]! & S_NEW_TID) !== 0;
+            readying = E[x + E_A]!;
+            rs = E[x + E_SA]!;
             break;
           }
         }
-        const s = th.slot(ev.a[e]!);
-        th.hasReady[s] = 1;
-        th.readyHi[s] = ev.hi[e]!;
-        th.readyLo[s] = ev.lo[e]!;
-        th.readying[s] = readying;
-        th.readyingPid[s] = readying < 0 ? NO_ID : this.pidAt(readying, ev.hi[e]!, ev.lo[e]!);
+        const t = E[e + E_SA]! * TSW;
+        let f = (TS[t + T_FLAGS]! & ~(TF_READYING | TF_READYING_PID)) | TF_READY;
+        TS[t + T_READY_HI] = tHi;
+        TS[t + T_READY_LO] = tLo;
+        if (known) {
+          f |= TF_READYING;
+          TS[t + T_READYING] = readying;
+          TS[t + T_READYING_SLOT] = rs;
+          const pid = this.pidOf(rs, tHi, tLo);
+          if (pid >= 0) {
+            f |= TF_READYING_PID;
+            TS[t + T_READYING_PID] = pid;
+          }
+        }
+        TS[t + T_FLAGS] = f;
       }
-    }
-    for (let k = from; k < to; k++) {
-      const e = list[k]!;
-      if (ev.kc[e]! >>> 16 !== KIND_SWITCH) continue;
-      const cpu = ev.kc[e]! & 0xffff;
-      if (cpus.open[cpu] === 1) {
-        this.closeRow(cpu, true, tHi, tLo, ev.oldPri[e]!);
-        cpus.open[cpu] = 0;
+      // the switches
+      for (let q = k; q < j; q++) {
+        const e = order[q]! * ES;
+        const cpu = E[e + E_KC]! & 0xffff;
+        const c = cpu * CSW;
+        if (CS[c + C_FLAGS]! & CF_OPEN) {
+          this.closeRow(cpu, true, tHi, tLo, E[e + E_SMALL]!, E[e + E_FLAGS]!);
+          CS[c + C_FLAGS]! &= ~CF_OPEN;
+        }
+        if (E[e + E_FLAGS]! & S_NEW_TID) {
+          CS[c + C_FLAGS]! |= CF_CURRENT;
+          CS[c + C_CURRENT] = E[e + E_A]!;
+          CS[c + C_CURRENT_SLOT] = E[e + E_SA]!;
+          this.openRow(e, cpu);
+        } else CS[c + C_FLAGS]! &= ~CF_CURRENT;
       }
-      cpus.current[cpu] = ev.a[e]!;
-      if (ev.a[e]! >= 0) this.openRow(e, cpu);
-    }
-    for (let k = from; k < to; k++) {
-      const e = list[k]!;
-      if (ev.kc[e]! >>> 16 !== KIND_SWITCH) continue;
-      const cpu = ev.kc[e]! & 0xffff;
-      const s = th.slot(outKey(ev.b[e]!, cpu));
-      th.hasOut[s] = 1;
-      th.outHi[s] = tHi;
-      th.outLo[s] = tLo;
-      th.outPri[s] = ev.oldPri[e]!;
-      th.outState[s] = ev.oldState[e]!;
-      th.outWr[s] = ev.oldWr[e]!;
+      // their switch-outs
+      for (let q = k; q < j; q++) {
+        const e = order[q]! * ES;
+        const t = E[e + E_SB]! * TSW;
+        TS[t + T_FLAGS]! |= TF_OUT;
+        TS[t + T_OUT_HI] = tHi;
+        TS[t + T_OUT_LO] = tLo;
+        TS[t + T_OUT_SMALL] = ((E[e + E_SMALL]! >>> 8) & 0xffffff) | ((E[e + E_FLAGS]! & (S_OLD_PRI | S_OLD_STATE | S_OLD_WR)) << 15);
+      }
+      i = j;
     }
   }
 
-  /** Opens the row of switch e on its cpu: the switch-in with what is known of its thread now. */
+  /** Opens the row of switch (at word e) on `cpu`: the switch-in with what is known of its thread now. */
   private openRow(e: number, cpu: number): void {
-    const ev = this.ev;
-    const cpus = this.cpus;
-    const th = this.threads;
-    const tHi = ev.hi[e]!;
-    const tLo = ev.lo[e]!;
-    const tid = ev.a[e]!;
-    cpus.open[cpu] = 1;
-    cpus.openSeq[cpu] = this.opened++;
-    cpus.tsHi[cpu] = tHi;
-    cpus.tsLo[cpu] = tLo;
-    cpus.newThreadId[cpu] = tid;
-    cpus.oldThreadId[cpu] = ev.b[e]!;
-    cpus.newPid[cpu] = this.pidAt(tid, tHi, tLo);
-    cpus.oldPid[cpu] = this.pidAt(ev.b[e]!, tHi, tLo);
-    cpus.newInPri[cpu] = ev.c[e]!;
-    cpus.oldOutPri[cpu] = ev.oldPri[e]!;
-    cpus.oldState[cpu] = ev.oldState[e]!;
-    cpus.oldWr[cpu] = ev.oldWr[e]!;
-    cpus.cstate[cpu] = ev.cstate[e]!;
+    const E = this.E;
+    const CS = this.CS;
+    const TS = this.TS;
+    const c = cpu * CSW;
+    const tHi = E[e + E_HI]!;
+    const tLo = E[e + E_LO]!;
+    const tid = E[e + E_A]!;
+    const ns = E[e + E_SA]!;
+    const os = E[e + E_SB]!;
+    let f = (CS[c + C_FLAGS]! & (CF_SWITCH | CF_CURRENT)) | CF_OPEN;
+    this.openSeq[cpu] = this.opened++;
+    CS[c + C_TS_HI] = tHi;
+    CS[c + C_TS_LO] = tLo;
+    CS[c + C_NEW_TID] = tid;
+    CS[c + C_OLD_TID] = E[e + E_B]!;
+    CS[c + C_NEW_SLOT] = ns;
+    CS[c + C_OLD_SLOT] = os;
+    CS[c + C_SMALL] = E[e + E_SMALL]!;
+    CS[c + C_SFLAGS] = E[e + E_FLAGS]!;
+    const newPid = this.pidOf(ns, tHi, tLo);
+    if (newPid >= 0) {
+      f |= CF_NEW_PID;
+      CS[c + C_NEW_PID] = newPid;
+    }
+    const oldPid = this.pidOf(os, tHi, tLo);
+    if (oldPid >= 0) {
+      f |= CF_OLD_PID;
+      CS[c + C_OLD_PID] = oldPid;
+    }
     // the thread's latest switch-out (the idle thread: one per cpu) and ready, copied
-    const o = th.slotOf.get(outKey(tid, cpu));
-    const hasLast = o !== undefined && th.hasOut[o] === 1;
-    const lastHi = hasLast ? th.outHi[o]! : 0;
-    const lastLo = hasLast ? th.outLo[o]! : 0;
+    const o = (tid === 0 ? CS[c + C_IDLE_SLOT]! : ns) * TSW;
+    const hasLast = (TS[o + T_FLAGS]! & TF_OUT) !== 0;
+    const lastHi = TS[o + T_OUT_HI]!;
+    const lastLo = TS[o + T_OUT_LO]!;
     if (hasLast) {
-      cpus.lastHi[cpu] = lastHi;
-      cpus.lastLo[cpu] = lastLo;
-      cpus.lastPri[cpu] = th.outPri[o]!;
-      cpus.lastState[cpu] = th.outState[o]!;
-      cpus.lastWr[cpu] = th.outWr[o]!;
+      f |= CF_LAST;
+      CS[c + C_LAST_HI] = lastHi;
+      CS[c + C_LAST_LO] = lastLo;
+      CS[c + C_LAST_SMALL] = TS[o + T_OUT_SMALL]!;
     }
-    const s = th.slotOf.get(tid);
-    cpus.hasLast[cpu] = hasLast ? 1 : 0;
-    const hasReady = s !== undefined && th.hasReady[s] === 1 && (!hasLast || lt(lastHi, lastLo, th.readyHi[s]!, th.readyLo[s]!));
-    cpus.hasReady[cpu] = hasReady ? 1 : 0;
-    if (hasReady) {
-      cpus.readyHi[cpu] = th.readyHi[s]!;
-      cpus.readyLo[cpu] = th.readyLo[s]!;
-      cpus.readying[cpu] = th.readying[s]!;
-      cpus.readyingPid[cpu] = th.readyingPid[s]!;
-    }
-  }
-
-  /** Completes the open row of `cpu` with its next switch at (nHi, nLo) (or none at the end) and adds it to the output. */
-  private closeRow(cpu: number, hasNext: boolean, nHi: number, nLo: number, nextOldPri: number): void {
-    const cpus = this.cpus;
-    const tsHi = cpus.tsHi[cpu]!;
-    const tsLo = cpus.tsLo[cpu]!;
-    let newPid = cpus.newPid[cpu]!;
-    let oldPid = cpus.oldPid[cpu]!;
-    const hasReady = cpus.hasReady[cpu] === 1;
-    const readying = hasReady ? cpus.readying[cpu]! : -1;
-    let readyingPid = readying >= 0 ? cpus.readyingPid[cpu]! : NO_ID;
-    let wait = false;
-    if (!this.final && (newPid === NO_ID || oldPid === NO_ID || (readying >= 0 && readyingPid === NO_ID))) {
-      // a Thread event applied since may know the thread now; if not, the row waits for finish()
-      if (newPid === NO_ID) newPid = this.pidAt(cpus.newThreadId[cpu]!, tsHi, tsLo);
-      if (oldPid === NO_ID) oldPid = this.pidAt(cpus.oldThreadId[cpu]!, tsHi, tsLo);
-      if (readying >= 0 && readyingPid === NO_ID) readyingPid = this.pidAt(readying, cpus.readyHi[cpu]!, cpus.readyLo[cpu]!);
-      if (newPid === NO_ID || oldPid === NO_ID || (readying >= 0 && readyingPid === NO_ID)) {
-        if (this.nRowHold < this.holdRows) wait = true;
-        else this.stats.unresolvedRows++;
-      }
-    }
-    const o = wait ? this.rowHoldRoom() : this.out;
-    const r = wait ? this.nRowHold++ : this.n++;
-    let v = ALWAYS;
-    o.cpu[r] = cpu;
-    put64(o.switchInTime, r, tsHi, tsLo);
-    o.newThreadId[r] = cpus.newThreadId[cpu]!;
-    o.oldThreadId[r] = cpus.oldThreadId[cpu]!;
-    if (hasNext) {
-      put64(o.nextSwitchOutTime, r, nHi, nLo);
-      putDiff(o.cpuUsage, r, nHi, nLo, tsHi, tsLo);
-      v |= (1 << L.CU_NEXT_SWITCH_OUT_TIME) | (1 << L.CU_CPU_USAGE);
-      v |= small(o.newOutPri, r, nextOldPri, L.CU_NEW_OUT_PRI);
-    }
-    if (newPid !== NO_ID) {
-      o.newProcessId[r] = newPid;
-      v |= 1 << L.CU_NEW_PROCESS_ID;
-    }
-    if (oldPid !== NO_ID) {
-      o.oldProcessId[r] = oldPid;
-      v |= 1 << L.CU_OLD_PROCESS_ID;
-    }
-    v |= small(o.newInPri, r, cpus.newInPri[cpu]!, L.CU_NEW_IN_PRI);
-    v |= small(o.oldOutPri, r, cpus.oldOutPri[cpu]!, L.CU_OLD_OUT_PRI);
-    v |= small(o.oldState, r, cpus.oldState[cpu]!, L.CU_OLD_STATE);
-    v |= small(o.oldWaitReason, r, cpus.oldWr[cpu]!, L.CU_OLD_WAIT_REASON);
-    v |= small(o.prevCState, r, cpus.cstate[cpu]!, L.CU_PREV_CSTATE);
-    const hasLast = cpus.hasLast[cpu] === 1;
-    if (hasLast) {
-      put64(o.lastSwitchOutTime, r, cpus.lastHi[cpu]!, cpus.lastLo[cpu]!);
-      v |= 1 << L.CU_LAST_SWITCH_OUT_TIME;
-      v |= small(o.newPrevOutPri, r, cpus.lastPri[cpu]!, L.CU_NEW_PREV_OUT_PRI);
-      v |= small(o.newPrevState, r, cpus.lastState[cpu]!, L.CU_NEW_PREV_STATE);
-      v |= small(o.newPrevWaitReason, r, cpus.lastWr[cpu]!, L.CU_NEW_PREV_WAIT_REASON);
-    }
-    if (hasReady) {
-      const rHi = cpus.readyHi[cpu]!;
-      const rLo = cpus.readyLo[cpu]!;
-      put64(o.readyTime, r, rHi, rLo);
-      putDiff(o.ready, r, tsHi, tsLo, rHi, rLo);
-      v |= (1 << L.CU_READY_TIME) | (1 << L.CU_READY);
-      if (hasLast) {
-        putDiff(o.waits, r, rHi, rLo, cpus.lastHi[cpu]!, cpus.lastLo[cpu]!);
-        v |= 1 << L.CU_WAITS;
-      }
-      if (readying >= 0) {
-        o.readyingThreadId[r] = readying;
-        v |= 1 << L.CU_READYING_THREAD_ID;
-        if (readyingPid !== NO_ID) {
-          o.readyingProcessId[r] = readyingPid;
-          v |= 1 << L.CU_READYING_PROCESS_ID;
+    const t = ns * TSW;
+    const tf = TS[t + T_FLAGS]!;
+    if (tf & TF_READY && (!hasLast || lt(lastHi, lastLo, TS[t + T_READY_HI]!, TS[t + T_READY_LO]!))) {
+      f |= CF_READY;
+      CS[c + C_READY_HI] = TS[t + T_READY_HI]!;
+      CS[c + C_READY_LO] = TS[t + T_READY_LO]!;
+      if (tf & TF_READYING) {
+        f |= CF_READYING;
+        CS[c + C_READYING] = TS[t + T_READYING]!;
+        CS[c + C_READYING_SLOT] = TS[t + T_READYING_SLOT]!;
+        if (tf & TF_READYING_PID) {
+          f |= CF_READYING_PID;
+          CS[c + C_READYING_PID] = TS[t + T_READYING_PID]!;
         }
       }
     }
-    o.valid[r] = v >>> 0;
-    if (wait) this.stats.heldRows++;
-    else if (this.n >= this.chunkRows) this.flush();
+    CS[c + C_FLAGS] = f;
   }
 
-  /** The hold, with room for one more row (it grows by doubling up to holdRows). */
-  private rowHoldRoom(): OutChunk {
-    const h = this.rowHold;
-    if (h !== null && this.nRowHold < h.rows) return h;
-    const grown = new OutChunk(Math.min(this.holdRows, Math.max(1024, 2 * (h?.rows ?? 0))));
-    if (h !== null) grown.columns.forEach((col, c) => (col as Uint8Array).set(h.columns[c] as Uint8Array));
-    return (this.rowHold = grown);
+  /**
+   * Completes the open row of `cpu` with its next switch at (nHi, nLo) — its E_SMALL and E_FLAGS given —
+   * or none at the end, and stages it for the output (or the hold).
+   */
+  private closeRow(cpu: number, hasNext: boolean, nHi: number, nLo: number, nSmall: number, nFlags: number): void {
+    const CS = this.CS;
+    const c = cpu * CSW;
+    const f = CS[c + C_FLAGS]!;
+    const tsHi = CS[c + C_TS_HI]!;
+    const tsLo = CS[c + C_TS_LO]!;
+    let newPid = f & CF_NEW_PID ? CS[c + C_NEW_PID]! >>> 0 : -1;
+    let oldPid = f & CF_OLD_PID ? CS[c + C_OLD_PID]! >>> 0 : -1;
+    const hasReady = (f & CF_READY) !== 0;
+    const readying = hasReady && (f & CF_READYING) !== 0;
+    let readyingPid = readying && f & CF_READYING_PID ? CS[c + C_READYING_PID]! >>> 0 : -1;
+    let wait = false;
+    if (!this.final && (newPid < 0 || oldPid < 0 || (readying && readyingPid < 0))) {
+      // a Thread event applied since may know the thread now; if not, the row waits for finish()
+      if (newPid < 0) newPid = this.pidOf(CS[c + C_NEW_SLOT]!, tsHi, tsLo);
+      if (oldPid < 0) oldPid = this.pidOf(CS[c + C_OLD_SLOT]!, tsHi, tsLo);
+      if (readying && readyingPid < 0) readyingPid = this.pidOf(CS[c + C_READYING_SLOT]!, CS[c + C_READY_HI]!, CS[c + C_READY_LO]!);
+      if (newPid < 0 || oldPid < 0 || (readying && readyingPid < 0)) {
+        if (this.nHold < this.holdRows) wait = true;
+        else this.stats.unresolvedRows++;
+      }
+    }
+    let R: Int32Array;
+    let r: number;
+    if (wait) {
+      if ((this.nHold + 1) * RWS > this.hold.length) this.hold = grown(this.hold, Math.min(this.holdRows, Math.max(1024, 2 * (this.hold.length / RWS))) * RWS);
+      R = this.hold;
+      r = this.nHold++ * RWS;
+      this.stats.heldRows++;
+    } else {
+      R = this.stage;
+      r = this.nStage++ * RWS;
+    }
+    let v = ALWAYS;
+    R[r + R_CPU] = cpu;
+    R[r + R_IN_HI] = tsHi;
+    R[r + R_IN_LO] = tsLo;
+    R[r + R_NEW_TID] = CS[c + C_NEW_TID]!;
+    R[r + R_OLD_TID] = CS[c + C_OLD_TID]!;
+    let smallA = 0;
+    if (hasNext) {
+      R[r + R_NEXT_HI] = nHi;
+      R[r + R_NEXT_LO] = nLo;
+      v |= (1 << L.CU_NEXT_SWITCH_OUT_TIME) | (1 << L.CU_CPU_USAGE);
+      if (nFlags & S_OLD_PRI) {
+        smallA = nSmall & 0xff00; // newOutPri
+        v |= 1 << L.CU_NEW_OUT_PRI;
+      }
+    } else {
+      R[r + R_NEXT_HI] = 0;
+      R[r + R_NEXT_LO] = 0;
+    }
+    R[r + R_NEW_PID] = newPid < 0 ? 0 : newPid;
+    if (newPid >= 0) v |= 1 << L.CU_NEW_PROCESS_ID;
+    R[r + R_OLD_PID] = oldPid < 0 ? 0 : oldPid;
+    if (oldPid >= 0) v |= 1 << L.CU_OLD_PROCESS_ID;
+    // the row's own switch: newInPri, oldOutPri, oldState, oldWaitReason, prevCState
+    const sm = CS[c + C_SMALL]!;
+    const sf = CS[c + C_SFLAGS]!;
+    let smallB = 0;
+    if (sf & S_NEW_PRI) {
+      smallA |= sm & 0xff;
+      v |= 1 << L.CU_NEW_IN_PRI;
+    }
+    if (sf & S_OLD_PRI) {
+      smallB |= sm & 0xff00;
+      v |= 1 << L.CU_OLD_OUT_PRI;
+    }
+    if (sf & S_OLD_STATE) {
+      smallB |= sm & 0xff0000;
+      v |= 1 << L.CU_OLD_STATE;
+    }
+    if (sf & S_OLD_WR) {
+      smallB |= sm & 0xff000000;
+      v |= 1 << L.CU_OLD_WAIT_REASON;
+    }
+    if (sf & S_CSTATE) {
+      R[r + R_CSTATE] = sf & 0xff;
+      v |= 1 << L.CU_PREV_CSTATE;
+    } else R[r + R_CSTATE] = 0;
+    if (f & CF_LAST) {
+      const ls = CS[c + C_LAST_SMALL]!;
+      R[r + R_LAST_HI] = CS[c + C_LAST_HI]!;
+      R[r + R_LAST_LO] = CS[c + C_LAST_LO]!;
+      v |= 1 << L.CU_LAST_SWITCH_OUT_TIME;
+      if (ls & O_PRI) {
+        smallA |= (ls & 0xff) << 16;
+        v |= 1 << L.CU_NEW_PREV_OUT_PRI;
+      }
+      if (ls & O_STATE) {
+        smallA |= ((ls >>> 8) & 0xff) << 24;
+        v |= 1 << L.CU_NEW_PREV_STATE;
+      }
+      if (ls & O_WR) {
+        smallB |= (ls >>> 16) & 0xff;
+        v |= 1 << L.CU_NEW_PREV_WAIT_REASON;
+      }
+    } else {
+      R[r + R_LAST_HI] = 0;
+      R[r + R_LAST_LO] = 0;
+    }
+    R[r + R_SMALL_A] = smallA;
+    R[r + R_SMALL_B] = smallB;
+    R[r + R_READYING_TID] = 0;
+    R[r + R_READYING_PID] = 0;
+    if (hasReady) {
+      R[r + R_READY_HI] = CS[c + C_READY_HI]!;
+      R[r + R_READY_LO] = CS[c + C_READY_LO]!;
+      v |= (1 << L.CU_READY_TIME) | (1 << L.CU_READY);
+      if (f & CF_LAST) v |= 1 << L.CU_WAITS;
+      if (readying) {
+        R[r + R_READYING_TID] = CS[c + C_READYING]!;
+        v |= 1 << L.CU_READYING_THREAD_ID;
+        if (readyingPid >= 0) {
+          R[r + R_READYING_PID] = readyingPid;
+          v |= 1 << L.CU_READYING_PROCESS_ID;
+        }
+      }
+    } else {
+      R[r + R_READY_HI] = 0;
+      R[r + R_READY_LO] = 0;
+    }
+    R[r + R_VALID] = v;
+    if (!wait && this.nStage === this.stageRoom) this.drain();
+  }
+
+  /** Moves the staged rows into the chunk's columns; a full chunk goes out. */
+  private drain(): void {
+    const n = this.nStage;
+    if (n === 0) return;
+    if (this.sink !== null) {
+      this.sink.addStaged(this.stage, n);
+      this.stats.rows += n;
+      this.nStage = 0;
+      return;
+    }
+    if (this.out === null) this.out = new OutChunk(this.chunkRows);
+    this.out.take(this.stage, n, this.n);
+    this.n += n;
+    this.nStage = 0;
+    if (this.n === this.chunkRows) this.flush();
+    this.stageRoom = Math.min(STAGE_ROWS, this.chunkRows - this.n);
   }
 
   /**
    * finish(): the held rows' process ids that are still null, from the final lifetimes (those of threads
    * that never had one stay null), then the rows into the output in their completion order.
    */
-  private emitRowHold(): void {
-    const h = this.rowHold;
-    if (h === null) return;
-    const nHold = this.nRowHold;
-    for (let r = 0; r < nHold; r++) {
-      let v = h.valid[r]!;
-      const inHi = h.switchInTime[2 * r + 1]! | 0;
-      const inLo = h.switchInTime[2 * r]!;
+  private emitHold(): void {
+    const H = this.hold;
+    const nHold = this.nHold;
+    for (let r = 0; r < nHold * RWS; r += RWS) {
+      let v = H[r + R_VALID]!;
+      const inHi = H[r + R_IN_HI]!;
+      const inLo = H[r + R_IN_LO]!;
       if (((v >>> L.CU_NEW_PROCESS_ID) & 1) === 0) {
-        const pid = this.pidAt(h.newThreadId[r]!, inHi, inLo);
-        if (pid !== NO_ID) {
-          h.newProcessId[r] = pid;
+        const pid = this.pidOfTid(H[r + R_NEW_TID]!, inHi, inLo);
+        if (pid >= 0) {
+          H[r + R_NEW_PID] = pid;
           v |= 1 << L.CU_NEW_PROCESS_ID;
         }
       }
       if (((v >>> L.CU_OLD_PROCESS_ID) & 1) === 0) {
-        const pid = this.pidAt(h.oldThreadId[r]!, inHi, inLo);
-        if (pid !== NO_ID) {
-          h.oldProcessId[r] = pid;
+        const pid = this.pidOfTid(H[r + R_OLD_TID]!, inHi, inLo);
+        if (pid >= 0) {
+          H[r + R_OLD_PID] = pid;
           v |= 1 << L.CU_OLD_PROCESS_ID;
         }
       }
       if (((v >>> L.CU_READYING_THREAD_ID) & 1) === 1 && ((v >>> L.CU_READYING_PROCESS_ID) & 1) === 0) {
-        const pid = this.pidAt(h.readyingThreadId[r]!, h.readyTime[2 * r + 1]! | 0, h.readyTime[2 * r]!);
-        if (pid !== NO_ID) {
-          h.readyingProcessId[r] = pid;
+        const pid = this.pidOfTid(H[r + R_READYING_TID]!, H[r + R_READY_HI]!, H[r + R_READY_LO]!);
+        if (pid >= 0) {
+          H[r + R_READYING_PID] = pid;
           v |= 1 << L.CU_READYING_PROCESS_ID;
         }
       }
-      h.valid[r] = v >>> 0;
+      H[r + R_VALID] = v;
+      const S = this.stage;
+      for (let w = 0, at = this.nStage++ * RWS; w < RWS; w++) S[at + w] = H[r + w]!;
+      if (this.nStage === this.stageRoom) this.drain();
     }
-    for (let i = 0; i < nHold; ) {
-      const k = Math.min(this.chunkRows - this.n, nHold - i);
-      const out = this.out;
-      for (let c = 0; c < out.columns.length; c++) (out.columns[c] as Uint8Array).set((h.columns[c] as Uint8Array).subarray(i, i + k), this.n);
-      this.n += k;
-      i += k;
-      if (this.n >= this.chunkRows) this.flush();
-    }
-    this.rowHold = null;
-    this.nRowHold = 0;
+    this.hold = new Int32Array(0);
+    this.nHold = 0;
   }
 
+  /** The rows so far out as a chunk (its columns cut to them). */
   private flush(): void {
+    this.drain();
     const n = this.n;
     if (n === 0) return;
     this.stats.rows += n;
-    const columns = this.out.columns.map((c) => (n === this.chunkRows ? c : c.slice(0, n)) as TypedColumn);
-    this.out = new OutChunk(this.chunkRows);
+    const columns = this.out!.columns.map((c) => (n === this.chunkRows ? c : c.slice(0, n)) as TypedColumn);
+    this.out = null;
     this.n = 0;
-    this.onRows(new Table('cpuUsage', { length: n, columns }));
+    this.stageRoom = Math.min(STAGE_ROWS, this.chunkRows);
+    this.onRows!(new Table('cpuUsage', { length: n, columns }));
   }
 }
 
-/** The 64-bit column as (lo, hi) 32-bit words. */
-function words(col: BigInt64Array): Uint32Array {
-  return new Uint32Array(col.buffer, col.byteOffset, col.length * 2);
+/** The 64-bit column as (lo, hi) 32-bit words, as int32. */
+function words(col: BigInt64Array): Int32Array {
+  return new Int32Array(col.buffer, col.byteOffset, col.length * 2);
 }

@@ -1,0 +1,147 @@
+// CpuAnalyzer (src/analysis/cpu.ts) sums cpuUsage rows by (thread, process) in typed arrays, 64-bit sums
+// split into words: it equals the plain BigInt-per-row sums, in the same order, whatever the values
+// (near ±2^63, sums past 2^64), the null cells and the chunking.
+import { describe, expect, test } from 'vitest';
+import fc from 'fast-check';
+import * as L from '../src/generated/layout.js';
+import { CpuAnalyzer, CpuUsageDeriver } from '../src/analysis/cpu.js';
+import { decodeSync } from '../src/node.js';
+import { simulateSchedule, writeTrace } from '../src/writer/index.js';
+import { allocColumn, TABLE_COLUMNS } from '../src/tables/schema.js';
+import { Table } from '../src/tables/table.js';
+
+interface Row {
+  tid: number;
+  pid: number | null;
+  usage: bigint | null;
+  ready: bigint | null;
+  waits: bigint | null;
+}
+
+function table(rows: Row[]): Table<'cpuUsage'> {
+  const cols = TABLE_COLUMNS.cpuUsage.map((c) => allocColumn(c.type, rows.length));
+  rows.forEach((r, i) => {
+    let v = (1 << L.CU_VALID) | (1 << L.CU_NEW_THREAD_ID);
+    (cols[L.CU_NEW_THREAD_ID] as Uint32Array)[i] = r.tid;
+    // null cells hold garbage here: the analyzer must look at the valid bits
+    (cols[L.CU_NEW_PROCESS_ID] as Uint32Array)[i] = r.pid ?? 0xdead;
+    if (r.pid !== null) v |= 1 << L.CU_NEW_PROCESS_ID;
+    for (const [col, x] of [[L.CU_CPU_USAGE, r.usage], [L.CU_READY, r.ready], [L.CU_WAITS, r.waits]] as const) {
+      (cols[col] as BigInt64Array)[i] = x ?? -12345n;
+      if (x !== null) v |= 1 << col;
+    }
+    (cols[L.CU_VALID] as Uint32Array)[i] = v >>> 0;
+  });
+  return new Table('cpuUsage', { length: rows.length, columns: cols });
+}
+
+/** no names: the analysis of the rows alone */
+const NO_NAMES = {
+  threads: new Table('threads', { length: 0, columns: TABLE_COLUMNS.threads.map((c) => allocColumn(c.type, 0)) }),
+  processes: new Table('processes', { length: 0, columns: TABLE_COLUMNS.processes.map((c) => allocColumn(c.type, 0)) }),
+  clock: null,
+};
+
+/** The sums by a Map of BigInts per row, threads in the order first seen. */
+function plainSums(rows: Row[]) {
+  const by = new Map<string, { threadId: number; processId: number | null; switchIns: number; cpuTicks: bigint; readyTicks: bigint; waitTicks: bigint }>();
+  for (const r of rows) {
+    const key = `${r.tid}/${r.pid}`;
+    let a = by.get(key);
+    if (!a) by.set(key, (a = { threadId: r.tid, processId: r.pid, switchIns: 0, cpuTicks: 0n, readyTicks: 0n, waitTicks: 0n }));
+    a.switchIns++;
+    a.cpuTicks += r.usage ?? 0n;
+    a.readyTicks += r.ready ?? 0n;
+    a.waitTicks += r.waits ?? 0n;
+  }
+  return [...by.values()];
+}
+
+const i64 = fc.oneof(
+  fc.bigInt({ min: 0n, max: 1n << 40n }),
+  fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n }),
+  fc.constantFrom(-(1n << 63n), (1n << 63n) - 1n, (1n << 32n) - 1n, 1n << 32n, -1n, 0n),
+);
+const row = fc.record({
+  tid: fc.oneof(fc.integer({ min: 0, max: 12 }), fc.constantFrom(0xffffffff, 0x80000000)),
+  pid: fc.option(fc.oneof(fc.integer({ min: 0, max: 3 }), fc.constant(0xffffffff))),
+  usage: fc.option(i64),
+  ready: fc.option(i64),
+  waits: fc.option(i64),
+});
+
+describe('CpuAnalyzer', () => {
+  test('equals BigInt sums per (thread, process), any values, nulls and chunking', () => {
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 300 }), fc.array(fc.nat(), { maxLength: 5 }), (rows, cutsAt) => {
+        const a = new CpuAnalyzer();
+        const cuts = [...new Set(cutsAt.map((c) => c % (rows.length + 1)))].sort((x, y) => x - y);
+        let from = 0;
+        for (const c of [...cuts, rows.length]) {
+          a.add(table(rows.slice(from, c)));
+          from = c;
+        }
+        const got = a.result(NO_NAMES);
+        const want = plainSums(rows);
+        const threads = got.threads.map((t) => ({ threadId: t.threadId, processId: t.processId, switchIns: t.switchIns, cpuTicks: t.cpuTicks, readyTicks: t.readyTicks, waitTicks: t.waitTicks }));
+        const byCpu = (x: (typeof want)[number], y: (typeof want)[number]) =>
+          (x.cpuTicks > y.cpuTicks ? -1 : x.cpuTicks < y.cpuTicks ? 1 : y.switchIns - x.switchIns) || x.threadId - y.threadId;
+        expect(threads).toEqual([...want].sort(byCpu));
+        expect(got.total.cpuTicks).toBe(want.reduce((s, x) => s + x.cpuTicks, 0n));
+        expect(got.total.switchIns).toBe(rows.length);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test('sums beyond 2^84 (the high words past 2^52) stay exact', () => {
+    const n = 1 << 20;
+    const cols = TABLE_COLUMNS.cpuUsage.map((c) => allocColumn(c.type, n));
+    const big = (1n << 63n) - 1n;
+    (cols[L.CU_NEW_THREAD_ID] as Uint32Array).fill(4);
+    (cols[L.CU_CPU_USAGE] as BigInt64Array).fill(big);
+    (cols[L.CU_READY] as BigInt64Array).fill(-(1n << 63n));
+    (cols[L.CU_WAITS] as BigInt64Array).fill(3n);
+    (cols[L.CU_VALID] as Uint32Array).fill((1 << L.CU_VALID) | (1 << L.CU_NEW_THREAD_ID) | (1 << L.CU_CPU_USAGE) | (1 << L.CU_READY) | (1 << L.CU_WAITS));
+    const a = new CpuAnalyzer();
+    for (let k = 0; k < 5; k++) a.add(new Table('cpuUsage', { length: n, columns: cols })); // 5 x 2^20 rows: sums near ±2^85.3
+    const t = a.result(NO_NAMES).threads[0]!;
+    expect([t.switchIns, t.cpuTicks, t.readyTicks, t.waitTicks]).toEqual([5 * n, 5n * BigInt(n) * big, -5n * BigInt(n) * (1n << 63n), 15n * BigInt(n)]);
+  });
+
+  test('as a CpuUsageDeriver sink (the rows as staged, no columns): the same analysis and statistics as from the chunks', () => {
+    const r = decodeSync(writeTrace(simulateSchedule({ seed: 31, cpus: 3, duration: 600_000, switchMode: 'mixed' }).description).bytes);
+    // without the start rundown most threads are known only at the end: rows wait, or go out unresolved
+    const op = r.threadEvents.columns[L.TE_OPCODE] as Uint8Array;
+    const keep = Array.from(op, (o) => o !== L.OPCODE_DC_START);
+    const late = new Table('threadEvents', { length: keep.filter(Boolean).length, columns: r.threadEvents.columns.map((c) => (c as Uint8Array).filter((_, i) => keep[i])) as typeof r.threadEvents.columns });
+    const slice = <T extends 'cswitch' | 'readythread' | 'threadEvents'>(t: Table<T>, a: number, b: number): Table<T> =>
+      new Table(t.name, { length: b - a, columns: t.columns.map((c) => c.slice(a, b)) }) as unknown as Table<T>;
+    fc.assert(
+      fc.property(
+        fc.boolean(),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 8 }),
+        fc.constantFrom(7, 1000, 1 << 18),
+        fc.constantFrom(0, 5, 1 << 16),
+        fc.constantFrom(3, 100, 65536),
+        (withStartRundown, at, windowEvents, holdRows, chunkRows) => {
+          const te = withStartRundown ? r.threadEvents : late;
+          const cuts = [0, ...[...at].sort((x, y) => x - y), 1];
+          const byChunks = new CpuAnalyzer();
+          const bySink = new CpuAnalyzer();
+          const d1 = new CpuUsageDeriver((t) => byChunks.add(t), { windowEvents, holdRows, chunkRows });
+          const d2 = new CpuUsageDeriver(bySink, { windowEvents, holdRows, chunkRows });
+          for (let k = 1; k < cuts.length; k++) {
+            const part = <T extends 'cswitch' | 'readythread' | 'threadEvents'>(t: Table<T>) => slice(t, Math.floor(cuts[k - 1]! * t.length), Math.floor(cuts[k]! * t.length));
+            d1.add(part(r.cswitch), part(r.readythread), part(te));
+            d2.add(part(r.cswitch), part(r.readythread), part(te));
+          }
+          expect(d2.finish()).toEqual(d1.finish());
+          expect(bySink.result(r)).toEqual(byChunks.result(r));
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
+
