@@ -5,7 +5,7 @@
 import * as L from '../generated/layout.js';
 import * as R from '../derive/cpu-usage.js';
 import { CpuUsageDeriver, type CpuUsageOptions, type CpuUsageStats, type StagedRowSink } from '../derive/cpu-usage.js';
-import { concatChunks, type ColumnChunk, type NumericColumn, type TypedColumn } from '../tables/schema.js';
+import { columnsOf, concatChunks, type ColumnChunk, type NumericColumn, type TypedColumn } from '../tables/schema.js';
 import type { StreamResult } from '../result/summary.js';
 import { Table, type DecodedTables } from '../tables/table.js';
 
@@ -127,12 +127,12 @@ export class CpuAnalyzer implements StagedRowSink {
 
   add(rows: Table<'cpuUsage'>): void {
     const c = rows.columns;
-    const tid = c[L.CU_NEW_THREAD_ID] as Uint32Array;
-    const pid = c[L.CU_NEW_PROCESS_ID] as Uint32Array;
-    const usage = words(c[L.CU_CPU_USAGE] as BigInt64Array);
-    const ready = words(c[L.CU_READY] as BigInt64Array);
-    const waits = words(c[L.CU_WAITS] as BigInt64Array);
-    const valid = c[L.CU_VALID] as Uint32Array;
+    const tid = rows.column('newThreadId');
+    const pid = rows.column('newProcessId');
+    const usage = words(rows.column('cpuUsage'));
+    const ready = words(rows.column('ready'));
+    const waits = words(rows.column('waits'));
+    const valid = rows.column('valid');
     for (let i = 0; i < rows.length; i++) {
       const v = valid[i]!;
       const known = (v >>> L.CU_NEW_PROCESS_ID) & 1;
@@ -291,7 +291,7 @@ export function cpuUsage(result: DecodedTables & Pick<StreamResult, 'threads'>, 
   d.finish();
   const all = concatChunks('cpuUsage', chunks);
   const n = all.length;
-  const cpu = all.columns[L.CU_CPU] as Uint16Array;
+  const cpu = columnsOf('cpuUsage', all.columns).cpu;
   // a stable counting sort by cpu
   const start = new Uint32Array(0x10001);
   for (let i = 0; i < n; i++) start[cpu[i]! + 1]!++;

@@ -39,7 +39,7 @@
 // words each) and moved into the chunk's columns a block at a time, one column per loop — or handed as
 // they are to a StagedRowSink (CpuAnalyzer: the `cpu` command makes no columns).
 import * as L from '../generated/layout.js';
-import { allocColumn, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
+import { allocColumn, columnsOf, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 
 export interface CpuUsageOptions {
@@ -416,34 +416,32 @@ class OutChunk {
 
   constructor(rows: number) {
     const c = (this.columns = TABLE_COLUMNS.cpuUsage.map((spec) => allocColumn(spec.type, rows)));
-    const bytes = (i: number) => {
-      const col = c[i] as Uint8Array | Int8Array;
-      return new Uint8Array(col.buffer, col.byteOffset, col.length);
-    };
-    this.cpu = c[L.CU_CPU] as Uint16Array;
-    this.newThreadId = c[L.CU_NEW_THREAD_ID] as Uint32Array;
-    this.oldThreadId = c[L.CU_OLD_THREAD_ID] as Uint32Array;
-    this.newProcessId = c[L.CU_NEW_PROCESS_ID] as Uint32Array;
-    this.oldProcessId = c[L.CU_OLD_PROCESS_ID] as Uint32Array;
-    this.readyingThreadId = c[L.CU_READYING_THREAD_ID] as Uint32Array;
-    this.readyingProcessId = c[L.CU_READYING_PROCESS_ID] as Uint32Array;
-    this.valid = c[L.CU_VALID] as Uint32Array;
-    this.switchInTime = words(c[L.CU_SWITCH_IN_TIME] as BigInt64Array);
-    this.nextSwitchOutTime = words(c[L.CU_NEXT_SWITCH_OUT_TIME] as BigInt64Array);
-    this.lastSwitchOutTime = words(c[L.CU_LAST_SWITCH_OUT_TIME] as BigInt64Array);
-    this.readyTime = words(c[L.CU_READY_TIME] as BigInt64Array);
-    this.cpuUsage = words(c[L.CU_CPU_USAGE] as BigInt64Array);
-    this.ready = words(c[L.CU_READY] as BigInt64Array);
-    this.waits = words(c[L.CU_WAITS] as BigInt64Array);
-    this.newInPri = bytes(L.CU_NEW_IN_PRI);
-    this.newOutPri = bytes(L.CU_NEW_OUT_PRI);
-    this.newPrevOutPri = bytes(L.CU_NEW_PREV_OUT_PRI);
-    this.newPrevState = bytes(L.CU_NEW_PREV_STATE);
-    this.newPrevWaitReason = bytes(L.CU_NEW_PREV_WAIT_REASON);
-    this.oldOutPri = bytes(L.CU_OLD_OUT_PRI);
-    this.oldState = bytes(L.CU_OLD_STATE);
-    this.oldWaitReason = bytes(L.CU_OLD_WAIT_REASON);
-    this.prevCState = bytes(L.CU_PREV_CSTATE);
+    const v = columnsOf('cpuUsage', c);
+    const bytes = (col: Uint8Array | Int8Array) => new Uint8Array(col.buffer, col.byteOffset, col.length);
+    this.cpu = v.cpu;
+    this.newThreadId = v.newThreadId;
+    this.oldThreadId = v.oldThreadId;
+    this.newProcessId = v.newProcessId;
+    this.oldProcessId = v.oldProcessId;
+    this.readyingThreadId = v.readyingThreadId;
+    this.readyingProcessId = v.readyingProcessId;
+    this.valid = v.valid;
+    this.switchInTime = words(v.switchInTime);
+    this.nextSwitchOutTime = words(v.nextSwitchOutTime);
+    this.lastSwitchOutTime = words(v.lastSwitchOutTime);
+    this.readyTime = words(v.readyTime);
+    this.cpuUsage = words(v.cpuUsage);
+    this.ready = words(v.ready);
+    this.waits = words(v.waits);
+    this.newInPri = bytes(v.newInPri);
+    this.newOutPri = bytes(v.newOutPri);
+    this.newPrevOutPri = bytes(v.newPrevOutPri);
+    this.newPrevState = bytes(v.newPrevState);
+    this.newPrevWaitReason = bytes(v.newPrevWaitReason);
+    this.oldOutPri = bytes(v.oldOutPri);
+    this.oldState = bytes(v.oldState);
+    this.oldWaitReason = bytes(v.oldWaitReason);
+    this.prevCState = bytes(v.prevCState);
   }
 
   /** Moves n staged rows (S, from row 0) into rows [at, at + n): one column at a time. */
@@ -575,9 +573,9 @@ export class CpuUsageDeriver {
   /** The lifetimes of the `threads` table (its row order, as the Thread events would make them). */
   private lifetimesOf(threads: Table<'threads'>): void {
     const c = threads.columns;
-    const tid = c[L.TH_THREAD_ID] as Uint32Array;
-    const pid = c[L.TH_PROCESS_ID] as Uint32Array;
-    const start = words(c[L.TH_START_TIME] as BigInt64Array);
+    const tid = threads.column('threadId');
+    const pid = threads.column('processId');
+    const start = words(threads.column('startTime'));
     for (let i = 0; i < threads.length; i++) {
       this.addLifetime(this.slotOf(tid[i]! | 0), !threads.isNull(L.TH_START_TIME, i), start[2 * i + 1]!, start[2 * i]!, pid[i]!, false);
     }
@@ -676,11 +674,11 @@ export class CpuUsageDeriver {
   /** Stores the Thread events from position eTop, their positions in P from m; returns P's end. */
   private addThreadEvents(threadEvents: Table<'threadEvents'>, m: number): number {
     const te = threadEvents.columns;
-    const ts = words(te[L.TE_TIMESTAMP] as BigInt64Array);
-    const cpu = te[L.TE_CPU] as Uint16Array;
-    const tid = te[L.TE_THREAD_ID] as Uint32Array;
-    const pid = te[L.TE_PROCESS_ID] as Uint32Array;
-    const op = te[L.TE_OPCODE] as Uint8Array;
+    const ts = words(threadEvents.column('timestamp'));
+    const cpu = threadEvents.column('cpu');
+    const tid = threadEvents.column('threadId');
+    const pid = threadEvents.column('processId');
+    const op = threadEvents.column('opcode');
     const E = this.E;
     const P = this.P;
     for (let i = 0; i < threadEvents.length; i++) {
@@ -705,9 +703,9 @@ export class CpuUsageDeriver {
   /** Stores the ReadyThread events from position eTop, their positions in P from m; returns P's end. */
   private addReadies(readythread: Table<'readythread'>, m: number): number {
     const rt = readythread.columns;
-    const ts = words(rt[L.RT_TIMESTAMP] as BigInt64Array);
-    const cpu = rt[L.RT_CPU] as Uint16Array;
-    const tid = rt[L.RT_THREAD_ID] as Uint32Array;
+    const ts = words(readythread.column('timestamp'));
+    const cpu = readythread.column('cpu');
+    const tid = readythread.column('threadId');
     const E = this.E;
     const P = this.P;
     for (let i = 0; i < readythread.length; i++) {
@@ -730,16 +728,16 @@ export class CpuUsageDeriver {
   /** Stores the switches from position eTop, their positions in P from m (and each CPU's latest switch); returns P's end. */
   private addSwitches(cswitch: Table<'cswitch'>, m: number): number {
     const cs = cswitch.columns;
-    const ts = words(cs[L.CS_TIMESTAMP] as BigInt64Array);
-    const cpu = cs[L.CS_CPU] as Uint16Array;
-    const valid = cs[L.CS_VALID] as Uint32Array;
-    const newTid = cs[L.CS_NEW_THREAD_ID] as Uint32Array;
-    const oldTid = cs[L.CS_OLD_THREAD_ID] as Uint32Array;
-    const newPri = cs[L.CS_NEW_THREAD_PRIORITY] as Int8Array;
-    const oldPri = cs[L.CS_OLD_THREAD_PRIORITY] as Int8Array;
-    const oldState = cs[L.CS_OLD_THREAD_STATE] as Uint8Array;
-    const oldWr = cs[L.CS_OLD_THREAD_WAIT_REASON] as Uint8Array;
-    const cstate = cs[L.CS_PREVIOUS_CSTATE] as Uint8Array;
+    const ts = words(cswitch.column('timestamp'));
+    const cpu = cswitch.column('cpu');
+    const valid = cswitch.column('valid');
+    const newTid = cswitch.column('newThreadId');
+    const oldTid = cswitch.column('oldThreadId');
+    const newPri = cswitch.column('newThreadPriority');
+    const oldPri = cswitch.column('oldThreadPriority');
+    const oldState = cswitch.column('oldThreadState');
+    const oldWr = cswitch.column('oldThreadWaitReason');
+    const cstate = cswitch.column('previousCState');
     const E = this.E;
     const P = this.P;
     for (let i = 0; i < cswitch.length; i++) {

@@ -370,11 +370,10 @@ export class PerfettoWriter {
     w.begin(TRACE_PACKET);
     w.uint32Field(PACKET_SEQUENCE_ID, this.sequenceId);
     w.begin(PACKET_PROCESS_TREE);
-    const pc = processes.columns;
-    const pid = pc[R.PR_PROCESS_ID] as Uint32Array;
-    const ppid = pc[R.PR_PARENT_ID] as Uint32Array;
-    const image = pc[R.PR_IMAGE_FILE_NAME] as string[];
-    const cmd = pc[R.PR_COMMAND_LINE] as string[];
+    const pid = processes.column('processId');
+    const ppid = processes.column('parentId');
+    const image = processes.column('imageFileName');
+    const cmd = processes.column('commandLine');
     for (let i = 0; i < processes.length; i++) {
       w.begin(TREE_PROCESSES);
       w.int32Field(PROCESS_PID, pid[i]!);
@@ -383,10 +382,9 @@ export class PerfettoWriter {
       if (!processes.isNull(R.PR_COMMAND_LINE, i) && cmd[i] !== '') w.stringField(PROCESS_CMDLINE, cmd[i]!);
       w.end();
     }
-    const tc = threads.columns;
-    const tid = tc[R.TH_THREAD_ID] as Uint32Array;
-    const tgid = tc[R.TH_PROCESS_ID] as Uint32Array;
-    const name = tc[R.TH_NAME] as string[];
+    const tid = threads.column('threadId');
+    const tgid = threads.column('processId');
+    const name = threads.column('name');
     for (let i = 0; i < threads.length; i++) {
       w.begin(TREE_THREADS);
       w.int32Field(THREAD_TID, tid[i]!);
@@ -407,11 +405,10 @@ export class PerfettoWriter {
     this.open();
     const n = t.length;
     if (n === 0) return this.maybeFlush();
-    const c = t.columns;
-    const ts = c[R.CS_TIMESTAMP] as BigInt64Array;
-    const cpu = c[R.CS_CPU] as Uint16Array;
-    const newTid = c[R.CS_NEW_THREAD_ID] as Uint32Array;
-    const valid = c[R.CS_VALID] as Uint32Array;
+    const ts = t.column('timestamp');
+    const cpu = t.column('cpu');
+    const newTid = t.column('newThreadId');
+    const valid = t.column('valid');
     this.setSwitchColumns(t);
     // history for ReadyThread lookups until the next call
     this.gen++;
@@ -468,14 +465,13 @@ export class PerfettoWriter {
     this.open();
     const n = t.length;
     if (n === 0) return this.maybeFlush();
-    const c = t.columns;
-    const ts = c[R.RT_TIMESTAMP] as BigInt64Array;
+    const ts = t.column('timestamp');
     const halves = new Uint32Array(ts.buffer, ts.byteOffset, 2 * n);
-    const cpu = c[R.RT_CPU] as Uint16Array;
-    const tid = c[R.RT_THREAD_ID] as Uint32Array;
-    const reason = c[R.RT_ADJUST_REASON] as Uint8Array;
-    const increment = c[R.RT_ADJUST_INCREMENT] as Int8Array;
-    const flags = c[R.RT_FLAGS] as Uint8Array;
+    const cpu = t.column('cpu');
+    const tid = t.column('threadId');
+    const reason = t.column('adjustReason');
+    const increment = t.column('adjustIncrement');
+    const flags = t.column('flags');
     const g = this.readyGroups;
     g.group(cpu, n);
     const perm = g.perm;
@@ -698,18 +694,17 @@ export class PerfettoWriter {
   }
 
   private setSwitchColumns(t: Table<'cswitch'>): void {
-    const c = t.columns;
-    this.csValid = c[R.CS_VALID] as Uint32Array;
-    this.csNew = c[R.CS_NEW_THREAD_ID] as Uint32Array;
-    this.csOld = c[R.CS_OLD_THREAD_ID] as Uint32Array;
-    this.csNewPri = c[R.CS_NEW_THREAD_PRIORITY] as Int8Array;
-    this.csOldPri = c[R.CS_OLD_THREAD_PRIORITY] as Int8Array;
-    this.csCState = c[R.CS_PREVIOUS_CSTATE] as Uint8Array;
-    this.csReason = c[R.CS_OLD_THREAD_WAIT_REASON] as Uint8Array;
-    this.csMode = c[R.CS_OLD_THREAD_WAIT_MODE] as Uint8Array;
-    this.csState = c[R.CS_OLD_THREAD_STATE] as Uint8Array;
-    this.csIdeal = c[R.CS_OLD_THREAD_IDEAL_PROCESSOR] as Uint8Array;
-    this.csWaitTime = c[R.CS_NEW_THREAD_WAIT_TIME] as Uint32Array;
+    this.csValid = t.column('valid');
+    this.csNew = t.column('newThreadId');
+    this.csOld = t.column('oldThreadId');
+    this.csNewPri = t.column('newThreadPriority');
+    this.csOldPri = t.column('oldThreadPriority');
+    this.csCState = t.column('previousCState');
+    this.csReason = t.column('oldThreadWaitReason');
+    this.csMode = t.column('oldThreadWaitMode');
+    this.csState = t.column('oldThreadState');
+    this.csIdeal = t.column('oldThreadIdealProcessor');
+    this.csWaitTime = t.column('newThreadWaitTime');
   }
 
   private writeReady(cpuId: number, lo: number, hi: number, readying: number, tid: number, reason: number, increment: number, flags: number): void {
