@@ -418,6 +418,8 @@ export interface SourceSpec {
   make(bias: number, pointerSize: 4 | 8): TraceSource;
   /** data buffers flushed before the probe starts timing (a start rundown at no time cost); default 0 */
   probeSkip?: number;
+  /** data buffers the probe times; default 4 */
+  probeBuffers?: number;
 }
 
 interface GenPlan {
@@ -495,7 +497,7 @@ function plan(spec: SourceSpec): GenPlan {
   const bs = probe.o.bufferSize;
   const skip = spec.probeSkip ?? 0;
   const estimate = Math.max(1, Math.round(spec.targetBytes / bs) - 1);
-  const want = Math.min(skip + PROBE_BUFFERS, estimate);
+  const want = Math.min(skip + (spec.probeBuffers ?? PROBE_BUFFERS), estimate);
   const chunks: Chunk[] = [];
   let guard = 0;
   let t0 = HEADER_TIMESTAMP;
