@@ -66,6 +66,8 @@ export {
   NOISE_HOOK_IDS,
 } from './generate.js';
 export type { MixedTraceOptions } from './generate.js';
+export { generateRealisticTrace, generateRealisticTraceChunks } from './realistic.js';
+export type { RealisticTraceOptions } from './realistic.js';
 export { simulateSchedule } from './schedule.js';
 export type {
   IdentityEventGroup,

@@ -224,7 +224,7 @@ interface CpuState {
   encoding: SwitchEncoding;
 }
 
-interface ProcessTemplate {
+export interface ProcessTemplate {
   image: string;
   cmd: string;
   sid: string;
@@ -235,9 +235,9 @@ interface ProcessTemplate {
   flags?: number;
 }
 
-const USER_SID = 'S-1-5-21-4150174568-1238771585-1724997581-1001';
+export const USER_SID = 'S-1-5-21-4150174568-1238771585-1724997581-1001';
 
-const TEMPLATES: readonly ProcessTemplate[] = [
+export const TEMPLATES: readonly ProcessTemplate[] = [
   { image: 'Registry', cmd: '', sid: 'S-1-5-18', session: F.SESSION_ID_NONE },
   { image: 'smss.exe', cmd: '\\SystemRoot\\System32\\smss.exe', sid: 'S-1-5-18', session: F.SESSION_ID_NONE },
   {
@@ -279,12 +279,12 @@ const REUSED_PID_PROCESS: ProcessTemplate = {
   cmd: '"C:\\Windows\\system32\\SearchProtocolHost.exe" Global\\UsGthrFltPipeMssGthrPipe7_ Global\\UsGthrCtrlFltPipeMssGthrPipe7 1 -2147483646 "Software\\Microsoft\\Windows Search" "Mozilla/4.0 (compatible; MSIE 6.0; Windows NT; MS Search 4.0 Robot)" "C:\\ProgramData\\Microsoft\\Search\\Data\\Temp\\usgthrsvc" "DownLevelDaemon" ',
 };
 
-const USER_BASE_PRIORITIES = [8, 8, 8, 8, 8, 8, 9, 10, 10, 6, 4, 13, 12, 15];
-const SYSTEM_BASE_PRIORITIES = [8, 12, 13, 13, 13, 15, 16, 18, 23];
+export const USER_BASE_PRIORITIES = [8, 8, 8, 8, 8, 8, 9, 10, 10, 6, 4, 13, 12, 15];
+export const SYSTEM_BASE_PRIORITIES = [8, 12, 13, 13, 13, 15, 16, 18, 23];
 /** wait reasons of blocking switch-outs (Executive, DelayExecution, UserRequest, WrUserRequest, WrQueue, …) */
-const WAIT_REASONS = [0, 4, 6, 6, 6, 13, 13, 15, 15, 15, 11, 7, 16, 17, 28, 29, 34, 37, 37];
-const USER_MODE_WAITS = new Set([6, 13, 15, 37]);
-const GENERIC_NAMES = ['ThreadPoolWorker', 'RPC worker', 'WinRT Worker', 'GdiPlus', 'CoreMessaging'];
+export const WAIT_REASONS = [0, 4, 6, 6, 6, 13, 13, 15, 15, 15, 11, 7, 16, 17, 28, 29, 34, 37, 37];
+export const USER_MODE_WAITS = new Set([6, 13, 15, 37]);
+export const GENERIC_NAMES = ['ThreadPoolWorker', 'RPC worker', 'WinRT Worker', 'GdiPlus', 'CoreMessaging'];
 const KTHREAD_TERMINATED = 4;
 const KTHREAD_READY = 1;
 const KTHREAD_RUNNING = 2;
@@ -294,8 +294,8 @@ const WR_QUANTUM_END = 30;
 const WR_PREEMPTED = 32;
 const WR_YIELD_EXECUTION = 33;
 /** Masks[0] EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD; Masks[1] + PERF_DISPATCHER (A.9) */
-const GROUP_MASK0 = 0x00000003;
-const PERF_DISPATCHER_MASK1 = 0x00000200;
+export const GROUP_MASK0 = 0x00000003;
+export const PERF_DISPATCHER_MASK1 = 0x00000200;
 
 // ---------------------------------------------------------------------------------------------
 
