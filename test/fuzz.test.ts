@@ -7,6 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
 import { checkInput } from '../fuzz/check.js';
 import { fuzz } from '../fuzz/fuzz.js';
+import { analyse } from '../fuzz/seeds.js';
+import { decodeSync } from '../src/node.js';
+import { corpusTestsEnabled, readCorpus } from './helpers/corpus.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const FIXTURES = join(here, 'fixtures/fuzz');
@@ -20,6 +23,17 @@ test('regression fixtures from the fuzzer: engines agree, streamed = in memory, 
       expect(failure, `${f}: ${failure?.message}`).toBeNull();
     }
   }
+});
+
+// found by `npm run fuzz -- --seed 28 --from 505872 --count 1`: a claim of the bytes up to the end of the
+// input, below the usual size, hid the last buffer (the seed's buffer at 0x1C09, intact at 0x1CD1)
+test.runIf(corpusTestsEnabled())('invariant-fcf5ba79e1: the seed buffers intact in the fixture are all framed, with the claim counted', async () => {
+  const seed = analyse('corpus/perfview-SelfDescribingSingleEvent.etl', readCorpus('perfview-SelfDescribingSingleEvent.etl'));
+  const bytes = new Uint8Array(readFileSync(join(FIXTURES, 'invariant-fcf5ba79e1.etl')));
+  expect(await checkInput(bytes, { windowBytes: 0x3000, streamReference: true }, seed)).toBeNull();
+  const r = decodeSync(bytes);
+  expect([...r.buffers.fileOffset]).toContain(0x1cd1);
+  expect(r.summary.issues).toContainEqual(expect.objectContaining({ counter: 'buffersSizeCorrected', fileOffset: 0x1c09, detail: 426 }));
 });
 
 test('fuzz smoke: 1000 inputs of seed 1, no failure (npm run fuzz runs more)', { timeout: 240_000 }, async () => {

@@ -332,6 +332,37 @@ describe('size claims: one BufferSize never hides the buffers behind it (issue 2
   });
 });
 
+describe('size claims within the usual size: where buffers are smaller than the header buffer (issue 28, 1)', () => {
+  // the header buffer (0x1000) sets the usual size; the data buffers are 0x70 bytes, so a claim of a few of
+  // them is below it, and one running to the end of the input has no header after it (found by npm run fuzz)
+  const N = 8;
+  const clean = tinyBuffers(N);
+  const seed = analyse('tiny', clean);
+  test('property: a claim of m buffers on any data buffer, up to the end of the input — every buffer framed and decoded, the claim counted', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: N - 2 }), fc.integer({ min: 2, max: N }), (victim, m) => {
+        const covers = Math.min(m, N - victim);
+        fc.pre(covers >= 2);
+        const bytes = clean.slice();
+        const at = 0x1000 + victim * TINY_BUFFER_BYTES;
+        new DataView(bytes.buffer).setUint32(at + L.BUF_BUFFER_SIZE, covers * TINY_BUFFER_BYTES, true);
+        const [w, r] = ENGINES.map((engine) => decodeSync(bytes, { engine }));
+        expectSameResult(w!, r!);
+        expect(w!.cswitch.length).toBe(N);
+        expect(w!.buffers.length).toBe(N + 1);
+        expect(w!.summary.issues).toEqual([expect.objectContaining({ counter: 'buffersSizeCorrected', fileOffset: at, detail: covers * TINY_BUFFER_BYTES })]);
+        expect(vanishedBuffer(seed, bytes, w!)).toBeNull();
+      }),
+      { numRuns: 40 },
+    );
+  });
+  test('buffers of one size are not checked (the claim is the stride): framing reads headers only', () => {
+    const r = decodeSync(clean);
+    expect(r.summary.diagnostics['buffersSizeCorrected']).toBe(0);
+    expect(r.cswitch.length).toBe(N);
+  });
+});
+
 describe('decompression bombs through a header claim (issue 28, 3)', () => {
   test.each(ENGINES)('%s: a 16 MiB logger BufferSize buys nothing: 9 KB and 54 KB of compressed buffers claiming it are refused, counted', (engine) => {
     for (const count of [7, 43]) {

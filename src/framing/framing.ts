@@ -5,8 +5,9 @@
 // slides forward) and skips runs of zero bytes word by word, so it costs one pass over the bytes it
 // skips, however many corrupt headers there are. A buffer cut short by the end of the input is the
 // truncation of the file: it is recorded (its events that fit are decoded) and its bytes counted as
-// truncatedTailBytes. A BufferSize above the usual size (the logger's, from the logfile header), or one
-// followed by no plausible header, is a claim to check: the bytes it covers after the buffer's data are
+// truncatedTailBytes. A BufferSize above the usual size (the logger's, from the logfile header), another
+// than the size of the buffer before it, or followed by no plausible header (the end of the input included), is a
+// claim to check: the bytes it covers after the buffer's data are
 // scanned for the header of another buffer, and when there is one the buffer is framed up to it (§A.1 "size
 // claims"), so one flipped bit never hides the buffers behind it. The first buffer must look like a
 // trace's header buffer, or the input gets one clear error. Work is linear in the input; memory is one
@@ -392,7 +393,26 @@ export function* frameBuffers(
     counters[L.D_BUFFERS_SIZE_CORRECTED]!++;
     if (issues.length < L.LOG_CAPACITY) issues.push({ code: L.D_BUFFERS_SIZE_CORRECTED, detail: claimed, fileOffset: at });
   };
-  while (pos < size) {
+  for (;;) {
+    if (pos >= size) {
+      // The input ends where the last buffer does: its claim is checked too (unless it was), as a claim of
+      // the bytes up to the end would hide the buffers there (§A.1).
+      const last = table.count - 1;
+      if (pos !== size || last < 0 || last === scanned || table.fileOffset[last]! + table.size[last]! !== size) break;
+      const lastAt = table.fileOffset[last]!;
+      const claimed = table.size[last]!;
+      const head = win.covers(lastAt, HEADER) ? copyHeader(win.view, lastAt - win.base) : yield* headerAt(lastAt);
+      scanned = last;
+      const usual = table.flags[last]! & L.BUFFER_FLAG_COMPRESSED ? run.usualCompressed : run.usualPlain || run.logger || Infinity;
+      const covered = head ? yield* claimCovers(lastAt, head, claimed, usual, size, size, win, stream) : -1;
+      if (covered < 0) break;
+      corrected(lastAt, claimed);
+      table.correctLast(covered - lastAt);
+      stride = covered - lastAt;
+      sameRun = 0;
+      pos = covered;
+      continue;
+    }
     if (aheadNext > 0 && aheadNext < aheadAt.length && aheadAt[aheadNext] === pos) {
       // the batch's guesses that hold (most headers of a file) are taken by a plain function
       run.pos = pos;
@@ -406,7 +426,7 @@ export function* frameBuffers(
         lastProgress = pos;
         yield { kind: 'progress', phase: 'frame', done: pos, total: size };
       }
-      if (pos >= size) break;
+      if (pos >= size) continue;
     }
     if (size - pos < HEADER) {
       counters[L.D_TRUNCATED_TAIL_BYTES]! += size - pos;
@@ -450,19 +470,25 @@ export function* frameBuffers(
     const bufferSize = v.getUint32(at + L.BUF_BUFFER_SIZE, true);
     const sizeOk = bufferSize >= HEADER && bufferSize <= L.MAX_BUFFER_SIZE;
     const compressed = (v.getUint16(at + L.BUF_BUFFER_FLAG, true) & L.BUFFER_FLAG_COMPRESSED) !== 0;
-    const check = sizeOk && bufferSize > (compressed ? run.usualCompressed : run.usualPlain);
+    const overUsual = sizeOk && bufferSize > (compressed ? run.usualCompressed : run.usualPlain);
+    // an uncompressed buffer whose size is not the one before it, within the usual size, is a claim to check
+    // too: where sizes vary, a claim of a few buffers hides them as well (§A.1); where they do not (nearly
+    // every file), nothing but headers is read
+    const changed = !overUsual && !compressed && sizeOk && pos > 0 && stride >= HEADER && bufferSize !== stride;
+    const check = overUsual || changed;
     /** a claim checked that is not trusted: the header is not even plausible */
     let refused = false;
     if (check) {
-      // A claim above the usual size (§A.1). In a header that is not even plausible it is not trusted: the
+      // A claim above the usual size, or another than the last size (§A.1). Above the usual size, in a header that is
+      // not even plausible, it is not trusted: the
       // header is corrupt (the next buffer is looked for below; the header buffer, whose logfile header was
       // checked, is kept). Otherwise the bytes it claims after the buffer's data are scanned for the header
       // of another buffer (the scan may move the window: the header is copied first).
       const head = copyHeader(v, at);
       v = head;
       at = 0;
-      refused = pos > 0 && !plausibleHeader(head, 0, pos, size, false);
-      const usual = compressed ? run.usualCompressed : run.usualPlain || run.logger || Infinity;
+      refused = overUsual && pos > 0 && !plausibleHeader(head, 0, pos, size, false);
+      const usual = changed ? stride : compressed ? run.usualCompressed : run.usualPlain || run.logger || Infinity;
       const covered = refused ? -1 : yield* claimCovers(pos, head, bufferSize, usual, Math.min(pos + bufferSize, size), size, win, stream);
       if (covered >= 0) {
         // the buffer ends where that one starts: framed so, and framing goes on there
