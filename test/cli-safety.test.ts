@@ -125,14 +125,13 @@ describe('an output that is the input is refused: exit 2, one line, the input un
     expect(first.status).toBe(0);
     expect(first.stderr).toMatch(/1 converted, 0 skipped, 0 failed/);
     const id = readdirSync(join(out, 'traces'))[0]!.replace(/^trace=/, '');
-    // the same trace, moved into its own cswitch partition (and its traces row removed, so it is converted again)
+    // the same trace, moved into its own cswitch partition, converted again (--force: every table rewritten)
     const partition = join(out, 'cswitch', `trace=${id}`);
     const moved = join(partition, 't.etl');
     renameSync(inside, moved);
-    rmSync(join(out, 'traces'), { recursive: true });
     const other = copy('other.etl');
     writeFileSync(other, generateMixedTrace({ seed: 9, targetBytes: 100_000, cpus: 2, bufferSize: 0x4000 }).bytes);
-    const r = cli(['convert', moved, other, '--to', 'csv', '--out', out, '--no-progress', '--threads', '1']);
+    const r = cli(['convert', moved, other, '--to', 'csv', '--out', out, '--no-progress', '--threads', '1', '--force']);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(
       `etw-decode: ${moved}: failed: ${moved} is inside ${partition}, which converting it would replace: move the trace out of the dataset first\n`,

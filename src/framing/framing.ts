@@ -393,25 +393,34 @@ export function* frameBuffers(
     counters[L.D_BUFFERS_SIZE_CORRECTED]!++;
     if (issues.length < L.LOG_CAPACITY) issues.push({ code: L.D_BUFFERS_SIZE_CORRECTED, detail: claimed, fileOffset: at });
   };
+  /**
+   * The claim check (§A.1) of the last buffer framed, when it ends at `pos` and its claim was not checked:
+   * when its bytes after its data hold the header of another buffer, it is framed up to it (counted) and
+   * framing goes on there (true).
+   */
+  function* recheckLast(): Steps<boolean> {
+    const last = table.count - 1;
+    if (last < 0 || last === scanned || table.fileOffset[last]! + table.size[last]! !== pos) return false;
+    const lastAt = table.fileOffset[last]!;
+    const claimed = table.size[last]!;
+    const head = win.covers(lastAt, HEADER) ? copyHeader(win.view, lastAt - win.base) : yield* headerAt(lastAt);
+    scanned = last;
+    const usual = table.flags[last]! & L.BUFFER_FLAG_COMPRESSED ? run.usualCompressed : run.usualPlain || run.logger || Infinity;
+    const covered = head ? yield* claimCovers(lastAt, head, claimed, usual, pos, size, win, stream) : -1;
+    if (covered < 0) return false;
+    corrected(lastAt, claimed);
+    table.correctLast(covered - lastAt);
+    stride = covered - lastAt;
+    sameRun = 0;
+    pos = covered;
+    return true;
+  }
   for (;;) {
     if (pos >= size) {
-      // The input ends where the last buffer does: its claim is checked too (unless it was), as a claim of
-      // the bytes up to the end would hide the buffers there (§A.1).
-      const last = table.count - 1;
-      if (pos !== size || last < 0 || last === scanned || table.fileOffset[last]! + table.size[last]! !== size) break;
-      const lastAt = table.fileOffset[last]!;
-      const claimed = table.size[last]!;
-      const head = win.covers(lastAt, HEADER) ? copyHeader(win.view, lastAt - win.base) : yield* headerAt(lastAt);
-      scanned = last;
-      const usual = table.flags[last]! & L.BUFFER_FLAG_COMPRESSED ? run.usualCompressed : run.usualPlain || run.logger || Infinity;
-      const covered = head ? yield* claimCovers(lastAt, head, claimed, usual, size, size, win, stream) : -1;
-      if (covered < 0) break;
-      corrected(lastAt, claimed);
-      table.correctLast(covered - lastAt);
-      stride = covered - lastAt;
-      sameRun = 0;
-      pos = covered;
-      continue;
+      // the input ends where the last buffer does: its claim is checked too, as a claim of the bytes up to
+      // the end would hide the buffers there (§A.1)
+      if (pos === size && (yield* recheckLast())) continue;
+      break;
     }
     if (aheadNext > 0 && aheadNext < aheadAt.length && aheadAt[aheadNext] === pos) {
       // the batch's guesses that hold (most headers of a file) are taken by a plain function
@@ -529,24 +538,9 @@ export function* frameBuffers(
       break;
     }
     // No buffer here, right after the last one: did the last one claim too much? Its bytes after its data
-    // are scanned for the header of another buffer (unless they were when it was framed).
-    const last = table.count - 1;
-    if (!cutCandidate && last >= 0 && last !== scanned && table.fileOffset[last]! + table.size[last]! === pos) {
-      const lastAt = table.fileOffset[last]!;
-      const claimed = table.size[last]!;
-      const head = win.covers(lastAt, HEADER) ? new DataView(win.bytes.buffer, win.bytes.byteOffset + lastAt - win.base, HEADER) : yield* headerAt(lastAt);
-      scanned = last;
-      const usual = table.flags[last]! & L.BUFFER_FLAG_COMPRESSED ? run.usualCompressed : run.usualPlain || run.logger || Infinity;
-      const covered = head ? yield* claimCovers(lastAt, head, claimed, usual, pos, size, win, stream) : -1;
-      if (covered >= 0) {
-        corrected(lastAt, claimed);
-        table.correctLast(covered - lastAt);
-        stride = covered - lastAt;
-        sameRun = 0;
-        pos = covered;
-        continue;
-      }
-    }
+    // are scanned for the header of another buffer (unless they were when it was framed) — also when what is
+    // here looks like a header cut short (the real one may start a few bytes before it).
+    if (yield* recheckLast()) continue;
     // The scan may move the window: the header's fields are read first.
     const reason = refused
       ? L.CORRUPT_FRAME_CLAIM
