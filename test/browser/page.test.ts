@@ -5,7 +5,7 @@
 // CI=true. A screenshot of the loaded page goes to test/artifacts/page.png.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,6 +41,7 @@ describe.skipIf(!enabled)('the web page in Chromium', () => {
   afterAll(async () => {
     await browser?.close();
     server?.close();
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
 
   /** A page at the served URL (or file://), with a decoded trace or an error shown. */
