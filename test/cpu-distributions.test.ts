@@ -82,6 +82,19 @@ describe('LogHistograms', () => {
     );
   });
 
+  test('every value 0 … ±20000 and powers of two to 2^62 alone: exact below 50, else within 1 % + ½ tick', () => {
+    const values = [...Array.from({ length: 20001 }, (_, i) => BigInt(i)), ...Array.from({ length: 63 }, (_, k) => 1n << BigInt(k))];
+    const all = [...values, ...values.map((x) => -x)];
+    const h = new LogHistograms();
+    h.growGroups(all.length);
+    all.forEach((x, g) => h.add(g, ...words(x)));
+    const got = h.summarize(Int32Array.from({ length: all.length }, (_, g) => g), all.length);
+    all.forEach((x, g) => {
+      const [p50, p90, p99] = got[g]!.percentiles;
+      if (p50 !== p90 || p90 !== p99 || !withinBound(p50!, x)) expect.fail(`${x}: ${p50}`);
+    });
+  });
+
   test('the rank is ⌈p·n/100⌉ without floating point (0.29·100 is not 29 in doubles)', () => {
     for (let n = 1; n <= 1000; n++) for (const p of [29, 50, 90, 99]) expect(percentileRank(p, n)).toBe(Math.max(1, Number((BigInt(p) * BigInt(n) + 99n) / 100n)));
   });
