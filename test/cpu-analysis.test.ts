@@ -127,8 +127,8 @@ describe('CpuAnalyzer', () => {
         (withStartRundown, at, windowEvents, holdRows, chunkRows) => {
           const te = withStartRundown ? r.threadEvents : late;
           const cuts = [0, ...[...at].sort((x, y) => x - y), 1];
-          const byChunks = new CpuAnalyzer();
-          const bySink = new CpuAnalyzer();
+          const byChunks = new CpuAnalyzer({ worst: 25 });
+          const bySink = new CpuAnalyzer({ worst: 25 });
           const d1 = new CpuUsageDeriver((t) => byChunks.add(t), { windowEvents, holdRows, chunkRows });
           const d2 = new CpuUsageDeriver(bySink, { windowEvents, holdRows, chunkRows });
           for (let k = 1; k < cuts.length; k++) {

@@ -1,10 +1,14 @@
 // "Which process used the CPU, who waited, who woke whom": totals per process and per thread from the
 // cpuUsage table (WPA's CPU Usage (Precise) summed by process / thread), with image and thread names
-// from the threads and processes tables. Works on a whole result or chunk by chunk while streaming:
-// memory grows with the number of threads, never with the number of switches.
+// from the threads and processes tables; the percentiles of ready and wait times per thread, process and
+// trace, and the N longest ready delays (distributions.ts: a log-bucketed histogram per thread, a bounded
+// heap). Works on a whole result or chunk by chunk while streaming: memory grows with the number of threads
+// (and the histogram buckets they use), never with the number of switches.
 import * as L from '../generated/layout.js';
 import * as R from '../derive/cpu-usage.js';
 import { CpuUsageDeriver, type CpuUsageOptions, type CpuUsageStats, type StagedRowSink } from '../derive/cpu-usage.js';
+import { EtlError } from '../errors.js';
+import { LogHistograms, LongestReady, type DistributionTicks } from './distributions.js';
 import { columnsOf, concatChunks, type ColumnChunk, type NumericColumn, type TypedColumn } from '../tables/schema.js';
 import type { StreamResult } from '../result/summary.js';
 import { Table, type DecodedTables } from '../tables/table.js';
@@ -22,6 +26,56 @@ export interface CpuTotals {
   cpuMs: number | null;
   readyMs: number | null;
   waitMs: number | null;
+  /** percentiles of ready (switchInTime − readyTime) over the rows that have a readyTime */
+  readyPercentiles: Percentiles;
+  /** percentiles of waits (readyTime − lastSwitchOutTime) over the rows that have one */
+  waitPercentiles: Percentiles;
+}
+
+/**
+ * Nearest-rank percentiles (the value of rank ⌈p·n/100⌉ among the n in order) and the maximum of one
+ * duration. The percentiles come from a log-bucketed histogram: within 1 % of the exact value + ½ tick
+ * (exact below 50 ticks), bounded memory for any number of rows (analysis/distributions.ts); the maximum
+ * is exact. Ticks, and milliseconds when the clock converts; null without values.
+ */
+export interface Percentiles {
+  /** values summarized */
+  count: number;
+  p50Ticks: bigint | null;
+  p90Ticks: bigint | null;
+  p99Ticks: bigint | null;
+  maxTicks: bigint | null;
+  p50Ms: number | null;
+  p90Ms: number | null;
+  p99Ms: number | null;
+  maxMs: number | null;
+}
+
+/** One ready delay of the `worst` list: who waited for a CPU, where and how long, and who readied it. */
+export interface ReadyDelay {
+  threadId: number;
+  processId: number | null;
+  imageFileName: string | null;
+  /** thread name, null if none */
+  name: string | null;
+  /** the processor it was switched in on */
+  cpu: number;
+  switchInTime: bigint;
+  /** switchInTime in nanoseconds since the trace start (null: the clock does not convert) */
+  switchInNs: bigint | null;
+  readyTime: bigint;
+  /** the thread running on the ready event's cpu at its time, its process and image (null if unknown) */
+  readyingThreadId: number | null;
+  readyingProcessId: number | null;
+  readyingImageFileName: string | null;
+  /** switchInTime − readyTime */
+  readyTicks: bigint;
+  readyMs: number | null;
+}
+
+export interface CpuAnalyzerOptions {
+  /** keep the N longest ready delays (`CpuAnalysis.worst`); default 0: none */
+  worst?: number;
 }
 
 export interface ProcessCpu extends CpuTotals {
@@ -46,6 +100,8 @@ export interface CpuAnalysis {
   /** by CPU time, descending */
   processes: ProcessCpu[];
   threads: ThreadCpu[];
+  /** the `worst` longest ready delays of the trace, longest first (ties: earlier switch-in first) */
+  worst: ReadyDelay[];
 }
 
 interface Acc {
@@ -54,7 +110,6 @@ interface Acc {
   ready: bigint;
   wait: bigint;
 }
-const zero = (): Acc => ({ switchIns: 0, cpu: 0n, ready: 0n, wait: 0n });
 
 /** 2^32 */
 const WORD = 4294967296;
@@ -62,6 +117,21 @@ const WORD = 4294967296;
 const LIMIT = 2 ** 52;
 /** x ^ MIN32 orders the int32 bits of u32 values as the u32 values */
 const MIN32 = -0x80000000;
+
+/** The low word of the 64-bit (aHi, aLo) − (bHi, bLo), words as int32. */
+function subLo(aLo: number, bLo: number): number {
+  return (aLo - bLo) | 0;
+}
+
+/** Its high word (with the borrow of the low words). */
+function subHi(aHi: number, aLo: number, bHi: number, bLo: number): number {
+  return (aHi - bHi - ((aLo ^ MIN32) < (bLo ^ MIN32) ? 1 : 0)) | 0;
+}
+
+/** The LongestReady `known` bits of a row's valid mask: its process, readying thread and process. */
+function knownBits(v: number): number {
+  return ((v >>> L.CU_NEW_PROCESS_ID) & 1) | (((v >>> L.CU_READYING_THREAD_ID) & 1) << 1) | (((v >>> L.CU_READYING_PROCESS_ID) & 1) << 2);
+}
 
 /**
  * Exact 64-bit sums per slot without a BigInt per row: a sum is spill + hi * 2^32 + lo, with hi the sum of
@@ -98,7 +168,7 @@ class Sums {
   }
   /** Adds (aHi, aLo) − (bHi, bLo) (words as int32) to slot s. */
   addDiff(s: number, aHi: number, aLo: number, bHi: number, bLo: number): void {
-    this.add(s, (aLo - bLo) | 0, (aHi - bHi - ((aLo ^ MIN32) < (bLo ^ MIN32) ? 1 : 0)) | 0);
+    this.add(s, subLo(aLo, bLo), subHi(aHi, aLo, bHi, bLo));
   }
   get(s: number): bigint {
     return (this.spill[s] ?? 0n) + BigInt(this.hi[s]!) * 4294967296n + BigInt(this.lo[s]!);
@@ -121,26 +191,48 @@ export class CpuAnalyzer implements StagedRowSink {
   private readonly cpu = new Sums();
   private readonly ready = new Sums();
   private readonly wait = new Sums();
+  /** ready and wait durations per slot */
+  private readonly readyDist = new LogHistograms();
+  private readonly waitDist = new LogHistograms();
+  private readonly longest: LongestReady;
   /** slot + 1 per hash bucket (0: empty) */
   private buckets = new Int32Array(256);
   private shift = 24;
 
+  constructor(options: CpuAnalyzerOptions = {}) {
+    const worst = options.worst ?? 0;
+    if (!Number.isSafeInteger(worst) || worst < 0) throw new EtlError('BAD_OPTION', `worst must be a whole number of rows (0 = none), not ${worst}`);
+    this.longest = new LongestReady(worst);
+  }
+
   add(rows: Table<'cpuUsage'>): void {
-    const c = rows.columns;
     const tid = rows.column('newThreadId');
     const pid = rows.column('newProcessId');
     const usage = words(rows.column('cpuUsage'));
     const ready = words(rows.column('ready'));
     const waits = words(rows.column('waits'));
     const valid = rows.column('valid');
+    const cpu = rows.column('cpu');
+    const switchIn = words(rows.column('switchInTime'));
+    const readyingTid = rows.column('readyingThreadId');
+    const readyingPid = rows.column('readyingProcessId');
     for (let i = 0; i < rows.length; i++) {
       const v = valid[i]!;
       const known = (v >>> L.CU_NEW_PROCESS_ID) & 1;
       const s = this.slot(tid[i]! | 0, known === 1 ? pid[i]! | 0 : 0, known);
       this.switchIns[s]!++;
       if ((v >>> L.CU_CPU_USAGE) & 1) this.cpu.add(s, usage[2 * i]!, usage[2 * i + 1]!);
-      if ((v >>> L.CU_READY) & 1) this.ready.add(s, ready[2 * i]!, ready[2 * i + 1]!);
-      if ((v >>> L.CU_WAITS) & 1) this.wait.add(s, waits[2 * i]!, waits[2 * i + 1]!);
+      if ((v >>> L.CU_READY) & 1) {
+        const lo = ready[2 * i]!;
+        const hi = ready[2 * i + 1]!;
+        this.ready.add(s, lo, hi);
+        this.readyDist.add(s, lo, hi);
+        this.longest.offer(lo, hi, switchIn[2 * i]!, switchIn[2 * i + 1]!, cpu[i]!, tid[i]! | 0, pid[i]! | 0, readyingTid[i]! | 0, readyingPid[i]! | 0, knownBits(v));
+      }
+      if ((v >>> L.CU_WAITS) & 1) {
+        this.wait.add(s, waits[2 * i]!, waits[2 * i + 1]!);
+        this.waitDist.add(s, waits[2 * i]!, waits[2 * i + 1]!);
+      }
     }
   }
 
@@ -157,8 +249,20 @@ export class CpuAnalyzer implements StagedRowSink {
       if ((v >>> L.CU_READY) & 1) {
         const rHi = S[b + R.R_READY_HI]!;
         const rLo = S[b + R.R_READY_LO]!;
-        this.ready.addDiff(s, inHi, inLo, rHi, rLo);
-        if ((v >>> L.CU_WAITS) & 1) this.wait.addDiff(s, rHi, rLo, S[b + R.R_LAST_HI]!, S[b + R.R_LAST_LO]!);
+        // ready = switch-in − readyTime, as words
+        const lo = subLo(inLo, rLo);
+        const hi = subHi(inHi, inLo, rHi, rLo);
+        this.ready.add(s, lo, hi);
+        this.readyDist.add(s, lo, hi);
+        this.longest.offer(lo, hi, inLo, inHi, S[b + R.R_CPU]!, S[b + R.R_NEW_TID]!, S[b + R.R_NEW_PID]!, S[b + R.R_READYING_TID]!, S[b + R.R_READYING_PID]!, knownBits(v));
+        if ((v >>> L.CU_WAITS) & 1) {
+          const lHi = S[b + R.R_LAST_HI]!;
+          const lLo = S[b + R.R_LAST_LO]!;
+          const wLo = subLo(rLo, lLo);
+          const wHi = subHi(rHi, rLo, lHi, lLo);
+          this.wait.add(s, wLo, wHi);
+          this.waitDist.add(s, wLo, wHi);
+        }
       }
     }
   }
@@ -198,6 +302,8 @@ export class CpuAnalyzer implements StagedRowSink {
     this.hasPid = hasPid;
     this.switchIns = switchIns;
     for (const sums of [this.cpu, this.ready, this.wait]) sums.grow(cap);
+    this.readyDist.growGroups(cap);
+    this.waitDist.growGroups(cap);
   }
 
   /** Buckets for twice the slots (every slot placed again, the last one made included). */
@@ -213,25 +319,45 @@ export class CpuAnalyzer implements StagedRowSink {
     }
   }
 
-  /** The sums of every (thread, process), in the order first seen. */
-  private *perThread(): IterableIterator<Acc & { tid: number; pid: number | null }> {
-    for (let s = 0; s < this.n; s++) {
-      yield {
-        tid: this.tid[s]! >>> 0,
-        pid: this.hasPid[s] === 1 ? this.pid[s]! >>> 0 : null,
-        switchIns: this.switchIns[s]!,
-        cpu: this.cpu.get(s),
-        ready: this.ready.get(s),
-        wait: this.wait.get(s),
-      };
-    }
-  }
-
-  /** The totals, named from the threads and processes tables. */
+  /** The totals, percentiles and longest ready delays, named from the threads and processes tables. */
   result(names: Pick<StreamResult, 'threads' | 'processes' | 'clock'>): CpuAnalysis {
-    const perSecond = names.clock?.ticksPerSecond ?? null;
-    const ms = (t: bigint): number | null => (perSecond === null ? null : Number((t * 1_000_000n) / perSecond) / 1000);
-    const totals = (a: Acc): CpuTotals => ({
+    const clock = names.clock ?? null;
+    const perSecond = clock?.ticksPerSecond ?? null;
+    const ms = (t: bigint | null): number | null => (perSecond === null || t === null ? null : Number((t * 1_000_000n) / perSecond) / 1000);
+    const percentiles = (d: DistributionTicks): Percentiles => {
+      const [p50, p90, p99] = d.percentiles as [bigint | null, bigint | null, bigint | null];
+      return { count: d.count, p50Ticks: p50, p90Ticks: p90, p99Ticks: p99, maxTicks: d.max, p50Ms: ms(p50), p90Ms: ms(p90), p99Ms: ms(p99), maxMs: ms(d.max) };
+    };
+    const image = new Map<number, string>();
+    for (const p of names.processes) if (p.imageFileName !== null) image.set(p.processId, p.imageFileName);
+    const threadName = new Map<string, string>();
+    for (const t of names.threads) if (t.name !== null) threadName.set(`${t.threadId}/${t.processId}`, t.name);
+    const imageOf = (pid: number | null) => (pid === null ? null : (image.get(pid) ?? null));
+
+    // the groups the distributions merge into: each slot alone (threads), its process, the trace
+    const n = this.n;
+    const self = Int32Array.from({ length: n }, (_, s) => s);
+    const procOf = new Int32Array(n);
+    const procIndex = new Map<string, number>();
+    const procPid: (number | null)[] = [];
+    for (let s = 0; s < n; s++) {
+      const pid = this.hasPid[s] === 1 ? this.pid[s]! >>> 0 : null;
+      const key = String(pid);
+      let p = procIndex.get(key);
+      if (p === undefined) {
+        procIndex.set(key, (p = procPid.length));
+        procPid.push(pid);
+      }
+      procOf[s] = p;
+    }
+    const all = new Int32Array(n);
+    const dists = (into: Int32Array, targets: number) => ({ ready: this.readyDist.summarize(into, targets), wait: this.waitDist.summarize(into, targets) });
+    const byThread = dists(self, n);
+    const byProcess = dists(procOf, procPid.length);
+    const byTrace = dists(all, 1);
+
+    const acc = (): Acc => ({ switchIns: 0, cpu: 0n, ready: 0n, wait: 0n });
+    const totals = (a: Acc, d: { ready: DistributionTicks[]; wait: DistributionTicks[] }, i: number): CpuTotals => ({
       switchIns: a.switchIns,
       cpuTicks: a.cpu,
       readyTicks: a.ready,
@@ -239,26 +365,19 @@ export class CpuAnalyzer implements StagedRowSink {
       cpuMs: ms(a.cpu),
       readyMs: ms(a.ready),
       waitMs: ms(a.wait),
+      readyPercentiles: percentiles(d.ready[i]!),
+      waitPercentiles: percentiles(d.wait[i]!),
     });
-    const image = new Map<number, string>();
-    for (const p of names.processes) if (p.imageFileName !== null) image.set(p.processId, p.imageFileName);
-    const threadName = new Map<string, string>();
-    for (const t of names.threads) if (t.name !== null) threadName.set(`${t.threadId}/${t.processId}`, t.name);
-    const procs = new Map<string, Acc & { pid: number | null; threads: number }>();
-    const all = zero();
+    const procs = procPid.map(() => ({ ...acc(), threads: 0 }));
+    const whole = acc();
     const threads: ThreadCpu[] = [];
-    for (const a of this.perThread()) {
-      threads.push({
-        threadId: a.tid,
-        processId: a.pid,
-        imageFileName: a.pid === null ? null : (image.get(a.pid) ?? null),
-        name: threadName.get(`${a.tid}/${a.pid}`) ?? null,
-        ...totals(a),
-      });
-      const key = String(a.pid);
-      let p = procs.get(key);
-      if (!p) procs.set(key, (p = { ...zero(), pid: a.pid, threads: 0 }));
-      for (const x of [p, all]) {
+    for (let s = 0; s < n; s++) {
+      const tid = this.tid[s]! >>> 0;
+      const pid = procPid[procOf[s]!]!;
+      const a: Acc = { switchIns: this.switchIns[s]!, cpu: this.cpu.get(s), ready: this.ready.get(s), wait: this.wait.get(s) };
+      threads.push({ threadId: tid, processId: pid, imageFileName: imageOf(pid), name: threadName.get(`${tid}/${pid}`) ?? null, ...totals(a, byThread, s) });
+      const p = procs[procOf[s]!]!;
+      for (const x of [p, whole]) {
         x.switchIns += a.switchIns;
         x.cpu += a.cpu;
         x.ready += a.ready;
@@ -267,15 +386,25 @@ export class CpuAnalyzer implements StagedRowSink {
       p.threads++;
     }
     const byCpu = (x: CpuTotals, y: CpuTotals): number => (x.cpuTicks > y.cpuTicks ? -1 : x.cpuTicks < y.cpuTicks ? 1 : y.switchIns - x.switchIns);
-    const processes: ProcessCpu[] = [...procs.values()].map((p) => ({
-      processId: p.pid,
-      imageFileName: p.pid === null ? null : (image.get(p.pid) ?? null),
-      threads: p.threads,
-      ...totals(p),
-    }));
+    const processes: ProcessCpu[] = procs.map((p, i) => ({ processId: procPid[i]!, imageFileName: imageOf(procPid[i]!), threads: p.threads, ...totals(p, byProcess, i) }));
     processes.sort((x, y) => byCpu(x, y) || (x.processId ?? -1) - (y.processId ?? -1));
     threads.sort((x, y) => byCpu(x, y) || x.threadId - y.threadId);
-    return { ticksPerSecond: perSecond, total: totals(all), processes, threads };
+    const worst: ReadyDelay[] = this.longest.list().map((w) => ({
+      threadId: w.threadId,
+      processId: w.processId,
+      imageFileName: imageOf(w.processId),
+      name: threadName.get(`${w.threadId}/${w.processId}`) ?? null,
+      cpu: w.cpu,
+      switchInTime: w.switchInTime,
+      switchInNs: clock === null ? null : clock.toNanoseconds(w.switchInTime),
+      readyTime: w.switchInTime - w.ready,
+      readyingThreadId: w.readyingThreadId,
+      readyingProcessId: w.readyingProcessId,
+      readyingImageFileName: imageOf(w.readyingProcessId),
+      readyTicks: w.ready,
+      readyMs: ms(w.ready),
+    }));
+    return { ticksPerSecond: perSecond, total: totals(whole, byTrace, 0), processes, threads, worst };
   }
 }
 
@@ -324,9 +453,9 @@ function words(col: BigInt64Array): Int32Array {
   return new Int32Array(col.buffer, col.byteOffset, col.length * 2);
 }
 
-/** CPU time, ready time and waits per process and per thread of a decoded trace. */
-export function analyzeCpu(result: DecodedTables & Pick<StreamResult, 'threads' | 'processes' | 'clock'>): CpuAnalysis {
-  const a = new CpuAnalyzer();
+/** CPU time, ready time and waits per process and per thread of a decoded trace, with their percentiles and the `worst` longest ready delays. */
+export function analyzeCpu(result: DecodedTables & Pick<StreamResult, 'threads' | 'processes' | 'clock'>, options: CpuAnalyzerOptions = {}): CpuAnalysis {
+  const a = new CpuAnalyzer(options);
   a.add(cpuUsage(result));
   return a.result(result);
 }

@@ -1,6 +1,7 @@
 // Text rendering of a CPU analysis (the CLI's `cpu` without --json): an aligned table per process or
-// thread, times in milliseconds when the trace's clock converts (raw ticks otherwise).
-import type { CpuAnalysis, CpuTotals } from '../analysis/cpu.js';
+// thread (by thread also the ready time's p50/p90/p99/max), times in milliseconds when the trace's clock
+// converts (raw ticks otherwise), then the longest ready delays when asked (--worst).
+import type { CpuAnalysis, CpuTotals, Percentiles } from '../analysis/cpu.js';
 import type { CpuUsageStats } from '../derive/cpu-usage.js';
 
 /** Right-aligns every column but the text ones (left-aligned), two spaces apart. */
@@ -22,6 +23,8 @@ export function renderCpu(file: string, a: CpuAnalysis, by: 'process' | 'thread'
   ];
   const list = by === 'process' ? a.processes : a.threads;
   const shown = top ? list.slice(0, top) : list;
+  const pTime = (p: Percentiles, k: 'p50' | 'p90' | 'p99' | 'max'): string =>
+    p[`${k}Ticks`] === null ? '-' : ms ? (p[`${k}Ms`] as number).toFixed(3) : String(p[`${k}Ticks`]);
   const name = (s: string | null, pid: number | null) => s ?? (pid === 0 ? 'Idle' : pid === null ? '(unknown)' : '?');
   if (by === 'process') {
     const rows = a.processes.slice(0, shown.length).map((p) => [
@@ -46,10 +49,32 @@ export function renderCpu(file: string, a: CpuAnalysis, by: 'process' | 'thread'
       pct(t),
       time(t, 'ready'),
       time(t, 'wait'),
+      pTime(t.readyPercentiles, 'p50'),
+      pTime(t.readyPercentiles, 'p90'),
+      pTime(t.readyPercentiles, 'p99'),
+      pTime(t.readyPercentiles, 'max'),
     ]);
-    lines.push(...alignedTable(['tid', 'thread', 'process', 'pid', 'switch-ins', `CPU ${unit}`, 'CPU %', `ready ${unit}`, `waits ${unit}`], rows, new Set([1, 2])));
+    const head = ['tid', 'thread', 'process', 'pid', 'switch-ins', `CPU ${unit}`, 'CPU %', `ready ${unit}`, `waits ${unit}`];
+    lines.push(...alignedTable([...head, `ready p50 ${unit}`, `p90 ${unit}`, `p99 ${unit}`, `max ${unit}`], rows, new Set([1, 2])));
   }
   if (shown.length < list.length) lines.push(`… ${list.length - shown.length} more (--top 0 shows all)`);
+  if (a.worst.length) {
+    lines.push('', `the ${a.worst.length} longest ready delays (switchInTime − readyTime):`);
+    const at = ms ? 'switch-in ns' : 'switch-in ticks';
+    const rows = a.worst.map((w) => [
+      ms ? (w.readyMs as number).toFixed(3) : String(w.readyTicks),
+      String(w.threadId),
+      w.name ?? '',
+      name(w.imageFileName, w.processId),
+      w.processId === null ? '-' : String(w.processId),
+      String(w.cpu),
+      String(w.switchInNs ?? w.switchInTime),
+      w.readyingThreadId === null ? '-' : String(w.readyingThreadId),
+      w.readyingThreadId === null ? '' : name(w.readyingImageFileName, w.readyingProcessId),
+      w.readyingProcessId === null ? '-' : String(w.readyingProcessId),
+    ]);
+    lines.push(...alignedTable([`ready ${unit}`, 'tid', 'thread', 'process', 'pid', 'cpu', at, 'readied by tid', 'process', 'pid'], rows, new Set([2, 3, 8])));
+  }
   if (stats.lateEvents) lines.push(`note: ${stats.lateEvents} events arrived behind the reorder window (ready times or process ids may be missing)`);
   if (stats.unresolvedRows) lines.push(`note: ${stats.unresolvedRows} switch-ins were counted before their thread's process was known (more were waiting than the hold keeps): they may count as (unknown)`);
   return lines.join('\n') + '\n';

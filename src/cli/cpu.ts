@@ -1,5 +1,5 @@
 // `etw-decode cpu FILE`: CPU time, ready time and waits by process or thread (WPA's CPU Usage (Precise)),
-// the cpuUsage rows derived while the trace streams by (derive/cpu-usage.ts) and folded as they come
+// with the percentiles of ready and wait times and, with --worst N, the N longest ready delays; the cpuUsage rows derived while the trace streams by (derive/cpu-usage.ts) and folded as they come
 // (analysis/cpu.ts); text: cpu-text.ts, loaded with the command as the analysis is.
 import type { Command } from 'commander';
 import { streamFile } from '../decode/files.js';
@@ -15,11 +15,12 @@ export function addCpuCommand(program: Command, { input }: CommandContext): void
       .argument('<file>', 'ETL file; - (or a FIFO) reads the trace from a pipe')
       .addOption(option.by('what', 'group rows by', ['process', 'thread']))
       .addOption(option.top('rows to show (0 = all)', true))
+      .addOption(option.worst())
       .addOption(option.json('64-bit values as decimal strings')),
-  ).action(async (file: string, o: DecodingOpts & { by: 'process' | 'thread'; top: number; json?: boolean }) => {
+  ).action(async (file: string, o: DecodingOpts & { by: 'process' | 'thread'; top: number; worst: number; json?: boolean }) => {
     const inp = await input(file);
     const [{ CpuAnalyzer, CpuUsageDeriver }, { renderCpu }] = await Promise.all([import('../analysis/cpu.js'), import('./cpu-text.js')]);
-    const analyzer = new CpuAnalyzer();
+    const analyzer = new CpuAnalyzer({ worst: o.worst });
     const deriver = new CpuUsageDeriver(analyzer); // rows folded as they complete, no columns made
     const res = await streamFile(inp.path, {
       ...decodeOptions(o),
@@ -31,7 +32,7 @@ export function addCpuCommand(program: Command, { input }: CommandContext): void
     const out = stdoutOutput();
     if (o.json) {
       const list = o.by === 'process' ? a.processes : a.threads;
-      await out.write(JSON.stringify({ file, by: o.by, ticksPerSecond: a.ticksPerSecond, total: a.total, rows: o.top ? list.slice(0, o.top) : list, cpuUsage: stats }, jsonReplacer, 2) + '\n');
+      await out.write(JSON.stringify({ file, by: o.by, ticksPerSecond: a.ticksPerSecond, total: a.total, rows: o.top ? list.slice(0, o.top) : list, worst: a.worst, cpuUsage: stats }, jsonReplacer, 2) + '\n');
     } else {
       await out.write(renderCpu(inp.name, a, o.by, o.top, stats));
     }

@@ -10,12 +10,14 @@ import { TABLE_NAMES, type TableName } from '../tables/schema.js';
 
 // ---- parsers (commander calls them with the option's text; InvalidArgumentError is a usage error, exit 2)
 
-/** a whole number, 0 included */
-function parseCount(v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number (0 = all rows)');
-  return n;
-}
+/** a whole number, 0 included; `zero`: what 0 means */
+const parseCount =
+  (zero: string) =>
+  (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`expected a whole number (0 = ${zero})`);
+    return n;
+  };
 
 /** digits only, at least 1 */
 function parsePositive(v: string): number {
@@ -86,9 +88,10 @@ export const option = {
   /** `detail`: how the object writes what JSON cannot hold (64-bit values) */
   json: (detail?: string) => new Option('--json', detail ? `print one JSON object (${detail})` : 'print one JSON object'),
   /** `zeroShowsAll`: 0 is "all rows" (else the least is 1) */
-  top: (help: string, zeroShowsAll: boolean) => new Option('--top <n>', help).argParser(zeroShowsAll ? parseCount : parsePositive).default(20),
+  top: (help: string, zeroShowsAll: boolean) => new Option('--top <n>', help).argParser(zeroShowsAll ? parseCount('all rows') : parsePositive).default(20),
   by: <T extends string>(placeholder: string, help: string, choices: readonly [T, ...T[]]) =>
     new Option(`--by <${placeholder}>`, help).choices(choices).default(choices[0]),
+  worst: () => new Option('--worst <n>', 'also list the N longest ready delays of the trace: who waited, on which cpu, when, readied by whom').argParser(parseCount('none')).default(0),
   names: () => new Option('--names', 'add name columns for enum values (wait reason, wait mode, thread state, row source, acquire mode)'),
 
   // dump

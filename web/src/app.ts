@@ -292,6 +292,14 @@ function renderCpu(r: PageResult): void {
     { key: 'switchIns', label: 'switch-ins', numeric: true, text: (x) => int(x.switchIns), sort: (x) => x.switchIns },
     { key: 'ready', label: `ready${unit}`, title: 'time ready to run, waiting for a CPU', numeric: true, text: (x) => time(x.readyMs, x.readyTicks), sort: (x) => x.readyTicks },
     { key: 'waits', label: `waits${unit}`, title: 'time blocked before being readied', numeric: true, text: (x) => time(x.waitMs, x.waitTicks), sort: (x) => x.waitTicks },
+    {
+      key: 'readyP99',
+      label: `ready p99${unit}`,
+      title: '99th percentile of one wait for a CPU (within 1 %); `etw-decode cpu --json` has p50, p90, p99 and max of ready and waits',
+      numeric: true,
+      text: (x) => (x.readyPercentiles.p99Ticks === null ? '–' : time(x.readyPercentiles.p99Ms, x.readyPercentiles.p99Ticks)),
+      sort: (x) => x.readyPercentiles.p99Ticks,
+    },
   ];
   const draw = () => {
     const host = $('cpu-table');
