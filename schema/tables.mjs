@@ -319,11 +319,11 @@ export const TABLES = [
     derived: true,
     kernelFlags: [['CSWITCH', 0x20000004]],
     description:
-      "one row per state interval of each thread other than the idle thread (WPA's thread states, Perfetto's thread_state), from cswitch, readythread and the threads lifetimes, ordered by (threadId, startTime); times in raw ticks",
+      "one row per state interval of each thread other than the idle thread (WPA's thread states, Perfetto's thread_state), from cswitch, readythread and the threads lifetimes of a whole decode (not streamed; rules: docs/design/streaming.md), ordered by (threadId, startTime); times in raw ticks",
     columns: [
       ['threadId', 'u32', 'the thread'],
       ['processId', 'u32?', 'its process at startTime (threads lifetime with the latest startTime <= the time, as cpuUsage resolves it)'],
-      ['state', 'str', 'running, ready, waiting, or unknown where the trace does not say (before its first event, after a switch-out with no state or one that was lost, after a Start)'],
+      ['state', 'str', 'running, ready, waiting, or unknown where the trace does not say (before its first event, after a switch-out with no state or one that was lost, after a Start); no row while the thread is not alive (before its Start, after its End or a switch-out as Terminated)'],
       ['startTime', 'i64', 'start of the interval: the event that began it (unknown before the first event: the start of the trace)', 'time'],
       ['endTime', 'i64?', 'the event that ended it; null for an interval still open at the end of the trace', 'time'],
       ['duration', 'i64?', 'endTime - startTime (ticks)', 'duration'],

@@ -323,6 +323,8 @@ describe('dump and convert', () => {
     expect(csv.length - 1).toBe(want.length);
     const first = want.get(0);
     expect(csv[1]!.split(',').slice(0, 4)).toEqual([String(first.threadId), String(first.processId ?? ''), first.state, String(first.startTime)]);
+    // the spelling people type
+    expect(execFileSync(process.execPath, [BIN, 'dump', file, '--table', 'thread-states'], { encoding: 'utf8' }).trimEnd().split('\n')).toEqual(csv);
   });
 
   test('convert --tables threadStates writes a partition with its ns columns', () => {
