@@ -13,8 +13,9 @@ import { fileURLToPath } from 'node:url';
 import * as L from '../src/generated/layout.js';
 import { cpuUsage, decodeSync, threadStates, type Table, type ThreadStateRow } from '../src/node.js';
 import { DerivedRows } from '../src/tables/derived-rows.js';
-import { simulateSchedule, writeTrace, type ScheduleOptions } from '../src/writer/index.js';
+import { generateRealisticTrace, simulateSchedule, writeTrace, type ScheduleOptions } from '../src/writer/index.js';
 import { threadStatesOracle } from './helpers/thread-states-oracle.js';
+import { corpusFiles, corpusTestsEnabled, readCorpus } from './helpers/corpus.js';
 
 interface Sw {
   t: number | bigint;
@@ -301,11 +302,42 @@ describe('random writer traces (scheduler simulation): derivation = oracle, runn
 
   test('any seed, CPU count and switch encoding', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 1e6 }), fc.integer({ min: 1, max: 8 }), fc.constantFrom('compact', 'cswitch', 'mixed'), (seed, cpus, switchMode) => {
-        check({ seed, cpus, switchMode: switchMode as ScheduleOptions['switchMode'], duration: 100_000 });
+      // (the simulation's scripted lifecycle needs 2 CPUs and some time to complete)
+      fc.property(fc.integer({ min: 1, max: 1e6 }), fc.integer({ min: 2, max: 8 }), fc.constantFrom('compact', 'cswitch', 'mixed'), (seed, cpus, switchMode) => {
+        check({ seed, cpus, switchMode: switchMode as ScheduleOptions['switchMode'], duration: 300_000 });
       }),
       { numRuns: 12 },
     );
+  });
+});
+
+test('a realistic trace (thread churn, reused ids, both switch encodings): derivation = oracle, running time = cpuUsage', () => {
+  const r = decodeSync(generateRealisticTrace({ seed: 7, targetBytes: 2 << 20, switches: 'mixed' }).bytes);
+  const rows = derive(r.cswitch, r.readythread, r.threads);
+  const usage = cpuUsage(r);
+  let want = 0n;
+  let n = 0;
+  for (let i = 0; i < usage.length; i++) {
+    const u = usage.get(i);
+    if (u.newThreadId === 0) continue;
+    want += u.cpuUsage ?? 0n;
+    n++;
+  }
+  const running = rows.filter((x) => x.state === 'running');
+  expect(running.length).toBe(n);
+  expect(running.reduce((s, x) => s + (x.duration ?? 0n), 0n)).toBe(want);
+  expect(n).toBeGreaterThan(1000);
+});
+
+describe('real traces (../shared/corpus/real): derivation = oracle, running time = cpuUsage', () => {
+  const corpus = corpusTestsEnabled();
+  test.skipIf(!corpus).each(corpusFiles())('%s', (name) => {
+    const r = decodeSync(readCorpus(name));
+    const rows = derive(r.cswitch, r.readythread, r.threads);
+    const usage = cpuUsage(r);
+    let want = 0n;
+    for (let i = 0; i < usage.length; i++) if (usage.get(i).newThreadId !== 0) want += usage.get(i).cpuUsage ?? 0n;
+    expect(rows.reduce((n, x) => n + (x.state === 'running' ? (x.duration ?? 0n) : 0n), 0n)).toBe(want);
   });
 });
 

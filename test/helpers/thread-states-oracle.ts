@@ -82,8 +82,16 @@ export function threadStatesOracle(cswitch: Table<'cswitch'>, readythread: Table
     return best?.processId ?? null;
   };
   const readyingOf = (cpu: number, t: bigint): number | null => {
-    const before = (perCpu.get(cpu) ?? []).filter((s) => s.ts <= t);
-    return before.length ? before[before.length - 1]!.newTid : null;
+    // the last switch of the CPU at or before t (its list is in time order)
+    const list = perCpu.get(cpu) ?? [];
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid]!.ts <= t) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo > 0 ? list[lo - 1]!.newTid : null;
   };
   const nextOnCpu = (s: Sw): Sw | null => perCpu.get(s.cpu)![s.k + 1] ?? null;
 
