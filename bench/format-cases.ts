@@ -6,7 +6,7 @@
 // row count, so that small tables measure rows, not per-call costs. One iteration formats them all.
 import { concatChunks, TABLE_NAMES, type TableName } from '../src/tables/schema.js';
 import { Table } from '../src/tables/table.js';
-import { cpuUsage, decodeSync, TextTableWriter, type FormatOptions } from '../src/node.js';
+import { cpuUsage, decodeSync, threadStates, TextTableWriter, type FormatOptions } from '../src/node.js';
 import { formatRows, headerLine } from '../test/helpers/format-oracle.js';
 import type { BenchCase, CaseSettings, PreparedCase } from './cases.js';
 import { scheduleFixture, traceFixture } from './fixtures.js';
@@ -23,7 +23,7 @@ function benchTables(s: CaseSettings, rows: number) {
   const r = decodeSync(scheduleFixture(s.fixtureBytes));
   // the same fixture as decode/mixed (cases.ts MIXED), for its SpinLock rows
   const mixed = decodeSync(traceFixture('mixed', { seed: 0x5eed, cpus: 4, targetBytes: s.fixtureBytes }).bytes);
-  const source = (name: TableName): Table => (name === 'cpuUsage' ? cpuUsage(r) : name === 'spinlock' ? mixed.spinlock : r[name]);
+  const source = (name: TableName): Table => (name === 'cpuUsage' ? cpuUsage(r) : name === 'threadStates' ? threadStates(r) : name === 'spinlock' ? mixed.spinlock : r[name]);
   const counts: string[] = [];
   const tables = TABLE_NAMES.map((name) => {
     const t = source(name);

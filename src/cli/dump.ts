@@ -1,14 +1,15 @@
 // `etw-decode dump FILE --table T`: a table as CSV or JSON lines (output/text.ts), streamed: decoded rows
 // are formatted chunk by chunk as they come; cpuUsage is derived while the trace streams by; the derived
-// tables (threads, processes, traces) are written at the end; `events` is the counts by event kind.
+// tables (threads, processes, traces) are written at the end, and threadStates, derived at the end from
+// the whole trace's cswitch and readythread rows (kept until then); `events` is the counts by event kind.
 import type { Command } from 'commander';
 import { readTraceInfo, streamFile } from '../decode/files.js';
 import { createClock } from '../time.js';
 import { EtlError } from '../errors.js';
 import type { TraceSummary } from '../result/summary.js';
-import { DECODED_TABLE_NAMES, type DecodedTableName, type TableName } from '../tables/schema.js';
+import { concatChunks, DECODED_TABLE_NAMES, type ColumnChunk, type DecodedTableName, type TableName } from '../tables/schema.js';
 import type { DumpFormat, FormatOptions, TimeColumn } from '../output/text.js';
-import type { Table } from '../tables/table.js';
+import { Table } from '../tables/table.js';
 import { emptyTableText } from '../output/summary-text.js';
 import { dataLossText } from '../result/diagnostics.js';
 import { fileOutput, note, stdoutOutput, type CommandContext, type Output } from './io.js';
@@ -39,6 +40,7 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
     const [{ TextTableWriter }, { CpuUsageDeriver }, { csvText }] = await Promise.all([import('../output/text.js'), import('../analysis/cpu.js'), import('../output/escape.js')]);
     const out: Output = o.output ? await fileOutput(o.output) : stdoutOutput();
     let summary: TraceSummary;
+    let written = 0; // threadStates rows (the summary does not count them)
     try {
       // rows are formatted into 256 KiB byte buffers, each handed to the output (which owns it) when full
       const writer = table !== 'events' ? new TextTableWriter(table, fmt, (bytes) => out.write(bytes), 1 << 18) : null;
@@ -48,9 +50,11 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
       // deriver's chunks are ours to keep until they are written)
       const pending: Table<'cpuUsage'>[] = [];
       const deriver = table === 'cpuUsage' ? new CpuUsageDeriver((t) => pending.push(t)) : null;
+      // threadStates: the whole trace's cswitch and readythread rows, derived at the end
+      const whole = table === 'threadStates' ? { cswitch: [] as ColumnChunk[], readythread: [] as ColumnChunk[] } : null;
       const res = await streamFile(inp.path, {
         ...decodeOptions(o),
-        rows: 'borrow', // each chunk is formatted before onRows returns
+        rows: whole ? 'copy' : 'borrow', // each chunk is formatted before onRows returns, or kept (threadStates)
         onRows: decoded
           ? async (rows) => {
               const t = rows[decoded];
@@ -61,7 +65,12 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
                 deriver.add(rows.cswitch, rows.readythread, rows.threadEvents);
                 for (const t of pending.splice(0)) await writer!.write(t);
               }
-            : undefined,
+            : whole
+              ? (rows) => {
+                  if (rows.cswitch.length) whole.cswitch.push(rows.cswitch);
+                  if (rows.readythread.length) whole.readythread.push(rows.readythread);
+                }
+              : undefined,
       });
       if (deriver) {
         const stats = deriver.finish();
@@ -73,6 +82,14 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
       // derived tables are complete only at the end of the decode
       if (table === 'threads' || table === 'processes' || table === 'traces') {
         if (res[table].length) await writer!.write(res[table]);
+      }
+      if (whole) {
+        const { threadStates } = await import('../derive/thread-states.js');
+        const cswitch = new Table('cswitch', concatChunks('cswitch', whole.cswitch.splice(0)));
+        const readythread = new Table('readythread', concatChunks('readythread', whole.readythread.splice(0)));
+        const states = threadStates({ cswitch, readythread, threads: res.threads });
+        written = states.length;
+        if (states.length) await writer!.write(states);
       }
       await writer?.end();
       if (table === 'events') {
@@ -93,7 +110,7 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
     // exit 0 all the same: the output holds everything that could be decoded
     const lost = dataLossText(summary.diagnostics);
     if (lost) note(`${lost} — see \`etw-decode summary\``);
-    if (table !== 'events' && summary[table] === 0) note(emptyTableText(table, summary));
+    if (table !== 'events' && (table === 'threadStates' ? written : summary[table]) === 0) note(emptyTableText(table, summary));
   });
 }
 

@@ -40,7 +40,7 @@ function parseThreads(v: string): number {
 
 /** --table accepts the registry names and a few spellings people type (cpu-usage). */
 function tableAlias(v: string): string {
-  const alias: Record<string, string> = { 'cpu-usage': 'cpuUsage', cpuusage: 'cpuUsage', 'thread-events': 'threadEvents', 'process-events': 'processEvents' };
+  const alias: Record<string, string> = { 'cpu-usage': 'cpuUsage', cpuusage: 'cpuUsage', 'thread-states': 'threadStates', threadstates: 'threadStates', 'thread-events': 'threadEvents', 'process-events': 'processEvents' };
   const name = alias[v.toLowerCase()] ?? v;
   if (![...TABLE_NAMES, 'events'].includes(name)) {
     throw new InvalidArgumentError(`Allowed choices are ${[...TABLE_NAMES, 'events'].join(', ')}.`);

@@ -2,10 +2,12 @@
 // (runs.ts), looks at its manifest for what was asked and is not there, decodes the file streaming,
 // buffers each of those tables' rows up to one part (partRows), writes the part sorted by (cpu, time),
 // moves the finished outputs into place and records them. Memory: at most partRows rows per table
-// buffered (plus one decode chunk).
+// buffered (plus one decode chunk) — except for threadStates, derived at the end from the whole trace's
+// cswitch and readythread rows, which are kept until then.
 import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { CpuUsageDeriver } from '../analysis/cpu.js';
+import { threadStates } from '../derive/thread-states.js';
 import { PerfettoWriter } from '../output/perfetto.js';
 import { readTraceInfo, streamFile } from '../decode/files.js';
 import type { DecodeOptions } from '../options.js';
@@ -282,6 +284,8 @@ async function convertToDataset(
   const usage = parts.get('cpuUsage');
   const derived: ColumnChunk[] = [];
   const deriver = usage ? new CpuUsageDeriver((t) => derived.push({ length: t.length, columns: t.columns })) : null;
+  // threadStates: derived at the end from the whole trace's rows
+  const whole = parts.has('threadStates') ? { cswitch: [] as ColumnChunk[], readythread: [] as ColumnChunk[] } : null;
   const res = await streamFile(source, {
     engine: options.engine,
     bias: options.bias,
@@ -294,6 +298,10 @@ async function convertToDataset(
         deriver.add(rows.cswitch, rows.readythread, rows.threadEvents);
         for (const c of derived.splice(0)) await usage!.add(c);
       }
+      if (whole) {
+        if (rows.cswitch.length) whole.cswitch.push({ length: rows.cswitch.length, columns: rows.cswitch.columns });
+        if (rows.readythread.length) whole.readythread.push({ length: rows.readythread.length, columns: rows.readythread.columns });
+      }
     },
   });
   if (deriver) {
@@ -301,6 +309,11 @@ async function convertToDataset(
     for (const c of derived.splice(0)) await usage!.add(c);
   }
   const ends: Partial<Record<TableName, Table>> = { threads: res.threads, processes: res.processes, traces: res.traces };
+  if (whole) {
+    const cswitch = new Table('cswitch', concatChunks('cswitch', whole.cswitch.splice(0)));
+    const readythread = new Table('readythread', concatChunks('readythread', whole.readythread.splice(0)));
+    ends.threadStates = threadStates({ cswitch, readythread, threads: res.threads });
+  }
   for (const [t, table] of Object.entries(ends) as [TableName, Table][]) {
     const p = parts.get(t);
     if (p) await p.add({ length: table.length, columns: table.columns });

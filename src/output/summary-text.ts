@@ -1,7 +1,7 @@
 // Human-readable rendering of a TraceSummary (the CLI's `summary` without --json) and of why a table came
 // out empty. What was lost, in words, is data of the result (src/result/data-loss.ts): used here, not made here.
 import type { TraceSummary } from '../result/summary.js';
-import { TABLE_NAMES, type TableName } from '../tables/schema.js';
+import { SUMMARY_TABLE_NAMES, type TableName } from '../tables/schema.js';
 import type { Clock } from '../time.js';
 import { COUNTERS, dataLossText } from '../result/diagnostics.js';
 import { hex } from '../errors.js';
@@ -60,7 +60,7 @@ export function renderSummary(file: string, s: TraceSummary, clock: Clock | null
     lines.push('trace: no logfile header event found');
   }
   if (clock === null && t) lines.push('note: timestamps stay raw ticks (no conversion for this clock type)');
-  for (const t of TABLE_NAMES) if (t !== 'traces') lines.push(`${t} rows: ${s[t]}`);
+  for (const t of SUMMARY_TABLE_NAMES) if (t !== 'traces') lines.push(`${t} rows: ${s[t]}`);
   lines.push(
     `  cswitch rows from ${s.diagnostics['cswitchDecoded']} CSwitch events and ${s.compact.batches} compact batches: ` +
       `${s.compact.packets.idleShort} IDLE_SHORT, ${s.compact.packets.idle} IDLE, ${s.compact.packets.lite} LITE, ${s.compact.packets.full} FULL packets`,

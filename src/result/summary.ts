@@ -7,7 +7,7 @@ import type { BufferList } from '../framing/buffers.js';
 import { dataLossText, describeIssue, namedCounters, type DiagnosticCounters, type Issue } from './diagnostics.js';
 import { kindRows, type KindRow } from './event-kinds.js';
 import { parseLogfileHeader, type TraceInfo } from './logfile.js';
-import { TABLE_NAMES, type TableName } from '../tables/schema.js';
+import { SUMMARY_TABLE_NAMES, type SummaryTableName } from '../tables/schema.js';
 import type { DecodedTables, Table } from '../tables/table.js';
 import type { LifetimeCollector } from '../derive/lifetimes.js';
 import { clockUnavailable, createClock, type Clock } from '../time.js';
@@ -35,8 +35,8 @@ export type TraceSummary = {
   /** the first 1024 problems with their file offsets (the counters stay exact) */
   issues: Issue[];
 } & {
-  /** rows of each table (`cswitch`, `spinlock`, …, `threads`, `processes`) */
-  [T in TableName]: number;
+  /** rows of each table (`cswitch`, `spinlock`, …, `threads`, `processes`); not `threadStates`, derived after a decode */
+  [T in SummaryTableName]: number;
 };
 
 /** What every decode returns besides the rows of the decoded tables. */
@@ -92,7 +92,7 @@ export function buildResult(
 
 function summarize(
   result: DriverResult,
-  rows: Record<TableName, number>,
+  rows: Record<SummaryTableName, number>,
   info: TraceInfo | null,
   engineKind: EngineKind,
   biasOverride: number | undefined,
@@ -109,7 +109,7 @@ function summarize(
     buffers: result.buffers.length,
     events: counters[L.D_EVENTS]!,
     eventsByKind: [],
-    ...(Object.fromEntries(TABLE_NAMES.map((t) => [t, rows[t]])) as Record<TableName, number>),
+    ...(Object.fromEntries(SUMMARY_TABLE_NAMES.map((t) => [t, rows[t]])) as Record<SummaryTableName, number>),
     compact: {
       batches: counters[L.D_COMPCS_BATCHES]!,
       packets: {

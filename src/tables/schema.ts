@@ -78,6 +78,15 @@ export const TABLE_NAMES = Object.keys(TABLES) as TableName[];
 /** The tables the engines decode, in id order (= the engines' table index). */
 export const DECODED_TABLE_NAMES = TABLE_NAMES.filter((t) => !TABLES[t].derived) as DecodedTableName[];
 
+/**
+ * Derived tables made from a whole decode's rows after it (threadStates, src/derive/thread-states.ts): a
+ * summary has no count of their rows (it is known only once they are derived).
+ */
+export const WHOLE_TRACE_TABLE_NAMES = ['threadStates'] as const satisfies readonly TableName[];
+/** The tables a summary counts: every table but the whole-trace ones. */
+export type SummaryTableName = Exclude<TableName, (typeof WHOLE_TRACE_TABLE_NAMES)[number]>;
+export const SUMMARY_TABLE_NAMES = TABLE_NAMES.filter((t) => !(WHOLE_TRACE_TABLE_NAMES as readonly string[]).includes(t)) as SummaryTableName[];
+
 /** Columns of every table, in id order. */
 export const TABLE_COLUMNS = Object.fromEntries(TABLE_NAMES.map((t) => [t, TABLES[t].columns as readonly ColumnSpec[]])) as Record<
   TableName,

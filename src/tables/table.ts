@@ -88,6 +88,7 @@ export type ProcessEventRow = RowOf<'processEvents'>;
 export type ThreadRow = RowOf<'threads'>;
 export type ProcessRow = RowOf<'processes'>;
 export type CpuUsageRow = RowOf<'cpuUsage'>;
+export type ThreadStateRow = RowOf<'threadStates'>;
 
 /** One Table per registry entry. */
 export type Tables = { [T in TableName]: Table<T> };
