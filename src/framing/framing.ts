@@ -485,6 +485,15 @@ export function* frameBuffers(
     // every file), nothing but headers is read
     const changed = !overUsual && !compressed && sizeOk && pos > 0 && stride >= HEADER && bufferSize !== stride;
     const check = overUsual || changed;
+    if ((check || !plausibleHeader(v, at, pos, size, false)) && table.count > 0 && table.count - 1 !== scanned) {
+      // What the last buffer's claim leads to is a claim to check or no plausible header: that claim is
+      // checked first (§A.1), as bytes missing inside the last buffer, or a claim a few bytes long, lead a
+      // few bytes into the next buffer, where a shifted copy of its header passes for one. The header is
+      // copied first (the check may move the window).
+      v = copyHeader(v, at);
+      at = 0;
+      if (yield* recheckLast()) continue;
+    }
     /** a claim checked that is not trusted: the header is not even plausible */
     let refused = false;
     if (check) {
@@ -603,6 +612,8 @@ function takeBatch(
     const v = new DataView(h.buffer, h.byteOffset, HEADER);
     const bufferSize = v.getUint32(L.BUF_BUFFER_SIZE, true);
     if (bufferSize !== stride || pos + bufferSize > size) break;
+    // no plausible header where the last buffer ends: its claim is the loop's to check (§A.1)
+    if (!plausibleHeader(v, 0, pos, size, false)) break;
     // a claim to check (§A.1) is the loop's
     if (bufferSize > (v.getUint16(L.BUF_BUFFER_FLAG, true) & L.BUFFER_FLAG_COMPRESSED ? run.usualCompressed : run.usualPlain)) break;
     table.push(v, 0, pos, bufferSize, false);
