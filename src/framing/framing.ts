@@ -6,7 +6,8 @@
 // skips, however many corrupt headers there are. A buffer cut short by the end of the input is the
 // truncation of the file: it is recorded (its events that fit are decoded) and its bytes counted as
 // truncatedTailBytes. A BufferSize above the usual size (the logger's, from the logfile header), another
-// than the size of the buffer before it, or followed by no plausible header (the end of the input included), is a
+// than the size of the buffer before it, or followed by no plausible header (the end of the input included)
+// or by a claim to check (checked first: a shifted copy of the next header passes for one), is a
 // claim to check: the bytes it covers after the buffer's data are
 // scanned for the header of another buffer, and when there is one the buffer is framed up to it (§A.1 "size
 // claims"), so one flipped bit never hides the buffers behind it. The first buffer must look like a
