@@ -16,7 +16,7 @@ import * as L from '../src/generated/layout.js';
 import { decodeStream, decodeSync, DECODED_TABLE_NAMES, EtlError, Table, TABLE_COLUMNS, type DecodeResult, type DecodedTableName } from '../src/node.js';
 import { concatChunks, type ColumnChunk } from '../src/tables/schema.js';
 import { generateMixedTrace, type MixedTraceOptions } from '../src/writer/index.js';
-import { resultDifference, vanishedBuffer } from '../fuzz/check.js';
+import { checkInput, resultDifference, vanishedBuffer } from '../fuzz/check.js';
 import { analyse, corpusSeeds, type Seed } from '../fuzz/seeds.js';
 import { corpusTestsEnabled } from './helpers/corpus.js';
 import { SINGLE_READ_COST } from '../src/framing/ordering.js';
@@ -416,30 +416,49 @@ describe('a shifted copy of a header: bytes missing inside a buffer, or a claim 
     expect(w!.summary.issues).toContainEqual(expect.objectContaining({ counter: 'buffersSizeCorrected', fileOffset: x.at, detail: BS }));
     expect(vanishedBuffer(s, bytes, w!)).toBeNull();
   });
+  /** Seed `which` with k bytes deleted inside one of its data buffers (at `where`), or that buffer claiming k bytes more. */
+  const shifted = (which: number, pick: number, k: number, deleting: boolean, where: number) => {
+    const s = seeds[which % seeds.length]!;
+    const data = s.buffers.filter((b) => b.at > 0 && b.size > k);
+    if (!data.length) return null;
+    const x = data[pick % data.length]!;
+    let bytes: Uint8Array;
+    if (deleting) {
+      const at = x.at + (where % (x.size - k + 1));
+      bytes = new Uint8Array(s.bytes.length - k);
+      bytes.set(s.bytes.subarray(0, at));
+      bytes.set(s.bytes.subarray(at + k), at);
+    } else {
+      bytes = s.bytes.slice();
+      new DataView(bytes.buffer).setUint32(x.at + L.BUF_BUFFER_SIZE, x.size + k, true);
+    }
+    return { s, bytes, label: `${s.name}: ${deleting ? 'deleted' : 'claimed'} ${k} bytes in the buffer at ${x.at}` };
+  };
+  const cases = [fc.nat(), fc.nat(), fc.integer({ min: 1, max: 200 }), fc.boolean(), fc.nat()] as const;
   test('property: k in 1..200 bytes deleted inside a buffer, or claimed more — every intact buffer framed or its loss counted, engines agree, work bounded', () => {
     fc.assert(
-      fc.property(fc.nat(), fc.nat(), fc.integer({ min: 1, max: 200 }), fc.boolean(), fc.nat(), (which, pick, k, deleting, where) => {
-        const s = seeds[which % seeds.length]!;
-        const data = s.buffers.filter((b) => b.at > 0 && b.size > k);
-        fc.pre(data.length > 0);
-        const x = data[pick % data.length]!;
-        let bytes: Uint8Array;
-        if (deleting) {
-          const at = x.at + (where % (x.size - k + 1));
-          bytes = new Uint8Array(s.bytes.length - k);
-          bytes.set(s.bytes.subarray(0, at));
-          bytes.set(s.bytes.subarray(at + k), at);
-        } else {
-          bytes = s.bytes.slice();
-          new DataView(bytes.buffer).setUint32(x.at + L.BUF_BUFFER_SIZE, x.size + k, true);
-        }
+      fc.property(...cases, (which, pick, k, deleting, where) => {
+        const c = shifted(which, pick, k, deleting, where);
+        fc.pre(c !== null);
+        const { s, bytes, label } = c!;
         const [w, r] = ENGINES.map((engine) => decodeSync(bytes, { engine }));
-        expectSameResult(w!, r!, `${s.name}: ${deleting ? 'deleted' : 'claimed'} ${k} bytes in the buffer at ${x.at}`);
-        expect(vanishedBuffer(s, bytes, w!), `${s.name}: ${deleting ? 'deleted' : 'claimed'} ${k} bytes in the buffer at ${x.at}`).toBeNull();
+        expectSameResult(w!, r!, label);
+        expect(vanishedBuffer(s, bytes, w!), label).toBeNull();
         expectBoundedWork(w!, bytes.length);
       }),
       // pinned: 3 bytes missing in a full 0x1000-byte buffer; the shifted copy of the next header claims 782,336 bytes, whose check covered the two buffers behind it
-      { numRuns: 600, examples: [[2, 389198287, 3, true, 78]] },
+      { numRuns: 400, examples: [[2, 389198287, 3, true, 78]] },
+    );
+  });
+  test('property: the same inputs streamed through small windows and decoded in partitions (the fuzz oracle)', { timeout: 120_000 }, async () => {
+    await fc.assert(
+      fc.asyncProperty(...cases, fc.integer({ min: 1, max: 12 }), async (which, pick, k, deleting, where, cut) => {
+        const c = shifted(which, pick, k, deleting, where);
+        fc.pre(c !== null);
+        const failure = await checkInput(c!.bytes, { windowBytes: 0x1000, streamReference: false, parallelCuts: [cut, cut + 2] }, c!.s);
+        expect(failure, `${c!.label}: ${failure?.message}`).toBeNull();
+      }),
+      { numRuns: 40, examples: [[2, 389198287, 3, true, 78, 9]] },
     );
   });
 });
