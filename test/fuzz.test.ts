@@ -52,6 +52,21 @@ test.runIf(corpusTestsEnabled())('invariant-d06a39feab: input 514107 of seed 28 
   expect(await checkInput(fixture, { windowBytes: 0x1000, streamReference: true, parallelCuts: [1, 3] }, input.from)).toBeNull();
 });
 
+// found by `npm run fuzz -- --seed 31 --from 10857 --count 1`: 0x6F bytes inserted in a compressed buffer left
+// the position its claim leads to in its stream, where a header that is not plausible (BufferFlag 0x1010)
+// claimed the bytes up to the end of the input, hiding the last buffer (the seed's at 0x1C09, intact at 0x1C78)
+test.runIf(corpusTestsEnabled())('invariant-8aef995e2c: input 10857 of seed 31 — the buffer inside the claim of a header that is not plausible is framed', async () => {
+  const stats = await fuzz({ seed: 31, from: 10857, count: 1, root: join(here, '..'), minimize: false });
+  expect(stats.distinct.map((d) => d.failure.message)).toEqual([]);
+  const input = mutate(allSeeds(join(here, '..')), inputRng(31, 10857));
+  expect(input.from.name).toBe('corpus/perfview-SelfDescribingSingleEvent.etl');
+  const r = decodeSync(input.bytes);
+  expect([...r.buffers.fileOffset]).toEqual([0, 0x400, 0x1c09, 0x1c78]);
+  expect(r.summary.issues).toContainEqual(expect.objectContaining({ counter: 'buffersSizeCorrected', fileOffset: 0x1c09, detail: 337 }));
+  const fixture = new Uint8Array(readFileSync(join(FIXTURES, 'invariant-8aef995e2c.etl')));
+  expect(await checkInput(fixture, { windowBytes: 0x1000, streamReference: true, parallelCuts: [1, 2] }, input.from)).toBeNull();
+});
+
 test('fuzz smoke: 1000 inputs of seed 1, no failure (npm run fuzz runs more)', { timeout: 240_000 }, async () => {
   const stats = await fuzz({ seed: 1, count: 1000, root: join(here, '..') });
   expect(stats.inputs).toBe(1000);

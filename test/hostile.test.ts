@@ -17,7 +17,7 @@ import { decodeStream, decodeSync, DECODED_TABLE_NAMES, EtlError, Table, TABLE_C
 import { concatChunks, type ColumnChunk } from '../src/tables/schema.js';
 import { generateMixedTrace, type MixedTraceOptions } from '../src/writer/index.js';
 import { checkInput, resultDifference, vanishedBuffer } from '../fuzz/check.js';
-import { analyse, corpusSeeds, type Seed } from '../fuzz/seeds.js';
+import { analyse, corpusSeeds, type Seed, type SeedBuffer } from '../fuzz/seeds.js';
 import { corpusTestsEnabled } from './helpers/corpus.js';
 import { SINGLE_READ_COST } from '../src/framing/ordering.js';
 import { bytesCounting, countingSource, decodeCountedAsync, decodeCountedSync } from './helpers/counting.js';
@@ -382,7 +382,7 @@ describe('size claims within the usual size: where buffers are smaller than the 
   });
 });
 
-describe('a shifted copy of a header: bytes missing inside a buffer, or a claim a few bytes long (issue 28, 1)', () => {
+describe('a shifted copy of a header: bytes missing or inserted inside a buffer, or a claim a few bytes long (issue 28, 1)', () => {
   // k bytes missing inside a buffer (or its BufferSize k bytes too long) put the position its claim leads to k
   // bytes into the next buffer, where a shifted copy of its header can pass for one (fuzz input 514107 of seed
   // 28: BufferFlag 0x0020 after a zero byte read as BufferSize 0x2000): the next buffer must still be framed
@@ -416,29 +416,66 @@ describe('a shifted copy of a header: bytes missing inside a buffer, or a claim 
     expect(w!.summary.issues).toContainEqual(expect.objectContaining({ counter: 'buffersSizeCorrected', fileOffset: x.at, detail: BS }));
     expect(vanishedBuffer(s, bytes, w!)).toBeNull();
   });
-  /** Seed `which` with k bytes deleted inside one of its data buffers (at `where`), or that buffer claiming k bytes more. */
-  const shifted = (which: number, pick: number, k: number, deleting: boolean, where: number) => {
+  test.each([
+    ['BufferFlag 0x1010, claiming the bytes up to the end of the next buffer', 0x1010, (x: SeedBuffer, next: SeedBuffer) => 0x80 + next.size],
+    ['BufferFlag 0x1010, claiming the size of the buffer before it (the stride)', 0x1010, (x: SeedBuffer) => x.size],
+  ] as const)('bytes inserted inside a buffer, then a header that is not plausible (%s): its claim is checked over all its bytes', (_label, flags, claim) => {
+    // found by `npm run fuzz -- --seed 31 --from 10857 --count 1` (corpus): 0x6F bytes inserted in a compressed
+    // buffer left the position its claim leads to in its stream, where event bytes with BufferFlag 0x1010 and
+    // BufferType 0x7700 claimed the bytes up to the end of the next buffer, which vanished (not walked, not counted)
+    const K = 0x80;
+    const s = writerSeed({ seed: 2832, targetBytes: 40_000, cpus: 2, bufferSize: 0x1000, compress: true });
+    const x = s.buffers[3]!;
+    const next = s.buffers[4]!;
+    // K bytes inserted 8 bytes before the buffer's end; where its claim leads, 8 bytes into them, a header
+    // that is not plausible claims bytes over the next buffer
+    const at = x.at + x.size - 8;
+    const bytes = new Uint8Array(s.bytes.length + K);
+    bytes.set(s.bytes.subarray(0, at));
+    for (let j = 0; j < K; j++) bytes[at + j] = 0x5a ^ j;
+    bytes.set(s.bytes.subarray(at), at + K);
+    const planted = new DataView(bytes.buffer, x.at + x.size);
+    planted.setUint32(L.BUF_BUFFER_SIZE, claim(x, next), true);
+    planted.setUint16(L.BUF_BUFFER_FLAG, flags, true);
+    planted.setUint16(L.BUF_BUFFER_TYPE, 0x7700, true);
+    const [w, r] = ENGINES.map((engine) => decodeSync(bytes, { engine }));
+    expectSameResult(w!, r!);
+    expect([...w!.buffers.fileOffset]).toContain(next.at + K);
+    expect(w!.summary.issues).toContainEqual(expect.objectContaining({ counter: 'buffersSizeCorrected', fileOffset: x.at + x.size, detail: claim(x, next) }));
+    expect(vanishedBuffer(s, bytes, w!)).toBeNull();
+  });
+  /**
+   * Seed `which` with k bytes deleted inside one of its data buffers (at `where`), or k bytes inserted there
+   * (of a pattern from `where`), or that buffer claiming k bytes more.
+   */
+  const shifted = (which: number, pick: number, k: number, mode: 'delete' | 'insert' | 'claim', where: number) => {
     const s = seeds[which % seeds.length]!;
     const data = s.buffers.filter((b) => b.at > 0 && b.size > k);
     if (!data.length) return null;
     const x = data[pick % data.length]!;
     let bytes: Uint8Array;
-    if (deleting) {
+    if (mode === 'delete') {
       const at = x.at + (where % (x.size - k + 1));
       bytes = new Uint8Array(s.bytes.length - k);
       bytes.set(s.bytes.subarray(0, at));
       bytes.set(s.bytes.subarray(at + k), at);
+    } else if (mode === 'insert') {
+      const at = x.at + 1 + (where % (x.size - 1));
+      bytes = new Uint8Array(s.bytes.length + k);
+      bytes.set(s.bytes.subarray(0, at));
+      for (let j = 0; j < k; j++) bytes[at + j] = where & 1 ? 0 : Math.imul(where + j, 0x9e3779b1) >>> 24;
+      bytes.set(s.bytes.subarray(at), at + k);
     } else {
       bytes = s.bytes.slice();
       new DataView(bytes.buffer).setUint32(x.at + L.BUF_BUFFER_SIZE, x.size + k, true);
     }
-    return { s, bytes, label: `${s.name}: ${deleting ? 'deleted' : 'claimed'} ${k} bytes in the buffer at ${x.at}` };
+    return { s, bytes, label: `${s.name}: ${mode} ${k} bytes in the buffer at ${x.at}` };
   };
-  const cases = [fc.nat(), fc.nat(), fc.integer({ min: 1, max: 200 }), fc.boolean(), fc.nat()] as const;
-  test('property: k in 1..200 bytes deleted inside a buffer, or claimed more — every intact buffer framed or its loss counted, engines agree, work bounded', () => {
+  const cases = [fc.nat(), fc.nat(), fc.integer({ min: 1, max: 200 }), fc.constantFrom('delete' as const, 'insert' as const, 'claim' as const), fc.nat()] as const;
+  test('property: k in 1..200 bytes deleted or inserted inside a buffer, or claimed more — every intact buffer framed or its loss counted, engines agree, work bounded', () => {
     fc.assert(
-      fc.property(...cases, (which, pick, k, deleting, where) => {
-        const c = shifted(which, pick, k, deleting, where);
+      fc.property(...cases, (which, pick, k, mode, where) => {
+        const c = shifted(which, pick, k, mode, where);
         fc.pre(c !== null);
         const { s, bytes, label } = c!;
         const [w, r] = ENGINES.map((engine) => decodeSync(bytes, { engine }));
@@ -447,18 +484,18 @@ describe('a shifted copy of a header: bytes missing inside a buffer, or a claim 
         expectBoundedWork(w!, bytes.length);
       }),
       // pinned: 3 bytes missing in a full 0x1000-byte buffer; the shifted copy of the next header claims 782,336 bytes, whose check covered the two buffers behind it
-      { numRuns: 400, examples: [[2, 389198287, 3, true, 78]] },
+      { numRuns: 400, examples: [[2, 389198287, 3, 'delete', 78]] },
     );
   });
   test('property: the same inputs streamed through small windows and decoded in partitions (the fuzz oracle)', { timeout: 120_000 }, async () => {
     await fc.assert(
-      fc.asyncProperty(...cases, fc.integer({ min: 1, max: 12 }), async (which, pick, k, deleting, where, cut) => {
-        const c = shifted(which, pick, k, deleting, where);
+      fc.asyncProperty(...cases, fc.integer({ min: 1, max: 12 }), async (which, pick, k, mode, where, cut) => {
+        const c = shifted(which, pick, k, mode, where);
         fc.pre(c !== null);
         const failure = await checkInput(c!.bytes, { windowBytes: 0x1000, streamReference: false, parallelCuts: [cut, cut + 2] }, c!.s);
         expect(failure, `${c!.label}: ${failure?.message}`).toBeNull();
       }),
-      { numRuns: 40, examples: [[2, 389198287, 3, true, 78, 9]] },
+      { numRuns: 40, examples: [[2, 389198287, 3, 'delete', 78, 9]] },
     );
   });
 });
