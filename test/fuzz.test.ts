@@ -6,7 +6,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from 'vitest';
 import { checkInput } from '../fuzz/check.js';
-import { fuzz } from '../fuzz/fuzz.js';
+import { allSeeds, fuzz, inputRng } from '../fuzz/fuzz.js';
+import { mutate } from '../fuzz/mutate.js';
 import { analyse } from '../fuzz/seeds.js';
 import { decodeSync } from '../src/node.js';
 import { corpusTestsEnabled, readCorpus } from './helpers/corpus.js';
@@ -34,6 +35,36 @@ test.runIf(corpusTestsEnabled())('invariant-fcf5ba79e1: the seed buffers intact 
   const r = decodeSync(bytes);
   expect([...r.buffers.fileOffset]).toContain(0x1cd1);
   expect(r.summary.issues).toContainEqual(expect.objectContaining({ counter: 'buffersSizeCorrected', fileOffset: 0x1c09, detail: 426 }));
+});
+
+// found by `npm run fuzz -- --seed 28 --from 514107 --count 1`: 51 bytes missing inside the buffer at 0x18000
+// led framing 51 bytes into the next one, where a shifted copy of its header (BufferFlag 0x0020 after a zero
+// byte: BufferSize 0x2000, garbage flags) was taken for a buffer; the real ones at 0x19FCD and 0x1BFCD vanished
+test.runIf(corpusTestsEnabled())('invariant-d06a39feab: input 514107 of seed 28 and its fixture — the buffers behind a shifted copy of a header are framed at their offsets', async () => {
+  const stats = await fuzz({ seed: 28, from: 514107, count: 1, root: join(here, '..'), minimize: false });
+  expect(stats.distinct.map((d) => d.failure.message)).toEqual([]);
+  const input = mutate(allSeeds(join(here, '..')), inputRng(28, 514107));
+  expect(input.from.name).toBe('corpus/krabsetw-powershell.etl');
+  const r = decodeSync(input.bytes);
+  expect([...r.buffers.fileOffset].slice(-4)).toEqual([0x18000, 0x19fcd, 0x1bfcd, 0x1dfcd]);
+  expect(r.summary.issues).toContainEqual(expect.objectContaining({ counter: 'buffersSizeCorrected', fileOffset: 0x18000, detail: 0x2000 }));
+  const fixture = new Uint8Array(readFileSync(join(FIXTURES, 'invariant-d06a39feab.etl')));
+  expect(await checkInput(fixture, { windowBytes: 0x1000, streamReference: true, parallelCuts: [1, 3] }, input.from)).toBeNull();
+});
+
+// found by `npm run fuzz -- --seed 31 --from 10857 --count 1`: 0x6F bytes inserted in a compressed buffer left
+// the position its claim leads to in its stream, where a header that is not plausible (BufferFlag 0x1010)
+// claimed the bytes up to the end of the input, hiding the last buffer (the seed's at 0x1C09, intact at 0x1C78)
+test.runIf(corpusTestsEnabled())('invariant-8aef995e2c: input 10857 of seed 31 — the buffer inside the claim of a header that is not plausible is framed', async () => {
+  const stats = await fuzz({ seed: 31, from: 10857, count: 1, root: join(here, '..'), minimize: false });
+  expect(stats.distinct.map((d) => d.failure.message)).toEqual([]);
+  const input = mutate(allSeeds(join(here, '..')), inputRng(31, 10857));
+  expect(input.from.name).toBe('corpus/perfview-SelfDescribingSingleEvent.etl');
+  const r = decodeSync(input.bytes);
+  expect([...r.buffers.fileOffset]).toEqual([0, 0x400, 0x1c09, 0x1c78]);
+  expect(r.summary.issues).toContainEqual(expect.objectContaining({ counter: 'buffersSizeCorrected', fileOffset: 0x1c09, detail: 337 }));
+  const fixture = new Uint8Array(readFileSync(join(FIXTURES, 'invariant-8aef995e2c.etl')));
+  expect(await checkInput(fixture, { windowBytes: 0x1000, streamReference: true, parallelCuts: [1, 2] }, input.from)).toBeNull();
 });
 
 test('fuzz smoke: 1000 inputs of seed 1, no failure (npm run fuzz runs more)', { timeout: 240_000 }, async () => {

@@ -7,6 +7,8 @@
 // header's facts hold for every data buffer whatever the order (§A.7) — examples and property tests over
 // random claims on random writer traces, in both engines (and in partitions for the order).
 import fc from 'fast-check';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { BUFFER_RECORD_BYTES } from '../src/framing/buffers.js';
 import type { DriverResult } from '../src/decode/decode-steps.js';
@@ -14,13 +16,15 @@ import * as L from '../src/generated/layout.js';
 import { decodeStream, decodeSync, DECODED_TABLE_NAMES, EtlError, Table, TABLE_COLUMNS, type DecodeResult, type DecodedTableName } from '../src/node.js';
 import { concatChunks, type ColumnChunk } from '../src/tables/schema.js';
 import { generateMixedTrace, type MixedTraceOptions } from '../src/writer/index.js';
-import { resultDifference, vanishedBuffer } from '../fuzz/check.js';
-import { analyse, type Seed } from '../fuzz/seeds.js';
+import { checkInput, resultDifference, vanishedBuffer } from '../fuzz/check.js';
+import { analyse, corpusSeeds, type Seed, type SeedBuffer } from '../fuzz/seeds.js';
+import { corpusTestsEnabled } from './helpers/corpus.js';
 import { SINGLE_READ_COST } from '../src/framing/ordering.js';
 import { bytesCounting, countingSource, decodeCountedAsync, decodeCountedSync } from './helpers/counting.js';
 import { claimingHeader, compactBatch, compressedBombs, headerClaimBombs, template, tinyBuffers, TINY_BUFFER_BYTES, type TinyOrder } from './helpers/hostile.js';
 
 const ENGINES = ['wasm', 'reference'] as const;
+const here = dirname(fileURLToPath(import.meta.url));
 
 const bytesOf = (x: unknown): Uint8Array => {
   const a = x as ArrayBufferView;
@@ -375,6 +379,124 @@ describe('size claims within the usual size: where buffers are smaller than the 
     const r = decodeSync(clean);
     expect(r.summary.diagnostics['buffersSizeCorrected']).toBe(0);
     expect(r.cswitch.length).toBe(N);
+  });
+});
+
+describe('a shifted copy of a header: bytes missing or inserted inside a buffer, or a claim a few bytes long (issue 28, 1)', () => {
+  // k bytes missing inside a buffer (or its BufferSize k bytes too long) put the position its claim leads to k
+  // bytes into the next buffer, where a shifted copy of its header can pass for one (fuzz input 514107 of seed
+  // 28: BufferFlag 0x0020 after a zero byte read as BufferSize 0x2000): the next buffer must still be framed
+  // at its real offset, or its loss counted (vanishedBuffer)
+  const seeds = [
+    ...[0x800, 0x1000, 0x2000, 0x8000].flatMap((bufferSize, i) =>
+      [false, true].map((compress) => writerSeed({ seed: 2800 + 2 * i + Number(compress), targetBytes: bufferSize > 0x2000 ? 30 * bufferSize : 60_000, cpus: 2, bufferSize, compress })),
+    ),
+    ...(corpusTestsEnabled() ? corpusSeeds(join(here, '..')) : []),
+  ];
+  test('large buffers (headers read in batches): an implausible header at the stride gets the claim before it checked, as in the loop', () => {
+    // 0x60 bytes missing from the unused tail of a 32 KiB buffer; where its claim leads, 0x18 bytes into the
+    // first event of the next buffer, a copy of a header with the stride as BufferSize and no BufferFlag
+    // (0xFF00) was planted: the batch, which takes headers of the stride, must not take it
+    const BS = 0x8000;
+    const K = 0x60;
+    const s = writerSeed({ seed: 2831, targetBytes: 12 * BS, cpus: 2, bufferSize: BS });
+    const dv = new DataView(s.bytes.buffer, s.bytes.byteOffset);
+    const i = s.buffers.findIndex((b, j) => j >= 3 && j + 2 < s.buffers.length && dv.getUint32(b.at + L.BUF_OFFSET, true) <= BS - K);
+    expect(i).toBeGreaterThan(0);
+    const x = s.buffers[i]!;
+    const bytes = new Uint8Array(s.bytes.length - K);
+    bytes.set(s.bytes.subarray(0, x.at + BS - K));
+    bytes.set(s.bytes.subarray(x.at + BS), x.at + BS - K);
+    const planted = new DataView(bytes.buffer);
+    planted.setUint32(x.at + BS + L.BUF_BUFFER_SIZE, BS, true);
+    planted.setUint16(x.at + BS + L.BUF_BUFFER_FLAG, 0xff00, true);
+    const [w, r] = ENGINES.map((engine) => decodeSync(bytes, { engine }));
+    expectSameResult(w!, r!);
+    expect([...w!.buffers.fileOffset]).toEqual(s.buffers.map((b) => (b.at > x.at ? b.at - K : b.at)));
+    expect(w!.summary.issues).toContainEqual(expect.objectContaining({ counter: 'buffersSizeCorrected', fileOffset: x.at, detail: BS }));
+    expect(vanishedBuffer(s, bytes, w!)).toBeNull();
+  });
+  test.each([
+    ['BufferFlag 0x1010, claiming the bytes up to the end of the next buffer', 0x1010, (x: SeedBuffer, next: SeedBuffer) => 0x80 + next.size],
+    ['BufferFlag 0x1010, claiming the size of the buffer before it (the stride)', 0x1010, (x: SeedBuffer) => x.size],
+  ] as const)('bytes inserted inside a buffer, then a header that is not plausible (%s): its claim is checked over all its bytes', (_label, flags, claim) => {
+    // found by `npm run fuzz -- --seed 31 --from 10857 --count 1` (corpus): 0x6F bytes inserted in a compressed
+    // buffer left the position its claim leads to in its stream, where event bytes with BufferFlag 0x1010 and
+    // BufferType 0x7700 claimed the bytes up to the end of the next buffer, which vanished (not walked, not counted)
+    const K = 0x80;
+    const s = writerSeed({ seed: 2832, targetBytes: 40_000, cpus: 2, bufferSize: 0x1000, compress: true });
+    const x = s.buffers[3]!;
+    const next = s.buffers[4]!;
+    // K bytes inserted 8 bytes before the buffer's end; where its claim leads, 8 bytes into them, a header
+    // that is not plausible claims bytes over the next buffer
+    const at = x.at + x.size - 8;
+    const bytes = new Uint8Array(s.bytes.length + K);
+    bytes.set(s.bytes.subarray(0, at));
+    for (let j = 0; j < K; j++) bytes[at + j] = 0x5a ^ j;
+    bytes.set(s.bytes.subarray(at), at + K);
+    const planted = new DataView(bytes.buffer, x.at + x.size);
+    planted.setUint32(L.BUF_BUFFER_SIZE, claim(x, next), true);
+    planted.setUint16(L.BUF_BUFFER_FLAG, flags, true);
+    planted.setUint16(L.BUF_BUFFER_TYPE, 0x7700, true);
+    const [w, r] = ENGINES.map((engine) => decodeSync(bytes, { engine }));
+    expectSameResult(w!, r!);
+    expect([...w!.buffers.fileOffset]).toContain(next.at + K);
+    expect(w!.summary.issues).toContainEqual(expect.objectContaining({ counter: 'buffersSizeCorrected', fileOffset: x.at + x.size, detail: claim(x, next) }));
+    expect(vanishedBuffer(s, bytes, w!)).toBeNull();
+  });
+  /**
+   * Seed `which` with k bytes deleted inside one of its data buffers (at `where`), or k bytes inserted there
+   * (of a pattern from `where`), or that buffer claiming k bytes more.
+   */
+  const shifted = (which: number, pick: number, k: number, mode: 'delete' | 'insert' | 'claim', where: number) => {
+    const s = seeds[which % seeds.length]!;
+    const data = s.buffers.filter((b) => b.at > 0 && b.size > k);
+    if (!data.length) return null;
+    const x = data[pick % data.length]!;
+    let bytes: Uint8Array;
+    if (mode === 'delete') {
+      const at = x.at + (where % (x.size - k + 1));
+      bytes = new Uint8Array(s.bytes.length - k);
+      bytes.set(s.bytes.subarray(0, at));
+      bytes.set(s.bytes.subarray(at + k), at);
+    } else if (mode === 'insert') {
+      const at = x.at + 1 + (where % (x.size - 1));
+      bytes = new Uint8Array(s.bytes.length + k);
+      bytes.set(s.bytes.subarray(0, at));
+      for (let j = 0; j < k; j++) bytes[at + j] = where & 1 ? 0 : Math.imul(where + j, 0x9e3779b1) >>> 24;
+      bytes.set(s.bytes.subarray(at), at + k);
+    } else {
+      bytes = s.bytes.slice();
+      new DataView(bytes.buffer).setUint32(x.at + L.BUF_BUFFER_SIZE, x.size + k, true);
+    }
+    return { s, bytes, label: `${s.name}: ${mode} ${k} bytes in the buffer at ${x.at}` };
+  };
+  const cases = [fc.nat(), fc.nat(), fc.integer({ min: 1, max: 200 }), fc.constantFrom('delete' as const, 'insert' as const, 'claim' as const), fc.nat()] as const;
+  test('property: k in 1..200 bytes deleted or inserted inside a buffer, or claimed more — every intact buffer framed or its loss counted, engines agree, work bounded', () => {
+    fc.assert(
+      fc.property(...cases, (which, pick, k, mode, where) => {
+        const c = shifted(which, pick, k, mode, where);
+        fc.pre(c !== null);
+        const { s, bytes, label } = c!;
+        const [w, r] = ENGINES.map((engine) => decodeSync(bytes, { engine }));
+        expectSameResult(w!, r!, label);
+        expect(vanishedBuffer(s, bytes, w!), label).toBeNull();
+        expectBoundedWork(w!, bytes.length);
+      }),
+      // pinned: 3 bytes missing in a full 0x1000-byte buffer; the shifted copy of the next header claims 782,336 bytes, whose check covered the two buffers behind it
+      { numRuns: 400, examples: [[2, 389198287, 3, 'delete', 78]] },
+    );
+  });
+  test('property: the same inputs streamed through small windows and decoded in partitions (the fuzz oracle)', { timeout: 120_000 }, async () => {
+    await fc.assert(
+      fc.asyncProperty(...cases, fc.integer({ min: 1, max: 12 }), async (which, pick, k, mode, where, cut) => {
+        const c = shifted(which, pick, k, mode, where);
+        fc.pre(c !== null);
+        const failure = await checkInput(c!.bytes, { windowBytes: 0x1000, streamReference: false, parallelCuts: [cut, cut + 2] }, c!.s);
+        expect(failure, `${c!.label}: ${failure?.message}`).toBeNull();
+      }),
+      { numRuns: 40, examples: [[2, 389198287, 3, 'delete', 78, 9]] },
+    );
   });
 });
 

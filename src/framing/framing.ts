@@ -6,9 +6,11 @@
 // skips, however many corrupt headers there are. A buffer cut short by the end of the input is the
 // truncation of the file: it is recorded (its events that fit are decoded) and its bytes counted as
 // truncatedTailBytes. A BufferSize above the usual size (the logger's, from the logfile header), another
-// than the size of the buffer before it, or followed by no plausible header (the end of the input included), is a
-// claim to check: the bytes it covers after the buffer's data are
-// scanned for the header of another buffer, and when there is one the buffer is framed up to it (§A.1 "size
+// than the size of the buffer before it, or followed by no plausible header (the end of the input included)
+// or by a header not plausible or above the usual size (checked first: a shifted copy of the next header
+// passes for one), or in a header whose BufferFlag or BufferType is none a buffer has (all its bytes scanned
+// then), is a claim to check: the bytes it covers after the buffer's data are scanned for the header of
+// another buffer, and when there is one the buffer is framed up to it (§A.1 "size
 // claims"), so one flipped bit never hides the buffers behind it. The first buffer must look like a
 // trace's header buffer, or the input gets one clear error. Work is linear in the input; memory is one
 // record per buffer (buffers.ts) and one window.
@@ -111,18 +113,30 @@ function checkFirstBuffer(h: Uint8Array, size: number): void {
  * With `fit`, the buffer must also fit in the input. The first event's marker is checked when `v` holds it.
  */
 function plausibleHeader(v: DataView, at: number, fileOffset: number, size: number, fit: boolean): boolean {
+  if (!plausibleFields(v, at, fileOffset, size, fit)) return false;
+  // a compressed buffer's events are in its stream; the marker is past the end of the input
+  if (v.getUint16(at + L.BUF_BUFFER_FLAG, true) & L.BUFFER_FLAG_COMPRESSED || at + CANDIDATE > v.byteLength) return true;
+  return (v.getUint32(at + HEADER, true) & L.TRACE_HEADER_FLAG) !== 0;
+}
+
+/**
+ * The fields of plausibleHeader, from the header's bytes alone (what framing judges a header by wherever it
+ * was read from: a batch, a window): BufferSize, BufferFlag, BufferType and the data end (§A.5).
+ */
+function plausibleFields(v: DataView, at: number, fileOffset: number, size: number, fit: boolean): boolean {
   const bufferSize = v.getUint32(at + L.BUF_BUFFER_SIZE, true);
   if (bufferSize < HEADER || bufferSize > L.MAX_BUFFER_SIZE || (fit && fileOffset + bufferSize > size)) return false;
+  if (!plausibleKind(v, at)) return false;
   const flags = v.getUint16(at + L.BUF_BUFFER_FLAG, true);
-  const type = v.getUint16(at + L.BUF_BUFFER_TYPE, true);
-  if ((flags & ~L.BUFFER_FLAG_KNOWN_MASK) !== 0 || type >= L.BUFFER_TYPE_MAXIMUM) return false;
   const saved = v.getUint32(at + L.BUF_SAVED_OFFSET, true);
   if (flags & L.BUFFER_FLAG_COMPRESSED) return saved >= HEADER && saved <= L.MAX_BUFFER_SIZE;
   const filled = v.getUint32(at + L.BUF_OFFSET, true);
-  const extentOk = (filled >= HEADER && filled <= bufferSize) || (saved >= HEADER && saved <= bufferSize);
-  if (!extentOk) return false;
-  if (at + CANDIDATE > v.byteLength) return true; // the marker is past the end of the input
-  return (v.getUint32(at + HEADER, true) & L.TRACE_HEADER_FLAG) !== 0;
+  return (filled >= HEADER && filled <= bufferSize) || (saved >= HEADER && saved <= bufferSize);
+}
+
+/** BufferFlag and BufferType of a header: no flag outside the known ones, a known type. */
+function plausibleKind(v: DataView, at: number): boolean {
+  return (v.getUint16(at + L.BUF_BUFFER_FLAG, true) & ~L.BUFFER_FLAG_KNOWN_MASK) === 0 && v.getUint16(at + L.BUF_BUFFER_TYPE, true) < L.BUFFER_TYPE_MAXIMUM;
 }
 
 const NO_BYTES = new Uint8Array(0);
@@ -484,7 +498,20 @@ export function* frameBuffers(
     // too: where sizes vary, a claim of a few buffers hides them as well (§A.1); where they do not (nearly
     // every file), nothing but headers is read
     const changed = !overUsual && !compressed && sizeOk && pos > 0 && stride >= HEADER && bufferSize !== stride;
-    const check = overUsual || changed;
+    // a header whose fields are not plausible is not trusted either: its claim is checked — over all its
+    // bytes when its BufferFlag or BufferType is none a buffer has (§A.1), as bytes inserted inside the last
+    // buffer leave the position its claim leads to in its data
+    const plausible = plausibleFields(v, at, pos, size, false);
+    const check = overUsual || changed || (sizeOk && !plausible);
+    if ((overUsual || !plausible) && table.count > 0 && table.count - 1 !== scanned) {
+      // What the last buffer's claim leads to is a header that is not plausible, or one claiming more than
+      // the usual size: the last buffer's claim is checked first (§A.1), as bytes missing inside it, or a
+      // claim a few bytes long, lead a few bytes into the next buffer, where a shifted copy of its header
+      // passes for one. The header is copied first (the check may move the window).
+      v = copyHeader(v, at);
+      at = 0;
+      if (yield* recheckLast()) continue;
+    }
     /** a claim checked that is not trusted: the header is not even plausible */
     let refused = false;
     if (check) {
@@ -498,7 +525,7 @@ export function* frameBuffers(
       at = 0;
       refused = overUsual && pos > 0 && !plausibleHeader(head, 0, pos, size, false);
       const usual = changed ? stride : compressed ? run.usualCompressed : run.usualPlain || run.logger || Infinity;
-      const covered = refused ? -1 : yield* claimCovers(pos, head, bufferSize, usual, Math.min(pos + bufferSize, size), size, win, stream);
+      const covered = refused ? -1 : yield* claimCovers(pos, head, bufferSize, usual, Math.min(pos + bufferSize, size), size, win, stream, plausibleKind(head, 0));
       if (covered >= 0) {
         // the buffer ends where that one starts: framed so, and framing goes on there
         corrected(pos, bufferSize);
@@ -603,6 +630,8 @@ function takeBatch(
     const v = new DataView(h.buffer, h.byteOffset, HEADER);
     const bufferSize = v.getUint32(L.BUF_BUFFER_SIZE, true);
     if (bufferSize !== stride || pos + bufferSize > size) break;
+    // no plausible header where the last buffer ends: its claim is the loop's to check (§A.1)
+    if (!plausibleFields(v, 0, pos, size, false)) break;
     // a claim to check (§A.1) is the loop's
     if (bufferSize > (v.getUint16(L.BUF_BUFFER_FLAG, true) & L.BUFFER_FLAG_COMPRESSED ? run.usualCompressed : run.usualPlain)) break;
     table.push(v, 0, pos, bufferSize, false);
@@ -622,10 +651,11 @@ function cut(table: BufferTable, v: DataView, at: number, pos: number, size: num
  * The claim check (§A.1) of the buffer at `pos` (header `h`, at its offset 0) whose BufferSize `claimed` covers
  * the bytes up to `end`: the first plausible header whose buffer chains, inside the claim — at the usual size
  * `usual` of its kind and multiples of it before the buffer's data end (STRIDE_PROBES at most: its data end
- * may be a wrong claim too), then anywhere from its data end on — or -1.
+ * may be a wrong claim too), then anywhere from its data end on (from its header's end when `kind` is
+ * false — its BufferFlag or BufferType is none a buffer has: nothing it says is trusted) — or -1.
  */
-function* claimCovers(pos: number, h: DataView, claimed: number, usual: number, end: number, size: number, win: Window, stream: ScanStream): Steps<number> {
-  const data = dataEnd(h, claimed);
+function* claimCovers(pos: number, h: DataView, claimed: number, usual: number, end: number, size: number, win: Window, stream: ScanStream, kind = true): Steps<number> {
+  const data = kind ? dataEnd(h, claimed) : HEADER;
   const scanFrom = data < 0 ? end : pos + data;
   for (let k = 1, at = pos + usual; k <= STRIDE_PROBES && at < Math.min(scanFrom, end); k++, at += usual) {
     const found = yield* strideNext(at, at, size, win);
