@@ -11,7 +11,7 @@
 // are counted once per option set through `| wc -c`. --old DIR also times the same commands with the CLI
 // of another checkout (e.g. a worktree of the commit before this encoder), for the before/after figure.
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, openSync, statSync, unlinkSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +33,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 /** Runs `node BIN args` under /usr/bin/time; wall seconds from here, CPU seconds and peak RSS from time(1). */
 function timed(bin: string, args: string[]): { wall: number; cpu: number; rssMiB: number } {
   const t0 = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', 'TIME %U %S %M', process.execPath, bin, ...args], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+  const r = spawnSync('/usr/bin/time', ['-f', 'TIME %U %S %M', process.execPath, bin, ...args], { encoding: 'utf8', stdio: ['ignore', openSync('/dev/null', 'w'), 'pipe'] });
   const wall = (performance.now() - t0) / 1000;
   if (r.status !== 0) throw new Error(`${args.join(' ')}: exit ${r.status}: ${r.stderr}`);
   const m = /TIME ([\d.]+) ([\d.]+) (\d+)/.exec(r.stderr);

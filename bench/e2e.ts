@@ -35,6 +35,7 @@ import { textTable } from './report.js';
 import { parseSize, RATE_HEADER, rateRows, type RatesInput } from './trace-rates.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const DEV_NULL = openSync('/dev/null', 'w');
 const CLI = join(ROOT, 'bin', 'etw-decode.js');
 const PRELOAD = new URL('./rss-preload.js', import.meta.url).href;
 const MEMORY = fileURLToPath(new URL('./memory.js', import.meta.url));
@@ -157,9 +158,11 @@ function timed(exe: string, args: string[], node: boolean): Promise<Run> {
   }
   return new Promise((done, fail) => {
     const t0 = performance.now();
-    const child = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'], env });
+    // standard output to /dev/null opened write-only: a read-write /dev/null (stdio 'ignore') is how Node
+    // shows a closed descriptor, which the CLI refuses (README § Input and output)
+    const child = spawn(cmd, argv, { stdio: ['ignore', DEV_NULL, 'pipe'], env });
     let stderr = '';
-    child.stderr.on('data', (d: Buffer) => {
+    child.stderr!.on('data', (d: Buffer) => {
       stderr = (stderr + d.toString()).slice(-2000);
     });
     let polled: number | null = null;
