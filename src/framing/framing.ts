@@ -515,11 +515,10 @@ export function* frameBuffers(
     /** a claim checked that is not trusted: the header is not even plausible */
     let refused = false;
     if (check) {
-      // A claim above the usual size, or another than the last size (§A.1). Above the usual size, in a header that is
-      // not even plausible, it is not trusted: the
-      // header is corrupt (the next buffer is looked for below; the header buffer, whose logfile header was
-      // checked, is kept). Otherwise the bytes it claims after the buffer's data are scanned for the header
-      // of another buffer (the scan may move the window: the header is copied first).
+      // A claim to check (§A.1). One above the usual size in a header that is not even plausible is not
+      // trusted: the header is corrupt (the next buffer is looked for below; the header buffer, whose logfile
+      // header was checked, is kept). Otherwise the bytes it claims after the buffer's data are scanned for
+      // the header of another buffer (the scan may move the window: the header is copied first).
       const head = copyHeader(v, at);
       v = head;
       at = 0;
