@@ -31,6 +31,8 @@ import {
   GENERIC_NAMES,
   GROUP_MASK0,
   PERF_DISPATCHER_MASK1,
+  readyAdjust,
+  readyFlags,
   SYSTEM_BASE_PRIORITIES,
   TEMPLATES,
   USER_BASE_PRIORITIES,
@@ -38,7 +40,7 @@ import {
   USER_SID,
   WAIT_REASONS,
 } from './schedule.js';
-import type { ProcessTemplate, SwitchEncoding } from './schedule.js';
+import type { ProcessTemplate, ReadyAdjust, SwitchEncoding } from './schedule.js';
 import type {
   EventSpec,
   HeaderKind,
@@ -243,6 +245,8 @@ interface RCpu {
 
 /** Produces the events of a realistic trace in time order (TraceSource of the generation loop). */
 class RealisticEventSource implements TraceSource {
+  /** the adjustment of the thread being readied (readyAdjust's output) */
+  private readonly adjust: ReadyAdjust = { reason: 0, inc: 0 };
   /** the clock: timestamp of the latest event */
   t: number;
   private readonly rng: Rng;
@@ -655,23 +659,9 @@ class RealisticEventSource implements TraceSource {
     const rng = this.rng;
     const cur = this.cpus[c]!.cur;
     if (w.slot >= 0) this.fromPool(w);
-    let reason = F.ADJUST_REASON_NONE;
-    let inc = 0;
-    if (!isNew && w.base < 16) {
-      const r = rng.next() % 10;
-      if (r < 7) {
-        reason = F.ADJUST_REASON_UNWAIT;
-        inc = rng.int(1, 2);
-        w.prio = Math.min(15, w.base + inc);
-      } else if (r < 8) {
-        reason = F.ADJUST_REASON_BOOST;
-        inc = rng.int(1, 3);
-        w.prio = Math.min(15, Math.max(w.prio, w.base + inc));
-      } else w.prio = w.base;
-    }
-    let flags = cur ? 0 : F.READY_FLAG_EXECUTING_DPC;
-    if (cur && rng.chance(0.1)) flags |= F.READY_FLAG_DIRECT_SWITCH_ATTEMPT;
-    if (rng.chance(0.03)) flags |= F.READY_FLAG_KERNEL_STACK_NOT_RESIDENT;
+    readyAdjust(rng, w, isNew, this.adjust);
+    const { reason, inc } = this.adjust;
+    const flags = readyFlags(rng, cur !== null);
     this.out.push({
       kind: 'readyThread', cpu: c, timestamp: this.stamp(this.t + 1), header: this.perfinfoHeader, headerThreadId: cur ? cur.tid : 0,
       headerProcessId: cur ? cur.proc.pid : 0, threadId: w.tid, adjustReason: reason, adjustIncrement: inc, flags,

@@ -375,6 +375,45 @@ function normalize(o: ScheduleOptions): Normalized {
   };
 }
 
+
+/** A readied thread's priority adjustment (KeReadyThread: unwait boost, boost, or back to base), the caller's. */
+export interface ReadyAdjust {
+  reason: number;
+  inc: number;
+}
+const ADJUST: ReadyAdjust = { reason: 0, inc: 0 };
+
+/**
+ * The adjustment of a waiting thread `w` readied (none for a new thread or a real-time priority), drawn from
+ * `rng`: sets w.prio and `out` (the ReadyThread event's AdjustReason and AdjustIncrement).
+ */
+export function readyAdjust(rng: Rng, w: { base: number; prio: number }, isNew: boolean, out: ReadyAdjust): void {
+  out.reason = F.ADJUST_REASON_NONE;
+  out.inc = 0;
+  if (isNew || w.base >= 16) return;
+  const r = rng.next() % 10;
+  if (r < 7) {
+    out.reason = F.ADJUST_REASON_UNWAIT;
+    out.inc = rng.int(1, 2);
+    w.prio = Math.min(15, w.base + out.inc);
+  } else if (r < 8) {
+    out.reason = F.ADJUST_REASON_BOOST;
+    out.inc = rng.int(1, 3);
+    w.prio = Math.min(15, Math.max(w.prio, w.base + out.inc));
+  } else {
+    w.prio = w.base;
+  }
+}
+
+/** The ReadyThread event's Flags, drawn from `rng`: from a DPC when no thread runs on the CPU. */
+export function readyFlags(rng: Rng, running: boolean): number {
+  let flags = 0;
+  if (!running) flags |= F.READY_FLAG_EXECUTING_DPC;
+  else if (rng.chance(0.1)) flags |= F.READY_FLAG_DIRECT_SWITCH_ATTEMPT;
+  if (rng.chance(0.03)) flags |= F.READY_FLAG_KERNEL_STACK_NOT_RESIDENT;
+  return flags;
+}
+
 class Simulation {
   private readonly rng: Rng;
   private readonly o: Normalized;
@@ -739,26 +778,9 @@ class Simulation {
   private ready(c: number, t: number, w: SimThread, isNew: boolean): void {
     const rng = this.rng;
     const cur = this.cpus[c]!.cur;
-    let reason = F.ADJUST_REASON_NONE;
-    let inc = 0;
-    if (!isNew && w.base < 16) {
-      const r = rng.next() % 10;
-      if (r < 7) {
-        reason = F.ADJUST_REASON_UNWAIT;
-        inc = rng.int(1, 2);
-        w.prio = Math.min(15, w.base + inc);
-      } else if (r < 8) {
-        reason = F.ADJUST_REASON_BOOST;
-        inc = rng.int(1, 3);
-        w.prio = Math.min(15, Math.max(w.prio, w.base + inc));
-      } else {
-        w.prio = w.base;
-      }
-    }
-    let flags = 0;
-    if (!cur) flags |= F.READY_FLAG_EXECUTING_DPC;
-    else if (rng.chance(0.1)) flags |= F.READY_FLAG_DIRECT_SWITCH_ATTEMPT;
-    if (rng.chance(0.03)) flags |= F.READY_FLAG_KERNEL_STACK_NOT_RESIDENT;
+    readyAdjust(rng, w, isNew, ADJUST);
+    const { reason, inc } = ADJUST;
+    const flags = readyFlags(rng, cur !== null);
     const ts = this.stamp(t);
     this.readyEvent(c, ts, w, reason, inc, flags);
     w.state = 'ready';
