@@ -67,6 +67,20 @@ test.runIf(corpusTestsEnabled())('invariant-8aef995e2c: input 10857 of seed 31 â
   expect(await checkInput(fixture, { windowBytes: 0x1000, streamReference: true, parallelCuts: [1, 2] }, input.from)).toBeNull();
 });
 
+// found by `npm run fuzz -- --seed 40 --from 566235 --count 1`: the buffer at 0x2000 claims three buffers
+// (0x6000) whose two behind it are damaged (BufferFlag 0, BufferType 0x98EB), so nothing in its claim chains
+// and the claim stands; it raised the usual size to 0x6000, and the same claim at 0x8000 was then not checked:
+// the intact buffers at 0xA000 and 0xC000 vanished as its padding, with no loss reported
+test('invariant-45d26fd05b: input 566235 of seed 40 â€” a claim that stands does not raise the usual size past the logger\'s BufferSize', async () => {
+  const stats = await fuzz({ seed: 40, from: 566235, count: 1, root: join(here, '..'), minimize: false });
+  expect(stats.distinct.map((d) => d.failure.message)).toEqual([]);
+  const input = mutate(allSeeds(join(here, '..')), inputRng(40, 566235));
+  expect(input.from.name).toBe('writer/mixed-8k-x86');
+  const r = decodeSync(input.bytes);
+  expect([...r.buffers.fileOffset]).toEqual([0, 0x2000, 0x8000, 0xa000, 0xc000, 0xe000]);
+  expect(r.summary.issues).toContainEqual(expect.objectContaining({ counter: 'buffersSizeCorrected', fileOffset: 0x8000, detail: 0x6000 }));
+});
+
 test('fuzz smoke: 1000 inputs of seed 1, no failure (npm run fuzz runs more)', { timeout: 240_000 }, async () => {
   const stats = await fuzz({ seed: 1, count: 1000, root: join(here, '..') });
   expect(stats.inputs).toBe(1000);

@@ -370,7 +370,7 @@ export function* frameBuffers(
   // header buffer's when the logfile header gives none); raised to a claim that was checked and stands
   const logger = loggerBufferSize(first);
   const firstSize = new DataView(first.buffer, first.byteOffset).getUint32(L.BUF_BUFFER_SIZE, true);
-  const run: BatchRun = { pos: 0, next: 0, usualPlain: 0, usualCompressed: logger || firstSize, logger };
+  const run: BatchRun = { pos: 0, next: 0, usualPlain: 0, usualCompressed: logger || firstSize, logger, plainCap: logger || firstSize };
   /** the last record whose claim was checked (its bytes after its data scanned) */
   let scanned = -1;
   const win = new Window();
@@ -536,10 +536,12 @@ export function* frameBuffers(
         continue;
       }
       // it covers none: the claim stands (for buffers of its kind from now on too; the header buffer's for
-      // uncompressed ones, as their size in uncompressed files, §A.1)
+      // uncompressed ones, as their size in uncompressed files, §A.1) — an uncompressed one no higher than the
+      // logger's BufferSize (the header buffer's when the logfile header gives none): no uncompressed buffer
+      // is larger, and a claim whose damaged neighbours hid nothing that chains must not wave later ones through
       if (!refused && pos + bufferSize <= size) {
         if (compressed) run.usualCompressed = Math.max(run.usualCompressed, bufferSize);
-        else run.usualPlain = Math.max(run.usualPlain, bufferSize);
+        else run.usualPlain = Math.max(run.usualPlain, Math.min(bufferSize, run.plainCap));
       }
     }
     if (sizeOk && !refused && pos + bufferSize <= size) {
@@ -602,6 +604,8 @@ interface BatchRun {
   usualCompressed: number;
   /** the logger's BufferSize (logfile header), 0 if unknown */
   logger: number;
+  /** the most usualPlain is raised to: the logger's BufferSize, else the header buffer's */
+  plainCap: number;
 }
 
 /**
