@@ -88,8 +88,9 @@ function difference(a: Outcome, b: Outcome): string | null {
     if (!sameBytes(x.buffers[col], y.buffers[col])) return `buffers.${col}`;
   }
   for (const t of TABLE_NAMES) {
-    // cpuUsage is derived by the same TypeScript from tables compared here: the rows invariant checks it
-    if (t === 'cpuUsage') continue;
+    // cpuUsage and threadStates are derived by the same TypeScript from tables compared here: the rows
+    // invariant checks them (on the in-memory WebAssembly result)
+    if (t === 'cpuUsage' || t === 'threadStates') continue;
     const p = tableOf(x, t);
     const q = tableOf(y, t);
     if (p.length !== q.length) return `${t}: ${p.length} / ${q.length} rows`;
@@ -256,6 +257,13 @@ export async function checkInput(bytes: Uint8Array, options: CheckOptions, seed?
   if (w.ok) {
     const bad = invariants(w.result);
     if (bad) return { kind: 'invariant', what: bad[0], message: `invariant ${bad[0]}: ${bad[1]}` };
+    // the whole-trace derivation (not compared between engines: it is the same TypeScript over the tables
+    // compared) must not throw on any input
+    try {
+      threadStates(w.result);
+    } catch (e) {
+      return crash('threadStates', e);
+    }
     const lost = seed ? vanishedBuffer(seed, bytes, w.result) : null;
     if (lost) return { kind: 'invariant', what: 'intact buffers', message: `invariant intact buffers: ${lost}` };
   }

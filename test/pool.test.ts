@@ -1,7 +1,7 @@
 // decodeSync and decodeStream reuse one pooled WebAssembly instance (src/engine/engines.ts): a decode that was
 // aborted half-way (a consumer that throws) must leave nothing behind for the next one.
 import { expect, test } from 'vitest';
-import { createEngine, releaseEngine } from '../src/engine/engines.js';
+import { createEngine, idleEngines, releaseEngine } from '../src/engine/engines.js';
 import { decodeStream, decodeSync } from '../src/node.js';
 import { generateMixedTrace } from '../src/writer/index.js';
 
@@ -50,4 +50,16 @@ test('a decode aborted by its consumer leaves nothing behind', async () => {
     }),
   ).rejects.toThrow('consumer gave up');
   same(decodeSync(a), expected);
+});
+
+test('decoders in partitions in this thread take their instances from the pool and give them back', async () => {
+  const expected = decodeSync(a);
+  const drained: ReturnType<typeof createEngine>[] = [];
+  while (idleEngines() > 0) drained.push(createEngine('wasm'));
+  const r = await decodeStream(a, { threads: 3, parallel: { inThread: true, minBytes: 0, cuts: [4, 9] }, onRows: () => {} });
+  expect(r.summary).toEqual({ ...expected.summary, engine: r.summary.engine });
+  // the three partitions' decoders gave their instances back: the next decodes reuse them
+  expect(idleEngines()).toBeGreaterThanOrEqual(2);
+  for (const e of drained) releaseEngine(e);
+  expect(idleEngines()).toBeLessThanOrEqual(4);
 });

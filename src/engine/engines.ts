@@ -18,23 +18,35 @@ function badEngine(kind: unknown): EtlError {
   return new EtlError('BAD_OPTION', `unknown engine '${String(kind)}': use 'wasm' or 'reference'`);
 }
 
-// One idle WebAssembly instance is kept for the next decode: instantiating the module and laying out
-// its arena costs milliseconds, a reset (src/engine/wasm/engine.ts reset()) microseconds. An instance that
-// grew past POOL_MAX_BYTES (a huge window or buffer) is dropped instead, so the process does not keep it.
-const POOL_MAX_BYTES = 128 << 20;
-let idleWasm: WasmEngine | null = null;
+// Idle WebAssembly instances are kept for the next decodes: instantiating the module and laying out its
+// arena costs about a millisecond and 40 MiB of fresh memory (which the garbage collector then has to
+// reclaim), a reset (src/engine/wasm/engine.ts reset()) microseconds. A decode in partitions in one thread
+// (src/parallel) takes one per partition, so up to POOL_MAX_IDLE are kept, holding at most POOL_MAX_BYTES in
+// all; one that would pass that (a huge window or buffer) is dropped instead, so the process does not keep it.
+const POOL_MAX_IDLE = 4;
+const POOL_MAX_BYTES = 160 << 20;
+const idleWasm: WasmEngine[] = [];
+let idleBytes = 0;
+
+/** A WebAssembly engine of `module` (the process's compiled module): an idle one reset, else a new one. Give it back with releaseEngine. */
+export function createWasmEngine(module: WebAssembly.Module): WasmEngine {
+  const pooled = idleWasm.pop();
+  if (pooled) {
+    idleBytes -= pooled.memoryBytes();
+    pooled.reset();
+    return pooled;
+  }
+  return new WasmEngine(module);
+}
+
+/** Idle WebAssembly instances in the pool (for tests). */
+export function idleEngines(): number {
+  return idleWasm.length;
+}
 
 /** An engine, synchronously (the reference must have been registered or loaded). Give it back with releaseEngine. */
 export function createEngine(kind: EngineKind): Engine {
-  if (kind === 'wasm') {
-    const pooled = idleWasm;
-    if (pooled) {
-      idleWasm = null;
-      pooled.reset();
-      return pooled;
-    }
-    return new WasmEngine(loadWasmModuleSync());
-  }
+  if (kind === 'wasm') return createWasmEngine(loadWasmModuleSync());
   if (kind !== 'reference') throw badEngine(kind);
   if (!makeReference) {
     throw new EtlError(
@@ -70,5 +82,9 @@ export async function createEngineAsync(kind: EngineKind): Promise<Engine> {
  * caller must not use it, nor views into its memory, afterwards.
  */
 export function releaseEngine(engine: Engine): void {
-  if (engine instanceof WasmEngine && idleWasm === null && engine.memoryBytes() <= POOL_MAX_BYTES) idleWasm = engine;
+  if (!(engine instanceof WasmEngine) || idleWasm.length >= POOL_MAX_IDLE || idleWasm.includes(engine)) return;
+  const bytes = engine.memoryBytes();
+  if (idleBytes + bytes > POOL_MAX_BYTES) return;
+  idleBytes += bytes;
+  idleWasm.push(engine);
 }

@@ -4,7 +4,8 @@
 // up to a budget of bytes not yet credited back.
 import { runAsync, type AsyncSource } from '../decode/runners.js';
 import type { Chunks } from '../tables/schema.js';
-import { WasmEngine } from '../engine/wasm/engine.js';
+import type { WasmEngine } from '../engine/wasm/engine.js';
+import { createWasmEngine, releaseEngine } from '../engine/engines.js';
 import type { WorkerPort } from './host.js';
 import { partitionSteps, type PartitionJob, type PartitionOutcome, type PlaceholderMark } from './partition.js';
 import { chunkBytes, deserializeError, serializeError, type FromWorker, type WorkerSource } from './protocol.js';
@@ -76,7 +77,7 @@ export class LocalDecoder implements Decoder {
     const job = { cancelled: false };
     this.jobs.set(id, job);
     try {
-      this.engine ??= new WasmEngine(this.module);
+      this.engine ??= createWasmEngine(this.module);
     } catch (e) {
       this.jobs.delete(id);
       queueMicrotask(() => sink.end({ type: 'error', error: e instanceof Error ? e : new Error(String(e)) }));
@@ -99,14 +100,23 @@ export class LocalDecoder implements Decoder {
       (_phase, done) => sink.progress(done),
     ).then(
       (outcome) => {
-        this.jobs.delete(id);
+        this.ended(id);
         sink.end({ type: 'done', outcome });
       },
       (error: unknown) => {
-        this.jobs.delete(id);
+        this.ended(id);
         sink.end({ type: 'error', error: error instanceof Error ? error : new Error(String(error)) });
       },
     );
+  }
+
+  /** A job ended: with none left, the engine goes back to the pool (the rows handed on are copies). */
+  private ended(id: number): void {
+    this.jobs.delete(id);
+    if (this.jobs.size === 0 && this.engine) {
+      releaseEngine(this.engine);
+      this.engine = null;
+    }
   }
 
   credit(_id: number, bytes: number): void {
