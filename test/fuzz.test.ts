@@ -8,7 +8,7 @@ import { expect, test } from 'vitest';
 import { checkInput } from '../fuzz/check.js';
 import { allSeeds, fuzz, inputRng } from '../fuzz/fuzz.js';
 import { mutate } from '../fuzz/mutate.js';
-import { analyse } from '../fuzz/seeds.js';
+import { analyse, writerSeeds } from '../fuzz/seeds.js';
 import { decodeSync } from '../src/node.js';
 import { corpusTestsEnabled, readCorpus } from './helpers/corpus.js';
 
@@ -68,17 +68,47 @@ test.runIf(corpusTestsEnabled())('invariant-8aef995e2c: input 10857 of seed 31 â
 });
 
 // found by `npm run fuzz -- --seed 40 --from 566235 --count 1`: the buffer at 0x2000 claims three buffers
-// (0x6000) whose two behind it are damaged (BufferFlag 0, BufferType 0x98EB), so nothing in its claim chains
-// and the claim stands; it raised the usual size to 0x6000, and the same claim at 0x8000 was then not checked:
-// the intact buffers at 0xA000 and 0xC000 vanished as its padding, with no loss reported
-test('invariant-45d26fd05b: input 566235 of seed 40 â€” a claim that stands does not raise the usual size past the logger\'s BufferSize', async () => {
+// (0x6000) whose two behind it are damaged, so nothing in its claim chained and the claim stood; it raised
+// the usual size to 0x6000, and the same claim at 0x8000 was then not checked: the intact buffers at 0xA000
+// and 0xC000 vanished as its padding, with no loss reported. Since then the damaged buffer one usual size
+// on is taken too (the next test), so the rule is pinned here on headers damaged beyond plausibility.
+test('a claim that stands does not raise the usual size past the logger\'s BufferSize', async () => {
+  const seed = writerSeeds().find((s) => s.name === 'writer/mixed-8k-x86')!;
+  const bytes = seed.bytes.slice();
+  const v = new DataView(bytes.buffer);
+  v.setUint32(0x2000, 0x6000, true); // claims its two neighbours
+  v.setUint32(0x4000, 0x10, true); // which are damaged beyond a plausible header
+  v.setUint32(0x6000, 0x10, true);
+  v.setUint32(0x8000, 0x6000, true); // the same claim, over intact buffers
+  expect(await checkInput(bytes, { windowBytes: 0x1000, streamReference: true }, seed)).toBeNull();
+  const r = decodeSync(bytes);
+  expect([...r.buffers.fileOffset]).toEqual([0, 0x2000, 0x8000, 0xa000, 0xc000, 0xe000]);
+  expect([...r.buffers.size]).toEqual([0x2000, 0x6000, 0x2000, 0x2000, 0x2000, 0x2000]);
+  expect(r.summary.issues).toContainEqual(expect.objectContaining({ counter: 'buffersSizeCorrected', fileOffset: 0x8000, detail: 0x6000 }));
+});
+
+test('input 566235 of seed 40: a claim over damaged buffers ends one usual size on', async () => {
   const stats = await fuzz({ seed: 40, from: 566235, count: 1, root: join(here, '..'), minimize: false });
   expect(stats.distinct.map((d) => d.failure.message)).toEqual([]);
   const input = mutate(allSeeds(join(here, '..')), inputRng(40, 566235));
   expect(input.from.name).toBe('writer/mixed-8k-x86');
   const r = decodeSync(input.bytes);
-  expect([...r.buffers.fileOffset]).toEqual([0, 0x2000, 0x8000, 0xa000, 0xc000, 0xe000]);
+  expect([...r.buffers.fileOffset]).toEqual([0, 0x2000, 0x4000, 0x6000, 0x8000, 0xa000, 0xc000, 0xe000]);
+  expect(r.summary.issues).toContainEqual(expect.objectContaining({ counter: 'buffersSizeCorrected', fileOffset: 0x2000, detail: 0x6000 }));
   expect(r.summary.issues).toContainEqual(expect.objectContaining({ counter: 'buffersSizeCorrected', fileOffset: 0x8000, detail: 0x6000 }));
+});
+
+// found by `npm run fuzz -- --seed 41 --from 26203 --count 1`: the full buffer at 0x7000 claims 0x801000; the
+// buffer one usual size on (0x8000) is intact, but the one after it has its first event zeroed, so 0x8000 did
+// not chain and the claim was framed up to 0xA000, the next header that chains: 0x8000 vanished unreported
+test('input 26203 of seed 41: a plausible header one usual size on, at the data end, ends the claim', async () => {
+  const stats = await fuzz({ seed: 41, from: 26203, count: 1, root: join(here, '..'), minimize: false });
+  expect(stats.distinct.map((d) => d.failure.message)).toEqual([]);
+  const input = mutate(allSeeds(join(here, '..')), inputRng(41, 26203));
+  expect(input.from.name).toBe('writer/spinlock');
+  const r = decodeSync(input.bytes);
+  expect([...r.buffers.fileOffset].slice(6, 10)).toEqual([0x6000, 0x7000, 0x8000, 0x9000]);
+  expect(r.summary.issues).toContainEqual(expect.objectContaining({ counter: 'buffersSizeCorrected', fileOffset: 0x7000, detail: 0x801000 }));
 });
 
 test('fuzz smoke: 1000 inputs of seed 1, no failure (npm run fuzz runs more)', { timeout: 240_000 }, async () => {

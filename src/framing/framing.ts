@@ -311,7 +311,7 @@ class ScanStream {
  * that leads here (decoder policy, §A.1). `from` is where the scan starts if not: when the header is less
  * than STRIDE_READ bytes on, the window is read from there, so the scan that may follow reads nothing again.
  */
-function* strideNext(from: number, at: number, size: number, win: Window): Steps<number> {
+function* strideNext(from: number, at: number, size: number, win: Window, chain = true): Steps<number> {
   if (at + HEADER > size) return -1;
   const want = Math.min(CANDIDATE, size - at);
   let v: DataView<ArrayBufferLike> = win.view;
@@ -330,7 +330,7 @@ function* strideNext(from: number, at: number, size: number, win: Window): Steps
     }
   }
   if (!plausibleHeader(v, i, at, size, true)) return -1;
-  return (yield* chainsFrom(at + v.getUint32(i + L.BUF_BUFFER_SIZE, true), size, win)) ? at : -1;
+  return !chain || (yield* chainsFrom(at + v.getUint32(i + L.BUF_BUFFER_SIZE, true), size, win)) ? at : -1;
 }
 
 /** Does the buffer at `at` (a plausible header in the window) end at the end of the input or where a plausible header starts? */
@@ -654,14 +654,22 @@ function cut(table: BufferTable, v: DataView, at: number, pos: number, size: num
  * The claim check (§A.1) of the buffer at `pos` (header `h`, at its offset 0) whose BufferSize `claimed` covers
  * the bytes up to `end`: the first plausible header whose buffer chains, inside the claim — at the usual size
  * `usual` of its kind and multiples of it before the buffer's data end (STRIDE_PROBES at most: its data end
- * may be a wrong claim too), then anywhere from its data end on (from its header's end when `kind` is
- * false — its BufferFlag or BufferType is none a buffer has: nothing it says is trusted) — or -1.
+ * may be a wrong claim too) — for an uncompressed buffer one usual size on at or past its data end, a plausible
+ * header whether its buffer chains or not — then anywhere from its data end on (from its header's end when
+ * `kind` is false — its BufferFlag or BufferType is none a buffer has: nothing it says is trusted) — or -1.
  */
 function* claimCovers(pos: number, h: DataView, claimed: number, usual: number, end: number, size: number, win: Window, stream: ScanStream, kind = true): Steps<number> {
   const data = kind ? dataEnd(h, claimed) : HEADER;
   const scanFrom = data < 0 ? end : pos + data;
   for (let k = 1, at = pos + usual; k <= STRIDE_PROBES && at < Math.min(scanFrom, end); k++, at += usual) {
     const found = yield* strideNext(at, at, size, win);
+    if (found >= 0) return found;
+  }
+  // one usual size on, at or past the data end (no event data there): a plausible header is the next buffer
+  // even when the one after it is damaged (whose own claim is checked when framing gets there)
+  const next = pos + usual;
+  if (kind && (h.getUint16(L.BUF_BUFFER_FLAG, true) & L.BUFFER_FLAG_COMPRESSED) === 0 && next >= scanFrom && next < end) {
+    const found = yield* strideNext(next, next, size, win, false);
     if (found >= 0) return found;
   }
   return scanFrom < end ? yield* resync(scanFrom, size, win, true, stream, end) : -1;
