@@ -111,6 +111,19 @@ test('input 26203 of seed 41: a plausible header one usual size on, at the data 
   expect(r.summary.issues).toContainEqual(expect.objectContaining({ counter: 'buffersSizeCorrected', fileOffset: 0x7000, detail: 0x801000 }));
 });
 
+// found by `npm run fuzz -- --seed 42 --from 6817 --count 1`: the header buffer claims 0x10000 and the
+// logfile header's BufferSize (the usual size) is damaged too: the plausible header one (wrong) usual size on
+// was taken over the real next buffer at 0x2000, whose header chains
+test('input 6817 of seed 42: a header that chains before the one a usual size on ends the claim', async () => {
+  const stats = await fuzz({ seed: 42, from: 6817, count: 1, root: join(here, '..'), minimize: false });
+  expect(stats.distinct.map((d) => d.failure.message)).toEqual([]);
+  const input = mutate(allSeeds(join(here, '..')), inputRng(42, 6817));
+  expect(input.from.name).toBe('writer/noise');
+  const r = decodeSync(input.bytes);
+  expect([...r.buffers.fileOffset].slice(0, 2)).toEqual([0, 0x2000]);
+  expect(r.summary.issues).toContainEqual(expect.objectContaining({ counter: 'buffersSizeCorrected', fileOffset: 0, detail: 0x10000 }));
+});
+
 test('fuzz smoke: 1000 inputs of seed 1, no failure (npm run fuzz runs more)', { timeout: 240_000 }, async () => {
   const stats = await fuzz({ seed: 1, count: 1000, root: join(here, '..') });
   expect(stats.inputs).toBe(1000);

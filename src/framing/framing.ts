@@ -654,8 +654,9 @@ function cut(table: BufferTable, v: DataView, at: number, pos: number, size: num
  * The claim check (§A.1) of the buffer at `pos` (header `h`, at its offset 0) whose BufferSize `claimed` covers
  * the bytes up to `end`: the first plausible header whose buffer chains, inside the claim — at the usual size
  * `usual` of its kind and multiples of it before the buffer's data end (STRIDE_PROBES at most: its data end
- * may be a wrong claim too) — for an uncompressed buffer one usual size on at or past its data end, a plausible
- * header whether its buffer chains or not — then anywhere from its data end on (from its header's end when
+ * may be a wrong claim too), then anywhere from its data end on — where, for an uncompressed buffer, a plausible
+ * header one usual size on at or past its data end is taken whether its buffer chains or not, when no header
+ * that chains comes before it (from its header's end when
  * `kind` is false — its BufferFlag or BufferType is none a buffer has: nothing it says is trusted) — or -1.
  */
 function* claimCovers(pos: number, h: DataView, claimed: number, usual: number, end: number, size: number, win: Window, stream: ScanStream, kind = true): Steps<number> {
@@ -665,12 +666,16 @@ function* claimCovers(pos: number, h: DataView, claimed: number, usual: number, 
     const found = yield* strideNext(at, at, size, win);
     if (found >= 0) return found;
   }
-  // one usual size on, at or past the data end (no event data there): a plausible header is the next buffer
-  // even when the one after it is damaged (whose own claim is checked when framing gets there)
+  // one usual size on, at or past the data end (no event data there): when no header that chains comes
+  // before it, a plausible header there is the next buffer even when the one after it is damaged (whose own
+  // claim is checked when framing gets there)
   const next = pos + usual;
   if (kind && (h.getUint16(L.BUF_BUFFER_FLAG, true) & L.BUFFER_FLAG_COMPRESSED) === 0 && next >= scanFrom && next < end) {
+    const before = scanFrom < next ? yield* resync(scanFrom, size, win, true, stream, next) : -1;
+    if (before >= 0) return before;
     const found = yield* strideNext(next, next, size, win, false);
     if (found >= 0) return found;
+    return yield* resync(next, size, win, true, stream, end);
   }
   return scanFrom < end ? yield* resync(scanFrom, size, win, true, stream, end) : -1;
 }
