@@ -24,6 +24,10 @@ export interface Clock {
   toDate(ticks: bigint): Date;
   /** column-wise nanoseconds since T0 (a value beyond int64 wraps, as a BigInt64Array stores it) */
   toNanosecondsColumn(ticks: BigInt64Array): BigInt64Array;
+  /** the first raw timestamp whose toNanoseconds is at least `ns` (a selection's bound, src/select) */
+  fromNanoseconds(ns: bigint): bigint;
+  /** the first raw timestamp whose toFileTime is at least `fileTime` */
+  fromFileTime(fileTime: bigint): bigint;
 }
 
 /** FILETIME of 1970-01-01 00:00:00 UTC (the Unix epoch) */
@@ -75,6 +79,8 @@ class LinearClock implements Clock {
   declare readonly toFileTime: (ticks: bigint) => bigint;
   declare readonly toDate: (ticks: bigint) => Date;
   declare readonly toNanosecondsColumn: (ticks: BigInt64Array) => BigInt64Array;
+  declare readonly fromNanoseconds: (ns: bigint) => bigint;
+  declare readonly fromFileTime: (fileTime: bigint) => bigint;
 
   /** @param fileTimeOrigin FILETIME at the anchor as toFileTime computes it (system time: the anchor itself) */
   constructor(
@@ -88,6 +94,9 @@ class LinearClock implements Clock {
     this.toFileTime = (t) => fileTimeOrigin + floorDivBig((t - t0) * 10_000_000n, ticksPerSecond);
     this.toDate = (t) => new Date(Number(floorDivBig(this.toFileTime(t) - FILETIME_UNIX_EPOCH, 10_000n)));
     this.toNanosecondsColumn = (ticks) => convertColumn(new TickConverter(this, 'ns'), ticks, ticks.length, null, 0, false).values;
+    // floor((t − t0)·k / f) ≥ v  ⇔  (t − t0)·k ≥ v·f  ⇔  t ≥ t0 + ceil(v·f / k)
+    this.fromNanoseconds = (ns) => t0 - floorDivBig(-ns * ticksPerSecond, 1_000_000_000n);
+    this.fromFileTime = (ft) => t0 - floorDivBig(-(ft - fileTimeOrigin) * ticksPerSecond, 10_000_000n);
   }
 }
 
@@ -298,4 +307,73 @@ function convertColumn(
     }
   }
   return { values: out, bitmap: valid, nullCount: nulls };
+}
+
+// ---- times as people write them (a selection's bounds, src/select; checked as the command line is read)
+
+/**
+ * A point in time: text — `1.5s`, `250ms`, `40us` (or `µs`), `1200ns`, a bare number of seconds, all since
+ * the trace start; or an ISO 8601 wall-clock time with its zone (`2026-11-27T07:01:25.1234567Z`,
+ * `…+01:00`) — a number of seconds, or raw timestamps (`{ ticks }`) or nanoseconds since the start (`{ ns }`).
+ */
+export type TimeSpec = string | number | { ticks: bigint } | { ns: bigint };
+
+const UNITS: Record<string, bigint> = { s: 1_000_000_000n, ms: 1_000_000n, us: 1_000n, µs: 1_000n, ns: 1n };
+const UNIT_DIGITS: Record<string, number> = { s: 9, ms: 6, us: 3, µs: 3, ns: 0 };
+const ISO = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|[+-]\d{2}:?\d{2})$/i;
+
+function badTime(what: string, text: string, why: string): EtlError {
+  return new EtlError('BAD_OPTION', `${what} ${text}: ${why}`);
+}
+
+/** A time spec as nanoseconds since the start (`ns`) or a FILETIME (`fileTime`), or raw `ticks`. */
+export function parseTimeSpec(spec: TimeSpec, what = 'time'): { ns: bigint } | { fileTime: bigint } | { ticks: bigint } {
+  if (typeof spec === 'object') {
+    if ('ticks' in spec && typeof spec.ticks === 'bigint') return { ticks: spec.ticks };
+    if ('ns' in spec && typeof spec.ns === 'bigint') return { ns: spec.ns };
+    throw badTime(what, JSON.stringify(spec, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v)), 'expected { ticks: bigint } or { ns: bigint }');
+  }
+  if (typeof spec === 'number') {
+    if (!Number.isFinite(spec)) throw badTime(what, String(spec), 'expected a finite number of seconds');
+    return parseTimeSpec(String(spec), what);
+  }
+  const text = spec.trim();
+  const m = /^(-?)(\d+)(?:\.(\d+))?\s*(s|ms|us|µs|ns)?$/i.exec(text);
+  if (m) {
+    const unit = (m[4] ?? 's').toLowerCase();
+    const frac = m[3] ?? '';
+    const digits = UNIT_DIGITS[unit]!;
+    if (frac.length > digits && /[1-9]/.test(frac.slice(digits))) {
+      throw badTime(what, text, 'finer than a nanosecond: give at most 9 decimals of seconds (6 of ms, 3 of µs, none of ns)');
+    }
+    const ns = BigInt(m[2]!) * UNITS[unit]! + BigInt((frac.slice(0, digits) || '0').padEnd(digits, '0') || '0');
+    return { ns: m[1] === '-' ? -ns : ns };
+  }
+  const iso = ISO.exec(text);
+  if (iso) {
+    const [, y, mo, d, h, mi, sec, frac, zone] = iso;
+    const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec ?? 0));
+    const check = new Date(ms);
+    if (Number.isNaN(ms) || check.getUTCMonth() !== Number(mo) - 1 || check.getUTCDate() !== Number(d) || Number(h) > 23 || Number(mi) > 59 || Number(sec ?? 0) > 59) {
+      throw badTime(what, text, 'not a valid date and time');
+    }
+    const f = frac ?? '';
+    if (f.length > 7 && /[1-9]/.test(f.slice(7))) throw badTime(what, text, 'finer than 100 ns (a FILETIME): give at most 7 decimals of seconds');
+    let offsetMinutes = 0;
+    if (zone!.toUpperCase() !== 'Z') {
+      const z = /^([+-])(\d{2}):?(\d{2})$/.exec(zone!)!;
+      offsetMinutes = (z[1] === '-' ? -1 : 1) * (Number(z[2]) * 60 + Number(z[3]));
+    }
+    const fileTime = BigInt(ms) * 10_000n + BigInt(f.slice(0, 7).padEnd(7, '0')) + FILETIME_UNIX_EPOCH - BigInt(offsetMinutes) * 600_000_000n;
+    return { fileTime };
+  }
+  if (/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(text)) throw badTime(what, text, 'an ISO time needs its zone: end it with Z (UTC) or an offset like +01:00');
+  throw badTime(what, text, 'expected a time since the trace start (1.5s, 250ms, 40us, 1200ns, or seconds) or an ISO time with its zone (2026-11-27T07:01:25.5Z)');
+}
+
+/** Nanoseconds as seconds with 9 decimals, exactly. */
+export function formatSeconds(ns: bigint): string {
+  const neg = ns < 0n;
+  const a = neg ? -ns : ns;
+  return `${neg ? '-' : ''}${a / 1_000_000_000n}.${(a % 1_000_000_000n).toString().padStart(9, '0')}`;
 }

@@ -141,6 +141,42 @@ describe('tick conversions: the clock\u2019s exact BigInt values', () => {
     }
   }
 
+  // --time s and iso: the same exact values, as seconds with 9 decimals and as ISO UTC; the oracle's texts
+  // made here from the BigInt by slicing its digits, and from Date (ms) plus the last 4 digits of the 100 ns
+  const seconds = (v: bigint) => {
+    const a = (v < 0n ? -v : v).toString().padStart(10, '0');
+    return `${v < 0n ? '-' : ''}${a.slice(0, -9)}.${a.slice(-9)}`;
+  };
+  const iso = (ft: bigint) => {
+    const unix100 = ft - 116444736000000000n;
+    const ms = unix100 / 10_000n - (unix100 % 10_000n < 0n ? 1n : 0n);
+    if (ms < -62167219200000n || ms > 253402300799999n) return ''; // years 0000–9999
+    return `${new Date(Number(ms)).toISOString().slice(0, 23)}${(unix100 - ms * 10_000n).toString().padStart(4, '0')}Z`;
+  };
+  for (const [label, info] of CLOCKS) {
+    test(`${label}: --time s and iso`, () => {
+      const clock = createClock(info);
+      const ws = new TickWriter(clock, 'ns', 'seconds');
+      const wi = new TickWriter(clock, 'filetime', 'iso');
+      const check = (t: bigint) => {
+        const v = BigInt.asIntN(64, t);
+        const ns = exact(clock, 'ns', v);
+        expect([v, converted(ws, v)]).toEqual([v, ns === '' ? '' : seconds(BigInt(ns))]);
+        const ft = exact(clock, 'filetime', v);
+        expect([v, converted(wi, v)]).toEqual([v, ft === '' ? '' : iso(BigInt(ft))]);
+      };
+      const t0 = clock.anchorTicks;
+      for (const d of [0n, 1n, -1n, 999n, clock.ticksPerSecond, clock.ticksPerSecond * 86_400n - 1n, clock.ticksPerSecond * 86_400n * 366n * 400n, 2n ** 53n, 2n ** 62n]) {
+        check(t0 + d);
+        check(t0 - d);
+      }
+      fc.assert(
+        fc.property(fc.oneof(fc.bigInt({ min: -(2n ** 53n), max: 2n ** 53n }), fc.bigInt({ min: -(2n ** 40n), max: 2n ** 40n })), (d) => check(t0 + d)),
+        { numRuns: 1000 },
+      );
+    });
+  }
+
   test('realistic ticks take the number path, not BigInt', () => {
     const slow = vi.spyOn(TickConverter.prototype, 'exact');
     for (const [label, info] of CLOCKS.slice(0, 5).concat(CLOCKS.slice(6, 8))) {

@@ -56,6 +56,8 @@ const OPTIONS: Omit<FormatOptions, 'format' | 'clock'>[] = [
   { time: 'filetime' },
   { names: true, time: 'ns' },
   { names: true, time: 'filetime' },
+  { time: 's' },
+  { names: true, time: 'iso' },
 ];
 
 function describeOptions(o: FormatOptions): string {
@@ -380,7 +382,7 @@ test('JSON lines: every 64-bit column and converted time is a string (or null) i
   const tables = allTables(r);
   for (const name of TABLE_NAMES) {
     const typeOf = new Map<string, string>(TABLES[name].columns.map((c) => [c.name, c.type]));
-    for (const time of ['ns', 'filetime'] as const) {
+    for (const time of ['ns', 's', 'filetime', 'iso'] as const) {
       const o: FormatOptions = { format: 'jsonl', time, clock: r.clock, names: true };
       const columns = new TextTableWriter(name, o, () => {}).columns;
       const lines = utf8.decode(toJsonl(tables[name], o)).trimEnd().split('\n');
@@ -398,7 +400,7 @@ test('JSON lines: every 64-bit column and converted time is a string (or null) i
         expect([name, k, [...seen.get(k)!].filter((x) => x !== want)]).toEqual([name, k, []]);
       }
       // the converted times are the clock's exact values
-      if (name === 'cswitch') {
+      if (name === 'cswitch' && (time === 'ns' || time === 'filetime')) {
         const o = JSON.parse(lines[lines.length - 1]!) as Record<string, string>;
         const ts = r.cswitch.get(r.cswitch.length - 1).timestamp;
         expect(o[time === 'ns' ? 'timeNs' : 'fileTime']).toBe((time === 'ns' ? r.clock!.toNanoseconds(ts) : r.clock!.toFileTime(ts)).toString());

@@ -8,6 +8,7 @@ import * as L from '../generated/layout.js';
 import * as R from '../derive/cpu-usage.js';
 import { CpuUsageDeriver, type CpuUsageOptions, type CpuUsageStats, type StagedRowSink } from '../derive/cpu-usage.js';
 import { EtlError } from '../errors.js';
+import type { Selection, SelectionSummary } from '../select/selection.js';
 import { LogHistograms, LongestReady, type DistributionTicks } from './distributions.js';
 import { columnsOf, concatChunks, type ColumnChunk, type NumericColumn, type TypedColumn } from '../tables/schema.js';
 import type { StreamResult } from '../result/summary.js';
@@ -76,6 +77,12 @@ export interface ReadyDelay {
 export interface CpuAnalyzerOptions {
   /** keep the N longest ready delays (`CpuAnalysis.worst`); default 0: none */
   worst?: number;
+  /**
+   * only these threads, processes and times (src/select, docs/selection.md): CPU, ready and wait times are
+   * their parts inside the range; switch-ins, percentiles and the longest ready delays are those of the
+   * switch-ins inside it, with their whole durations
+   */
+  selection?: Selection;
 }
 
 export interface ProcessCpu extends CpuTotals {
@@ -102,6 +109,8 @@ export interface CpuAnalysis {
   threads: ThreadCpu[];
   /** the `worst` longest ready delays of the trace, longest first (ties: earlier switch-in first) */
   worst: ReadyDelay[];
+  /** what the analysis was restricted to (null: the whole trace) */
+  selection: SelectionSummary | null;
 }
 
 interface Acc {
@@ -198,14 +207,22 @@ export class CpuAnalyzer implements StagedRowSink {
   /** slot + 1 per hash bucket (0: empty) */
   private buckets = new Int32Array(256);
   private shift = 24;
+  private readonly sel: Selection | null;
+  /** per slot: 1 when the selection's thread and process filters keep it */
+  private picked = new Uint8Array(0);
 
   constructor(options: CpuAnalyzerOptions = {}) {
     const worst = options.worst ?? 0;
     if (!Number.isSafeInteger(worst) || worst < 0) throw new EtlError('BAD_OPTION', `worst must be a whole number of rows (0 = none), not ${worst}`);
     this.longest = new LongestReady(worst);
+    this.sel = options.selection?.active ? options.selection : null;
   }
 
   add(rows: Table<'cpuUsage'>): void {
+    if (this.sel !== null) {
+      this.addSelected(rows, this.sel);
+      return;
+    }
     const tid = rows.column('newThreadId');
     const pid = rows.column('newProcessId');
     const usage = words(rows.column('cpuUsage'));
@@ -236,8 +253,68 @@ export class CpuAnalyzer implements StagedRowSink {
     }
   }
 
+  /** Rows of a cpuUsage table, through the selection (their times as words). */
+  private addSelected(rows: Table<'cpuUsage'>, sel: Selection): void {
+    const tid = rows.column('newThreadId');
+    const pid = rows.column('newProcessId');
+    const valid = rows.column('valid');
+    const cpu = rows.column('cpu');
+    const inT = words(rows.column('switchInTime'));
+    const next = words(rows.column('nextSwitchOutTime'));
+    const readyT = words(rows.column('readyTime'));
+    const last = words(rows.column('lastSwitchOutTime'));
+    const readyingTid = rows.column('readyingThreadId');
+    const readyingPid = rows.column('readyingProcessId');
+    for (let i = 0; i < rows.length; i++) {
+      const v = valid[i]!;
+      const known = (v >>> L.CU_NEW_PROCESS_ID) & 1;
+      const s = this.slot(tid[i]! | 0, known === 1 ? pid[i]! | 0 : 0, known);
+      if (this.picked[s] === 0) continue;
+      this.selectedRow(sel, s, v, inT[2 * i + 1]!, inT[2 * i]!, next[2 * i + 1]!, next[2 * i]!, readyT[2 * i + 1]!, readyT[2 * i]!, last[2 * i + 1]!, last[2 * i]!);
+      if ((v >>> L.CU_READY) & 1 && sel.timeIn(inT[2 * i + 1]!, inT[2 * i]!)) {
+        const lo = subLo(inT[2 * i]!, readyT[2 * i]!);
+        const hi = subHi(inT[2 * i + 1]!, inT[2 * i]!, readyT[2 * i + 1]!, readyT[2 * i]!);
+        this.longest.offer(lo, hi, inT[2 * i]!, inT[2 * i + 1]!, cpu[i]!, tid[i]! | 0, pid[i]! | 0, readyingTid[i]! | 0, readyingPid[i]! | 0, knownBits(v));
+      }
+    }
+  }
+
+  /**
+   * One row of a kept slot through the selection: the switch-in, its percentiles, when it is in the range;
+   * the parts of the running, ready and waiting intervals inside the range (times as words).
+   */
+  private selectedRow(sel: Selection, s: number, v: number, inHi: number, inLo: number, nextHi: number, nextLo: number, rHi: number, rLo: number, lHi: number, lLo: number): void {
+    const inRange = sel.timeIn(inHi, inLo);
+    if (inRange) this.switchIns[s]!++;
+    if ((v >>> L.CU_CPU_USAGE) & 1 && sel.clip(inHi, inLo, nextHi, nextLo)) this.cpu.add(s, sel.lo, sel.hi);
+    if (((v >>> L.CU_READY) & 1) === 0) return;
+    if (sel.clip(rHi, rLo, inHi, inLo)) this.ready.add(s, sel.lo, sel.hi);
+    if (inRange) this.readyDist.add(s, subLo(inLo, rLo), subHi(inHi, inLo, rHi, rLo));
+    if (((v >>> L.CU_WAITS) & 1) === 0) return;
+    if (sel.clip(lHi, lLo, rHi, rLo)) this.wait.add(s, sel.lo, sel.hi);
+    if (inRange) this.waitDist.add(s, subLo(rLo, lLo), subHi(rHi, rLo, lHi, lLo));
+  }
+
   /** Rows staged by a CpuUsageDeriver (StagedRowSink): the same sums, the durations from the times. */
   addStaged(S: Int32Array, n: number): void {
+    const sel = this.sel;
+    if (sel !== null) {
+      for (let b = 0; b < n * R.RWS; b += R.RWS) {
+        const v = S[b + R.R_VALID]!;
+        const known = (v >>> L.CU_NEW_PROCESS_ID) & 1;
+        const s = this.slot(S[b + R.R_NEW_TID]!, known === 1 ? S[b + R.R_NEW_PID]! : 0, known);
+        if (this.picked[s] === 0) continue;
+        const inHi = S[b + R.R_IN_HI]!;
+        const inLo = S[b + R.R_IN_LO]!;
+        const rHi = S[b + R.R_READY_HI]!;
+        const rLo = S[b + R.R_READY_LO]!;
+        this.selectedRow(sel, s, v, inHi, inLo, S[b + R.R_NEXT_HI]!, S[b + R.R_NEXT_LO]!, rHi, rLo, S[b + R.R_LAST_HI]!, S[b + R.R_LAST_LO]!);
+        if ((v >>> L.CU_READY) & 1 && sel.timeIn(inHi, inLo)) {
+          this.longest.offer(subLo(inLo, rLo), subHi(inHi, inLo, rHi, rLo), inLo, inHi, S[b + R.R_CPU]!, S[b + R.R_NEW_TID]!, S[b + R.R_NEW_PID]!, S[b + R.R_READYING_TID]!, S[b + R.R_READYING_PID]!, knownBits(v));
+        }
+      }
+      return;
+    }
     for (let b = 0; b < n * R.RWS; b += R.RWS) {
       const v = S[b + R.R_VALID]!;
       const known = (v >>> L.CU_NEW_PROCESS_ID) & 1;
@@ -282,6 +359,7 @@ export class CpuAnalyzer implements StagedRowSink {
     this.tid[s] = tid;
     this.pid[s] = pid;
     this.hasPid[s] = known;
+    this.picked[s] = this.sel === null || this.sel.ids(tid, pid, known) ? 1 : 0;
     if (2 * this.n > this.buckets.length) this.rehash();
     else this.buckets[h] = s + 1;
     return s;
@@ -293,6 +371,9 @@ export class CpuAnalyzer implements StagedRowSink {
     const pid = new Int32Array(cap);
     const hasPid = new Uint8Array(cap);
     const switchIns = new Float64Array(cap);
+    const picked = new Uint8Array(cap);
+    picked.set(this.picked);
+    this.picked = picked;
     tid.set(this.tid);
     pid.set(this.pid);
     hasPid.set(this.hasPid);
@@ -336,11 +417,18 @@ export class CpuAnalyzer implements StagedRowSink {
 
     // the groups the distributions merge into: each slot alone (threads), its process, the trace
     const n = this.n;
-    const self = Int32Array.from({ length: n }, (_, s) => s);
+    // with a selection: the slots it keeps that have something inside the range (-1: left out)
+    const kept = (s: number): boolean =>
+      this.sel === null || (this.picked[s] === 1 && (this.switchIns[s]! > 0 || this.cpu.get(s) !== 0n || this.ready.get(s) !== 0n || this.wait.get(s) !== 0n));
+    const self = Int32Array.from({ length: n }, (_, s) => (kept(s) ? s : -1));
     const procOf = new Int32Array(n);
     const procIndex = new Map<string, number>();
     const procPid: (number | null)[] = [];
     for (let s = 0; s < n; s++) {
+      if (self[s] === -1) {
+        procOf[s] = -1;
+        continue;
+      }
       const pid = this.hasPid[s] === 1 ? this.pid[s]! >>> 0 : null;
       const key = String(pid);
       let p = procIndex.get(key);
@@ -350,7 +438,7 @@ export class CpuAnalyzer implements StagedRowSink {
       }
       procOf[s] = p;
     }
-    const all = new Int32Array(n);
+    const all = Int32Array.from(self, (s) => (s < 0 ? -1 : 0));
     const dists = (into: Int32Array, targets: number) => ({ ready: this.readyDist.summarize(into, targets), wait: this.waitDist.summarize(into, targets) });
     const byThread = dists(self, n);
     const byProcess = dists(procOf, procPid.length);
@@ -372,6 +460,7 @@ export class CpuAnalyzer implements StagedRowSink {
     const whole = acc();
     const threads: ThreadCpu[] = [];
     for (let s = 0; s < n; s++) {
+      if (self[s] === -1) continue;
       const tid = this.tid[s]! >>> 0;
       const pid = procPid[procOf[s]!]!;
       const a: Acc = { switchIns: this.switchIns[s]!, cpu: this.cpu.get(s), ready: this.ready.get(s), wait: this.wait.get(s) };
@@ -404,7 +493,7 @@ export class CpuAnalyzer implements StagedRowSink {
       readyTicks: w.ready,
       readyMs: ms(w.ready),
     }));
-    return { ticksPerSecond: perSecond, total: totals(whole, byTrace, 0), processes, threads, worst };
+    return { ticksPerSecond: perSecond, total: totals(whole, byTrace, 0), processes, threads, worst, selection: this.sel?.describe(clock) ?? null };
   }
 }
 

@@ -4,18 +4,18 @@
 import type { Command } from 'commander';
 import os from 'node:os';
 import { resolve } from 'node:path';
-import type { ConvertFormat } from '../convert/format-names.js';
 import type { FileOutcome } from '../convert/pool.js';
 import { atSignal, CliError, EXIT, type CommandContext } from './io.js';
 import type { TableName } from '../tables/schema.js';
-import { option, showProgress, type DecodingOpts } from './options.js';
+import { addSelection, option, selectionOptions, showProgress, type DecodingOpts, type SelectionOpts } from './options.js';
+import { CONVERT_FORMATS, type ConvertFormat } from '../convert/format-names.js';
 
 function mib(n: number): string {
   return (n / 2 ** 20).toFixed(0);
 }
 
-interface ConvertCliOptions extends DecodingOpts {
-  to: ConvertFormat;
+interface ConvertCliOptions extends DecodingOpts, SelectionOpts {
+  format?: ConvertFormat;
   out: string;
   tables?: TableName[];
   partRows?: number;
@@ -25,11 +25,14 @@ interface ConvertCliOptions extends DecodingOpts {
 
 /** Adds the `convert` command; it raises the exit code (setExit) when some file failed. */
 export function addConvertCommand(program: Command, { setExit }: CommandContext): void {
-  program
-    .command('convert')
-    .description('convert traces into one dataset (Parquet, Arrow IPC, CSV or JSON lines; Hive-style trace= partitions) or Perfetto timelines')
-    .argument('<files...>', 'ETL files')
-    .addOption(option.to())
+  addSelection(
+    program
+      .command('convert')
+      .description('convert traces into one dataset (Parquet, Arrow IPC, CSV or JSON lines; Hive-style trace= partitions) or Perfetto timelines')
+      .argument('<files...>', 'ETL files')
+      .addOption(option.format(CONVERT_FORMATS, null)),
+    CONVERT_FORMATS,
+  )
     .addOption(option.out())
     .addOption(option.tables())
     .addOption(
@@ -44,6 +47,11 @@ export function addConvertCommand(program: Command, { setExit }: CommandContext)
     .addOption(option.noProgress())
     .action(async (files: string[], o: ConvertCliOptions) => {
       if (files.includes('-')) throw new CliError("convert reads trace files, not standard input ('-'): save the stream to a file first (a file named - is ./-)", EXIT.usage);
+      // `--to FORMAT` names the format, as it did before --to became the end of the time range
+      const legacy = o.to !== undefined && (CONVERT_FORMATS as readonly string[]).includes(o.to) ? (o.to as ConvertFormat) : undefined;
+      if (legacy && o.format && legacy !== o.format) throw new CliError(`--format ${o.format} and --to ${legacy}: give the output format once (--format)`, EXIT.usage);
+      const format: ConvertFormat = o.format ?? legacy ?? 'parquet';
+      const selection = selectionOptions({ ...o, to: legacy ? undefined : o.to });
       const out = resolve(o.out);
       const progress = showProgress(o);
       let last = 0;
@@ -53,7 +61,8 @@ export function addConvertCommand(program: Command, { setExit }: CommandContext)
       // SIGINT/SIGTERM/SIGHUP: this run's staging files and trace locks go with it
       atSignal(() => removeOwnRunFiles(out));
       const outcomes = await convertFiles(files, {
-        to: o.to,
+        to: format,
+        selection: Object.values(selection).some((v) => v !== undefined) ? selection : undefined,
         outDir: out,
         tables: o.tables,
         // several files: one per core; one file: decode's automatic choice unless --threads says
@@ -87,7 +96,7 @@ export function addConvertCommand(program: Command, { setExit }: CommandContext)
       const skipped = outcomes.length - failed - converted;
       const secs = ((Date.now() - started) / 1000).toFixed(1);
       process.stderr.write(
-        `etw-decode: ${converted} converted, ${skipped} skipped${skipped ? ` (already in ${o.out}; --force converts them again)` : ''}, ${failed} failed, in ${secs} s → ${o.to === 'perfetto' ? out : `${out}/<table>/trace=<id>/`}\n`,
+        `etw-decode: ${converted} converted, ${skipped} skipped${skipped ? ` (already in ${o.out}; --force converts them again)` : ''}, ${failed} failed, in ${secs} s → ${format === 'perfetto' ? out : `${out}/<table>/trace=<id>/`}\n`,
       );
       if (failed) setExit(EXIT.error);
     });

@@ -1,6 +1,7 @@
 // Text rendering of a CPU analysis (the CLI's `cpu` without --json): an aligned table per process or
 // thread (by thread also the ready time's p50/p90/p99/max), times in milliseconds when the trace's clock
 // converts (raw ticks otherwise), then the longest ready delays when asked (--worst).
+import { selectionText } from '../select/selection.js';
 import type { CpuAnalysis, CpuTotals, Percentiles } from '../analysis/cpu.js';
 import type { CpuUsageStats } from '../derive/cpu-usage.js';
 
@@ -21,6 +22,7 @@ export function renderCpu(file: string, a: CpuAnalysis, by: 'process' | 'thread'
     `${file}: CPU usage by ${by} (CPU Usage (Precise)): ${a.total.switchIns} switch-ins, ${time(a.total, 'cpu')} ${unit} of CPU time in total` +
       (ms ? '' : ' (the clock does not convert: raw ticks)'),
   ];
+  if (a.selection) lines.push(selectionText(a.selection));
   const list = by === 'process' ? a.processes : a.threads;
   const shown = top ? list.slice(0, top) : list;
   const pTime = (p: Percentiles, k: 'p50' | 'p90' | 'p99' | 'max'): string =>

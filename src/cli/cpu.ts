@@ -5,22 +5,24 @@ import type { Command } from 'commander';
 import { streamFile } from '../decode/files.js';
 import { emptyTableText, jsonReplacer } from '../output/summary-text.js';
 import { note, stdoutOutput, type CommandContext } from './io.js';
-import { addDecoding, decodeOptions, option, type DecodingOpts } from './options.js';
+import { addDecoding, addSelection, decodeOptions, option, type DecodingOpts, type SelectionOpts } from './options.js';
 
 export function addCpuCommand(program: Command, { input }: CommandContext): void {
   addDecoding(
-    program
-      .command('cpu')
+    addSelection(program.command('cpu'))
       .description('CPU time, ready time and waits by process or thread (WPA CPU Usage (Precise)), from CSwitch or compact switches')
       .argument('<file>', 'ETL file; - (or a FIFO) reads the trace from a pipe')
       .addOption(option.by('what', 'group rows by', ['process', 'thread']))
       .addOption(option.top('rows to show (0 = all)', true))
       .addOption(option.worst())
       .addOption(option.json('64-bit values as decimal strings')),
-  ).action(async (file: string, o: DecodingOpts & { by: 'process' | 'thread'; top: number; worst: number; json?: boolean }) => {
+  ).action(async (file: string, o: DecodingOpts & SelectionOpts & { by: 'process' | 'thread'; top: number; worst: number; json?: boolean }) => {
     const inp = await input(file);
+    const { commandSelection } = await import('./selection.js');
     const [{ CpuAnalyzer, CpuUsageDeriver }, { renderCpu }] = await Promise.all([import('../analysis/cpu.js'), import('./cpu-text.js')]);
-    const analyzer = new CpuAnalyzer({ worst: o.worst });
+    // every row carries its process: the lifetimes are needed only to resolve process names
+    const selection = await commandSelection(inp.path, inp.name, o, decodeOptions(o), false);
+    const analyzer = new CpuAnalyzer({ worst: o.worst, selection: selection ?? undefined });
     const deriver = new CpuUsageDeriver(analyzer); // rows folded as they complete, no columns made
     const res = await streamFile(inp.path, {
       ...decodeOptions(o),
@@ -32,7 +34,7 @@ export function addCpuCommand(program: Command, { input }: CommandContext): void
     const out = stdoutOutput();
     if (o.json) {
       const list = o.by === 'process' ? a.processes : a.threads;
-      await out.write(JSON.stringify({ file, by: o.by, ticksPerSecond: a.ticksPerSecond, total: a.total, rows: o.top ? list.slice(0, o.top) : list, worst: a.worst, cpuUsage: stats }, jsonReplacer, 2) + '\n');
+      await out.write(JSON.stringify({ file, by: o.by, ticksPerSecond: a.ticksPerSecond, total: a.total, selection: a.selection, rows: o.top ? list.slice(0, o.top) : list, worst: a.worst, cpuUsage: stats }, jsonReplacer, 2) + '\n');
     } else {
       await out.write(renderCpu(inp.name, a, o.by, o.top, stats));
     }

@@ -13,12 +13,11 @@ import { Table } from '../tables/table.js';
 import { emptyTableText } from '../output/summary-text.js';
 import { dataLossText } from '../result/diagnostics.js';
 import { fileOutput, note, stdoutOutput, type CommandContext, type Output } from './io.js';
-import { addDecoding, decodeOptions, option, type DecodingOpts } from './options.js';
+import { addDecoding, addSelection, decodeOptions, option, type DecodingOpts, type SelectionOpts } from './options.js';
 
 export function addDumpCommand(program: Command, { input }: CommandContext): void {
   addDecoding(
-    program
-      .command('dump')
+    addSelection(program.command('dump'))
       .description('write a table as CSV or JSON lines (64-bit values exact, empty cell for null)')
       .argument('<file>', 'ETL file; - (or a FIFO) reads the trace from a pipe')
       .addOption(option.table())
@@ -26,12 +25,17 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
       .addOption(option.names())
       .addOption(option.time())
       .addOption(option.output()),
-  ).action(async (file: string, o: DecodingOpts & { table: TableName | 'events'; format: DumpFormat; output?: string; names?: boolean; time: TimeColumn }) => {
+  ).action(async (file: string, o: DecodingOpts & SelectionOpts & { table: TableName | 'events'; format: DumpFormat; output?: string; names?: boolean; time: TimeColumn }) => {
     const table = o.table;
     const fmt: FormatOptions = { format: o.format, names: o.names, time: o.time };
     const inp = await input(file);
+    const { commandSelection, selectTable, selectionText, clockOf } = await import('./selection.js');
     // nothing is written before the input is known to be readable and to start like an ETL file
     const info = await readTraceInfo(inp.path);
+    // rows that carry a thread and no process (cswitch, readythread, spinlock), and process rows under a
+    // thread filter, are matched through the lifetimes (a first decode)
+    const selection = table === 'events' || table === 'traces' ? null : await commandSelection(inp.path, inp.name, o, decodeOptions(o), true);
+    const pick = <T extends TableName>(t: Table<T>): Table<T> => (selection ? selectTable(t, selection) : t);
     if (o.time !== 'raw') {
       if (!info) throw new EtlError('NO_CLOCK', `--time ${o.time}: ${inp.name} has no logfile header to take the clock from; use --time raw`);
       fmt.clock = createClock(info);
@@ -40,11 +44,15 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
     const [{ TextTableWriter }, { CpuUsageDeriver }, { csvText }] = await Promise.all([import('../output/text.js'), import('../analysis/cpu.js'), import('../output/escape.js')]);
     const out: Output = o.output ? await fileOutput(o.output) : stdoutOutput();
     let summary: TraceSummary;
-    let written = 0; // threadStates rows (the summary does not count them)
+    let written = 0; // rows written
     try {
       // rows are formatted into 256 KiB byte buffers, each handed to the output (which owns it) when full
       const writer = table !== 'events' ? new TextTableWriter(table, fmt, (bytes) => out.write(bytes), 1 << 18) : null;
       await writer?.writeHeader();
+      const write = async (t: Table) => {
+        written += t.length;
+        await writer!.write(t);
+      };
       const decoded = isDecodedTable(table) ? table : null;
       // cpuUsage is derived while the trace streams by; its rows come out as each switch completes (the
       // deriver's chunks are ours to keep until they are written)
@@ -57,13 +65,13 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
         rows: whole ? 'copy' : 'borrow', // each chunk is formatted before onRows returns, or kept (threadStates)
         onRows: decoded
           ? async (rows) => {
-              const t = rows[decoded];
-              if (t.length) await writer!.write(t);
+              const t = pick(rows[decoded]);
+              if (t.length) await write(t);
             }
           : deriver
             ? async (rows) => {
                 deriver.add(rows.cswitch, rows.readythread, rows.threadEvents);
-                for (const t of pending.splice(0)) await writer!.write(t);
+                for (const t of pending.splice(0)) await write(pick(t));
               }
             : whole
               ? (rows) => {
@@ -74,22 +82,22 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
       });
       if (deriver) {
         const stats = deriver.finish();
-        for (const t of pending.splice(0)) await writer!.write(t);
+        for (const t of pending.splice(0)) await write(pick(t));
         if (stats.lateEvents) note(`${stats.lateEvents} events arrived behind the cpuUsage reorder window: their rows may miss ready times or process ids`);
         if (stats.unresolvedRows) note(`${stats.unresolvedRows} cpuUsage rows were written before their thread's process was known (more were waiting than the hold keeps): their process ids may be missing`);
       }
       summary = res.summary;
       // derived tables are complete only at the end of the decode
       if (table === 'threads' || table === 'processes' || table === 'traces') {
-        if (res[table].length) await writer!.write(res[table]);
+        const t = pick(res[table]);
+        if (t.length) await write(t);
       }
       if (whole) {
         const { threadStates } = await import('../derive/thread-states.js');
         const cswitch = new Table('cswitch', concatChunks('cswitch', whole.cswitch.splice(0)));
         const readythread = new Table('readythread', concatChunks('readythread', whole.readythread.splice(0)));
-        const states = threadStates({ cswitch, readythread, threads: res.threads });
-        written = states.length;
-        if (states.length) await writer!.write(states);
+        const states = pick(threadStates({ cswitch, readythread, threads: res.threads }));
+        if (states.length) await write(states);
       }
       await writer?.end();
       if (table === 'events') {
@@ -110,7 +118,10 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
     // exit 0 all the same: the output holds everything that could be decoded
     const lost = dataLossText(summary.diagnostics);
     if (lost) note(`${lost} — see \`etw-decode summary\``);
-    if (table !== 'events' && (table === 'threadStates' ? written : summary[table]) === 0) note(emptyTableText(table, summary));
+    if (table !== 'events' && written === 0) {
+      const inTrace = table === 'threadStates' ? null : summary[table];
+      note(selection && inTrace !== 0 ? `no ${table} rows in the selection (${selectionText(selection.describe(clockOf(info))).replace(/^selection: /, '')})${inTrace ? `; the trace has ${inTrace}` : ''}` : emptyTableText(table, summary));
+    }
   });
 }
 

@@ -3,8 +3,9 @@
 // decode (decodeOptions). Where a command gives an option its own meaning (`--top` of spin locks has no
 // "0 = all", convert's `--threads` spreads files too), the declaration takes it as a parameter.
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { CONVERT_FORMATS } from '../convert/format-names.js';
 import type { DecodeOptions } from '../options.js';
+import type { SelectionOptions } from '../select/selection.js';
+import { parseTimeSpec } from '../time.js';
 import { AUTO_MIN_BYTES, AUTO_MIN_BYTES_ROWS } from '../parallel/run.js';
 import { TABLE_NAMES, type TableName } from '../tables/schema.js';
 
@@ -59,6 +60,32 @@ function parseTables(v: string): TableName[] {
 /** 805306368 -> '768 MiB', 2147483648 -> '2 GiB' */
 const sizeText = (bytes: number): string => (bytes >= 2 ** 30 && bytes % 2 ** 30 === 0 ? `${bytes / 2 ** 30} GiB` : `${bytes / 2 ** 20} MiB`);
 
+/** a time of --from/--to, checked now (converted with the trace's clock later) */
+function parseTime(v: string): string {
+  try {
+    parseTimeSpec(v);
+  } catch (e) {
+    throw new InvalidArgumentError(e instanceof Error ? e.message.replace(/^time \S+: /, '') : String(e));
+  }
+  return v;
+}
+
+/** comma-separated ids (0 to 4294967295), 0x for hex */
+function parseIds(v: string): number[] {
+  return v.split(',').map((x) => {
+    const t = x.trim();
+    const n = /^(0x[0-9a-f]+|\d+)$/i.test(t) ? Number(t) : NaN;
+    if (!Number.isSafeInteger(n) || n > 0xffffffff) throw new InvalidArgumentError(`expected comma-separated ids (decimal or 0x hex), got '${t}'`);
+    return n;
+  });
+}
+
+function parseNames(v: string): string[] {
+  const names = v.split(',').map((x) => x.trim()).filter(Boolean);
+  if (!names.length) throw new InvalidArgumentError('expected comma-separated image names, e.g. chrome.exe,svchost');
+  return names;
+}
+
 // ---- the options
 
 const DECODE_THREADS_HELP = `decoding threads (1 = one thread; inputs under 32 MiB use one; default: all cores for files where they pay — ${sizeText(AUTO_MIN_BYTES)} and more for summary, ${sizeText(AUTO_MIN_BYTES_ROWS)} for rows — else one)`;
@@ -94,18 +121,32 @@ export const option = {
   worst: () => new Option('--worst <n>', 'also list the N longest ready delays of the trace: who waited, on which cpu, when, readied by whom').argParser(parseCount('none')).default(0),
   names: () => new Option('--names', 'add name columns for enum values (wait reason, wait mode, thread state, row source, acquire mode)'),
 
+  // the selection (src/select)
+  from: () => new Option('--from <time>', 'only from this time on: since the trace start (1.5s, 250ms, 40us, 1200ns; a bare number is seconds) or ISO wall-clock time with its zone (2026-11-27T07:01:25.5Z)').argParser(parseTime),
+  /** `formats`: values also taken as themselves (convert's former `--to FORMAT`) */
+  until: (formats: readonly string[] = []) =>
+    new Option('--to <time>', `only before this time (same forms as --from); intervals across a bound are clipped to it${formats.length ? ` (${formats.join('|')}: the output format, as --format)` : ''}`).argParser(
+      (v: string) => (formats.includes(v) ? v : parseTime(v)),
+    ),
+  pid: () => new Option('--pid <ids>', 'only these processes (comma-separated ids)').argParser(parseIds),
+  process: () => new Option('--process <names>', 'only processes with these image names (comma-separated, case-insensitive; .exe optional)').argParser(parseNames),
+  tid: () => new Option('--tid <ids>', 'only these threads (comma-separated ids)').argParser(parseIds),
+
   // dump
   table: () =>
     new Option('--table <table>', 'table to write (events = counts by event kind)').choices([...TABLE_NAMES, 'events']).default('cswitch').argParser(tableAlias),
-  format: () => new Option('--format <format>', 'output format').choices(['csv', 'jsonl']).default('csv'),
+  /** `choices`, `fallback`: the command's formats and default (none: the command decides) */
+  format: (choices: readonly string[] = ['csv', 'jsonl'], fallback: string | null = 'csv') => {
+    const o = new Option('--format <format>', fallback === null ? 'output format (default: parquet)' : 'output format').choices(choices);
+    return fallback === null ? o : o.default(fallback);
+  },
   time: () =>
-    new Option('--time <unit>', 'add a converted time column: ns = nanoseconds since the trace start, filetime = wall clock (100 ns since 1601)')
-      .choices(['raw', 'ns', 'filetime'])
+    new Option('--time <unit>', 'add a converted time column per tick column: ns / s = nanoseconds / seconds (9 decimals) since the trace start, filetime = wall clock (100 ns since 1601), iso = UTC as 2026-11-27T07:01:25.1234567Z')
+      .choices(['raw', 'ns', 's', 'filetime', 'iso'])
       .default('raw'),
   output: () => new Option('-o, --output <path>', 'output file (default: standard output)'),
 
   // convert
-  to: () => new Option('--to <format>', 'output format').choices([...CONVERT_FORMATS]).default('parquet'),
   out: () => new Option('--out <dir>', 'dataset directory (created when missing; shared by many runs)').makeOptionMandatory(),
   tables: () => new Option('--tables <list>', `comma-separated tables to write (default: all: ${TABLE_NAMES.join(',')})`).argParser(parseTables),
   partRows: () => new Option('--part-rows <n>', 'rows per part file, sorted by (cpu, time) (default 1048576: one Parquet row group)').argParser(parsePositive),
@@ -123,6 +164,25 @@ export interface DecodingOpts {
 /** Adds the decoding options every command of one trace takes (engine, bias, threads, progress). */
 export function addDecoding(cmd: Command): Command {
   return cmd.addOption(option.engine()).addOption(option.bias()).addOption(option.threads()).addOption(option.progress()).addOption(option.noProgress()).addOption(option.maxSpool());
+}
+
+/** The selection options' values. */
+export interface SelectionOpts {
+  from?: string;
+  to?: string;
+  pid?: number[];
+  process?: string[];
+  tid?: number[];
+}
+
+/** Adds the selection options (time range, processes, threads); `formats`: see option.until. */
+export function addSelection(cmd: Command, formats?: readonly string[]): Command {
+  return cmd.addOption(option.from()).addOption(option.until(formats)).addOption(option.pid()).addOption(option.process()).addOption(option.tid());
+}
+
+/** What the selection options ask for (src/select). */
+export function selectionOptions(o: SelectionOpts): SelectionOptions {
+  return { from: o.from, to: o.to, processIds: o.pid, processNames: o.process, threadIds: o.tid };
 }
 
 /** --progress's answer: given, or whether stderr is a terminal. */

@@ -6,38 +6,40 @@ import type { Command } from 'commander';
 import { streamFile } from '../decode/files.js';
 import type { SpinlockAnalysis, SpinlockStats } from '../analysis/spinlocks.js';
 import { note, stdoutOutput, type CommandContext } from './io.js';
-import { addDecoding, decodeOptions, option, type DecodingOpts } from './options.js';
-import { emptyTableText } from '../output/summary-text.js';
+import { addDecoding, addSelection, decodeOptions, option, type DecodingOpts, type SelectionOpts } from './options.js';
+import { emptyTableText, jsonReplacer } from '../output/summary-text.js';
 import { dataLossText } from '../result/diagnostics.js';
 
 export type SpinlocksBy = 'lock' | 'caller';
 
 export function addSpinlocksCommand(program: Command, { input }: CommandContext): void {
   addDecoding(
-    program
-      .command('spinlocks')
+    addSelection(program.command('spinlocks'))
       .description('which spin locks are most contended: rows, contended rows, spin counts, wait and hold cycles by lock or caller address')
       .argument('<file>', 'ETL file; - (or a FIFO) reads the trace from a pipe')
       .addOption(option.by('key', 'group by spin lock address or by caller address', ['lock', 'caller']))
       .addOption(option.top('show the first N locks or callers', false))
       .addOption(option.json('64-bit values as strings: addresses in hex, the rest decimal')),
-  ).action(async (file: string, o: DecodingOpts & { by: SpinlocksBy; top: number; json?: boolean }) => {
+  ).action(async (file: string, o: DecodingOpts & SelectionOpts & { by: SpinlocksBy; top: number; json?: boolean }) => {
     const inp = await input(file);
+    const { commandSelection, selectTable, selectionText } = await import('./selection.js');
     const { SpinlockAnalyzer } = await import('../analysis/spinlocks.js');
     const analyzer = new SpinlockAnalyzer();
+    // spinlock rows carry a thread: processes are matched through the lifetimes (a first decode)
+    const selection = await commandSelection(inp.path, inp.name, o, decodeOptions(o), true);
     const res = await streamFile(inp.path, {
       ...decodeOptions(o),
       rows: 'borrow', // aggregated before onRows returns; nothing of a chunk is kept
-      onRows: ({ spinlock }) => analyzer.add(spinlock),
+      onRows: ({ spinlock }) => analyzer.add(selection ? selectTable(spinlock, selection) : spinlock),
     });
     const analysis = analyzer.result(res.info);
     const out = stdoutOutput();
-    if (o.json) await out.write(JSON.stringify(spinlocksJson(file, analysis, o.by, o.top), null, 2) + '\n');
-    else if (analysis.totals.rows > 0) await out.write(renderSpinlocks(inp.name, analysis, o.by, o.top));
+    if (o.json) await out.write(JSON.stringify({ ...spinlocksJson(file, analysis, o.by, o.top), ...(selection ? { selection: selection.describe(res.clock) } : {}) }, jsonReplacer, 2) + '\n');
+    else if (analysis.totals.rows > 0) await out.write((selection ? selectionText(selection.describe(res.clock)) + '\n' : '') + renderSpinlocks(inp.name, analysis, o.by, o.top));
     await out.commit();
     const lost = dataLossText(res.summary.diagnostics);
     if (lost) note(`${lost} — see \`etw-decode summary\``);
-    if (analysis.totals.rows === 0) note(emptyTableText('spinlock', res.summary));
+    if (analysis.totals.rows === 0) note(selection && res.summary.spinlock > 0 ? `no spinlock rows in the ${selectionText(selection.describe(res.clock))}; the trace has ${res.summary.spinlock}` : emptyTableText('spinlock', res.summary));
   });
 }
 

@@ -8,6 +8,8 @@ import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { CpuUsageDeriver } from '../analysis/cpu.js';
 import { threadStates } from '../derive/thread-states.js';
+import { resolveSelection, selectionKey, type SelectionOptions } from '../select/selection.js';
+import { selectTable } from '../select/tables.js';
 import { PerfettoWriter } from '../output/perfetto.js';
 import { readTraceInfo, streamFile } from '../decode/files.js';
 import type { DecodeOptions } from '../options.js';
@@ -54,6 +56,8 @@ export interface ConvertOptions {
   decodeThreads?: number;
   /** bytes of the file decoded so far */
   onProgress?: (done: number, total: number) => void;
+  /** only these times, processes and threads (src/select, docs/selection.md) */
+  selection?: SelectionOptions;
 }
 
 export interface ConvertResult {
@@ -157,8 +161,10 @@ export async function convertFile(path: string, options: ConvertOptions): Promis
 /** The outputs asked for and the options each is asked with. */
 function askedOutputs(options: ConvertOptions): Map<OutputName, OutputOptions> {
   const bias = options.bias ?? null;
-  if (options.to === 'perfetto') return new Map([[TIMELINE, { bias }]]);
-  const o: OutputOptions = { names: options.names ?? false, bias, partRows: options.partRows ?? DEFAULT_PART_ROWS };
+  const key = selectionKey(options.selection);
+  const selection = key === null ? {} : { selection: key };
+  if (options.to === 'perfetto') return new Map([[TIMELINE, { bias, ...selection }]]);
+  const o: OutputOptions = { names: options.names ?? false, bias, partRows: options.partRows ?? DEFAULT_PART_ROWS, ...selection };
   return new Map(TABLE_NAMES.filter((t) => !options.tables || options.tables.includes(t)).map((t) => [t, o]));
 }
 
@@ -234,6 +240,7 @@ async function convertToPerfetto(
   info: Awaited<ReturnType<typeof readTraceInfo>>,
   options: ConvertOptions,
 ): Promise<ConvertResult> {
+  const pick = await picker(source, info, options);
   const sink = await FileSink.create(file);
   let res: Awaited<ReturnType<typeof streamFile>>;
   try {
@@ -245,8 +252,8 @@ async function convertToPerfetto(
       rows: 'borrow', // each chunk is encoded before onRows returns
       onProgress: options.onProgress ? (phase, done, total) => phase === 'decode' && options.onProgress!(done, total) : undefined,
       onRows: async (rows) => {
-        await writer.readyThread(rows.readythread);
-        await writer.cswitch(rows.cswitch);
+        await writer.readyThread(pick(rows.readythread));
+        await writer.cswitch(pick(rows.cswitch));
       },
     });
     await writer.processTree(res.threads, res.processes);
@@ -275,6 +282,7 @@ async function convertToDataset(
 ): Promise<ConvertResult> {
   if (options.to === 'perfetto') throw new EtlError('BAD_OPTION', 'a Perfetto timeline is not a dataset');
   const partRows = options.partRows ?? DEFAULT_PART_ROWS;
+  const pick = await picker(source, info, options);
   const writer = await datasetWriter(options.to, partRows);
   const ctx: FormatContext = { clock: clockOfInfo(info), names: options.names ?? false };
   const wanted = new Set<TableName>(options.tables ?? TABLE_NAMES);
@@ -293,10 +301,13 @@ async function convertToDataset(
     rows: 'copy',
     onProgress: options.onProgress ? (phase, done, total) => phase === 'decode' && options.onProgress!(done, total) : undefined,
     onRows: async (rows) => {
-      for (const t of decoded) await parts.get(t)!.add({ length: rows[t].length, columns: rows[t].columns });
+      for (const t of decoded) {
+        const kept = pick(rows[t]);
+        await parts.get(t)!.add({ length: kept.length, columns: kept.columns });
+      }
       if (deriver) {
         deriver.add(rows.cswitch, rows.readythread, rows.threadEvents);
-        for (const c of derived.splice(0)) await usage!.add(c);
+        for (const c of derived.splice(0)) await usage!.add(pickChunk('cpuUsage', c, pick));
       }
       if (whole) {
         if (rows.cswitch.length) whole.cswitch.push({ length: rows.cswitch.length, columns: rows.cswitch.columns });
@@ -306,7 +317,7 @@ async function convertToDataset(
   });
   if (deriver) {
     deriver.finish();
-    for (const c of derived.splice(0)) await usage!.add(c);
+    for (const c of derived.splice(0)) await usage!.add(pickChunk('cpuUsage', c, pick));
   }
   const ends: Partial<Record<TableName, Table>> = { threads: res.threads, processes: res.processes, traces: res.traces };
   if (whole) {
@@ -316,7 +327,8 @@ async function convertToDataset(
   }
   for (const [t, table] of Object.entries(ends) as [TableName, Table][]) {
     const p = parts.get(t);
-    if (p) await p.add({ length: table.length, columns: table.columns });
+    const kept = pick(table);
+    if (p) await p.add({ length: kept.length, columns: kept.columns });
   }
   for (const p of parts.values()) await p.finish();
   const rows: Partial<Record<TableName, number>> = {};
@@ -330,3 +342,21 @@ async function convertToDataset(
   return { id, source, status: 'converted', rows, files, bytes, dataLoss: dataLossText(res.summary.diagnostics) };
 }
 
+
+/**
+ * What the conversion keeps of a table: the selection's rows (src/select), or every row. The selection's
+ * times need the trace's clock, its process and thread filters the lifetimes (a first decode, no rows kept).
+ */
+async function picker(source: string, info: Awaited<ReturnType<typeof readTraceInfo>>, options: ConvertOptions): Promise<<T extends TableName>(t: Table<T>) => Table<T>> {
+  const o = options.selection;
+  if (selectionKey(o) === null) return (t) => t;
+  const lifetimes = o!.processIds || o!.processNames || o!.threadIds ? await streamFile(source, { engine: options.engine, bias: options.bias, threads: options.decodeThreads }) : undefined;
+  const selection = resolveSelection(o!, clockOfInfo(info), lifetimes);
+  return (t) => selectTable(t, selection);
+}
+
+/** A chunk of `table` through the picker. */
+function pickChunk(table: TableName, c: ColumnChunk, pick: <T extends TableName>(t: Table<T>) => Table<T>): ColumnChunk {
+  const kept = pick(new Table(table, c));
+  return { length: kept.length, columns: kept.columns };
+}

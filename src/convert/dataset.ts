@@ -98,6 +98,8 @@ export interface OutputOptions {
   bias: number | null;
   /** rows per part file (dataset formats) */
   partRows?: number;
+  /** the selection the rows were kept by (select/selection.ts selectionKey), absent for the whole trace */
+  selection?: string;
 }
 
 /** One complete output of a trace in the dataset: a table of a dataset format, or the Perfetto timeline. */
@@ -158,7 +160,7 @@ async function writeFileAll(path: string, text: string): Promise<void> {
 }
 
 function sameOptions(a: OutputOptions, b: OutputOptions): boolean {
-  return a.names === b.names && a.bias === b.bias && a.partRows === b.partRows;
+  return a.names === b.names && a.bias === b.bias && a.partRows === b.partRows && (a.selection ?? null) === (b.selection ?? null);
 }
 
 /** True when `output` of `format` is in the dataset as the manifest says, with these options, every file present. */

@@ -13,7 +13,7 @@ import { TABLES } from '../generated/registry.js';
 import { ENUMS } from '../tables/enums.js';
 import { TABLE_COLUMNS, validColumnOf, type ColumnType, type TableName, type TypedColumn } from '../tables/schema.js';
 import type { Table } from '../tables/table.js';
-import { TickConverter, type Clock, type TickConversion } from '../time.js';
+import { formatSeconds, TickConverter, type Clock, type TickConversion } from '../time.js';
 import { concatBytes } from './bytes.js';
 import { DIGITS_OVERHANG, writeI64, writeSafe } from './digits.js';
 import { csvText, jsonText, StringBytes } from './escape.js';
@@ -21,7 +21,14 @@ import { sinkWait, type ByteSink } from './sink.js';
 import { K_F64, K_I32, K_I64, K_I8, K_NAME, K_STR, K_TICKS, K_U16, K_U32, K_U64, K_U8, rowLoop, type RowCell, type RowLoop, type RowTarget } from './row-loop.js';
 
 export type DumpFormat = 'csv' | 'jsonl';
-export type TimeColumn = 'raw' | 'ns' | 'filetime';
+/**
+ * A converted time column: ns (integer nanoseconds since the trace start), s (seconds since the start, 9
+ * decimals), filetime (integer 100 ns since 1601, UTC), iso (UTC as YYYY-MM-DDThh:mm:ss.fffffffZ); raw: none.
+ */
+export type TimeColumn = 'raw' | 'ns' | 's' | 'filetime' | 'iso';
+
+/** How a TickWriter writes its value: an integer, seconds with 9 decimals (from ns), an ISO UTC time (from a FILETIME). */
+export type TickStyle = 'integer' | 'seconds' | 'iso';
 
 export interface FormatOptions {
   format: DumpFormat;
@@ -55,10 +62,23 @@ export class TickWriter {
   private readonly conv: TickConverter;
   /** the converter's base (FILETIME at the anchor) is not 0: added to its number in 32-bit halves */
   private readonly based: boolean;
+  /** iso: the base as whole days since 1601 and 100 ns units into its day (doubles, exact) */
+  private readonly baseDays: number = 0;
+  private readonly baseRem: number = 0;
 
-  constructor(clock: Clock, kind: TickConversion) {
+  constructor(
+    clock: Clock,
+    kind: TickConversion,
+    private readonly style: TickStyle = 'integer',
+  ) {
     this.conv = new TickConverter(clock, kind);
     this.based = this.conv.baseHi !== 0 || this.conv.baseLo !== 0;
+    if (style === 'iso') {
+      const base = BigInt(this.conv.baseHi) * 4294967296n + BigInt(this.conv.baseLo);
+      const days = base / DAY_100NS_BIG - (base % DAY_100NS_BIG < 0n ? 1n : 0n);
+      this.baseDays = Number(days);
+      this.baseRem = Number(base - days * DAY_100NS_BIG);
+    }
   }
 
   /**
@@ -69,6 +89,25 @@ export class TickWriter {
    */
   write(out: DataView, pos: number, hi: number, lo: number): number {
     const v = this.conv.fromHalves(hi, lo);
+    if (this.style === 'seconds') {
+      if (v === v) return writeSeconds(out, pos, v);
+      const exact = this.conv.exact((BigInt(hi | 0) << 32n) | BigInt(lo >>> 0));
+      if (exact < I64_MIN || exact > I64_MAX) return NO_TICK_VALUE;
+      return writeText(out, pos, formatSeconds(exact));
+    }
+    if (this.style === 'iso') {
+      if (v === v) {
+        // days and 100 ns units since 1601 from the base's and the value's, in exact doubles
+        const total = this.baseRem + v;
+        const d = Math.floor(total / DAY_100NS);
+        return writeIso(out, pos, this.baseDays + d, total - d * DAY_100NS);
+      }
+      const ft = this.conv.exact((BigInt(hi | 0) << 32n) | BigInt(lo >>> 0));
+      const days = ft / DAY_100NS_BIG - (ft % DAY_100NS_BIG < 0n ? 1n : 0n);
+      // beyond the years an ISO date has (0000–9999): null
+      if (days < -700_000n || days > 4_000_000n) return NO_TICK_VALUE;
+      return writeIso(out, pos, Number(days), Number(ft - days * DAY_100NS_BIG));
+    }
     if (v !== v) {
       const exact = this.conv.exact((BigInt(hi | 0) << 32n) | BigInt(lo >>> 0));
       if (exact < I64_MIN || exact > I64_MAX) return NO_TICK_VALUE;
@@ -90,6 +129,70 @@ export class TickWriter {
 }
 
 const TWO_32 = 4294967296;
+const DAY_100NS = 864_000_000_000;
+const DAY_100NS_BIG = 864_000_000_000n;
+/** days from 1601-01-01 to 1970-01-01 */
+const DAYS_1601_TO_1970 = 134_774;
+
+function writeText(out: DataView, pos: number, s: string): number {
+  for (let i = 0; i < s.length; i++) out.setUint8(pos + i, s.charCodeAt(i));
+  return pos + s.length;
+}
+
+/** `n` as exactly `width` decimal digits (0 ≤ n < 10^width). */
+function writeDigits(out: DataView, pos: number, n: number, width: number): number {
+  for (let i = width - 1; i >= 0; i--) {
+    const q = Math.floor(n / 10);
+    out.setUint8(pos + i, 48 + (n - q * 10));
+    n = q;
+  }
+  return pos + width;
+}
+
+/** Nanoseconds (an exact double) as seconds with 9 decimals. */
+function writeSeconds(out: DataView, pos: number, ns: number): number {
+  if (ns < 0) {
+    out.setUint8(pos++, 45); // -
+    ns = -ns;
+  }
+  const s = Math.floor(ns / 1e9);
+  pos = writeSafe(out, pos, s);
+  out.setUint8(pos++, 46); // .
+  return writeDigits(out, pos, ns - s * 1e9, 9);
+}
+
+/**
+ * Days since 1601-01-01 and 100 ns units into the day as YYYY-MM-DDThh:mm:ss.fffffffZ (the proleptic
+ * Gregorian calendar: H. Hinnant's civil_from_days); NO_TICK_VALUE outside the years 0000–9999.
+ */
+function writeIso(out: DataView, pos: number, days1601: number, rem: number): number {
+  const z = days1601 - DAYS_1601_TO_1970 + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  if (year < 0 || year > 9999) return NO_TICK_VALUE;
+  const secs = Math.floor(rem / 1e7);
+  pos = writeDigits(out, pos, year, 4);
+  out.setUint8(pos++, 45);
+  pos = writeDigits(out, pos, month, 2);
+  out.setUint8(pos++, 45);
+  pos = writeDigits(out, pos, day, 2);
+  out.setUint8(pos++, 84); // T
+  pos = writeDigits(out, pos, Math.floor(secs / 3600), 2);
+  out.setUint8(pos++, 58);
+  pos = writeDigits(out, pos, Math.floor(secs / 60) % 60, 2);
+  out.setUint8(pos++, 58);
+  pos = writeDigits(out, pos, secs % 60, 2);
+  out.setUint8(pos++, 46);
+  pos = writeDigits(out, pos, rem - secs * 1e7, 7);
+  out.setUint8(pos++, 90); // Z
+  return pos;
+}
 
 const KIND_OF: Record<ColumnType, number> = { u8: K_U8, u16: K_U16, u32: K_U32, i8: K_I8, i32: K_I32, f64: K_F64, i64: K_I64, u64: K_U64, str: K_STR };
 /** longest text of a value of each kind (STR: none, checked per string; NAME: per enum) */
@@ -280,14 +383,16 @@ function cellsOf(table: TableName, o: FormatOptions, quote: (s: string) => strin
   if (o.time && o.time !== 'raw') {
     const clock = o.clock;
     if (!clock) throw new RangeError('--time needs a trace whose clock type can be converted (QPC, system time or CPU cycles)');
-    const ns = o.time === 'ns';
-    // every column of raw ticks (registry `time`): `timestamp` → timeNs / fileTime, others → <name>Ns /
-    // <name>FileTime; differences of ticks (`duration`) → <name>Ns with --time ns
+    const since = o.time === 'ns' || o.time === 's';
+    const suffix = { ns: 'Ns', s: 'Seconds', filetime: 'FileTime', iso: 'Utc' }[o.time];
+    const style: TickStyle = o.time === 's' ? 'seconds' : o.time === 'iso' ? 'iso' : 'integer';
+    // every column of raw ticks (registry `time`): `timestamp` → time<Suffix> (fileTime), others →
+    // <name><Suffix>; differences of ticks (`duration`) → <name>Ns / <name>Seconds with ns and s
     for (const c of columns) {
-      if (c.time === null || (c.time === 'duration' && !ns)) continue;
-      const name = c.name === 'timestamp' ? (ns ? 'timeNs' : 'fileTime') : c.name + (ns ? 'Ns' : 'FileTime');
-      const conversion: TickConversion = c.time === 'duration' ? 'duration' : ns ? 'ns' : 'filetime';
-      cells.push({ name, kind: K_TICKS, column: c.id, nullBit: c.nullable ? c.id : -1, names: null, ticks: new TickWriter(clock, conversion) });
+      if (c.time === null || (c.time === 'duration' && !since)) continue;
+      const name = c.name === 'timestamp' ? (o.time === 'filetime' ? 'fileTime' : 'time' + suffix) : c.name + suffix;
+      const conversion: TickConversion = c.time === 'duration' ? 'duration' : since ? 'ns' : 'filetime';
+      cells.push({ name, kind: K_TICKS, column: c.id, nullBit: c.nullable ? c.id : -1, names: null, ticks: new TickWriter(clock, conversion, style) });
     }
   }
   if (o.names) {

@@ -8,7 +8,7 @@ import type { Clock } from '../../src/time.js';
 import { ENUMS, nameOf } from '../../src/tables/enums.js';
 
 export type DumpFormat = 'csv' | 'jsonl';
-export type TimeColumn = 'raw' | 'ns' | 'filetime';
+export type TimeColumn = 'raw' | 'ns' | 's' | 'filetime' | 'iso';
 
 export interface FormatOptions {
   format: DumpFormat;
@@ -31,16 +31,33 @@ function extras(table: TableName, o: FormatOptions): Extra[] {
   if (o.time && o.time !== 'raw') {
     const clock = o.clock;
     if (!clock) throw new RangeError('--time needs a trace whose clock type can be converted (QPC, system time or CPU cycles)');
-    const ns = o.time === 'ns';
-    const convert = ns ? clock.toNanoseconds : clock.toFileTime;
+    const since = o.time === 'ns' || o.time === 's';
+    const convert = since ? clock.toNanoseconds : clock.toFileTime;
     const perSecond = clock.ticksPerSecond;
-    // every column of raw ticks (registry `time`): `timestamp` → timeNs / fileTime, others → <name>Ns /
-    // <name>FileTime; differences of ticks (`duration`) → <name>Ns with --time ns
+    const suffix = { ns: 'Ns', s: 'Seconds', filetime: 'FileTime', iso: 'Utc' }[o.time];
+    // the oracle's own texts: seconds from the BigInt by string slicing; ISO from Date (ms) and the last 4
+    // digits of the 100 ns count
+    const asSeconds = (v: bigint) => {
+      const a = (v < 0n ? -v : v).toString().padStart(10, '0');
+      return `${v < 0n ? '-' : ''}${a.slice(0, -9)}.${a.slice(-9)}`;
+    };
+    const asIso = (ft: bigint) => {
+      const unix100 = ft - 116444736000000000n;
+      const ms = unix100 / 10_000n - (unix100 % 10_000n < 0n ? 1n : 0n);
+      const d = new Date(Number(ms));
+      const year = d.getUTCFullYear();
+      if (Number.isNaN(d.getTime()) || year < 0 || year > 9999) return null;
+      const frac = (unix100 - ms * 10_000n).toString().padStart(4, '0');
+      return `${d.toISOString().slice(0, 23)}${frac.slice(-4)}Z`;
+    };
+    const style = o.time === 's' ? asSeconds : o.time === 'iso' ? asIso : (v: bigint) => v.toString();
+    // every column of raw ticks (registry `time`): `timestamp` → time<Suffix> (fileTime), others →
+    // <name><Suffix>; differences of ticks (`duration`) → <name>Ns / <name>Seconds with ns and s
     for (const c of TABLES[table].columns) {
-      if (c.time === null || (c.time === 'duration' && !ns)) continue;
-      const name = c.name === 'timestamp' ? (ns ? 'timeNs' : 'fileTime') : c.name + (ns ? 'Ns' : 'FileTime');
+      if (c.time === null || (c.time === 'duration' && !since)) continue;
+      const name = c.name === 'timestamp' ? (o.time === 'filetime' ? 'fileTime' : 'time' + suffix) : c.name + suffix;
       // a converted value outside the int64 range is null (as Arrow and Parquet store it)
-      const text = (v: bigint) => (v < -(2n ** 63n) || v >= 2n ** 63n ? null : v.toString());
+      const text = (v: bigint) => (v < -(2n ** 63n) || v >= 2n ** 63n ? null : style(v));
       const value =
         c.time === 'time'
           ? (t: Table, i: number) => (t.isNull(c.id, i) ? null : text(convert((t.columns[c.id] as BigInt64Array)[i]!)))
