@@ -354,6 +354,7 @@ export const TABLES = [
       ['pointerSize', 'u8?', 'pointer size of the traced kernel, bytes'],
       ['clockType', 'u8?', 'ReservedFlags: 1 QPC, 2 system time, 3 CPU cycles'],
       ['ticksPerSecond', 'i64?', 'raw timestamp ticks per second (QPC: PerfFreq); null when the clock cannot be converted'],
+      ['cpuSpeedInMHz', 'u32?', 'CpuSpeedInMHz of the logfile header: SpinLock cycles × 1000 / cpuSpeedInMHz = nanoseconds'],
       ['anchorTicks', 'i64?', 'raw timestamp of the logfile header event: `timeNs` columns count nanoseconds from it'],
       ['anchorFileTime', 'i64?', 'FILETIME (100 ns since 1601-01-01 UTC) at anchorTicks'],
       ['anchorUtc', 'str?', 'anchorFileTime as ISO 8601 UTC with 100 ns digits: absolute time = anchorUtc + timeNs'],

@@ -120,7 +120,7 @@ export function createClock(info: ClockInfo): Clock {
 }
 
 /** What a TickConverter computes from raw ticks t: Clock.toNanoseconds, Clock.toFileTime, or trunc(t·10^9/f). */
-export type TickConversion = 'ns' | 'filetime' | 'duration';
+export type TickConversion = 'ns' | 'filetime' | 'duration' | 'unixNs';
 
 const TWO_32 = 4294967296;
 const TWO_53 = 9007199254740992;
@@ -189,10 +189,17 @@ export class TickConverter {
     } else {
       const linear = clock instanceof LinearClock ? clock : null;
       anchor = linear?.anchorTicks ?? null;
-      perSecond = kind === 'ns' ? 1_000_000_000n : 10_000_000n;
+      perSecond = kind === 'filetime' ? 10_000_000n : 1_000_000_000n;
       f = clock.ticksPerSecond;
-      base = kind === 'filetime' && linear !== null ? linear.toFileTime(linear.anchorTicks) : 0n;
-      this.exactOf = kind === 'ns' ? (t) => clock.toNanoseconds(t) : (t) => clock.toFileTime(t);
+      if (kind === 'unixNs') {
+        // nanoseconds since 1970-01-01 UTC: the anchor's FILETIME in ns, plus the nanoseconds since the anchor
+        const unixBase = (clock.toFileTime(clock.anchorTicks) - FILETIME_UNIX_EPOCH) * 100n;
+        base = unixBase;
+        this.exactOf = (t) => unixBase + clock.toNanoseconds(t);
+      } else {
+        base = kind === 'filetime' && linear !== null ? linear.toFileTime(linear.anchorTicks) : 0n;
+        this.exactOf = kind === 'ns' ? (t) => clock.toNanoseconds(t) : (t) => clock.toFileTime(t);
+      }
     }
     const g = f > 0n ? gcd(perSecond, f) : 0n;
     const den = g > 0n ? f / g : 0n;
@@ -260,6 +267,11 @@ export interface NanosecondsColumn {
  * clear in `bitmap`, when given) are 0; so are cells whose nanoseconds overflow an int64 (ticks centuries
  * away from the anchor, only in corrupt data), which become null.
  */
+/** Nanoseconds since 1970-01-01 UTC of ticks[0, n) (an Arrow/Parquet timestamp): as nanosecondsColumn, plus the anchor's. */
+export function unixNanosecondsColumn(ticks: BigInt64Array, n: number, bitmap: Uint8Array | null, nullCount: number, clock: Clock): NanosecondsColumn {
+  return convertColumn(new TickConverter(clock, 'unixNs'), ticks, n, bitmap, nullCount, true);
+}
+
 export function nanosecondsColumn(
   ticks: BigInt64Array,
   n: number,
@@ -293,9 +305,16 @@ function convertColumn(
     if (valid !== null && ((valid[i >>> 3]! >>> (i & 7)) & 1) === 0) continue;
     const v = conv.fromHalves(src[2 * i + 1]!, src[2 * i]! >>> 0);
     if (v === v) {
+      // base + v in 32-bit halves (|base| < 2^62, |v| < 2^53: within int64)
       const vh = Math.floor(v / TWO_32);
-      dst[2 * i] = (v - vh * TWO_32) | 0;
-      dst[2 * i + 1] = vh;
+      let lo = v - vh * TWO_32 + conv.baseLo;
+      let carry = 0;
+      if (lo >= TWO_32) {
+        lo -= TWO_32;
+        carry = 1;
+      }
+      dst[2 * i] = lo | 0;
+      dst[2 * i + 1] = vh + conv.baseHi + carry;
       continue;
     }
     const ns = conv.exact(ticks[i]!);

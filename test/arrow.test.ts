@@ -54,7 +54,7 @@ describe('toArrow', () => {
       }
     }
     if (name === 'cswitch') {
-      expect(names.slice(0, 3)).toEqual(['timestamp', 'timeNs', 'cpu']);
+      expect(names.slice(0, 4)).toEqual(['timestamp', 'timeNs', 'timeUtc', 'cpu']);
       expect(names[names.indexOf('source') + 1]).toBe('sourceName');
     }
   });

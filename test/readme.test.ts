@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { duck } from './helpers/readers.js';
+import { analyzeCpu, decodeFile, resolveSelection } from '../src/node.js';
 import { commandOf, fencedBlocks, runLine, startServer, userEnv, type Block } from './helpers/readme.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -149,14 +150,24 @@ describe('README.md', () => {
       expect(r.status, failed(l, r)).toBe(0);
       expect(r.stdout.trimEnd(), `README.md:${b.line}: the output of \`${l.cmd}\``).toBe(b.lines.slice(1).join('\n').trimEnd());
     }
-    // the DuckDB query, over the dataset `convert` wrote
+    // the DuckDB queries, over the dataset `convert` wrote: the library's answers for the sample
     const sql = BLOCKS.filter((b) => b.lang === 'sql');
-    expect(sql).toHaveLength(1);
+    expect(sql).toHaveLength(2);
     expect(existsSync(join(dir, 'dataset', 'traces')), 'the README converts the sample into dataset/ before its query').toBe(true);
     const c = await duck();
-    const rows = (await c.runAndReadAll(sql[0]!.lines.join('\n').replaceAll("'dataset/", `'${dir}/dataset/`))).getRowObjects();
-    expect(rows.length).toBeGreaterThan(2);
-    expect(rows[0]!.imageFileName).toBe('System');
+    const run = async (b: (typeof sql)[number]) => (await c.runAndReadAll(b.lines.join('\n').replaceAll("'dataset/", `'${dir}/dataset/`))).getRowObjects();
+    const r = await decodeFile(join(dir, 'samples', 'sample.etl'));
+    const inRange = analyzeCpu(r, { selection: resolveSelection({ from: '0.2s', to: '0.4s' }, r.clock, r) });
+    const top = await run(sql[0]!);
+    expect(top.length).toBeGreaterThan(2);
+    expect(top.slice(0, 3).map((x) => [x.imageFileName, x.pid])).toEqual(inRange.processes.slice(0, 3).map((p) => [p.imageFileName, p.processId]));
+    expect(Math.abs(Number(top[0]!.cpuMs) - inRange.processes[0]!.cpuMs!)).toBeLessThan(0.01);
+    const delays = await run(sql[1]!);
+    const worst = analyzeCpu(r, { worst: 3 }).worst;
+    expect(delays.slice(0, 3).map((x) => [x.newThreadId, x.cpu, x.readyingThreadId])).toEqual(worst.map((w) => [w.threadId, w.cpu, w.readyingThreadId]));
+    expect(Math.abs(Number(delays[0]!.readyMs) - worst[0]!.readyMs!)).toBeLessThan(0.001);
+    // a timestamp DuckDB understands: the switch-in as UTC
+    expect(String(delays[0]!.switchInTimeUtc)).toMatch(/^2022-06-18 04:26:40\.\d+/);
     rmSync(dir, { recursive: true, force: true });
   }, 180_000);
 

@@ -6,7 +6,8 @@
 //     256-entry dictionary (entry v = nameOf(v): the enumeration's name or `Unknown(v)`).
 //   - `<col>Ns` (option `clock`): int64 nanoseconds since the trace start for every column of raw ticks
 //     (registry `time`; `timestamp` → `timeNs`), and the duration in ns of every tick difference
-//     (registry `duration`), exactly as the CSV --time ns (src/time.ts nanosecondsColumn).
+//     (registry `duration`), exactly as the CSV --time ns (src/time.ts nanosecondsColumn); and for every
+//     column of raw ticks a `<col>Utc` timestamp (ns since 1970, UTC: `timestamp` → `timeUtc`).
 // Arrow IPC: tableToArrowIpc (one file in memory) and ArrowIpcWriter (record batches streamed to a sink;
 // text dictionaries grow across batches as delta dictionary batches, which the IPC file format allows).
 import * as arrow from 'apache-arrow';
@@ -15,7 +16,7 @@ import { ENUMS, nameOf } from '../tables/enums.js';
 import { EtlError, writeError } from '../errors.js';
 import { emptyChunk, TABLE_COLUMNS, validColumnOf, type NumericColumnType, type TableName } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
-import { nanosecondsColumn, type Clock } from '../time.js';
+import { nanosecondsColumn, unixNanosecondsColumn, type Clock } from '../time.js';
 import { concatBytes } from './bytes.js';
 import type { ByteSink } from './sink.js';
 
@@ -266,6 +267,21 @@ function planColumns(table: TableName, options: ArrowOptions, persistent: boolea
           return arrow.makeData({ type, length: t.length, nullCount: ns.nullCount, nullBitmap: ns.bitmap, data: ns.values });
         },
       });
+      if (kind === 'time') {
+        // the same instant as a timestamp tools understand: nanoseconds since 1970 in UTC, stored without a
+        // zone (Parquet isAdjustedToUTC false), which DuckDB reads as TIMESTAMP_NS — exact to the ns, where
+        // its TIMESTAMPTZ would keep microseconds
+        const utc = new arrow.TimestampNanosecond();
+        out.push({
+          field: new arrow.Field(c.name === 'timestamp' ? 'timeUtc' : c.name + 'Utc', utc, true, metadata(`${c.name} as UTC (the anchor's wall-clock time + ${name})`)),
+          time: true,
+          build(t, validity) {
+            const v = validity.of(id);
+            const u = unixNanosecondsColumn(t.columns[id] as BigInt64Array, t.length, v.bitmap, v.nullCount, clock);
+            return arrow.makeData({ type: utc, length: t.length, nullCount: u.nullCount, nullBitmap: u.bitmap, data: u.values });
+          },
+        });
+      }
     }
     if (options.names && c.enum !== null) out.push(nameColumn(c.id, c.name, c.type, c.enum, c.nullable, persistent));
   }

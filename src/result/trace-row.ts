@@ -50,6 +50,7 @@ export function traceRow(r: TraceRowInput): Table<'traces'> {
     rows.set(i, L.TR_NUMBER_OF_PROCESSORS, info.numberOfProcessors);
     rows.set(i, L.TR_POINTER_SIZE, info.pointerSize & 0xff);
     rows.set(i, L.TR_CLOCK_TYPE, info.clockType & 0xff);
+    rows.set(i, L.TR_CPU_SPEED_IN_MHZ, info.cpuSpeedInMHz >>> 0);
     rows.set(i, L.TR_ANCHOR_TICKS, info.headerTimestamp);
     rows.set(i, L.TR_END_FILE_TIME, info.endTime);
     rows.set(i, L.TR_EVENTS_LOST, info.eventsLost >>> 0);

@@ -1,7 +1,7 @@
 // Shared by the Arrow and Parquet tests: every table of a decode, tables of random edge values for every
 // column type, the expected cells of the extra columns (names, nanoseconds), and a row comparison that
 // names the first difference.
-import type { Table as ArrowTable } from 'apache-arrow';
+import { Type as ArrowType, type Table as ArrowTable } from 'apache-arrow';
 import { cpuUsage, createClock, decodeSync, threadStates, type Clock, type DecodeResult } from '../../src/index.js';
 import { TABLES } from '../../src/generated/registry.js';
 import { ENUMS, nameOf } from '../../src/tables/enums.js';
@@ -54,6 +54,19 @@ export function expectedColumns(t: Table, o: ExtraOptions = {}): { name: string;
           return ns === BigInt.asIntN(64, ns) ? ns : null; // out of the int64 range: null
         },
       });
+      if (c.time === 'time') {
+        // the same instant as nanoseconds since 1970 UTC: the anchor's FILETIME in ns plus the ns since it
+        const unixAnchor = (clock.toFileTime(clock.anchorTicks) - 116444736000000000n) * 100n;
+        out.push({
+          name: c.name === 'timestamp' ? 'timeUtc' : c.name + 'Utc',
+          value: (i) => {
+            const v = cell(t, c.id, i) as bigint | null;
+            if (v === null) return null;
+            const ns = unixAnchor + clock.toNanoseconds(v);
+            return ns === BigInt.asIntN(64, ns) ? ns : null;
+          },
+        });
+      }
     }
     if (o.names && c.enum !== null) {
       const names = ENUMS[c.enum]!;
@@ -92,7 +105,17 @@ export function arrowDifference(t: Table, a: ArrowTable, o: ExtraOptions = {}): 
     if (!c) throw new Error(`${t.name}: no Arrow column ${name} (has ${a.schema.names.join(', ')})`);
     return c;
   };
-  return firstDifference(t, a.numRows, (i, name) => col(name)!.get(i), o);
+  // a timestamp's exact int64 (apache-arrow's get() gives milliseconds as a double)
+  const exact = (c: NonNullable<ReturnType<ArrowTable['getChild']>>, i: number): unknown => {
+    if (!c.isValid(i)) return null;
+    let k = i;
+    for (const d of c.data) {
+      if (k < d.length) return (d.values as BigInt64Array)[d.offset + k];
+      k -= d.length;
+    }
+    return undefined;
+  };
+  return firstDifference(t, a.numRows, (i, name) => (col(name)!.type.typeId === ArrowType.Timestamp ? exact(col(name)!, i) : col(name)!.get(i)), o);
 }
 
 function fmt(v: unknown): string {

@@ -1,6 +1,6 @@
 // Independent Parquet readers for the tests: DuckDB (@duckdb/node-api, its own C++ reader) and hyparquet
 // (pure JavaScript, with hyparquet-compressors for zstd, lz4 and gzip).
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, DuckDBTimestampNanosecondsValue, type DuckDBConnection } from '@duckdb/node-api';
 import { parquetMetadata, parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { readFileSync } from 'node:fs';
@@ -20,7 +20,11 @@ function quote(path: string): string {
 export async function duckRows(path: string): Promise<Record<string, unknown>[]> {
   const c = await duck();
   const r = await c.runAndReadAll(`SELECT * EXCLUDE (file_row_number) FROM read_parquet(${quote(path)}, file_row_number = true) ORDER BY file_row_number`);
-  return r.getRowObjects() as Record<string, unknown>[];
+  // a TIMESTAMP_NS as its exact nanoseconds since 1970
+  return r.getRowObjects().map((row) => {
+    for (const k of Object.keys(row)) if (row[k] instanceof DuckDBTimestampNanosecondsValue) row[k] = (row[k] as DuckDBTimestampNanosecondsValue).nanos;
+    return row;
+  }) as Record<string, unknown>[];
 }
 
 /** DuckDB's column types of a Parquet file: name → type name (UBIGINT, VARCHAR, …). */
@@ -63,7 +67,8 @@ const COMPRESSORS = {
 /** Every row of a Parquet file read by hyparquet. */
 export async function hyparquetRows(bytes: Uint8Array): Promise<Record<string, unknown>[]> {
   const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-  return (await parquetReadObjects({ file, compressors: COMPRESSORS })) as Record<string, unknown>[];
+  // timestamps as their exact nanoseconds (hyparquet's default is a Date: milliseconds)
+  return (await parquetReadObjects({ file, compressors: COMPRESSORS, parsers: { timestampFromNanoseconds: (ns: bigint) => ns } })) as Record<string, unknown>[];
 }
 
 export function hyparquetMetadata(bytes: Uint8Array) {
