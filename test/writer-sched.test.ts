@@ -721,12 +721,16 @@ function checkSchedule(opts: ScheduleOptions, sim: SimulatedSchedule, bytes: Uin
   expect(prc.some((x) => x.r.commandLine.startsWith('"'))).toBe(true);
   expect(prc.every((x) => x.r.sid !== null)).toBe(true);
   // header classes as asked (default: as in Win10 files)
-  const hdr = { thread: 'SYSTEM', processStartEnd: 'SYSTEM', processRundown: 'PERFINFO', readyThread: 'PERFINFO', setThreadName: 'PERFINFO', ...opts.headers };
+  const hdr = {
+    thread: 'SYSTEM', processStartEnd: 'SYSTEM', processRundown: 'PERFINFO', readyThread: 'PERFINFO', setThreadName: 'PERFINFO',
+    sampledProfile: 'PERFINFO', imageLoadUnload: 'SYSTEM', imageRundown: 'PERFINFO', ...opts.headers,
+  }; // (0x0F2E is also a noise HookId of any header kind: the SampledProfile header is checked on its own)
   const wide = (opts.pointerSize ?? 8) === 8;
   const want = (cls: string): number => (cls === 'SYSTEM' ? (wide ? 0x02 : 0x01) : wide ? 0x11 : 0x10);
   const groupOf = (h: number): string | null =>
     h >> 8 === 5 && (h & 0xff) <= 4 ? 'thread' : h === 0x0301 || h === 0x0302 ? 'processStartEnd' : h === 0x0303 || h === 0x0304 || h === 0x0327 ? 'processRundown'
-      : h === 0x0532 ? 'readyThread' : h === 0x0548 ? 'setThreadName' : null;
+      : h === 0x0532 ? 'readyThread' : h === 0x0548 ? 'setThreadName' : h === 0x030a || h === 0x1402 ? 'imageLoadUnload'
+      : h === 0x1403 || h === 0x1404 ? 'imageRundown' : null;
   for (const e of evs) {
     const g = groupOf(e.hookId);
     if (g) check(e.headerType === want(hdr[g as keyof typeof hdr]), `${g} event with header type ${e.headerType}`);
