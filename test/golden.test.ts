@@ -589,8 +589,8 @@ function utf16z(name: string): string {
 }
 
 /** the images row of the literal `row` with its valid mask (bit c set exactly for the non-null columns) */
-function imageRow(r: DecodeResult, row: Row): Row {
-  return { ...row, valid: validMask(r.images.columnNames, row) };
+function imageRow(r: DecodeResult, row: Record<string, bigint | number | string | null>): Record<string, bigint | number | string | null> {
+  return { ...row, valid: validMask(r.images.columnNames, row as Row) };
 }
 
 describe.each(ENGINES)('%s engine: samples and images (§G)', (engine) => {

@@ -79,11 +79,11 @@ export interface ScheduleOptions extends Omit<TraceOptions, 'numberOfProcessors'
    *  { processRundown: 'SYSTEM' } gives Win7's form */
   headers?: Partial<Record<IdentityEventGroup, 'SYSTEM' | 'PERFINFO'>>;
   /** SampledProfile events (G.1): one per CPU every `profileInterval` session clock ticks, for the thread
-   *  running there (0 = idle); default 0, none. No random draw: the rest of the schedule is the same */
+   *  running there (0 = idle); default 0, none. They draw no random number */
   profileInterval?: number;
   /** Image events (G.2): DCStart/DCEnd of each process's image (and ntdll.dll in user processes) in the
-   *  rundowns, a Load after a Process Start and an Unload before a Process End; default false. The same
-   *  schedule otherwise */
+   *  rundowns, a Load after a Process Start and an Unload before a Process End; default false. They draw
+   *  no random number */
   images?: boolean;
   /** Image event version, default 3 */
   imageVersion?: 2 | 3;
