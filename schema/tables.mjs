@@ -248,7 +248,7 @@ export const TABLES = [
     name: 'samples',
     prefix: 'SP',
     reserve: 1,
-    kernelFlags: [['PROFILE', 0x01000000]], // PERF_PROFILE (Masks[0])
+    kernelFlags: [['PROFILE', 0x20000002]], // PERF_PROFILE (Masks[1]; EVENT_TRACE_FLAG_PROFILE 0x01000000 is its Masks[0] alias)
     description: 'one row per SampledProfile event (0x0F2E): the instruction pointer of the thread a profile interrupt found running',
     decoders: [
       {

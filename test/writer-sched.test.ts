@@ -977,13 +977,18 @@ describe('simulateSchedule', () => {
         sim.images.map((x) => [x.timestamp, opcodes[x.opcode], x.processId, x.imageBase, x.imageSize, x.imageChecksum, x.timeDateStamp, x.fileName, opts.imageVersion ?? 3]),
       );
       expect(r.summary.issues).toEqual([]);
+      // the group masks say PERF_LOADER (Masks[0] 0x4) and PERF_PROFILE (Masks[1] 0x2) were on (§G)
+      const masks = r.summary.trace!.groupMasks!.masks;
+      expect([masks[0]! & 4, masks[1]! & 2]).toEqual([4, 2]);
     }
   });
 
-  test('without profileInterval and images, no SampledProfile or image event', () => {
+  test('without profileInterval and images, no SampledProfile or image event, and their kernel flags off', () => {
     const sim = simulateSchedule({ seed: 33, duration: 300_000 });
     expect([sim.samples.length, sim.images.length]).toEqual([0, 0]);
     expect(sim.description.events.some((e) => e.kind === 'sampledProfile' || e.kind === 'image')).toBe(false);
+    const masks = decodeSync(writeTrace(sim.description).bytes).summary.trace!.groupMasks!.masks;
+    expect([masks[0]! & 4, masks[1]! & 2]).toEqual([0, 0]);
   });
 
   test('options are validated', () => {

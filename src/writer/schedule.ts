@@ -347,6 +347,8 @@ const WR_YIELD_EXECUTION = 33;
 /** Masks[0] EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD; Masks[1] + PERF_DISPATCHER (A.9) */
 export const GROUP_MASK0 = 0x00000003;
 export const PERF_DISPATCHER_MASK1 = 0x00000200;
+export const PERF_LOADER_MASK0 = 0x00000004;
+export const PERF_PROFILE_MASK1 = 0x00000002;
 
 // ---------------------------------------------------------------------------------------------
 
@@ -425,7 +427,12 @@ function normalize(o: ScheduleOptions): Normalized {
   }
   const trace = rest as TraceOptions;
   trace.numberOfProcessors = cpus;
-  if (trace.groupMasks === undefined) trace.groupMasks = [GROUP_MASK0, DEFAULT_GROUP_MASK1 | PERF_DISPATCHER_MASK1, 0, 0, 0, 0, 0, 0];
+  if (trace.groupMasks === undefined) {
+    // PERF_LOADER (Masks[0] 0x4) with images, PERF_PROFILE (Masks[1] 0x2) with samples (docs/format.md §G)
+    const mask0 = GROUP_MASK0 | (o.images ? PERF_LOADER_MASK0 : 0);
+    const mask1 = DEFAULT_GROUP_MASK1 | PERF_DISPATCHER_MASK1 | (profileInterval > 0 ? PERF_PROFILE_MASK1 : 0);
+    trace.groupMasks = [mask0, mask1, 0, 0, 0, 0, 0, 0];
+  }
   return {
     seed: o.seed, cpus, duration, processes, threads, encodings, cswitchVersions: cswitchVersions.slice(), threadVersion, processVersion,
     spinlocks: prob(o.spinlocks, 'spinlocks'), noise: prob(o.noise, 'noise'), headers, profileInterval,
