@@ -51,8 +51,8 @@ export function imageEvent(data: usize, n: i32, version: i32, pointerSize: i32, 
   store<u16>(col(T, L.IM_CPU) + (r << 1), <u16>cpu);
   store<u8>(col(T, L.IM_OPCODE) + r, <u8>opcode);
   store<u32>(col(T, L.IM_PROCESS_ID) + (r << 2), load<u32>(q, L.IMG_2P_PROCESS_ID));
-  store<u64>(col(T, L.IM_IMAGE_BASE) + (r << 3), pointerAt(data + <usize>(L.IMG_IMAGE_BASE * pointerSize), pointerSize));
-  store<u64>(col(T, L.IM_IMAGE_SIZE) + (r << 3), pointerAt(data + <usize>(L.IMG_IMAGE_SIZE * pointerSize), pointerSize));
+  store<u64>(col(T, L.IM_IMAGE_BASE) + (r << 3), pointerAt(data + <usize>L.IMG_IMAGE_BASE, pointerSize));
+  store<u64>(col(T, L.IM_IMAGE_SIZE) + (r << 3), pointerAt(data + <usize>(L.IMG_IMAGE_SIZE_INDEX * pointerSize), pointerSize));
   store<u32>(col(T, L.IM_IMAGE_CHECKSUM) + (r << 2), load<u32>(q, L.IMG_2P_IMAGE_CHECKSUM));
   store<u32>(col(T, L.IM_TIME_DATE_STAMP) + (r << 2), load<u32>(q, L.IMG_2P_TIME_DATE_STAMP));
   if (version >= 3) {

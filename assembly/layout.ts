@@ -399,7 +399,7 @@ export const SMP_PRIORITY_SHIFT: i32 = 3;
 
 // G.2 WMI_IMAGELOAD_INFORMATION (Image_Load, versions 2 and 3). P = pointer size.
 export const IMG_IMAGE_BASE: i32 = 0x00; // ptr
-export const IMG_IMAGE_SIZE: i32 = 0x01; // ptr: pointer number 1 (at P)
+export const IMG_IMAGE_SIZE_INDEX: i32 = 1; // ptr ImageSize: pointer number 1, at P
 // then, from 2P:
 export const IMG_2P_PROCESS_ID: i32 = 0x00; // u32
 export const IMG_2P_IMAGE_CHECKSUM: i32 = 0x04; // u32

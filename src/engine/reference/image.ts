@@ -47,8 +47,8 @@ export function imageEvent(
   c.cpu[r] = cpu;
   c.opcode[r] = opcode;
   c.processId[r] = d.getUint32(q + L.IMG_2P_PROCESS_ID, true);
-  pointerTo(d, data + L.IMG_IMAGE_BASE * pointerSize, pointerSize, w[L.IM_IMAGE_BASE]!, r);
-  pointerTo(d, data + L.IMG_IMAGE_SIZE * pointerSize, pointerSize, w[L.IM_IMAGE_SIZE]!, r);
+  pointerTo(d, data + L.IMG_IMAGE_BASE, pointerSize, w[L.IM_IMAGE_BASE]!, r);
+  pointerTo(d, data + L.IMG_IMAGE_SIZE_INDEX * pointerSize, pointerSize, w[L.IM_IMAGE_SIZE]!, r);
   c.imageChecksum[r] = d.getUint32(q + L.IMG_2P_IMAGE_CHECKSUM, true);
   c.timeDateStamp[r] = d.getUint32(q + L.IMG_2P_TIME_DATE_STAMP, true);
   if (version >= 3) {
