@@ -1,6 +1,7 @@
 // Layout: every offset, size, enum value and shared rule of the format, defined once.
 // Format: docs/format.md parts A (WMI_BUFFER_HEADER, TRACE_LOGFILE_HEADER), B (trace headers),
-// C (WMI_CONTEXTSWAP), D (PERFINFO_CCSWAP_BUFFER and packets), E (WMI_SPINLOCK).
+// C (WMI_CONTEXTSWAP), D (PERFINFO_CCSWAP_BUFFER and packets), E (WMI_SPINLOCK), F (thread, process,
+// ReadyThread), G (SampledProfile, image events).
 //
 // This file is the single source of truth for both decoders. The AssemblyScript engine imports it
 // directly; `scripts/gen.mjs` copies it to `src/generated/layout.ts` (prefixing TypeScript aliases for
@@ -382,6 +383,38 @@ export const RDY_ADJUST_REASON: i32 = 0x04; // u8
 export const RDY_ADJUST_INCREMENT: i32 = 0x05; // i8
 export const RDY_FLAGS: i32 = 0x06; // u8
 export const RDY_SIZE: i32 = 0x08;
+
+// G.1 PERFINFO_SAMPLED_PROFILE_INFORMATION (SampledProfile 0x0F2E, version 2). P = pointer size.
+export const SMP_INSTRUCTION_POINTER: i32 = 0x00; // ptr
+// then, from P:
+export const SMP_P_THREAD_ID: i32 = 0x00; // u32
+export const SMP_P_COUNT: i32 = 0x04; // u16
+export const SMP_P_FLAGS: i32 = 0x06; // u8: bit 0 ExecutingDpc, bit 1 ExecutingIsr, bits 3-7 Priority
+export const SMP_P_RANK: i32 = 0x07; // u8
+export const SMP_P_SIZE: i32 = 0x08; // the payload is P + 8 bytes (0x0C x86, 0x10 x64)
+export const SMP_EVENT_VERSION: i32 = 2;
+export const SMP_EXECUTING_DPC_BIT: i32 = 0;
+export const SMP_EXECUTING_ISR_BIT: i32 = 1;
+export const SMP_PRIORITY_SHIFT: i32 = 3;
+
+// G.2 WMI_IMAGELOAD_INFORMATION (Image_Load, versions 2 and 3). P = pointer size.
+export const IMG_IMAGE_BASE: i32 = 0x00; // ptr
+export const IMG_IMAGE_SIZE_INDEX: i32 = 1; // ptr ImageSize: pointer number 1, at P
+// then, from 2P:
+export const IMG_2P_PROCESS_ID: i32 = 0x00; // u32
+export const IMG_2P_IMAGE_CHECKSUM: i32 = 0x04; // u32
+export const IMG_2P_TIME_DATE_STAMP: i32 = 0x08; // u32
+export const IMG_2P_SIGNATURE_LEVEL: i32 = 0x0c; // u8 (v3; v2: u32 Reserved0)
+export const IMG_2P_SIGNATURE_TYPE: i32 = 0x0d; // u8 (v3), then u16 Reserved0
+export const IMG_2P_DEFAULT_BASE: i32 = 0x10; // ptr, then u32 Reserved1-4
+export const IMG_RESERVED_SIZE: i32 = 0x10; // Reserved1-4 after DefaultBase
+export const IMG_VERSION_MIN: i32 = 2;
+export const IMG_VERSION_MAX: i32 = 3;
+/** G.2: offset of FileName (UTF-16Z), the end of the fixed part: 3P + 0x20 (0x2C x86, 0x38 x64) */
+export function imageFileNameOffset(p: i32): i32 {
+  return 3 * p + IMG_2P_DEFAULT_BASE + IMG_RESERVED_SIZE;
+}
+export const OPCODE_IMAGE_LOAD: i32 = 10; // the low byte of 0x030A (the other image opcodes are F.1's End/DCStart/DCEnd)
 
 // String heap entries (WebAssembly engine): u32 byteLength | unit << 16, then the bytes (no terminator);
 // unit 1 = ANSI (windows-1252), 2 = UTF-16LE. `str` columns hold the entry's offset in the heap.

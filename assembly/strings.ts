@@ -1,5 +1,5 @@
-// NUL-terminated strings of Thread and Process payloads (docs/format.md §F.2 ThreadName, §F.3
-// ImageFileName / CommandLine / PackageFullName, §F.5 SetName), copied to the string heap (memory.ts)
+// NUL-terminated strings of Thread, Process and Image payloads (docs/format.md §F.2 ThreadName, §F.3
+// ImageFileName / CommandLine / PackageFullName, §F.5 SetName, §G.2 FileName), copied to the string heap (memory.ts)
 // as entries of layout.ts STR_*: the `str` columns hold entry offsets. src/engine/reference/strings.ts is its twin.
 import * as L from './layout';
 import { heapStart, heapTake } from './memory';

@@ -149,6 +149,12 @@ export function invariants(r: DecodeResult): [string, string] | null {
       ['spinlock events', byHook(L.HOOK_SPINLOCK), d['spinlockDecoded']! + d['spinlockSkippedVersion']! + d['spinlockSkippedShort']!],
       ['compact batches', byHook(L.HOOK_COMPCS), d['compactBatches']! + d['compactSkippedVersion']! + d['compactSkippedShort']!],
       ['logfile headers', byHook(L.HOOK_HEADER), d['logfileHeaders']!],
+      ['SampledProfile events', byHook(L.HOOK_SAMPLED_PROFILE), d['samplesDecoded']! + d['samplesSkippedVersion']! + d['samplesSkippedShort']!],
+      [
+        'image events',
+        byHook(L.HOOK_IMAGE_LOAD) + byHook(L.HOOK_IMAGE_UNLOAD) + byHook(L.HOOK_IMAGE_DC_START) + byHook(L.HOOK_IMAGE_DC_END),
+        d['imageEventsDecoded']! + d['imageEventsSkippedVersion']! + d['imageEventsSkippedShort']!,
+      ],
     ];
     for (const [name, seen, accounted] of checks) if (seen !== accounted) return [name, `${seen} seen, ${accounted} decoded + skipped`];
   }
@@ -169,6 +175,8 @@ export function invariants(r: DecodeResult): [string, string] | null {
   for (let k = 0; k < 5; k++) if (bySource[k] !== expected[k]) return ['row sources', `source ${k}: ${bySource[k]} rows, counter ${expected[k]}`];
   if (unknownNew !== d['compactNewThreadUnknown']) return ['row sources', `${unknownNew} compact rows without a new thread, counter ${d['compactNewThreadUnknown']}`];
   if (r.spinlock.length !== d['spinlockDecoded']) return ['row sources', `${r.spinlock.length} spinlock rows, ${d['spinlockDecoded']} decoded`];
+  if (r.samples.length !== d['samplesDecoded']) return ['row sources', `${r.samples.length} samples rows, ${d['samplesDecoded']} decoded`];
+  if (r.images.length !== d['imageEventsDecoded']) return ['row sources', `${r.images.length} images rows, ${d['imageEventsDecoded']} decoded`];
   // the issue log: sorted by offset, at most 1024, each of a counter that counted
   if (s.issues.length > L.LOG_CAPACITY) return ['issues', `${s.issues.length} issues`];
   for (let i = 0; i < s.issues.length; i++) {

@@ -245,6 +245,75 @@ export const TABLES = [
     ],
   },
   {
+    name: 'samples',
+    prefix: 'SP',
+    reserve: 1,
+    kernelFlags: [['PROFILE', 0x20000002]], // PERF_PROFILE (Masks[1]; EVENT_TRACE_FLAG_PROFILE 0x01000000 is its Masks[0] alias)
+    description: 'one row per SampledProfile event (0x0F2E): the instruction pointer of the thread a profile interrupt found running',
+    decoders: [
+      {
+        file: 'sample',
+        fn: 'sampledProfileEvent',
+        args: ['data', 'n', 'version', 'pointerSize', 'cpu', 'tsAt', 'fileOffset'],
+        hooks: [['SAMPLED_PROFILE', 0x0f2e, 'PERFINFO_LOG_TYPE_SAMPLED_PROFILE']], // §G.1
+      },
+    ],
+    columns: [
+      ['timestamp', 'i64', 'raw session-clock ticks of the sample', 'time'],
+      ['cpu', 'u16', 'processor of the buffer (the processor sampled)'],
+      ['threadId', 'u32', 'ThreadId: the thread running when the processor was sampled (0 = idle)'],
+      ['instructionPointer', 'u64', 'InstructionPointer'],
+      ['count', 'u16', 'Count: samples this event stands for'],
+      ['flags', 'u8', 'byte 0x0E of the payload (ntwmi.h: bit 0 ExecutingDpc, 1 ExecutingIsr, 3-7 Priority)'],
+      ['executingDpc', 'u8', 'ExecutingDpc (flags bit 0)'],
+      ['executingIsr', 'u8', 'ExecutingIsr (flags bit 1)'],
+      ['priority', 'u8', 'Priority (flags bits 3-7)'],
+      ['rank', 'u8', 'Rank (byte 0x0F of the payload)'],
+      ['pointerSize', 'u8', '4 (x86 layout) or 8 (x64 layout)'],
+      ['version', 'u8', 'event version'],
+      ['fileOffset', 'f64', 'file offset of the event'],
+    ],
+  },
+  {
+    name: 'images',
+    prefix: 'IM',
+    reserve: 1,
+    kernelFlags: [['LOADER', 0x00000004]], // PERF_LOADER (Masks[0])
+    description: 'one row per Image event: Load (0x030A), Unload (0x1402), DCStart (0x1403) and DCEnd (0x1404)',
+    decoders: [
+      {
+        file: 'image',
+        fn: 'imageEvent',
+        args: ['data', 'n', 'version', 'pointerSize', 'opcode', 'cpu', 'tsAt', 'fileOffset'],
+        // §G.2: a load is logged in the process group (WMI_LOG_TYPE_PROCESS_LOAD_IMAGE), the rest in the image group
+        hooks: [
+          ['IMAGE_LOAD', 0x030a, 'Image/Load'],
+          ['IMAGE_UNLOAD', 0x1402, 'Image/Unload'],
+          ['IMAGE_DC_START', 0x1403, 'Image/DCStart'],
+          ['IMAGE_DC_END', 0x1404, 'Image/DCEnd'],
+        ],
+      },
+    ],
+    columns: [
+      ['timestamp', 'i64', 'raw session-clock ticks of the event', 'time'],
+      ['cpu', 'u16', 'processor of the buffer'],
+      ['opcode', 'u8', '10 Load, 2 Unload, 3 DCStart, 4 DCEnd (the low byte of the HookId)', 'imageEvent'],
+      ['processId', 'u32', 'ProcessId (0 for kernel-mode images)'],
+      ['imageBase', 'u64', 'ImageBase'],
+      ['imageSize', 'u64', 'ImageSize (bytes)'],
+      ['imageChecksum', 'u32', 'ImageChecksum (of the PE header)'],
+      ['timeDateStamp', 'u32', 'TimeDateStamp (of the PE header, seconds since 1970)'],
+      ['signatureLevel', 'u8?', 'SignatureLevel (v3; in v2 the byte is part of Reserved0)'],
+      ['signatureType', 'u8?', 'SignatureType (v3)'],
+      ['defaultBase', 'u64', 'DefaultBase (the preferred base of the PE header)'],
+      ['fileName', 'str?', 'FileName (UTF-16, the kernel path as written, e.g. \\Device\\HarddiskVolume2\\Windows\\System32\\ntdll.dll); null when the payload ends at the fixed part'],
+      ['pointerSize', 'u8', '4 (x86 layout) or 8 (x64 layout)'],
+      ['version', 'u8', 'event version'],
+      ['fileOffset', 'f64', 'file offset of the event'],
+      ['valid', 'u32', 'bit mask of present columns (bit = column id)'],
+    ],
+  },
+  {
     name: 'threads',
     prefix: 'TH',
     derived: true,

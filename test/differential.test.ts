@@ -83,7 +83,7 @@ describe('generated traces', () => {
     );
   });
 
-  test('property: simulated schedules (Thread, Process, SetName, ReadyThread, both switch kinds), corrupted', () => {
+  test('property: simulated schedules (Thread, Process, SetName, ReadyThread, SampledProfile, Image, both switch kinds), corrupted', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 2 ** 31 - 1 }),
@@ -101,6 +101,9 @@ describe('generated traces', () => {
             threadVersion: ([2, 3, 4] as const)[seed % 3],
             processVersion: ([2, 3, 4, 5] as const)[seed % 4],
             bufferSize: 0x1000,
+            profileInterval: seed % 2 === 0 ? 3_000 : 0,
+            images: seed % 5 !== 0,
+            imageVersion: seed % 2 === 0 ? 3 : 2,
           });
           const base = writeTrace(sim.description).bytes;
           const safe = edits.map((e) => ({ at: 0x60 + (e.at % Math.max(1, base.length - 0x60)), value: e.value }));

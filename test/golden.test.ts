@@ -1,5 +1,5 @@
 // Golden byte vectors: payloads written byte by byte from format-spec.md (C: CSwitch, D: compact batches,
-// E: SpinLock) — never through src/writer or the layout constants — framed into a minimal trace by
+// E: SpinLock) and docs/format.md §G (SampledProfile, image events) — never through src/writer or the layout constants — framed into a minimal trace by
 // test/helpers/bytes.ts and decoded by both engines. Every expected row is written out in full, nulls included.
 // The `valid` column is derived from the literal row: bit c is set exactly for the non-null columns.
 //
@@ -577,5 +577,190 @@ describe.each(ENGINES)('%s engine', (engine) => {
         oldThreadState: lite.state, newThreadWaitTime: null, newThreadWaitTimeAtMostOneTick: 1, source: 3, version: 2, fileOffset: 0x448, ...NOT_IN_COMPACT,
       },
     ]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// G: SampledProfile (HookId 0x0F2E) and image events (0x030A, 0x1402-0x1404), docs/format.md §G
+
+/** 'name' as UTF-16LE hex with its 2-byte terminator (ASCII and Latin-1 only: one unit per character) */
+function utf16z(name: string): string {
+  return [...name].map((ch) => ch.charCodeAt(0).toString(16).padStart(2, '0') + ' 00').join(' ') + ' 00 00';
+}
+
+/** the images row of the literal `row` with its valid mask (bit c set exactly for the non-null columns) */
+function imageRow(r: DecodeResult, row: Record<string, bigint | number | string | null>): Record<string, bigint | number | string | null> {
+  return { ...row, valid: validMask(r.images.columnNames, row as Row) };
+}
+
+describe.each(ENGINES)('%s engine: samples and images (§G)', (engine) => {
+  test('SampledProfile v2, x64 (PERFINFO64, 0x10 bytes): IP above 2^53 exact; flags byte (DPC, ISR, priority) and rank', () => {
+    const ev = hexBytes(
+      '02 00 11 c0', // marker: version 2, PERFINFO64
+      '20 00', // Size 0x20 = 0x10 + 0x10
+      '2e 0f', // HookId 0x0F2E (SampledProfile)
+      'e8 03 00 00 00 00 00 00', // timestamp 1000
+      'd0 ff 66 42 02 f8 ff ff', // 0x00 InstructionPointer 0xFFFFF8024266FFD0
+      '2c 1a 00 00', // 0x08 ThreadId 6700
+      '03 00', // 0x0C Count 3
+      '41', // 0x0E Flags 0b0100_0001: ExecutingDpc, Priority 8
+      '07', // 0x0F Rank 7
+    );
+    // the same event with Flags 0x82 (ExecutingIsr, Priority 16: the idle thread's in real files) and ThreadId 0
+    const idle = withByte(withByte(withByte(ev, 0x18, 0x00), 0x19, 0x00), 0x1e, 0x82);
+    const r = decode(trace([ev, withByte(idle, 0x08, 0xe9)]), engine);
+    expect(r.summary.diagnostics['samplesDecoded']).toBe(2);
+    const ip = 18446735287320510416n;
+    expectRows(r.samples, [
+      { timestamp: 1000n, cpu: 1, threadId: 6700, instructionPointer: ip, count: 3, flags: 0x41, executingDpc: 1, executingIsr: 0, priority: 8, rank: 7, pointerSize: 8, version: 2, fileOffset: 0x448 },
+      { timestamp: 1001n, cpu: 1, threadId: 0, instructionPointer: ip, count: 3, flags: 0x82, executingDpc: 0, executingIsr: 1, priority: 16, rank: 7, pointerSize: 8, version: 2, fileOffset: 0x468 },
+    ]);
+  });
+
+  test('SampledProfile v2, x86 layout (0x0C bytes) under PERFINFO32 and SYSTEM32 headers: 32-bit IP', () => {
+    const data = hexBytes(
+      'd0 ff 66 82', // 0x00 InstructionPointer 0x8266FFD0 = 2187788240
+      '08 00 00 00', // 0x04 ThreadId 8
+      'ff ff', // 0x08 Count 65535
+      'f8', // 0x0A Flags 0xF8: Priority 31
+      '00', // 0x0B Rank 0
+    );
+    const perfinfo32 = concatBytes(hexBytes('02 00 10 c0', '1c 00', '2e 0f', '11 00 00 00 00 00 00 00'), data); // Size 0x1C, timestamp 17
+    const system32 = concatBytes(
+      hexBytes('02 00 01 c0', '2c 00', '2e 0f', '09 00 00 00', '04 00 00 00', '12 00 00 00 00 00 00 00', '00 00 00 00 00 00 00 00'), // Size 0x2C, timestamp 18
+      data,
+    );
+    const r = decode(trace([perfinfo32, system32], { pointerSize: 4 }), engine);
+    const row = (timestamp: bigint, fileOffset: number): Row => ({
+      timestamp, cpu: 1, threadId: 8, instructionPointer: 2187788240n, count: 65535, flags: 0xf8, executingDpc: 0, executingIsr: 0,
+      priority: 31, rank: 0, pointerSize: 4, version: 2, fileOffset,
+    });
+    expectRows(r.samples, [row(17n, 0x448), row(18n, 0x468)]); // 0x448 + align8(0x1C)
+  });
+
+  test('SampledProfile: another version is skipped and counted; a payload shorter than P + 8 bytes is skipped with its size', () => {
+    const v3 = hexBytes('03 00 11 c0', '20 00', '2e 0f', '01 00 00 00 00 00 00 00', '00'.repeat(16)); // version 3
+    const short = hexBytes('02 00 11 c0', '1c 00', '2e 0f', '02 00 00 00 00 00 00 00', '00'.repeat(12)); // x64, 0x0C bytes (the x86 size)
+    const r = decodeSync(trace([v3, short]), { engine });
+    expect(r.samples.length).toBe(0);
+    expect(r.summary.diagnostics['samplesDecoded']).toBe(0);
+    expect(r.summary.diagnostics['samplesSkippedVersion']).toBe(1);
+    expect(r.summary.diagnostics['samplesSkippedShort']).toBe(1);
+    expect(r.summary.issues.map((i) => [i.counter, i.detail, i.fileOffset])).toEqual([['samplesSkippedShort', 12, 0x468]]);
+  });
+
+  test('Image v3 Load (0x030A, SYSTEM64) and v2 DCStart (0x1403, PERFINFO64), x64 layout: FileName at 0x38; v2 has no signature bytes', () => {
+    const load = hexBytes(
+      '03 00 02 c0', // marker: version 3, SYSTEM64
+      '6e 00', // Size 0x6E = 0x20 + 0x38 + 22
+      '0a 03', // HookId 0x030A (WMI_LOG_TYPE_PROCESS_LOAD_IMAGE)
+      '10 00 00 00', // header ThreadId 16 (not read)
+      '30 12 00 00', // header ProcessId 0x1230 (not read)
+      'e8 03 00 00 00 00 00 00', // timestamp 1000
+      '00 00 00 00 00 00 00 00', // KernelTime, UserTime
+      '00 00 d0 45 fb 7f 00 00', // 0x00 ImageBase 0x7FFB45D00000
+      '00 80 1f 00 00 00 00 00', // 0x08 ImageSize 0x1F8000 = 2064384
+      '34 12 00 00', // 0x10 ProcessId 0x1234 = 4660
+      '6c 9a 1f 00', // 0x14 ImageChecksum 0x1F9A6C = 2071148
+      '1b 3a 9d 5e', // 0x18 TimeDateStamp 0x5E9D3A1B = 1587362331
+      '0c', // 0x1C SignatureLevel 12
+      '01', // 0x1D SignatureType 1
+      'aa aa', // 0x1E Reserved0
+      'f0 de bc 9a 78 56 34 12', // 0x20 DefaultBase 0x123456789ABCDEF0
+      'bb'.repeat(16), // 0x28 Reserved1-4 (ignored)
+      utf16z('\\ntdll.dll'), // 0x38 FileName
+    );
+    const dcStart = hexBytes(
+      '02 00 11 c0', // marker: version 2, PERFINFO64
+      '5a 00', // Size 0x5A = 0x10 + 0x38 + 18
+      '03 14', // HookId 0x1403 (DCStart)
+      'e9 03 00 00 00 00 00 00', // timestamp 1001
+      '00 00 00 40 02 f8 ff ff', // 0x00 ImageBase 0xFFFFF80240000000
+      '00 60 ab 00 00 00 00 00', // 0x08 ImageSize 0xAB6000 = 11231232
+      '00 00 00 00', // 0x10 ProcessId 0
+      'ff ff ff ff', // 0x14 ImageChecksum 2^32 - 1
+      '00 00 00 00', // 0x18 TimeDateStamp 0
+      'ff ff ff ff', // 0x1C Reserved0 (v2: no SignatureLevel/SignatureType)
+      '00 00 00 40 02 f8 ff ff', // 0x20 DefaultBase
+      '00'.repeat(16), // 0x28 Reserved1-4
+      utf16z('C:\\\u00e9.sys'), // 0x38 FileName with é (U+00E9)
+    );
+    const r = decode(trace([load, dcStart]), engine);
+    expect(r.summary.diagnostics['imageEventsDecoded']).toBe(2);
+    expect(r.images.length).toBe(2);
+    expect(r.images.get(0)).toEqual(imageRow(r, {
+      timestamp: 1000n, cpu: 1, opcode: 10, processId: 4660, imageBase: 140717184778240n, imageSize: 2064384n, imageChecksum: 2071148,
+      timeDateStamp: 1587362331, signatureLevel: 12, signatureType: 1, defaultBase: 1311768467463790320n, fileName: '\\ntdll.dll',
+      pointerSize: 8, version: 3, fileOffset: 0x448,
+    }));
+    expect(r.images.get(1)).toEqual(imageRow(r, {
+      timestamp: 1001n, cpu: 1, opcode: 3, processId: 0, imageBase: 18446735287280205824n, imageSize: 11231232n, imageChecksum: 4294967295,
+      timeDateStamp: 0, signatureLevel: null, signatureType: null, defaultBase: 18446735287280205824n, fileName: 'C:\\\u00e9.sys',
+      pointerSize: 8, version: 2, fileOffset: 0x448 + 0x70, // align8(0x6E)
+    }));
+  });
+
+  test('Image v3 Unload (0x1402, SYSTEM32) and v2 DCEnd (0x1404, PERFINFO32), x86 layout: FileName at 0x2C; a payload that ends there has none', () => {
+    const unload = hexBytes(
+      '03 00 01 c0', // marker: version 3, SYSTEM32
+      '58 00', // Size 0x58 = 0x20 + 0x2C + 12
+      '02 14', // HookId 0x1402 (Unload)
+      '10 00 00 00', '30 12 00 00', // header ThreadId, ProcessId (not read)
+      '05 00 00 00 00 00 00 00', // timestamp 5
+      '00 00 00 00 00 00 00 00', // KernelTime, UserTime
+      '00 00 40 00', // 0x00 ImageBase 0x400000 = 4194304
+      '00 d0 05 00', // 0x04 ImageSize 0x5D000 = 380928
+      '78 56 00 00', // 0x08 ProcessId 0x5678 = 22136
+      '01 00 00 00', // 0x0C ImageChecksum 1
+      '02 00 00 00', // 0x10 TimeDateStamp 2
+      '08', // 0x14 SignatureLevel 8
+      '03', // 0x15 SignatureType 3
+      '00 00', // 0x16 Reserved0
+      '00 00 00 10', // 0x18 DefaultBase 0x10000000 = 268435456
+      '00'.repeat(16), // 0x1C Reserved1-4
+      utf16z('a.exe'), // 0x2C FileName
+    );
+    const dcEnd = hexBytes(
+      '02 00 10 c0', // marker: version 2, PERFINFO32
+      '3c 00', // Size 0x3C = 0x10 + 0x2C: no FileName
+      '04 14', // HookId 0x1404 (DCEnd)
+      '06 00 00 00 00 00 00 00', // timestamp 6
+      'ff ff ff ff', // 0x00 ImageBase 0xFFFFFFFF
+      '00 10 00 00', // 0x04 ImageSize 0x1000
+      '04 00 00 00', // 0x08 ProcessId 4
+      '00 00 00 00', '00 00 00 00', '00 00 00 00', // ImageChecksum, TimeDateStamp, Reserved0
+      'ff ff ff ff', // 0x18 DefaultBase
+      '00'.repeat(16), // 0x1C Reserved1-4
+    );
+    const r = decode(trace([unload, dcEnd], { pointerSize: 4 }), engine);
+    expect(r.images.get(0)).toEqual(imageRow(r, {
+      timestamp: 5n, cpu: 1, opcode: 2, processId: 22136, imageBase: 4194304n, imageSize: 380928n, imageChecksum: 1, timeDateStamp: 2,
+      signatureLevel: 8, signatureType: 3, defaultBase: 268435456n, fileName: 'a.exe', pointerSize: 4, version: 3, fileOffset: 0x448,
+    }));
+    expect(r.images.get(1)).toEqual(imageRow(r, {
+      timestamp: 6n, cpu: 1, opcode: 4, processId: 4, imageBase: 4294967295n, imageSize: 4096n, imageChecksum: 0, timeDateStamp: 0,
+      signatureLevel: null, signatureType: null, defaultBase: 4294967295n, fileName: null, pointerSize: 4, version: 2, fileOffset: 0x448 + 0x58,
+    }));
+  });
+
+  test('Image: versions other than 2 and 3 are skipped and counted; a fixed part cut short is skipped with its size; an unterminated FileName is kept and counted', () => {
+    const fixed64 = (version: number, size: number, hookId: string, tail: string): Uint8Array =>
+      hexBytes(`0${version} 00 11 c0`, size.toString(16).padStart(2, '0') + ' 00', hookId, '07 00 00 00 00 00 00 00', '00'.repeat(0x38), tail);
+    const v4 = fixed64(4, 0x10 + 0x38 + 2, '03 14', '00 00');
+    const v1 = fixed64(1, 0x10 + 0x38 + 2, '03 14', '00 00');
+    const short = hexBytes('03 00 11 c0', '47 00', '03 14', '07 00 00 00 00 00 00 00', '00'.repeat(0x37)); // 0x37 bytes: one short of 0x38
+    const open = fixed64(3, 0x10 + 0x38 + 4, '04 14', '41 00 42 00'); // FileName "AB" without its terminator
+    const r = decodeSync(trace([v4, v1, short, open]), { engine });
+    expect(r.summary.diagnostics['imageEventsSkippedVersion']).toBe(2);
+    expect(r.summary.diagnostics['imageEventsSkippedShort']).toBe(1);
+    expect(r.summary.diagnostics['imageEventsDecoded']).toBe(1);
+    expect(r.summary.diagnostics['stringUnterminated']).toBe(1);
+    expect(r.summary.issues.map((i) => [i.counter, i.detail, i.fileOffset])).toEqual([
+      ['imageEventsSkippedShort', 0x37, 0x448 + 0x50 + 0x50],
+      ['stringUnterminated', 0x38, 0x448 + 0x50 + 0x50 + 0x48],
+    ]);
+    expect(r.images.length).toBe(1);
+    expect(r.images.get(0)!.fileName).toBe('AB');
+    expect(r.images.get(0)!.opcode).toBe(4);
   });
 });

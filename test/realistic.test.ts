@@ -53,9 +53,10 @@ describe('generateRealisticTrace', () => {
     expect(k.get('Process/DCEnd')).toBeGreaterThan(90);
     expect(k.get('Process/Start')).toBeGreaterThan(0);
     expect(k.get('Process/End')).toBeGreaterThan(0);
-    // SampledProfile (PERFINFO_LOG_TYPE_SAMPLED_PROFILE 0x0F2E), 1 ms per CPU
-    expect(per('hook f2e')).toBeGreaterThan(2000);
-    expect(per('hook f2e')).toBeLessThan(4500);
+    // SampledProfile (PERFINFO_LOG_TYPE_SAMPLED_PROFILE 0x0F2E), 1 ms per CPU, every one a samples row
+    expect(per('PERFINFO_LOG_TYPE_SAMPLED_PROFILE')).toBeGreaterThan(2000);
+    expect(per('PERFINFO_LOG_TYPE_SAMPLED_PROFILE')).toBeLessThan(4500);
+    expect(r.samples.length).toBe(k.get('PERFINFO_LOG_TYPE_SAMPLED_PROFILE'));
     // provider events: many kinds
     const providerKinds = r.summary.eventsByKind.filter((x) => x.headerType === 'EVENT_HEADER64');
     expect(providerKinds.length).toBeGreaterThan(300);

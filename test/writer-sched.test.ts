@@ -1,16 +1,18 @@
-// Tests of the writer's part F events (Thread, Process, SetName, ReadyThread) and of the scheduler
-// simulation. The written bytes are re-read with an independent reader written here from docs/format.md
-// (literal offsets and the formulas of parts A, B and F), not through the writer's constants.
+// Tests of the writer's part F and G events (Thread, Process, SetName, ReadyThread, SampledProfile, Image)
+// and of the scheduler simulation. The written bytes are re-read with an independent reader written here from
+// docs/format.md (literal offsets and the formulas of parts A, B, F and G), not through the writer's constants.
 import { describe, expect, test } from 'vitest';
 import { decodeSync } from '../src/node.js';
 import { generateSampleTrace, simulateSchedule, writeTrace } from '../src/writer/index.js';
 import type {
   EventSpec,
   IdentityHeaderKind,
+  ImageSpec,
   ProcessSpec,
   ProcessTruth,
   ReadyThreadSpec,
   ReadyTruth,
+  SampledProfileSpec,
   ScheduleOptions,
   SetThreadNameSpec,
   SimulatedSchedule,
@@ -496,6 +498,67 @@ describe('SetName (F.5) and ReadyThread (F.4)', () => {
   });
 });
 
+describe('SampledProfile (G.1) and Image_Load (G.2)', () => {
+  /** G.1 at literal offsets: x86 IP 0, ThreadId 4, Count 8, Flags 0x0A, Rank 0x0B; x64 IP 0, ThreadId 8, Count 0x0C, Flags 0x0E, Rank 0x0F */
+  const parseSample = (b: Uint8Array, P: number) => ({
+    instructionPointer: ptr(b, 0, P), threadId: u32(b, P), count: u16(b, P + 4), flags: b[P + 6]!, rank: b[P + 7]!, size: b.length,
+  });
+  /** G.2 at literal offsets: x86 0x00 base, 0x04 size, 0x08 pid, 0x0C checksum, 0x10 stamp, 0x14/0x15 signature,
+   *  0x18 DefaultBase, 0x2C name; x64 0x00, 0x08, 0x10, 0x14, 0x18, 0x1C/0x1D, 0x20, 0x38 */
+  const parseImage = (b: Uint8Array, P: number) => ({
+    imageBase: ptr(b, 0, P), imageSize: ptr(b, P, P), processId: u32(b, 2 * P), imageChecksum: u32(b, 2 * P + 4), timeDateStamp: u32(b, 2 * P + 8),
+    reserved0: u32(b, 2 * P + 0x0c), defaultBase: ptr(b, 2 * P + 0x10, P), reserved: [...b.subarray(3 * P + 0x10, 3 * P + 0x20)].every((x) => x === 0),
+    fileName: utf16z(b, 3 * P + 0x20)[0], end: utf16z(b, 3 * P + 0x20)[1], size: b.length,
+  });
+
+  test('SampledProfile: P + 8 bytes, PERFINFO v2 by default; every header kind', () => {
+    for (const P of [4, 8] as const) {
+      const ip = P === 8 ? 0xfffff8024266ffd0n : 0x8266ffd0n;
+      const s: SampledProfileSpec = { kind: 'sampledProfile', cpu: 1, timestamp: 4_000_000n, instructionPointer: ip, threadId: 0x1e98, flags: 0x41, rank: 3 };
+      const ev = writeOne(s, P);
+      expect([ev.hookId, ev.headerType, ev.version, ev.timestamp]).toEqual([0x0f2e, P === 8 ? 0x11 : 0x10, 2, 4_000_000n]);
+      expect(parseSample(ev.payload, P)).toEqual({ instructionPointer: ip, threadId: 0x1e98, count: 1, flags: 0x41, rank: 3, size: P + 8 });
+      for (const header of ['SYSTEM32', 'SYSTEM64', 'PERFINFO32', 'PERFINFO64'] as const) {
+        const Q = header.endsWith('64') ? 8 : 4;
+        const e2 = writeOne({ ...s, header, instructionPointer: 0x7ff0n, count: 0xffff, version: 3, headerThreadId: 9 }, P);
+        expect([e2.headerType, e2.version]).toEqual([HT[header], 3]);
+        if (header.startsWith('SYSTEM')) expect(e2.headerThreadId).toBe(9);
+        expect(parseSample(e2.payload, Q)).toEqual({ instructionPointer: 0x7ff0n, threadId: 0x1e98, count: 0xffff, flags: 0x41, rank: 3, size: Q + 8 });
+      }
+    }
+    expect(() => writeOne({ kind: 'sampledProfile', cpu: 0, timestamp: 2_000_000n, instructionPointer: 1n << 32n, threadId: 8 }, 4)).toThrow(/instructionPointer/);
+    expect(() => writeOne({ kind: 'sampledProfile', cpu: 0, timestamp: 2_000_000n, instructionPointer: 0n, threadId: 8, count: 0x10000 })).toThrow(/count/);
+  });
+
+  test('Image: load/unload SYSTEM, dcStart/dcEnd PERFINFO, v3 by default; the name at 3P + 0x20; v2 leaves Reserved0 zero', () => {
+    for (const P of [4, 8] as const) {
+      const base = P === 8 ? 0x7ffb45d00000n : 0x77a00000n;
+      const s: ImageSpec = {
+        kind: 'image', cpu: 1, timestamp: 4_000_000n, opcode: 'load', processId: 0x1234, imageBase: base, imageSize: 0x1f8000n,
+        imageChecksum: 0x1f9a6c, timeDateStamp: 0x5e9d3a1b, signatureLevel: 12, signatureType: 1, fileName: '\\Device\\HarddiskVolume3\\ntdll.dll',
+      };
+      const hooks = { load: 0x030a, unload: 0x1402, dcStart: 0x1403, dcEnd: 0x1404 } as const;
+      for (const opcode of ['load', 'unload', 'dcStart', 'dcEnd'] as const) {
+        const ev = writeOne({ ...s, opcode }, P);
+        const system = opcode === 'load' || opcode === 'unload';
+        expect([ev.hookId, ev.headerType, ev.version]).toEqual([hooks[opcode], system ? (P === 8 ? 0x02 : 0x01) : P === 8 ? 0x11 : 0x10, 3]);
+        const name = '\\Device\\HarddiskVolume3\\ntdll.dll';
+        expect(parseImage(ev.payload, P)).toEqual({
+          imageBase: base, imageSize: 0x1f8000n, processId: 0x1234, imageChecksum: 0x1f9a6c, timeDateStamp: 0x5e9d3a1b,
+          reserved0: 12 | (1 << 8), defaultBase: base, reserved: true, fileName: name, end: 3 * P + 0x20 + 2 * name.length + 2, size: 3 * P + 0x20 + 2 * name.length + 2,
+        });
+      }
+      const v2 = parseImage(writeOne({ ...s, version: 2, header: P === 8 ? 'PERFINFO64' : 'PERFINFO32', defaultBase: 0n, fileName: '' }, P).payload, P);
+      expect([v2.reserved0, v2.defaultBase, v2.fileName, v2.size]).toEqual([0, 0n, '', 3 * P + 0x22]);
+    }
+    const s: ImageSpec = { kind: 'image', cpu: 0, timestamp: 2_000_000n, opcode: 'dcStart', processId: 4, imageBase: 0n, imageSize: 0n, fileName: 'a' };
+    expect(() => writeOne({ ...s, imageBase: 1n << 32n }, 4)).toThrow(/imageBase/);
+    expect(() => writeOne({ ...s, version: 4 as 3 })).toThrow(/version/);
+    expect(() => writeOne({ ...s, opcode: 'start' as 'load' })).toThrow(/opcode/);
+    expect(() => writeOne({ ...s, fileName: 'a\u0000' })).toThrow(/fileName/);
+  });
+});
+
 // ---------------------------------------------------------------------------------------------
 // the scheduler simulation: everything re-derived from the bytes
 
@@ -709,7 +772,8 @@ function checkSchedule(opts: ScheduleOptions, sim: SimulatedSchedule, bytes: Uin
   const thr = evs.filter((e) => e.hookId >> 8 === 0x05 && (e.hookId & 0xff) <= 4).map((e) => ({ e, t: parseThread(e.payload, e.version, e.P) }));
   expect(thr.filter((x) => x.e.hookId === 0x0503 && x.t.threadId === 0).length).toBe(cpus);
   expect(thr.filter((x) => x.e.hookId === 0x0504 && x.t.threadId === 0).length).toBe(cpus);
-  const prc = evs.filter((e) => e.hookId >> 8 === 0x03).map((e) => ({ e, r: parseProcess(e.payload, e.version, e.P) }));
+  // (0x030A, an image Load, is logged in the process group: G.2)
+  const prc = evs.filter((e) => e.hookId >> 8 === 0x03 && e.hookId !== 0x030a).map((e) => ({ e, r: parseProcess(e.payload, e.version, e.P) }));
   for (const pid of [0, 4]) {
     const dc = prc.filter((x) => x.e.hookId === 0x0303 && x.r.processId === pid);
     expect(dc.length).toBe(1);
@@ -721,12 +785,16 @@ function checkSchedule(opts: ScheduleOptions, sim: SimulatedSchedule, bytes: Uin
   expect(prc.some((x) => x.r.commandLine.startsWith('"'))).toBe(true);
   expect(prc.every((x) => x.r.sid !== null)).toBe(true);
   // header classes as asked (default: as in Win10 files)
-  const hdr = { thread: 'SYSTEM', processStartEnd: 'SYSTEM', processRundown: 'PERFINFO', readyThread: 'PERFINFO', setThreadName: 'PERFINFO', ...opts.headers };
+  const hdr = {
+    thread: 'SYSTEM', processStartEnd: 'SYSTEM', processRundown: 'PERFINFO', readyThread: 'PERFINFO', setThreadName: 'PERFINFO',
+    sampledProfile: 'PERFINFO', imageLoadUnload: 'SYSTEM', imageRundown: 'PERFINFO', ...opts.headers,
+  }; // (0x0F2E is also a noise HookId of any header kind: the SampledProfile header is checked on its own)
   const wide = (opts.pointerSize ?? 8) === 8;
   const want = (cls: string): number => (cls === 'SYSTEM' ? (wide ? 0x02 : 0x01) : wide ? 0x11 : 0x10);
   const groupOf = (h: number): string | null =>
     h >> 8 === 5 && (h & 0xff) <= 4 ? 'thread' : h === 0x0301 || h === 0x0302 ? 'processStartEnd' : h === 0x0303 || h === 0x0304 || h === 0x0327 ? 'processRundown'
-      : h === 0x0532 ? 'readyThread' : h === 0x0548 ? 'setThreadName' : null;
+      : h === 0x0532 ? 'readyThread' : h === 0x0548 ? 'setThreadName' : h === 0x030a || h === 0x1402 ? 'imageLoadUnload'
+      : h === 0x1403 || h === 0x1404 ? 'imageRundown' : null;
   for (const e of evs) {
     const g = groupOf(e.hookId);
     if (g) check(e.headerType === want(hdr[g as keyof typeof hdr]), `${g} event with header type ${e.headerType}`);
@@ -880,7 +948,53 @@ describe('simulateSchedule', () => {
     }
   });
 
+  test.each([
+    [{ seed: 31, duration: 600_000, profileInterval: 10_000, images: true }],
+    [{ seed: 32, duration: 400_000, profileInterval: 2_500, images: true, imageVersion: 2, pointerSize: 4, cpus: 2, switchMode: 'compact' }],
+  ] as [ScheduleOptions][])('samples and images read back as the truth says (both engines): %o', (opts) => {
+    const sim = simulateSchedule(opts);
+    expect(sim.samples.length).toBeGreaterThan(50);
+    expect(sim.images.map((i) => i.opcode)).toEqual(expect.arrayContaining(['dcStart', 'dcEnd', 'load', 'unload']));
+    const w = writeTrace(sim.description);
+    checkSchedule(opts, sim, w.bytes);
+    for (const engine of ['reference', 'wasm'] as const) {
+      const r = decodeSync(w.bytes, { engine });
+      const byTime = <T extends { timestamp: bigint }>(a: T, b: T) => (a.timestamp < b.timestamp ? -1 : a.timestamp > b.timestamp ? 1 : 0);
+      const samples = [...r.samples].sort(byTime);
+      expect(samples.map((x) => [x.timestamp, x.cpu, x.threadId, x.instructionPointer, x.flags, x.priority, x.count, x.pointerSize])).toEqual(
+        sim.samples.map((x) => [x.timestamp, x.cpu, x.threadId, x.instructionPointer, x.flags, x.flags >> 3, 1, opts.pointerSize ?? 8]),
+      );
+      // every sample names the thread running on its CPU then: the truth's switches say which
+      const running = (cpu: number, t: bigint): number => {
+        let tid = -1;
+        for (const s of sim.switches) if (s.cpu === cpu && s.timestamp <= t) tid = s.newThreadId;
+        return tid;
+      };
+      for (const x of sim.samples.slice(0, 200)) if (running(x.cpu, x.timestamp) >= 0) expect(x.threadId).toBe(running(x.cpu, x.timestamp));
+      const opcodes = { load: 10, unload: 2, dcStart: 3, dcEnd: 4 } as const;
+      const images = [...r.images].sort(byTime);
+      expect(images.map((x) => [x.timestamp, x.opcode, x.processId, x.imageBase, x.imageSize, x.imageChecksum, x.timeDateStamp, x.fileName, x.version])).toEqual(
+        sim.images.map((x) => [x.timestamp, opcodes[x.opcode], x.processId, x.imageBase, x.imageSize, x.imageChecksum, x.timeDateStamp, x.fileName, opts.imageVersion ?? 3]),
+      );
+      expect(r.summary.issues).toEqual([]);
+      // the group masks say PERF_LOADER (Masks[0] 0x4) and PERF_PROFILE (Masks[1] 0x2) were on (§G)
+      const masks = r.summary.trace!.groupMasks!.masks;
+      expect([masks[0]! & 4, masks[1]! & 2]).toEqual([4, 2]);
+    }
+  });
+
+  test('without profileInterval and images, no SampledProfile or image event, and their kernel flags off', () => {
+    const sim = simulateSchedule({ seed: 33, duration: 300_000 });
+    expect([sim.samples.length, sim.images.length]).toEqual([0, 0]);
+    expect(sim.description.events.some((e) => e.kind === 'sampledProfile' || e.kind === 'image')).toBe(false);
+    const masks = decodeSync(writeTrace(sim.description).bytes).summary.trace!.groupMasks!.masks;
+    expect([masks[0]! & 4, masks[1]! & 2]).toEqual([0, 0]);
+  });
+
   test('options are validated', () => {
+    expect(() => simulateSchedule({ seed: 1, profileInterval: -1 })).toThrow(/profileInterval/);
+    expect(() => simulateSchedule({ seed: 1, images: 1 as unknown as boolean })).toThrow(/images/);
+    expect(() => simulateSchedule({ seed: 1, imageVersion: 4 as 3 })).toThrow(/imageVersion/);
     expect(() => simulateSchedule({ seed: NaN })).toThrow(/seed/);
     expect(() => simulateSchedule({ seed: 1, cpus: 0 })).toThrow(/cpus/);
     expect(() => simulateSchedule({ seed: 1, processes: 4 })).toThrow(/processes/);

@@ -37,6 +37,8 @@ function sparse(names: Record<number, string>): readonly string[] {
 export const THREAD_EVENT_OPCODES = sparse({ 1: 'Start', 2: 'End', 3: 'DCStart', 4: 'DCEnd', 72: 'SetName' });
 /** Process event opcodes */
 export const PROCESS_EVENT_OPCODES = sparse({ 1: 'Start', 2: 'End', 3: 'DCStart', 4: 'DCEnd', 39: 'Defunct' });
+/** Image event opcodes (docs/format.md §G.2) */
+export const IMAGE_EVENT_OPCODES = sparse({ 2: 'Unload', 3: 'DCStart', 4: 'DCEnd', 10: 'Load' });
 
 /** Every enumeration a table column can name (schema/tables.mjs, 4th field of a column). */
 export const ENUMS: Record<string, readonly string[]> = {
@@ -48,6 +50,7 @@ export const ENUMS: Record<string, readonly string[]> = {
   adjustReason: ADJUST_REASONS,
   threadEvent: THREAD_EVENT_OPCODES,
   processEvent: PROCESS_EVENT_OPCODES,
+  imageEvent: IMAGE_EVENT_OPCODES,
 };
 
 export function nameOf(table: readonly string[], value: number | null | undefined): string | null {

@@ -1,4 +1,4 @@
-// ETL writer: synthesizes valid NT-Kernel-Logger trace files (docs/format.md parts A–F) from a description.
+// ETL writer: synthesizes valid NT-Kernel-Logger trace files (docs/format.md parts A–G) from a description.
 // Used to test the decoders by round trips and to generate benchmark traces. Browser-safe: no node imports.
 //
 // Decisions where the spec is uncertain:
@@ -19,6 +19,8 @@
 //   ReadyThread header of real files is unknown). Default versions: Thread 3, Process 4, SetName 2,
 //   ReadyThread 2 (MOF class ReadyThread : Thread_V2). SYSTEM header ids default to the payload ids XOR 4,
 //   never the payload's own. Fields a version lacks are ignored; the v4 ThreadName is always written.
+// * Part G events (sched-events.ts): SampledProfile PERFINFO, version 2; Image load/unload SYSTEM and
+//   dcStart/dcEnd PERFINFO (as in real files, G.2), version 3.
 // * simulateSchedule (schedule.ts): distinct timestamps for all events; one switch encoding per CPU; see its
 //   header comment for the rest.
 export type {
@@ -30,11 +32,14 @@ export type {
   HeaderKind,
   IdentityEventBase,
   IdentityHeaderKind,
+  ImageOpcode,
+  ImageSpec,
   PerfInfoKind,
   ProcessOpcode,
   ProcessSpec,
   RawEventSpec,
   ReadyThreadSpec,
+  SampledProfileSpec,
   SetThreadNameSpec,
   SpinLockSpec,
   ThreadOpcode,
@@ -46,7 +51,7 @@ export type {
 } from './types.js';
 export { Rng } from './random.js';
 export * as schedLayout from './sched-layout.js';
-export { PROCESS_HOOK_IDS, THREAD_HOOK_IDS, sidToBytes, DEFAULT_USER_SID } from './sched-events.js';
+export { IMAGE_HOOK_IDS, PROCESS_HOOK_IDS, THREAD_HOOK_IDS, sidToBytes, DEFAULT_USER_SID } from './sched-events.js';
 export { guidToBytes, bytesToGuid, HEADER_KINDS, HEADER_SIZE, HEADER_TYPE } from './events.js';
 export {
   CCS_MAX_PACKET_BYTES,

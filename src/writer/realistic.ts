@@ -446,7 +446,6 @@ class RealisticEventSource implements TraceSource {
     const rng = this.rng;
     const wide = this.ptr === 8;
     for (const hookId of NOISE_HOOK_IDS) {
-      if (hookId === HOOK_SAMPLED_PROFILE) continue;
       const minSize = rng.int(8, 48) & ~7;
       this.kernelKinds.push({
         headerType: rng.chance(0.5) ? (wide ? 'SYSTEM64' : 'SYSTEM32') : wide ? 'PERFINFO64' : 'PERFINFO32',

@@ -1,5 +1,6 @@
-// Encoders of the part F events (docs/format.md §F): Thread_TypeGroup1 (F.2), Process_TypeGroup1 (F.3),
-// ReadyThread (F.4) and Thread SetName (F.5), each under a SYSTEM32/64 or PERFINFO32/64 header (B.3).
+// Encoders of the part F and G events (docs/format.md §F, §G): Thread_TypeGroup1 (F.2), Process_TypeGroup1
+// (F.3), ReadyThread (F.4), Thread SetName (F.5), SampledProfile (G.1) and Image_Load (G.2), each under a
+// SYSTEM32/64 or PERFINFO32/64 header (B.3).
 // As in events.ts, `measure*` validates a spec and returns the event Size; `encode*` writes the event into a
 // zero-initialised buffer. The payload layout is chosen by the event version and by the header's pointer
 // size (…32 → 4, …64 → 8), never by the trace's Windows build. Browser-safe: no node imports.
@@ -18,6 +19,9 @@ import * as F from './sched-layout.js';
 import type {
   IdentityEventBase,
   IdentityHeaderKind,
+  ImageOpcode,
+  ImageSpec,
+  SampledProfileSpec,
   ProcessOpcode,
   ProcessSpec,
   ReadyThreadSpec,
@@ -31,6 +35,13 @@ export const THREAD_HOOK_IDS: Readonly<Record<ThreadOpcode, number>> = {
   end: F.HOOK_THREAD_END,
   dcStart: F.HOOK_THREAD_DC_START,
   dcEnd: F.HOOK_THREAD_DC_END,
+};
+
+export const IMAGE_HOOK_IDS: Readonly<Record<ImageOpcode, number>> = {
+  load: F.HOOK_IMAGE_LOAD,
+  unload: F.HOOK_IMAGE_UNLOAD,
+  dcStart: F.HOOK_IMAGE_DC_START,
+  dcEnd: F.HOOK_IMAGE_DC_END,
 };
 
 export const PROCESS_HOOK_IDS: Readonly<Record<ProcessOpcode, number>> = {
@@ -432,4 +443,78 @@ export function encodeReadyThread(dv: DataView, off: number, s: ReadyThreadSpec,
   dv.setInt8(p + F.RDY_ADJUST_INCREMENT, s.adjustIncrement ?? 0);
   dv.setUint8(p + F.RDY_FLAGS, s.flags ?? 0);
   dv.setUint8(p + F.RDY_SPARE, s.spare ?? 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// SampledProfile (G.1)
+
+export function measureSampledProfile(s: SampledProfileSpec, index: number, pointerSize: 4 | 8): number {
+  const h = identityHeader(s.header, false, pointerSize, index);
+  checkOptInt(s.version, 0, 255, index, 'version', F.SMP_EVENT_VERSION);
+  checkHeaderIds(s, index);
+  checkBig(s.instructionPointer, 0n, h.pointerSize === 8 ? U64_MAX : 0xffffffffn, index, 'instructionPointer');
+  checkInt(s.threadId, 0, 0xffffffff, index, 'threadId');
+  checkOptInt(s.count, 0, 0xffff, index, 'count', 1);
+  checkOptInt(s.flags, 0, 255, index, 'flags', 0);
+  checkOptInt(s.rank, 0, 255, index, 'rank', 0);
+  return headerSize(h) + (h.pointerSize === 8 ? F.SMP64_SIZE : F.SMP32_SIZE);
+}
+
+export function encodeSampledProfile(dv: DataView, off: number, s: SampledProfileSpec, size: number, pointerSize: 4 | 8): void {
+  const h = identityHeader(s.header, false, pointerSize, -1);
+  const w = h.pointerSize === 8;
+  // SYSTEM header default ids: the sampled thread's id ^ 4 (the payload has no process id)
+  const p = writeIdentityHeader(dv, off, h, s.version ?? F.SMP_EVENT_VERSION, F.HOOK_SAMPLED_PROFILE, size, s, s.threadId, 0);
+  writePointer(dv, p + F.SMP_INSTRUCTION_POINTER, s.instructionPointer, h.pointerSize);
+  dv.setUint32(p + (w ? F.SMP64_THREAD_ID : F.SMP32_THREAD_ID), s.threadId, true);
+  dv.setUint16(p + (w ? F.SMP64_COUNT : F.SMP32_COUNT), s.count ?? 1, true);
+  dv.setUint8(p + (w ? F.SMP64_FLAGS : F.SMP32_FLAGS), s.flags ?? 0);
+  dv.setUint8(p + (w ? F.SMP64_RANK : F.SMP32_RANK), s.rank ?? 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Image_Load (G.2)
+
+function imageVersion(s: ImageSpec, index: number): 2 | 3 {
+  return checkOptInt(s.version, 2, 3, index, 'version', F.IMG_EVENT_VERSION) as 2 | 3;
+}
+
+export function measureImage(s: ImageSpec, index: number, pointerSize: 4 | 8): number {
+  if (!Object.prototype.hasOwnProperty.call(IMAGE_HOOK_IDS, s.opcode)) {
+    throw new RangeError(`${fieldName(index, 'opcode')}: ${String(s.opcode)} is not load, unload, dcStart or dcEnd`);
+  }
+  const h = identityHeader(s.header, s.opcode === 'load' || s.opcode === 'unload', pointerSize, index);
+  imageVersion(s, index);
+  checkHeaderIds(s, index);
+  checkInt(s.processId, 0, 0xffffffff, index, 'processId');
+  const max = h.pointerSize === 8 ? U64_MAX : 0xffffffffn;
+  checkBig(s.imageBase, 0n, max, index, 'imageBase');
+  checkBig(s.imageSize, 0n, max, index, 'imageSize');
+  checkPointer(s.defaultBase, h.pointerSize, index, 'defaultBase');
+  checkOptInt(s.imageChecksum, 0, 0xffffffff, index, 'imageChecksum', 0);
+  checkOptInt(s.timeDateStamp, 0, 0xffffffff, index, 'timeDateStamp', 0);
+  checkOptInt(s.signatureLevel, 0, 255, index, 'signatureLevel', 0);
+  checkOptInt(s.signatureType, 0, 255, index, 'signatureType', 0);
+  const fixed = h.pointerSize === 8 ? F.IMG64_FILE_NAME : F.IMG32_FILE_NAME;
+  return eventSize(h, fixed + utf16Size(s.fileName, index, 'fileName'), index);
+}
+
+export function encodeImage(u8: Uint8Array, dv: DataView, off: number, s: ImageSpec, size: number, pointerSize: 4 | 8): void {
+  const h = identityHeader(s.header, s.opcode === 'load' || s.opcode === 'unload', pointerSize, -1);
+  const version = imageVersion(s, -1);
+  const P = h.pointerSize;
+  const w = P === 8;
+  // SYSTEM header default ids: the image's process id ^ 4 as both ids (whatever thread logged it)
+  const p = writeIdentityHeader(dv, off, h, version, IMAGE_HOOK_IDS[s.opcode], size, s, s.processId, s.processId);
+  writePointer(dv, p + F.IMG_IMAGE_BASE, s.imageBase, P);
+  writePointer(dv, p + (w ? F.IMG64_IMAGE_SIZE : F.IMG32_IMAGE_SIZE), s.imageSize, P);
+  dv.setUint32(p + (w ? F.IMG64_PROCESS_ID : F.IMG32_PROCESS_ID), s.processId, true);
+  dv.setUint32(p + (w ? F.IMG64_IMAGE_CHECKSUM : F.IMG32_IMAGE_CHECKSUM), s.imageChecksum ?? 0, true);
+  dv.setUint32(p + (w ? F.IMG64_TIME_DATE_STAMP : F.IMG32_TIME_DATE_STAMP), s.timeDateStamp ?? 0, true);
+  if (version === 3) {
+    dv.setUint8(p + (w ? F.IMG64_SIGNATURE_LEVEL : F.IMG32_SIGNATURE_LEVEL), s.signatureLevel ?? 0);
+    dv.setUint8(p + (w ? F.IMG64_SIGNATURE_TYPE : F.IMG32_SIGNATURE_TYPE), s.signatureType ?? 0);
+  }
+  writePointer(dv, p + (w ? F.IMG64_DEFAULT_BASE : F.IMG32_DEFAULT_BASE), s.defaultBase ?? s.imageBase, P);
+  writeUtf16z(u8, p + (w ? F.IMG64_FILE_NAME : F.IMG32_FILE_NAME), s.fileName);
 }

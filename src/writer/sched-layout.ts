@@ -1,5 +1,6 @@
-// Writer-side layout constants of the part F events (docs/format.md §F): Thread_TypeGroup1 (F.2),
-// Process_TypeGroup1 (F.3), ReadyThread (F.4) and Thread SetName (F.5), as literal 32/64-bit offsets.
+// Writer-side layout constants of the part F and G events (docs/format.md §F, §G): Thread_TypeGroup1 (F.2),
+// Process_TypeGroup1 (F.3), ReadyThread (F.4), Thread SetName (F.5), SampledProfile (G.1) and Image_Load
+// (G.2), as literal 32/64-bit offsets.
 // Deliberately a second reading of the format, independent of assembly/layout.ts (which the decoders
 // use): round trips through the writer then check the decoders' layout instead of sharing it.
 // Plain TypeScript numbers. Browser-safe.
@@ -17,6 +18,11 @@ export const HOOK_THREAD_DC_START = 0x0503;
 export const HOOK_THREAD_DC_END = 0x0504;
 export const HOOK_READY_THREAD = 0x0532; // PERFINFO_LOG_TYPE_READY_THREAD
 export const HOOK_THREAD_SET_NAME = 0x0548;
+export const HOOK_SAMPLED_PROFILE = 0x0f2e; // PERFINFO_LOG_TYPE_SAMPLED_PROFILE
+export const HOOK_IMAGE_LOAD = 0x030a; // WMI_LOG_TYPE_PROCESS_LOAD_IMAGE: a load is logged in the process group
+export const HOOK_IMAGE_UNLOAD = 0x1402; // WMI_LOG_TYPE_IMAGE_UNLOAD
+export const HOOK_IMAGE_DC_START = 0x1403;
+export const HOOK_IMAGE_DC_END = 0x1404;
 
 // ---------------------------------------------------------------------------------------------
 // F.2 Thread_TypeGroup1, versions 2-4 (P = pointer size: 4 for ...32 headers, 8 for ...64)
@@ -114,3 +120,39 @@ export const SETNAME_PROCESS_ID = 0x00; // u32
 export const SETNAME_THREAD_ID = 0x04; // u32
 export const SETNAME_THREAD_NAME = 0x08; // UTF-16Z
 export const SETNAME_EVENT_VERSION = 2;
+
+// ---------------------------------------------------------------------------------------------
+// G.1 PERFINFO_SAMPLED_PROFILE_INFORMATION (SampledProfile, PERFINFO64 v2 in real files)
+export const SMP_INSTRUCTION_POINTER = 0x00; // ptr
+export const SMP32_THREAD_ID = 0x04; // u32
+export const SMP64_THREAD_ID = 0x08;
+export const SMP32_COUNT = 0x08; // u16
+export const SMP64_COUNT = 0x0c;
+export const SMP32_FLAGS = 0x0a; // u8: bit 0 ExecutingDpc, bit 1 ExecutingIsr, bits 3-7 Priority
+export const SMP64_FLAGS = 0x0e;
+export const SMP32_RANK = 0x0b; // u8
+export const SMP64_RANK = 0x0f;
+export const SMP32_SIZE = 0x0c;
+export const SMP64_SIZE = 0x10;
+export const SMP_EVENT_VERSION = 2;
+
+// ---------------------------------------------------------------------------------------------
+// G.2 WMI_IMAGELOAD_INFORMATION (Image_Load v2/v3; v2 has a u32 Reserved0 where v3 has the signature bytes)
+export const IMG_IMAGE_BASE = 0x00; // ptr
+export const IMG32_IMAGE_SIZE = 0x04; // ptr
+export const IMG64_IMAGE_SIZE = 0x08;
+export const IMG32_PROCESS_ID = 0x08; // u32
+export const IMG64_PROCESS_ID = 0x10;
+export const IMG32_IMAGE_CHECKSUM = 0x0c; // u32
+export const IMG64_IMAGE_CHECKSUM = 0x14;
+export const IMG32_TIME_DATE_STAMP = 0x10; // u32
+export const IMG64_TIME_DATE_STAMP = 0x18;
+export const IMG32_SIGNATURE_LEVEL = 0x14; // u8 (v3)
+export const IMG64_SIGNATURE_LEVEL = 0x1c;
+export const IMG32_SIGNATURE_TYPE = 0x15; // u8 (v3), then u16 Reserved0
+export const IMG64_SIGNATURE_TYPE = 0x1d;
+export const IMG32_DEFAULT_BASE = 0x18; // ptr
+export const IMG64_DEFAULT_BASE = 0x20;
+export const IMG32_FILE_NAME = 0x2c; // UTF-16Z, after Reserved1-4
+export const IMG64_FILE_NAME = 0x38;
+export const IMG_EVENT_VERSION = 3;

@@ -33,6 +33,7 @@ import type {
   CSwitchSpec,
   EventSpec,
   IdentityHeaderKind,
+  ImageOpcode,
   ProcessOpcode,
   ProcessSpec,
   ThreadOpcode,
@@ -74,12 +75,30 @@ export interface ScheduleOptions extends Omit<TraceOptions, 'numberOfProcessors'
   noise?: number;
   /** header class of each part F event group (the 32/64 form follows pointerSize). Defaults as in Win10
    *  files (F.1): thread SYSTEM, processStartEnd SYSTEM, processRundown (DCStart/DCEnd/Defunct) PERFINFO,
-   *  readyThread PERFINFO, setThreadName PERFINFO. { processRundown: 'SYSTEM' } gives Win7's form */
+   *  readyThread PERFINFO, setThreadName PERFINFO, imageLoadUnload SYSTEM, imageRundown PERFINFO.
+   *  { processRundown: 'SYSTEM' } gives Win7's form */
   headers?: Partial<Record<IdentityEventGroup, 'SYSTEM' | 'PERFINFO'>>;
+  /** SampledProfile events (G.1): one per CPU every `profileInterval` session clock ticks, for the thread
+   *  running there (0 = idle); default 0, none. They draw no random number */
+  profileInterval?: number;
+  /** Image events (G.2): DCStart/DCEnd of each process's image (and ntdll.dll in user processes) in the
+   *  rundowns, a Load after a Process Start and an Unload before a Process End; default false. They draw
+   *  no random number */
+  images?: boolean;
+  /** Image event version, default 3 */
+  imageVersion?: 2 | 3;
 }
 
 /** Groups of part F events whose header class simulateSchedule can choose. */
-export type IdentityEventGroup = 'thread' | 'processStartEnd' | 'processRundown' | 'readyThread' | 'setThreadName';
+export type IdentityEventGroup =
+  | 'thread'
+  | 'processStartEnd'
+  | 'processRundown'
+  | 'readyThread'
+  | 'setThreadName'
+  | 'sampledProfile'
+  | 'imageLoadUnload'
+  | 'imageRundown';
 
 const DEFAULT_HEADERS: Readonly<Record<IdentityEventGroup, 'SYSTEM' | 'PERFINFO'>> = {
   thread: 'SYSTEM',
@@ -87,6 +106,9 @@ const DEFAULT_HEADERS: Readonly<Record<IdentityEventGroup, 'SYSTEM' | 'PERFINFO'
   processRundown: 'PERFINFO',
   readyThread: 'PERFINFO',
   setThreadName: 'PERFINFO',
+  sampledProfile: 'PERFINFO',
+  imageLoadUnload: 'SYSTEM',
+  imageRundown: 'PERFINFO',
 };
 
 /** One thread lifetime, as the `threads` table must show it. */
@@ -147,6 +169,29 @@ export interface ReadyTruth {
   flags: number;
 }
 
+/** One SampledProfile event. */
+export interface SampleTruth {
+  timestamp: bigint;
+  cpu: number;
+  /** the thread running on `cpu` at `timestamp` (0 = idle) */
+  threadId: number;
+  instructionPointer: bigint;
+  /** Flags byte: the running thread's priority << 3 (the idle thread: 16 << 3, as in real files) */
+  flags: number;
+}
+
+/** One image event. */
+export interface ImageTruth {
+  timestamp: bigint;
+  opcode: ImageOpcode;
+  processId: number;
+  imageBase: bigint;
+  imageSize: bigint;
+  imageChecksum: number;
+  timeDateStamp: number;
+  fileName: string;
+}
+
 export interface SimulatedSchedule {
   /** the trace: session options + events in timestamp order, for writeTrace() */
   description: TraceDescription;
@@ -158,6 +203,10 @@ export interface SimulatedSchedule {
   switches: SwitchTruth[];
   /** every ReadyThread event, in timestamp order */
   readies: ReadyTruth[];
+  /** every SampledProfile event, in timestamp order (none without profileInterval) */
+  samples: SampleTruth[];
+  /** every image event, in timestamp order (none without images) */
+  images: ImageTruth[];
   /** the switch encoding of each CPU */
   cpuEncodings: SwitchEncoding[];
   /** thread ids with more than one lifetime / process ids with more than one lifetime */
@@ -217,6 +266,8 @@ interface SimThread {
 interface CpuState {
   cur: SimThread | null;
   next: number;
+  /** time of the CPU's next SampledProfile (profileInterval) */
+  nextSample: number;
   switched: boolean;
   preempt: boolean;
   lastSwitch: number;
@@ -296,6 +347,8 @@ const WR_YIELD_EXECUTION = 33;
 /** Masks[0] EVENT_TRACE_FLAG_PROCESS | EVENT_TRACE_FLAG_THREAD; Masks[1] + PERF_DISPATCHER (A.9) */
 export const GROUP_MASK0 = 0x00000003;
 export const PERF_DISPATCHER_MASK1 = 0x00000200;
+export const PERF_LOADER_MASK0 = 0x00000004;
+export const PERF_PROFILE_MASK1 = 0x00000002;
 
 // ---------------------------------------------------------------------------------------------
 
@@ -312,6 +365,9 @@ interface Normalized {
   spinlocks: number;
   noise: number;
   headers: Record<IdentityEventGroup, 'SYSTEM' | 'PERFINFO'>;
+  profileInterval: number;
+  images: boolean;
+  imageVersion: 2 | 3;
   trace: TraceOptions;
 }
 
@@ -348,6 +404,9 @@ function normalize(o: ScheduleOptions): Normalized {
   }
   const threadVersion = int(o.threadVersion, 2, 4, 'threadVersion', 3) as 2 | 3 | 4;
   const processVersion = int(o.processVersion, 2, 5, 'processVersion', 4) as 2 | 3 | 4 | 5;
+  const profileInterval = int(o.profileInterval, 0, 2 ** 40, 'profileInterval', 0);
+  const imageVersion = int(o.imageVersion, 2, 3, 'imageVersion', 3) as 2 | 3;
+  if (o.images !== undefined && typeof o.images !== 'boolean') throw new RangeError(`images: ${String(o.images)} is not a boolean`);
   const prob = (v: unknown, name: string): number => {
     if (v === undefined) return 0;
     if (typeof v !== 'number' || !(v >= 0 && v <= 1)) throw new RangeError(`${name}: ${String(v)} is not a probability in [0, 1]`);
@@ -363,15 +422,21 @@ function normalize(o: ScheduleOptions): Normalized {
     }
   }
   const rest: Record<string, unknown> = { ...o };
-  for (const k of ['seed', 'cpus', 'duration', 'processes', 'threads', 'switchMode', 'cswitchVersions', 'threadVersion', 'processVersion', 'spinlocks', 'noise', 'headers']) {
+  for (const k of ['seed', 'cpus', 'duration', 'processes', 'threads', 'switchMode', 'cswitchVersions', 'threadVersion', 'processVersion', 'spinlocks', 'noise', 'headers', 'profileInterval', 'images', 'imageVersion']) {
     delete rest[k];
   }
   const trace = rest as TraceOptions;
   trace.numberOfProcessors = cpus;
-  if (trace.groupMasks === undefined) trace.groupMasks = [GROUP_MASK0, DEFAULT_GROUP_MASK1 | PERF_DISPATCHER_MASK1, 0, 0, 0, 0, 0, 0];
+  if (trace.groupMasks === undefined) {
+    // PERF_LOADER (Masks[0] 0x4) with images, PERF_PROFILE (Masks[1] 0x2) with samples (docs/format.md §G)
+    const mask0 = GROUP_MASK0 | (o.images ? PERF_LOADER_MASK0 : 0);
+    const mask1 = DEFAULT_GROUP_MASK1 | PERF_DISPATCHER_MASK1 | (profileInterval > 0 ? PERF_PROFILE_MASK1 : 0);
+    trace.groupMasks = [mask0, mask1, 0, 0, 0, 0, 0, 0];
+  }
   return {
     seed: o.seed, cpus, duration, processes, threads, encodings, cswitchVersions: cswitchVersions.slice(), threadVersion, processVersion,
-    spinlocks: prob(o.spinlocks, 'spinlocks'), noise: prob(o.noise, 'noise'), headers, trace,
+    spinlocks: prob(o.spinlocks, 'spinlocks'), noise: prob(o.noise, 'noise'), headers, profileInterval,
+    images: o.images ?? false, imageVersion, trace,
   };
 }
 
@@ -436,6 +501,8 @@ class Simulation {
   readonly processRows: ProcessTruth[] = [];
   readonly switches: SwitchTruth[] = [];
   readonly readies: ReadyTruth[] = [];
+  readonly samples: SampleTruth[] = [];
+  readonly images: ImageTruth[] = [];
   private idle!: SimProcess;
   private system!: SimProcess;
   private rundownThread!: SimThread;
@@ -470,7 +537,7 @@ class Simulation {
     this.t0 = Number(n.headerTimestamp) + 1000;
     this.last = this.t0;
     for (let c = 0; c < o.cpus; c++) {
-      this.cpus.push({ cur: null, next: 0, switched: false, preempt: false, lastSwitch: -1, lastReady: -1, encoding: o.encodings[c]! });
+      this.cpus.push({ cur: null, next: 0, nextSample: 0, switched: false, preempt: false, lastSwitch: -1, lastReady: -1, encoding: o.encodings[c]! });
     }
     for (let i = 0; i < 6; i++) this.providers.push(bytesToGuid(this.rng.bytes(16)));
   }
@@ -681,6 +748,58 @@ class Simulation {
     if (name !== '') target.truth.name = name;
   }
 
+  /** SampledProfile on CPU c at time t of the thread running there; no random draw (profileInterval) */
+  private sampleEvent(c: number, t: number): void {
+    const cur = this.cpus[c]!.cur;
+    const ts = this.stamp(t);
+    const ip = cur ? cur.win32StartAddr + BigInt((Number(ts) * 0x35) & 0xfff) : this.ptr === 8 ? 0xfffff8024266ffd0n : 0x8266ffd0n;
+    const flags = (cur ? cur.prio : 16) << 3;
+    this.events.push({
+      kind: 'sampledProfile', cpu: c, timestamp: ts, header: this.header('sampledProfile'), headerThreadId: cur ? cur.tid : 0,
+      headerProcessId: cur ? cur.proc.pid : 0, threadId: cur ? cur.tid : 0, instructionPointer: ip, flags,
+    });
+    this.samples.push({ timestamp: ts, cpu: c, threadId: cur ? cur.tid : 0, instructionPointer: ip, flags });
+  }
+
+  /** The SampledProfile events of every CPU due before time t, in time order. */
+  private samplesBefore(t: number): void {
+    const every = this.o.profileInterval;
+    for (;;) {
+      let c = 0;
+      for (let i = 1; i < this.cpus.length; i++) if (this.cpus[i]!.nextSample < this.cpus[c]!.nextSample) c = i;
+      const cpu = this.cpus[c]!;
+      if (cpu.nextSample >= t) return;
+      this.sampleEvent(c, cpu.nextSample);
+      cpu.nextSample = Math.max(cpu.nextSample + every, this.last + 1);
+    }
+  }
+
+  /** The image events of process p (its image; ntdll.dll in user processes), no random draw (images) */
+  private imageEvents(opcode: ImageOpcode, p: SimProcess, cpu: number, header?: { tid: number; pid: number }): void {
+    if (!this.o.images || p === this.idle) return;
+    const w = this.ptr === 8;
+    const files: [string, bigint, bigint][] = [];
+    if (p.kernel) {
+      const path = p === this.system ? '\\SystemRoot\\system32\\ntoskrnl.exe' : `\\SystemRoot\\system32\\${p.image}`;
+      files.push([path, w ? 0xfffff80240000000n + BigInt(p.pid) * 0x1000000n : 0x82000000n + BigInt(p.pid & 0xff) * 0x100000n, 0xab6000n]);
+    } else {
+      files.push([`\\Device\\HarddiskVolume3\\Windows\\System32\\${p.image}`, w ? 0x7ff600000000n + BigInt(p.pid) * 0x100000n : 0x00400000n + BigInt(p.pid) * 0x1000n, 0x5d000n]);
+      files.push(['\\Device\\HarddiskVolume3\\Windows\\System32\\ntdll.dll', w ? 0x7ffb45d00000n : 0x77a00000n, 0x1f8000n]);
+    }
+    const rundown = opcode === 'dcStart' || opcode === 'dcEnd';
+    for (const [fileName, imageBase, imageSize] of files) {
+      const ts = this.stamp(this.last + 1);
+      const imageChecksum = (fileName.length * 0x9e3779b1 + p.pid) >>> 0;
+      const timeDateStamp = 0x5e9d3a1b + fileName.length;
+      this.events.push({
+        kind: 'image', cpu, timestamp: ts, opcode, version: this.o.imageVersion, header: this.header(rundown ? 'imageRundown' : 'imageLoadUnload'),
+        headerThreadId: header?.tid, headerProcessId: header?.pid, processId: p.pid, imageBase, imageSize, imageChecksum, timeDateStamp,
+        signatureLevel: 12, signatureType: 1, fileName,
+      });
+      this.images.push({ timestamp: ts, opcode, processId: p.pid, imageBase, imageSize, imageChecksum, timeDateStamp, fileName });
+    }
+  }
+
   // ---- rundowns
 
   private rundown(opcode: 'dcStart' | 'dcEnd'): void {
@@ -688,6 +807,7 @@ class Simulation {
     const procs = [...this.liveProcs.values()];
     for (const p of procs) {
       if (opcode === 'dcStart') this.processEvent('dcStart', p, 0, this.stamp(this.last + 1));
+      this.imageEvents(opcode, p, 0);
       if (p === this.idle) {
         for (let c = 0; c < this.o.cpus; c++) this.idleThreadEvent(opcode, c, this.stamp(this.last + 1), 0);
       } else {
@@ -861,6 +981,7 @@ class Simulation {
     const p = this.newProcess(pid, creator.proc.pid, tpl, false, ts);
     this.processRows.push(p.truth);
     this.processEvent('start', p, c, ts, { tid: creator.tid, pid: creator.proc.pid });
+    this.imageEvents('load', p, c, { tid: creator.tid, pid: p.pid });
     this.createThread(c, Number(ts) + 1, creator, p, this.freshId(this.usedTids, 0x40, 0x3fff));
     return p;
   }
@@ -874,6 +995,7 @@ class Simulation {
     p.live.splice(p.live.indexOf(th), 1);
     this.liveThreads.delete(th.tid);
     if (p.terminating && p.live.length === 0) {
+      this.imageEvents('unload', p, c, { tid: th.tid, pid: p.pid });
       const te = this.stamp(this.last + 1);
       p.truth.endTime = te;
       this.processEvent('end', p, c, te, { tid: th.tid, pid: p.pid });
@@ -1057,6 +1179,7 @@ class Simulation {
     this.rundownRows(procs);
     this.rundown('dcStart');
     for (const cpu of this.cpus) cpu.next = this.last + this.rng.int(1, 500);
+    if (this.o.profileInterval > 0) this.cpus.forEach((cpu, c) => (cpu.nextSample = this.last + 1 + Math.floor((this.o.profileInterval * c) / this.cpus.length)));
     const end = this.t0 + this.o.duration;
     const hardEnd = this.t0 + this.o.duration * 8;
     for (;;) {
@@ -1065,6 +1188,10 @@ class Simulation {
       const t = Math.max(this.cpus[c]!.next, this.last + 1);
       if (t >= end && this.scriptDone()) break;
       if (t >= hardEnd) throw new Error('simulateSchedule: internal error, the scripted lifecycle did not complete');
+      if (this.o.profileInterval > 0) {
+        this.samplesBefore(t);
+        if (t <= this.last) continue; // the CPU's step comes after the samples
+      }
       this.step(c, t);
       if (this.cpus[c]!.next <= this.last) this.cpus[c]!.next = this.last + 1;
     }
@@ -1105,6 +1232,8 @@ class Simulation {
       processes: this.processRows,
       switches,
       readies: this.readies,
+      samples: this.samples,
+      images: this.images,
       cpuEncodings: this.o.encodings.slice(),
       reusedThreadIds: this.reusedThreadIds.slice(),
       reusedProcessIds: this.reusedProcessIds.slice(),

@@ -81,7 +81,9 @@ export type EventSpec =
   | ThreadSpec
   | ProcessSpec
   | SetThreadNameSpec
-  | ReadyThreadSpec;
+  | ReadyThreadSpec
+  | SampledProfileSpec
+  | ImageSpec;
 
 export interface CSwitchSpec {
   kind: 'cswitch';
@@ -332,6 +334,58 @@ export interface ReadyThreadSpec extends IdentityEventBase {
   flags?: number;
   /** u8 at 7, default 0 */
   spare?: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Part G events (docs/format.md §G): SampledProfile and image events
+
+/**
+ * SampledProfile (G.1), HookId 0x0F2E, payload P + 8 bytes. Default header PERFINFO64/PERFINFO32 by
+ * pointerSize (real files: PERFINFO64), version 2.
+ */
+export interface SampledProfileSpec extends IdentityEventBase {
+  kind: 'sampledProfile';
+  /** default 2 */
+  version?: number;
+  /** pointer; must fit the header's pointer size */
+  instructionPointer: bigint;
+  /** the thread running when the processor was sampled (0 = idle) */
+  threadId: number;
+  /** u16, default 1 */
+  count?: number;
+  /** u8 at P + 6: bit 0 ExecutingDpc, bit 1 ExecutingIsr, bits 3-7 Priority; default 0 */
+  flags?: number;
+  /** u8 at P + 7, default 0 */
+  rank?: number;
+}
+
+export type ImageOpcode = 'load' | 'unload' | 'dcStart' | 'dcEnd';
+
+/**
+ * Image_Load (G.2): HookId 0x030A load (logged in the process group), 0x1402 unload, 0x1403 dcStart,
+ * 0x1404 dcEnd. Default header as in real files: SYSTEM for load and unload, PERFINFO for dcStart and
+ * dcEnd (the 32 or 64 form by the trace's pointerSize). Version 2 or 3 (default 3); v2 writes the
+ * signature bytes' place as a u32 Reserved0 of 0.
+ */
+export interface ImageSpec extends IdentityEventBase {
+  kind: 'image';
+  opcode: ImageOpcode;
+  /** 2 | 3, default 3 */
+  version?: 2 | 3;
+  processId: number;
+  /** pointers; must fit the header's pointer size */
+  imageBase: bigint;
+  imageSize: bigint;
+  /** u32 each, default 0 */
+  imageChecksum?: number;
+  timeDateStamp?: number;
+  /** u8 each, v3 only, default 0 */
+  signatureLevel?: number;
+  signatureType?: number;
+  /** pointer, default imageBase */
+  defaultBase?: bigint;
+  /** FileName, UTF-16Z (the kernel path, e.g. \\Device\\HarddiskVolume3\\Windows\\System32\\ntdll.dll); must not contain U+0000 */
+  fileName: string;
 }
 
 export interface WrittenBuffer {

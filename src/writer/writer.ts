@@ -21,12 +21,16 @@ import {
   writePerfInfoHeader,
 } from './events.js';
 import {
+  encodeImage,
   encodeProcess,
   encodeReadyThread,
+  encodeSampledProfile,
   encodeSetThreadName,
   encodeThread,
+  measureImage,
   measureProcess,
   measureReadyThread,
+  measureSampledProfile,
   measureSetThreadName,
   measureThread,
 } from './sched-events.js';
@@ -241,6 +245,22 @@ export class TraceWriter {
         this.checkFits(size, index);
         const off = this.reserve(st.buf, size);
         encodeReadyThread(st.buf.dv, off, e, size, o.pointerSize);
+        this.commit(st.buf, size, e.timestamp);
+        return;
+      }
+      case 'sampledProfile': {
+        const size = measureSampledProfile(e, index, o.pointerSize);
+        this.checkFits(size, index);
+        const off = this.reserve(st.buf, size);
+        encodeSampledProfile(st.buf.dv, off, e, size, o.pointerSize);
+        this.commit(st.buf, size, e.timestamp);
+        return;
+      }
+      case 'image': {
+        const size = measureImage(e, index, o.pointerSize);
+        this.checkFits(size, index);
+        const off = this.reserve(st.buf, size);
+        encodeImage(st.buf.u8, st.buf.dv, off, e, size, o.pointerSize);
         this.commit(st.buf, size, e.timestamp);
         return;
       }

@@ -1,4 +1,4 @@
-// NUL-terminated strings of Thread and Process payloads (docs/format.md §F.2, §F.3, §F.5), the twin of
+// NUL-terminated strings of Thread, Process and Image payloads (docs/format.md §F.2, §F.3, §F.5, §G.2), the twin of
 // assembly/strings.ts: decoded to JavaScript strings directly (the WebAssembly engine copies them to its
 // string heap; its wrapper decodes them the same way: ANSI as windows-1252, UTF-16LE).
 import * as L from '../../generated/layout.js';
