@@ -124,6 +124,18 @@ test('input 6817 of seed 42: a header that chains before the one a usual size on
   expect(r.summary.issues).toContainEqual(expect.objectContaining({ counter: 'buffersSizeCorrected', fileOffset: 0, detail: 0x10000 }));
 });
 
+// found by `npm run fuzz -- --seed 43 --from 267886 --count 1`: 62 bytes inserted before the buffer at
+// 0x2000 left bytes of no buffer (BufferFlag 0xFFFF) where framing expected a header; their claim was scanned
+// from 0x48 bytes on, past the real header 0x3E bytes later, which vanished in the claim
+test.runIf(corpusTestsEnabled())('input 267886 of seed 43: the claim of bytes that are no header is scanned from their second byte', async () => {
+  const stats = await fuzz({ seed: 43, from: 267886, count: 1, root: join(here, '..'), minimize: false });
+  expect(stats.distinct.map((d) => d.failure.message)).toEqual([]);
+  const input = mutate(allSeeds(join(here, '..')), inputRng(43, 267886));
+  expect(input.from.name).toBe('corpus/airbus-lxcore_kernel.etl');
+  const r = decodeSync(input.bytes);
+  expect([...r.buffers.fileOffset].slice(0, 3)).toEqual([0, 0x2000, 0x203e]);
+});
+
 test('fuzz smoke: 1000 inputs of seed 1, no failure (npm run fuzz runs more)', { timeout: 240_000 }, async () => {
   const stats = await fuzz({ seed: 1, count: 1000, root: join(here, '..') });
   expect(stats.inputs).toBe(1000);

@@ -656,11 +656,12 @@ function cut(table: BufferTable, v: DataView, at: number, pos: number, size: num
  * `usual` of its kind and multiples of it before the buffer's data end (STRIDE_PROBES at most: its data end
  * may be a wrong claim too), then anywhere from its data end on — where, for an uncompressed buffer, a plausible
  * header one usual size on at or past its data end is taken whether its buffer chains or not, when no header
- * that chains comes before it (from its header's end when
+ * that chains comes before it (from its second byte when
  * `kind` is false — its BufferFlag or BufferType is none a buffer has: nothing it says is trusted) — or -1.
  */
 function* claimCovers(pos: number, h: DataView, claimed: number, usual: number, end: number, size: number, win: Window, stream: ScanStream, kind = true): Steps<number> {
-  const data = kind ? dataEnd(h, claimed) : HEADER;
+  // a header none of whose fields is trusted may not even be 0x48 bytes long: the scan starts right after its first byte
+  const data = kind ? dataEnd(h, claimed) : 1;
   const scanFrom = data < 0 ? end : pos + data;
   for (let k = 1, at = pos + usual; k <= STRIDE_PROBES && at < Math.min(scanFrom, end); k++, at += usual) {
     const found = yield* strideNext(at, at, size, win);
