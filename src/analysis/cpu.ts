@@ -8,6 +8,7 @@ import * as L from '../generated/layout.js';
 import * as R from '../derive/cpu-usage.js';
 import { CpuUsageDeriver, type CpuUsageOptions, type CpuUsageStats, type StagedRowSink } from '../derive/cpu-usage.js';
 import { EtlError } from '../errors.js';
+import { dataLossText } from '../result/diagnostics.js';
 import type { Selection, SelectionSummary } from '../select/selection.js';
 import { LogHistograms, LongestReady, type DistributionTicks } from './distributions.js';
 import { columnsOf, concatChunks, type ColumnChunk, type NumericColumn, type TypedColumn } from '../tables/schema.js';
@@ -111,6 +112,29 @@ export interface CpuAnalysis {
   worst: ReadyDelay[];
   /** what the analysis was restricted to (null: the whole trace) */
   selection: SelectionSummary | null;
+  /** figures that cannot be right, each with the cause the trace shows (empty when all are plausible) */
+  warnings: CpuWarning[];
+}
+
+/** A figure that cannot be right: what, for whom, and the causes the decode can see. */
+export interface CpuWarning {
+  /** ready / cpu / wait: a thread's time longer than the span; processCpu: more CPU than the span × CPUs */
+  kind: 'ready' | 'cpu' | 'wait' | 'processCpu';
+  threadId: number | null;
+  processId: number | null;
+  /** the figure and the span it cannot exceed, in ticks */
+  ticks: bigint;
+  spanTicks: bigint;
+  /** one line: the figure, why it cannot be, and what the trace shows that explains it */
+  message: string;
+}
+
+/** What a decode tells about the causes of implausible figures (CpuAnalyzer.result). */
+export interface CpuResultContext {
+  /** the trace's data loss as `summary` says it (dataLossText), or null */
+  dataLoss?: string | null;
+  /** the cpuUsage derivation's statistics (events out of time order, rows without a process) */
+  stats?: CpuUsageStats;
 }
 
 interface Acc {
@@ -210,12 +234,42 @@ export class CpuAnalyzer implements StagedRowSink {
   private readonly sel: Selection | null;
   /** per slot: 1 when the selection's thread and process filters keep it */
   private picked = new Uint8Array(0);
+  /** the span of the rows (first switch-in, last switch-out or switch-in), as words; the highest cpu + 1 */
+  private firstHi = 0x7fffffff;
+  private firstLo = -1;
+  private lastHi = -0x80000000;
+  private lastLo = 0;
+  private cpus = 0;
 
   constructor(options: CpuAnalyzerOptions = {}) {
     const worst = options.worst ?? 0;
     if (!Number.isSafeInteger(worst) || worst < 0) throw new EtlError('BAD_OPTION', `worst must be a whole number of rows (0 = none), not ${worst}`);
     this.longest = new LongestReady(worst);
     this.sel = options.selection?.active ? options.selection : null;
+  }
+
+  /**
+   * Widens the span to a row's times (words): its switch-in, and its next switch-out, ready time and last
+   * switch-out where its valid mask `v` has them; on `cpu`. Every interval summed lies inside the span, so a
+   * thread's sum above it means overlapping intervals (warnings()).
+   */
+  private span(v: number, inHi: number, inLo: number, outHi: number, outLo: number, rHi: number, rLo: number, lHi: number, lLo: number, cpu: number): void {
+    this.widen(inHi, inLo);
+    if ((v >>> L.CU_CPU_USAGE) & 1) this.widen(outHi, outLo);
+    if ((v >>> L.CU_READY) & 1) this.widen(rHi, rLo);
+    if ((v >>> L.CU_WAITS) & 1) this.widen(lHi, lLo);
+    if (cpu >= this.cpus) this.cpus = cpu + 1;
+  }
+
+  private widen(hi: number, lo: number): void {
+    if (hi < this.firstHi || (hi === this.firstHi && (lo ^ MIN32) < (this.firstLo ^ MIN32))) {
+      this.firstHi = hi;
+      this.firstLo = lo;
+    }
+    if (hi > this.lastHi || (hi === this.lastHi && (lo ^ MIN32) > (this.lastLo ^ MIN32))) {
+      this.lastHi = hi;
+      this.lastLo = lo;
+    }
   }
 
   add(rows: Table<'cpuUsage'>): void {
@@ -231,12 +285,16 @@ export class CpuAnalyzer implements StagedRowSink {
     const valid = rows.column('valid');
     const cpu = rows.column('cpu');
     const switchIn = words(rows.column('switchInTime'));
+    const next = words(rows.column('nextSwitchOutTime'));
+    const readyT = words(rows.column('readyTime'));
+    const last = words(rows.column('lastSwitchOutTime'));
     const readyingTid = rows.column('readyingThreadId');
     const readyingPid = rows.column('readyingProcessId');
     for (let i = 0; i < rows.length; i++) {
       const v = valid[i]!;
       const known = (v >>> L.CU_NEW_PROCESS_ID) & 1;
       const s = this.slot(tid[i]! | 0, known === 1 ? pid[i]! | 0 : 0, known);
+      this.span(v, switchIn[2 * i + 1]!, switchIn[2 * i]!, next[2 * i + 1]!, next[2 * i]!, readyT[2 * i + 1]!, readyT[2 * i]!, last[2 * i + 1]!, last[2 * i]!, cpu[i]!);
       this.switchIns[s]!++;
       if ((v >>> L.CU_CPU_USAGE) & 1) this.cpu.add(s, usage[2 * i]!, usage[2 * i + 1]!);
       if ((v >>> L.CU_READY) & 1) {
@@ -269,6 +327,7 @@ export class CpuAnalyzer implements StagedRowSink {
       const v = valid[i]!;
       const known = (v >>> L.CU_NEW_PROCESS_ID) & 1;
       const s = this.slot(tid[i]! | 0, known === 1 ? pid[i]! | 0 : 0, known);
+      this.span(v, inT[2 * i + 1]!, inT[2 * i]!, next[2 * i + 1]!, next[2 * i]!, readyT[2 * i + 1]!, readyT[2 * i]!, last[2 * i + 1]!, last[2 * i]!, cpu[i]!);
       if (this.picked[s] === 0) continue;
       this.selectedRow(sel, s, v, inT[2 * i + 1]!, inT[2 * i]!, next[2 * i + 1]!, next[2 * i]!, readyT[2 * i + 1]!, readyT[2 * i]!, last[2 * i + 1]!, last[2 * i]!);
       if ((v >>> L.CU_READY) & 1 && sel.timeIn(inT[2 * i + 1]!, inT[2 * i]!)) {
@@ -303,9 +362,10 @@ export class CpuAnalyzer implements StagedRowSink {
         const v = S[b + R.R_VALID]!;
         const known = (v >>> L.CU_NEW_PROCESS_ID) & 1;
         const s = this.slot(S[b + R.R_NEW_TID]!, known === 1 ? S[b + R.R_NEW_PID]! : 0, known);
-        if (this.picked[s] === 0) continue;
         const inHi = S[b + R.R_IN_HI]!;
         const inLo = S[b + R.R_IN_LO]!;
+        this.span(v, inHi, inLo, S[b + R.R_NEXT_HI]!, S[b + R.R_NEXT_LO]!, S[b + R.R_READY_HI]!, S[b + R.R_READY_LO]!, S[b + R.R_LAST_HI]!, S[b + R.R_LAST_LO]!, S[b + R.R_CPU]!);
+        if (this.picked[s] === 0) continue;
         const rHi = S[b + R.R_READY_HI]!;
         const rLo = S[b + R.R_READY_LO]!;
         this.selectedRow(sel, s, v, inHi, inLo, S[b + R.R_NEXT_HI]!, S[b + R.R_NEXT_LO]!, rHi, rLo, S[b + R.R_LAST_HI]!, S[b + R.R_LAST_LO]!);
@@ -322,6 +382,7 @@ export class CpuAnalyzer implements StagedRowSink {
       this.switchIns[s]!++;
       const inHi = S[b + R.R_IN_HI]!;
       const inLo = S[b + R.R_IN_LO]!;
+      this.span(v, inHi, inLo, S[b + R.R_NEXT_HI]!, S[b + R.R_NEXT_LO]!, S[b + R.R_READY_HI]!, S[b + R.R_READY_LO]!, S[b + R.R_LAST_HI]!, S[b + R.R_LAST_LO]!, S[b + R.R_CPU]!);
       if ((v >>> L.CU_CPU_USAGE) & 1) this.cpu.addDiff(s, S[b + R.R_NEXT_HI]!, S[b + R.R_NEXT_LO]!, inHi, inLo);
       if ((v >>> L.CU_READY) & 1) {
         const rHi = S[b + R.R_READY_HI]!;
@@ -401,7 +462,7 @@ export class CpuAnalyzer implements StagedRowSink {
   }
 
   /** The totals, percentiles and longest ready delays, named from the threads and processes tables. */
-  result(names: Pick<StreamResult, 'threads' | 'processes' | 'clock'>): CpuAnalysis {
+  result(names: Pick<StreamResult, 'threads' | 'processes' | 'clock'>, context: CpuResultContext = {}): CpuAnalysis {
     const clock = names.clock ?? null;
     const perSecond = clock?.ticksPerSecond ?? null;
     const ms = (t: bigint | null): number | null => (perSecond === null || t === null ? null : Number((t * 1_000_000n) / perSecond) / 1000);
@@ -493,7 +554,59 @@ export class CpuAnalyzer implements StagedRowSink {
       readyTicks: w.ready,
       readyMs: ms(w.ready),
     }));
-    return { ticksPerSecond: perSecond, total: totals(whole, byTrace, 0), processes, threads, worst, selection: this.sel?.describe(clock) ?? null };
+    return {
+      ticksPerSecond: perSecond,
+      total: totals(whole, byTrace, 0),
+      processes,
+      threads,
+      worst,
+      selection: this.sel?.describe(clock) ?? null,
+      warnings: this.warnings(processes, threads, ms, context),
+    };
+  }
+
+  /**
+   * The figures that cannot be right: a thread running, ready or waiting longer than the span of the rows
+   * (the selection's range, when it has both bounds), a process using more CPU than the span × the CPUs
+   * seen; each named with the causes the decode shows (data lost, events out of time order on their CPU,
+   * rows whose process was not known).
+   */
+  private warnings(processes: ProcessCpu[], threads: ThreadCpu[], ms: (t: bigint | null) => number | null, context: CpuResultContext): CpuWarning[] {
+    if (this.n === 0 || this.lastHi < this.firstHi) return [];
+    const word = (hi: number, lo: number) => (BigInt(hi) << 32n) | BigInt(lo >>> 0);
+    let first = word(this.firstHi, this.firstLo);
+    let last = word(this.lastHi, this.lastLo);
+    const sel = this.sel;
+    if (sel?.fromTicks != null && sel.fromTicks > first) first = sel.fromTicks;
+    if (sel?.toTicks != null && sel.toTicks < last) last = sel.toTicks;
+    const span = last - first;
+    if (span <= 0n) return [];
+    const causes: string[] = [];
+    if (context.dataLoss) causes.push(`data was lost (${context.dataLoss})`);
+    if (context.stats?.lateEvents) causes.push(`${context.stats.lateEvents} events arrived out of time order on their CPU`);
+    if (context.stats?.unresolvedRows) causes.push(`${context.stats.unresolvedRows} rows were counted before their thread's process was known`);
+    const why = causes.length ? `; the trace shows: ${causes.join('; ')}` : '; the trace shows no cause (a corrupt or hand-made trace?)';
+    const time = (t: bigint) => (ms(t) === null ? `${t} ticks` : `${ms(t)!.toFixed(3)} ms`);
+    const out: CpuWarning[] = [];
+    const spanText = `${time(span)} ${sel?.hasTime ? 'range' : 'trace'}`;
+    for (const t of threads) {
+      for (const [kind, v, verb] of [
+        ['cpu', t.cpuTicks, 'ran'],
+        ['ready', t.readyTicks, 'was ready'],
+        ['wait', t.waitTicks, 'waited'],
+      ] as const) {
+        if (v <= span) continue;
+        const who = `thread ${t.threadId}${t.processId === null ? '' : ` of process ${t.processId}${t.imageFileName ? ` (${t.imageFileName})` : ''}`}`;
+        out.push({ kind, threadId: t.threadId, processId: t.processId, ticks: v, spanTicks: span, message: `${who} ${verb} ${time(v)} in a ${spanText}: that cannot be${why}` });
+      }
+    }
+    const capacity = span * BigInt(Math.max(1, this.cpus));
+    for (const p of processes) {
+      if (p.cpuTicks <= capacity) continue;
+      const who = `process ${p.processId ?? '(unknown)'}${p.imageFileName ? ` (${p.imageFileName})` : ''}`;
+      out.push({ kind: 'processCpu', threadId: null, processId: p.processId, ticks: p.cpuTicks, spanTicks: span, message: `${who} used ${time(p.cpuTicks)} of CPU in a ${spanText} on ${this.cpus} CPUs: that cannot be${why}` });
+    }
+    return out;
   }
 }
 
@@ -546,7 +659,8 @@ function words(col: BigInt64Array): Int32Array {
 export function analyzeCpu(result: DecodedTables & Pick<StreamResult, 'threads' | 'processes' | 'clock'>, options: CpuAnalyzerOptions = {}): CpuAnalysis {
   const a = new CpuAnalyzer(options);
   a.add(cpuUsage(result));
-  return a.result(result);
+  const summary = (result as Partial<Pick<StreamResult, 'summary'>>).summary;
+  return a.result(result, { dataLoss: summary ? dataLossText(summary.diagnostics) : null });
 }
 
 export { CpuUsageDeriver, type CpuUsageOptions, type CpuUsageStats };

@@ -4,6 +4,7 @@
 import type { Command } from 'commander';
 import { streamFile } from '../decode/files.js';
 import { emptyTableText, jsonReplacer } from '../output/summary-text.js';
+import { dataLossText } from '../result/diagnostics.js';
 import { note, stdoutOutput, type CommandContext } from './io.js';
 import { addDecoding, addSelection, decodeOptions, option, type DecodingOpts, type SelectionOpts } from './options.js';
 
@@ -30,15 +31,16 @@ export function addCpuCommand(program: Command, { input }: CommandContext): void
       onRows: (rows) => deriver.add(rows.cswitch, rows.readythread, rows.threadEvents),
     });
     const stats = deriver.finish();
-    const a = analyzer.result(res);
+    const a = analyzer.result(res, { dataLoss: dataLossText(res.summary.diagnostics), stats });
     const out = stdoutOutput();
     if (o.json) {
       const list = o.by === 'process' ? a.processes : a.threads;
-      await out.write(JSON.stringify({ file, by: o.by, ticksPerSecond: a.ticksPerSecond, total: a.total, selection: a.selection, rows: o.top ? list.slice(0, o.top) : list, worst: a.worst, cpuUsage: stats }, jsonReplacer, 2) + '\n');
+      await out.write(JSON.stringify({ file, by: o.by, ticksPerSecond: a.ticksPerSecond, total: a.total, selection: a.selection, warnings: a.warnings, rows: o.top ? list.slice(0, o.top) : list, worst: a.worst, cpuUsage: stats }, jsonReplacer, 2) + '\n');
     } else {
       await out.write(renderCpu(inp.name, a, o.by, o.top, stats));
     }
     await out.commit();
+    for (const w of a.warnings) note(w.message);
     if (res.summary.cswitch === 0) note(emptyTableText('cswitch', res.summary));
   });
 }

@@ -37,7 +37,7 @@ export { COUNTERS } from '../result/diagnostics.js';
 export { createClock } from '../time.js';
 export { guidText, HEADER_TYPE_NAMES } from '../result/event-kinds.js';
 export * from '../tables/enums.js';
-export type { CpuAnalysis, CpuAnalyzerOptions, CpuTotals, Percentiles, ProcessCpu, ReadyDelay, ThreadCpu, CpuUsageOptions, CpuUsageStats } from '../analysis/cpu.js';
+export type { CpuAnalysis, CpuAnalyzerOptions, CpuResultContext, CpuWarning, CpuTotals, Percentiles, ProcessCpu, ReadyDelay, ThreadCpu, CpuUsageOptions, CpuUsageStats } from '../analysis/cpu.js';
 
 /**
  * Prepares an engine for decodeSync: compiles the WebAssembly module (default), or loads the reference
