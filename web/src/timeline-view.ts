@@ -3,6 +3,8 @@
 // of device pixels (the entry covering most of a pixel gives its colour, the time covered its opacity),
 // so a million switches zoomed out draw in milliseconds. Zoom with the wheel, +/- or double-click; pan by
 // dragging or with the arrow keys; Home or 0 resets; hovering shows the switch under the pointer.
+// Shift-drag selects a time range (drawn over the lanes with its bounds and duration; the page recomputes
+// its tables for it); the processes or threads a search matched are drawn strongly, the others pale.
 import { threadStateName, waitReasonName } from '../../src/index.js';
 import { esc, int, ms, msCell } from './format.js';
 import { firstEndingAfter, UNKNOWN, type Lane, type TimelineData } from './timeline-data.js';
@@ -36,8 +38,15 @@ export class TimelineView {
   private cssW = 0;
   private dpr = 1;
   private frame = 0;
-  private highlighted: number | null = null;
+  /** per process index: 1 drawn strongly (null: every process) */
+  private strong: Uint8Array | null = null;
+  /** with `strong`: threads drawn strongly whatever their process */
+  private strongThreads: ReadonlySet<number> | null = null;
+  /** the selected range (timeline ticks), or null */
+  private sel: [number, number] | null = null;
   private onRange: ((t0: number, t1: number) => void) | null = null;
+  /** called with a range selected by shift-drag (timeline ticks), at the end of the drag */
+  selectListener: ((t0: number, t1: number) => void) | null = null;
   private readonly resize: ResizeObserver;
   /** per process index: the ABGR pixel value, and its pale version (another process is highlighted) */
   private readonly pixel: Uint32Array;
@@ -91,8 +100,31 @@ export class TimelineView {
 
   /** Draws one process strongly and the others pale (null: all normal). */
   highlight(proc: number | null): void {
-    this.highlighted = proc;
+    if (proc === null) this.highlightSet(null, null);
+    else {
+      const m = new Uint8Array(this.data.pids.length);
+      m[proc] = 1;
+      this.highlightSet(m, null);
+    }
+  }
+
+  /** Draws the processes of `procs` (1 per process index) and the threads of `threads` strongly, the others pale (null: all normal). */
+  highlightSet(procs: Uint8Array | null, threads: ReadonlySet<number> | null): void {
+    this.strong = procs;
+    this.strongThreads = procs && threads && threads.size ? threads : null;
     this.schedule();
+  }
+
+  /** Shows the selected range [t0, t1) (timeline ticks), or none. */
+  setSelection(range: [number, number] | null): void {
+    this.sel = range;
+    this.schedule();
+  }
+
+  /** A CSS x on the canvas as a time of the timeline, inside the trace. */
+  private timeAt(x: number): number {
+    const t = this.t0 + ((x - LABEL_W) / this.plotWidth()) * (this.t1 - this.t0);
+    return Math.min(this.maxT, Math.max(this.minT, t));
   }
 
   zoom(factor: number, at = 0.5): void {
@@ -147,19 +179,33 @@ export class TimelineView {
       },
       { passive: false },
     );
-    let drag: { x: number; t0: number; t1: number } | null = null;
+    let drag: { x: number; t0: number; t1: number; select: boolean } | null = null;
     c.addEventListener('pointerdown', (e) => {
       if (e.button !== 0) return;
-      drag = { x: e.offsetX, t0: this.t0, t1: this.t1 };
+      drag = { x: e.offsetX, t0: this.t0, t1: this.t1, select: e.shiftKey };
       c.setPointerCapture(e.pointerId);
-      c.classList.add('dragging');
+      c.classList.add(e.shiftKey ? 'selecting' : 'dragging');
     });
     c.addEventListener('pointerup', (e) => {
+      const d = drag;
       drag = null;
       c.releasePointerCapture(e.pointerId);
-      c.classList.remove('dragging');
+      c.classList.remove('dragging', 'selecting');
+      if (d?.select && Math.abs(e.offsetX - d.x) >= 3) {
+        const a = this.timeAt(Math.min(d.x, e.offsetX));
+        const b = this.timeAt(Math.max(d.x, e.offsetX));
+        if (b > a) this.selectListener?.(a, b);
+      }
     });
     c.addEventListener('pointermove', (e) => {
+      if (drag?.select) {
+        // the range being dragged, drawn as the selection until released
+        const a = this.timeAt(Math.min(drag.x, e.offsetX));
+        const b = this.timeAt(Math.max(drag.x, e.offsetX));
+        this.setSelection(b > a ? [a, b] : null);
+        this.tip.hidden = true;
+        return;
+      }
       if (drag) {
         const dt = ((e.offsetX - drag.x) / this.plotWidth()) * (drag.t1 - drag.t0);
         this.setRange(drag.t0 - dt, drag.t1 - dt);
@@ -294,7 +340,8 @@ export class TimelineView {
     const sum = new Float32Array(pw);
     const best = new Uint32Array(pw);
     const tpp = (this.t1 - this.t0) / pw;
-    const hl = this.highlighted;
+    const strong = this.strong;
+    const strongThreads = this.strongThreads;
     const row = new Uint32Array(pw);
     for (let li = 0; li < lanes.length; li++) {
       const l = lanes[li]!;
@@ -313,7 +360,7 @@ export class TimelineView {
         if (s >= this.t1) break;
         const e = l.end[i]!;
         const p = l.proc[i]!;
-        const color = hl === null || hl === p ? this.pixel[p]! : this.pale[p]!;
+        const color = strong === null || (p >= 0 && strong[p] === 1) || (strongThreads !== null && strongThreads.has(l.tid[i]!)) ? this.pixel[p]! : this.pale[p]!;
         const dens = l.count && l.count[i]! > 1 && e > s ? Math.min(1, l.busy![i]! / (e - s)) : 1;
         const x0 = Math.max(0, (s - this.t0) / tpp);
         const x1 = Math.min(pw, (e - this.t0) / tpp);
@@ -358,6 +405,44 @@ export class TimelineView {
       ctx.fillText(`CPU ${lanes[li]!.cpu}`, LABEL_W - 8, AXIS_H + (li + 0.5) * this.laneH);
     }
     this.axis(ctx);
+    this.selection(ctx);
+  }
+
+  /** The selected range over the lanes: outside it shaded, its bounds as lines, its duration above. */
+  private selection(ctx: CanvasRenderingContext2D): void {
+    if (!this.sel) return;
+    const pw = this.plotWidth();
+    const [a, b] = this.sel;
+    const xa = LABEL_W + ((a - this.t0) / (this.t1 - this.t0)) * pw;
+    const xb = LABEL_W + ((b - this.t0) / (this.t1 - this.t0)) * pw;
+    const top = AXIS_H;
+    const bottom = AXIS_H + this.data.lanes.length * this.laneH;
+    const l = Math.max(LABEL_W, Math.min(LABEL_W + pw, xa));
+    const r = Math.max(LABEL_W, Math.min(LABEL_W + pw, xb));
+    ctx.fillStyle = 'rgba(15,23,42,0.38)';
+    if (l > LABEL_W) ctx.fillRect(LABEL_W, top, l - LABEL_W, bottom - top);
+    if (r < LABEL_W + pw) ctx.fillRect(r, top, LABEL_W + pw - r, bottom - top);
+    ctx.strokeStyle = '#1d4ed8';
+    ctx.lineWidth = 2;
+    for (const x of [xa, xb]) {
+      if (x < LABEL_W || x > LABEL_W + pw) continue;
+      ctx.beginPath();
+      ctx.moveTo(x, top);
+      ctx.lineTo(x, bottom);
+      ctx.stroke();
+    }
+    if (r > l) {
+      const text = this.duration(b - a);
+      ctx.font = '600 11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+      const w = ctx.measureText(text).width + 10;
+      const cx = Math.min(Math.max((l + r) / 2, LABEL_W + w / 2), LABEL_W + pw - w / 2);
+      ctx.fillStyle = '#1d4ed8';
+      ctx.fillRect(cx - w / 2, top + 2, w, 15);
+      ctx.fillStyle = '#ffffff';
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'middle';
+      ctx.fillText(text, cx, top + 9.5);
+    }
   }
 
   private axis(ctx: CanvasRenderingContext2D): void {
