@@ -2,7 +2,7 @@
 // numbers shown against the library's own result for the same bytes, the timeline's pixels, hover and
 // keyboard, the CSV download against `etw-decode dump`, Parquet read back with hyparquet, the Perfetto trace,
 // a range shift-dragged on the timeline (the tables against analyzeCpu with the same selection, the downloads
-// against `dump --from --to`), the search box, a non-ETL file, cancelling, a million switches,
+// against `dump --from --to`), the search box, the thread lanes (threadStates), a non-ETL file, cancelling, a million switches,
 // and that the page makes no request off this machine. Skipped (one line) without Chromium; failed under
 // CI=true. A screenshot of the loaded page goes to test/artifacts/page.png.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
-import { analyzeCpu, analyzeSpinlocks, cpuUsage, decodeSync, resolveSelection, selectTable, type DecodeResult } from '../../src/node.js';
+import { analyzeCpu, analyzeSpinlocks, cpuUsage, decodeSync, resolveSelection, selectTable, threadStates, type DecodeResult } from '../../src/node.js';
 import { ms } from '../../web/src/format.js';
 import { generateMixedTrace } from '../../src/writer/index.js';
 import { template, tinyBuffers } from '../helpers/hostile.js';
@@ -431,6 +431,50 @@ describe.skipIf(!enabled)('the web page in Chromium', () => {
     await page.close();
   });
 
+  test('thread lanes: threadStates by thread, coloured by state, with the interval and who readied it on hover; they follow the search', async () => {
+    const { page } = await openPage({ sample: true });
+    const r = decodeSync(readFileSync(SAMPLE));
+    const states = threadStates(r);
+    const lanes = new Set(states.toArray().map((x) => `${x.threadId}/${x.processId}`));
+    await page.click('#threads-show');
+    await page.waitForFunction(() => document.querySelector<HTMLCanvasElement>('canvas.thread-canvas')?.dataset.drawMs !== undefined);
+    const note = await page.locator('#threads-note').innerText();
+    expect(note).toBe(`${en(lanes.size)} threads, ${en(states.length)} state intervals.`);
+    // the states' colours: running (green) and waiting (light blue) are drawn
+    const colours = await page.evaluate(() => {
+      const c = document.querySelector<HTMLCanvasElement>('canvas.thread-canvas')!;
+      const d = c.getContext('2d')!.getImageData(Math.round(c.width * 0.3), 0, Math.round(c.width * 0.65), c.height).data;
+      let running = 0;
+      let waiting = 0;
+      for (let i = 0; i < d.length; i += 4) {
+        if (d[i] === 0x16 && d[i + 1] === 0xa3 && d[i + 2] === 0x4a) running++;
+        if (d[i] === 0xbf && d[i + 1] === 0xdb && d[i + 2] === 0xfe) waiting++;
+      }
+      return { running, waiting };
+    });
+    expect(colours.running).toBeGreaterThan(100);
+    expect(colours.waiting).toBeGreaterThan(100);
+    // hover along the first thread's lane: a running interval readied by another thread
+    const box = (await page.locator('canvas.thread-canvas').boundingBox())!;
+    const tip = page.locator('#threads .tooltip');
+    let text = '';
+    for (let f = 0.05; f < 0.99 && !text.includes('readied by'); f += 0.01) {
+      await page.mouse.move(box.x + 210 + f * (box.width - 210), box.y + 22 + 16 * 1.5);
+      text = (await tip.isVisible()) ? await tip.innerText() : '';
+    }
+    expect(text).toMatch(/thread \d+/);
+    expect(text).toMatch(/state\s+(Running|Ready)/);
+    expect(text).toMatch(/from\s+[\d,]+\.\d{3} ms → [\d,]+\.\d{3} ms/);
+    expect(text).toMatch(/readied by\s+thread \d+/);
+    // the search keeps the threads of the processes it matches
+    await page.fill('#search', 'csrss');
+    const pids = new Set(r.processes.toArray().filter((p) => (p.imageFileName ?? '').toLowerCase().includes('csrss')).map((p) => p.processId));
+    const kept = [...lanes].filter((k) => pids.has(Number(k.split('/')[1]))).length;
+    expect(kept).toBeGreaterThan(0);
+    expect(await page.locator('#threads-note').innerText()).toBe(`${en(kept)} of ${en(lanes.size)} threads, ${en(states.length)} state intervals (search “csrss”).`);
+    await page.close();
+  });
+
   test.skipIf(!corpus)('a real trace from the corpus, page opened from file://: its numbers, and that it holds no context switches', async () => {
     const file = corpusPath('perfview-net.4.5.2.x64.etl');
     const { page, state } = await openPage({ file }, 'file');
@@ -522,6 +566,15 @@ describe.skipIf(!enabled)('the web page in Chromium', () => {
     const full = await drawMs();
     console.log(`timeline of ${en(usage.length)} switches: full redraw ${full} ms, zoomed ${zoomed} ms`);
     expect(full).toBeLessThan(500); // ~20-60 ms here; generous for a loaded machine
+    // the thread lanes of the same switches: every state interval, drawn for the whole range
+    await page.click('#threads-show');
+    await page.waitForFunction(() => document.querySelector<HTMLCanvasElement>('canvas.thread-canvas')?.dataset.drawMs !== undefined, undefined, { timeout: 120_000 });
+    expect(await page.locator('#threads-note').innerText()).toMatch(/^[\d,]+ threads, [\d,]+ state intervals\.$/);
+    const intervals = Number((await page.locator('#threads-note').innerText()).split(' threads, ')[1]!.split(' ')[0]!.replace(/,/g, ''));
+    expect(intervals).toBeGreaterThan(usage.length);
+    const threadMs = Number(await page.locator('canvas.thread-canvas').getAttribute('data-draw-ms'));
+    console.log(`thread lanes of ${en(intervals)} intervals: first draw ${threadMs} ms`);
+    expect(threadMs).toBeLessThan(500);
     await page.close();
   });
 

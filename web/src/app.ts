@@ -2,7 +2,8 @@
 // trace, the per-CPU timeline, CPU usage, spin-lock contention, events by kind and diagnostics; download
 // tables. A range shift-dragged on the timeline is the library's selection (resolveSelection, in the
 // decoding worker, which stays alive for it): the CPU usage and spin-lock tables are recomputed for it and
-// the downloads keep only it; the search box filters the CPU tables and highlights the timeline. No framework, no network: the worker's code is part of this script (started from a Blob URL,
+// the downloads keep only it; the search box filters the CPU tables and highlights the timeline. The thread
+// lanes (threadStates, computed on demand in that worker) follow the timeline's range and the search. No framework, no network: the worker's code is part of this script (started from a Blob URL,
 // which works from file:// too) and the sample is a script (sample.js) loaded on demand.
 import { COUNTERS, selectionText, type CpuAnalysis, type KindRow, type ProcessCpu, type SpinlockAnalysis, type SpinlockStats, type ThreadCpu } from '../../src/index.js';
 import { bytes, esc, fileTime, hex, int, ms, msCell, percent } from './format.js';
@@ -10,6 +11,8 @@ import { EXPORT_TABLES, FORMATS, rangeSuffix, type ExportFormat, type ExportTabl
 import type { FromWorker, PageRange, PageResult, ToWorker } from './protocol.js';
 import { renderTable, type Column } from './table-view.js';
 import { TimelineView } from './timeline-view.js';
+import { ThreadLanesView } from './thread-lanes-view.js';
+import type { ThreadLanesData } from './thread-lanes-data.js';
 
 declare const __WORKER_SOURCE__: string;
 
@@ -104,6 +107,11 @@ function open(file: Blob, name: string): void {
       current!.result = m.result;
       show('result');
       render(m.result);
+    } else if (m.type === 'threads') {
+      if (current?.result) showThreads(current.result, m.lanes);
+    } else if (m.type === 'error' && !decoding && threadsPending) {
+      threadsPending = false;
+      $('threads-note').textContent = `The thread lanes could not be computed: ${m.message}`;
     } else if (m.type === 'selected') {
       if (m.seq === selectSeq && current?.result) showAnalysis(current.result, m.cpu, m.spin);
     } else if (m.type === 'error' && !decoding) {
@@ -236,6 +244,7 @@ function render(r: PageResult): void {
   search = '';
   $<HTMLInputElement>('search').value = '';
   renderTimeline(r, tpms);
+  renderThreadsPanel(r);
   renderSelection(r);
   showAnalysis(r, r.cpu, r.spin);
   renderKinds(s.eventsByKind);
@@ -244,6 +253,48 @@ function render(r: PageResult): void {
 }
 
 let timeline: TimelineView | null = null;
+let threadView: ThreadLanesView | null = null;
+let threadsPending = false;
+/** the timeline's shown range (its ticks), for the thread lanes */
+let shownRange: [number, number] = [0, 1];
+
+/** The thread lanes panel of a new trace: a button computing them (a whole decode: only when asked). */
+function renderThreadsPanel(r: PageResult): void {
+  threadView = null;
+  threadsPending = false;
+  $('threads-panel').hidden = r.timeline.entries === 0;
+  $('threads-note').textContent = '';
+  $('threads').innerHTML = `<p><button type="button" class="button" id="threads-show">Show thread lanes</button> <span class="muted small">decodes the trace again, whole (its rows in memory), for the library's threadStates</span></p>`;
+  $('threads-show').onclick = () => {
+    if (!pageWorker || threadsPending) return;
+    threadsPending = true;
+    $<HTMLButtonElement>('threads-show').disabled = true;
+    $('threads-note').textContent = 'computing the thread states…';
+    pageWorker.postMessage({ type: 'threads' } satisfies ToWorker);
+  };
+}
+
+function showThreads(r: PageResult, lanes: ThreadLanesData): void {
+  threadsPending = false;
+  if (!timeline) return;
+  const tl = timeline;
+  const colour = processColours(r);
+  const procIndex = new Map(r.timeline.pids.map((p, i) => [p, i]));
+  const image = new Map(r.processNames);
+  const names = new Map(r.threadNames.map((x) => [`${x.threadId}/${x.processId}`, x.name]));
+  threadView = new ThreadLanesView($('threads'), lanes, {
+    processName: (pid) => (pid < 0 ? 'unknown process' : `${image.get(pid) ?? (pid === 0 ? 'Idle' : 'pid')} (${pid})`),
+    threadName: (tid, pid) => names.get(`${tid}/${pid < 0 ? null : pid}`) ?? null,
+    color: (pid) => (procIndex.has(pid) ? colour(procIndex.get(pid)!) : 0x9ca3af),
+    time: (t) => tl.time(t),
+    duration: (t) => tl.duration(t),
+    ticksPerMs: r.ticksPerSecond ? r.ticksPerSecond / 1000 : null,
+    offsetTicks: timelineOffset(r),
+  });
+  threadView.setRange(shownRange[0], shownRange[1]);
+  renderSelection(r);
+  applySearch(r);
+}
 
 /** ticks from the trace start to the timeline's time 0 */
 const timelineOffset = (r: PageResult) => Number(r.timeline.baseTicks - r.startTicks);
@@ -295,12 +346,14 @@ function renderSelection(r: PageResult): void {
   const tpms = r.ticksPerSecond ? r.ticksPerSecond / 1000 : null;
   const clear = $<HTMLButtonElement>('selection-clear');
   bar.classList.toggle('active', range !== null);
+  downloadsNote(r);
   clear.disabled = range === null;
   if (!range) {
     $('selection-text').textContent = 'Whole trace';
     delete bar.dataset.from;
     delete bar.dataset.to;
     timeline?.setSelection(null);
+    threadView?.setSelection(null);
     return;
   }
   const [a, b] = rangeTicks(r, range);
@@ -312,6 +365,7 @@ function renderSelection(r: PageResult): void {
     : `Selected ticks ${int(Math.round(a))} – ${int(Math.round(b))} (${int(Math.round(b - a))} ticks)`;
   const off = timelineOffset(r);
   timeline?.setSelection([a - off, b - off]);
+  threadView?.setSelection([a - off, b - off]);
 }
 
 /** The CPU usage and spin-lock tables, of the whole trace or of the selected range. */
@@ -331,9 +385,31 @@ function processMatches(q: string, pid: number | null, image: string | null): bo
   return q === '' || (pid !== null && String(pid) === q) || (image !== null && image.toLowerCase().includes(q));
 }
 
+/** The thread lanes the search keeps (a thread by its id or name, or its process), and the note saying so. */
+function filterThreads(r: PageResult): void {
+  if (!threadView) return;
+  const d = threadView.data;
+  const lanes = d.laneTid.length;
+  let keep: Uint8Array | null = null;
+  if (search !== '') {
+    const image = new Map(r.processNames);
+    const names = new Map(r.threadNames.map((x) => [`${x.threadId}/${x.processId}`, x.name]));
+    keep = new Uint8Array(lanes);
+    for (let l = 0; l < lanes; l++) {
+      const tid = d.laneTid[l]!;
+      const pid = d.lanePid[l]!;
+      const name = names.get(`${tid}/${pid < 0 ? null : pid}`);
+      if (processMatches(search, pid < 0 ? null : pid, pid < 0 ? null : (image.get(pid) ?? null)) || String(tid) === search || (name !== undefined && name.toLowerCase().includes(search))) keep[l] = 1;
+    }
+  }
+  threadView.filter(keep);
+  $('threads-note').textContent = `${keep ? `${int(threadView.shownLanes)} of ` : ''}${int(lanes)} threads, ${int(d.rows)} state intervals${keep ? ` (search “${search}”)` : ''}.`;
+}
+
 /** Applies the search: the CPU tables filtered, the matching processes and threads highlighted on the timeline. */
 function applySearch(r: PageResult): void {
   if (shownCpu) renderCpu(r, shownCpu);
+  filterThreads(r);
   if (!timeline) return;
   if (search === '') {
     timeline.highlightSet(null, null);
@@ -381,6 +457,9 @@ function renderTimeline(r: PageResult, tpms: number | null): void {
   });
   timeline.selectListener = (a, b) => selectRange(a, b);
   timeline.rangeListener = (a, b) => {
+    const off = timelineOffset(r);
+    shownRange = [a - off, b - off];
+    threadView?.setRange(a - off, b - off);
     $('timeline-range').textContent = tpms ? `${ms(a / tpms)} – ${ms(b / tpms)} (${ms((b - a) / tpms)} shown)` : `${int(Math.round(a))} – ${int(Math.round(b))} ticks`;
   };
   // legend: processes by CPU time (their colour), clickable to highlight
@@ -613,7 +692,8 @@ function renderDownloads(r: PageResult): void {
     `<button type="button" class="button" data-format="${f.id}" title="${esc(f.note)}"${f.available ? '' : ' disabled'}>${esc(f.label)}</button>`;
   $('dl-buttons').innerHTML = FORMATS.filter((f) => f.id !== 'perfetto').map(button).join('');
   const perfetto = FORMATS.find((f) => f.id === 'perfetto')!;
-  $('dl-trace').innerHTML = `${button(perfetto)}<span class="muted small">${esc(perfetto.available ? 'the whole trace, to open in ui.perfetto.dev' : perfetto.note)}</span>`;
+  $('dl-trace').innerHTML = `${button(perfetto)}<span class="muted small" id="dl-trace-note"></span>`;
+  downloadsNote(r);
   for (const b of document.querySelectorAll<HTMLButtonElement>('#dl-buttons button, #dl-trace button')) {
     b.onclick = () => void exportRun(sel.value as ExportTable, b.dataset.format as ExportFormat);
   }
@@ -627,6 +707,18 @@ function renderDownloads(r: PageResult): void {
     const text = [head.join(','), ...rows.map((x) => head.map((k) => cell((x as unknown as Record<string, unknown>)[k])).join(','))].join('\n') + '\n';
     save(new Blob([text], { type: 'text/csv' }), `${r.fileName.replace(/\.etl$/i, '')}${rangeSuffix(range)}.cpu-by-${cpuBy}.csv`);
   };
+}
+
+/** What the downloads keep: the whole trace or the selected range. */
+function downloadsNote(r: PageResult): void {
+  const note = $('dl-trace-note');
+  if (!note) return;
+  const tpms = r.ticksPerSecond ? r.ticksPerSecond / 1000 : null;
+  if (!range) note.textContent = 'the whole trace, to open in ui.perfetto.dev';
+  else {
+    const [a, b] = rangeTicks(r, range);
+    note.textContent = `the selected range (${tpms ? `${msCell(a / tpms)} – ${msCell(b / tpms)} ms` : `ticks ${int(Math.round(a))} – ${int(Math.round(b))}`}), to open in ui.perfetto.dev; tables keep their rows in it too`;
+  }
 }
 
 async function exportRun(table: ExportTable, format: ExportFormat): Promise<void> {

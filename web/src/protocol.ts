@@ -3,6 +3,7 @@
 // the timeline's typed arrays are transferred, not copied.
 import type { CpuAnalysis, SpinlockAnalysis, TimeSpec, TraceSummary } from '../../src/index.js';
 import type { TimelineData } from './timeline-data.js';
+import type { ThreadLanesData } from './thread-lanes-data.js';
 import type { ExportFormat, ExportTable } from './export-formats.js';
 
 /** The page's selected time range (the library's SelectionOptions `from`/`to`: ns since the trace start, or raw ticks without a clock). */
@@ -15,12 +16,15 @@ export type ToWorker =
   | { type: 'decode'; file: Blob; name: string }
   /** the CPU usage and spin locks again, for `range` (null: the whole trace), of the trace decoded last */
   | { type: 'select'; seq: number; range: PageRange | null }
+  /** the per-thread lanes (threadStates) of the trace decoded last */
+  | { type: 'threads' }
   | { type: 'export'; file: Blob; name: string; table: ExportTable; format: ExportFormat; range: PageRange | null };
 
 export type FromWorker =
   | { type: 'progress'; phase: string; done: number; total: number }
   | { type: 'result'; result: PageResult }
   | { type: 'selected'; seq: number; cpu: CpuAnalysis; spin: SpinlockAnalysis }
+  | { type: 'threads'; lanes: ThreadLanesData }
   | { type: 'exported'; blob: Blob; fileName: string; rows: number }
   | { type: 'error'; message: string; code: string | null };
 

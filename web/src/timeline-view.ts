@@ -408,41 +408,11 @@ export class TimelineView {
     this.selection(ctx);
   }
 
-  /** The selected range over the lanes: outside it shaded, its bounds as lines, its duration above. */
+  /** The selected range over the lanes. */
   private selection(ctx: CanvasRenderingContext2D): void {
     if (!this.sel) return;
-    const pw = this.plotWidth();
     const [a, b] = this.sel;
-    const xa = LABEL_W + ((a - this.t0) / (this.t1 - this.t0)) * pw;
-    const xb = LABEL_W + ((b - this.t0) / (this.t1 - this.t0)) * pw;
-    const top = AXIS_H;
-    const bottom = AXIS_H + this.data.lanes.length * this.laneH;
-    const l = Math.max(LABEL_W, Math.min(LABEL_W + pw, xa));
-    const r = Math.max(LABEL_W, Math.min(LABEL_W + pw, xb));
-    ctx.fillStyle = 'rgba(15,23,42,0.38)';
-    if (l > LABEL_W) ctx.fillRect(LABEL_W, top, l - LABEL_W, bottom - top);
-    if (r < LABEL_W + pw) ctx.fillRect(r, top, LABEL_W + pw - r, bottom - top);
-    ctx.strokeStyle = '#1d4ed8';
-    ctx.lineWidth = 2;
-    for (const x of [xa, xb]) {
-      if (x < LABEL_W || x > LABEL_W + pw) continue;
-      ctx.beginPath();
-      ctx.moveTo(x, top);
-      ctx.lineTo(x, bottom);
-      ctx.stroke();
-    }
-    if (r > l) {
-      const text = this.duration(b - a);
-      ctx.font = '600 11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
-      const w = ctx.measureText(text).width + 10;
-      const cx = Math.min(Math.max((l + r) / 2, LABEL_W + w / 2), LABEL_W + pw - w / 2);
-      ctx.fillStyle = '#1d4ed8';
-      ctx.fillRect(cx - w / 2, top + 2, w, 15);
-      ctx.fillStyle = '#ffffff';
-      ctx.textAlign = 'center';
-      ctx.textBaseline = 'middle';
-      ctx.fillText(text, cx, top + 9.5);
-    }
+    drawRangeOverlay(ctx, a, b, this.t0, this.t1, LABEL_W, this.plotWidth(), AXIS_H, AXIS_H + this.data.lanes.length * this.laneH, this.duration(b - a));
   }
 
   private axis(ctx: CanvasRenderingContext2D): void {
@@ -485,14 +455,49 @@ export class TimelineView {
   }
 }
 
-function niceStep(raw: number): number {
+/**
+ * A selected range [a, b) (times of a view showing [t0, t1) over CSS x [left, left + pw), lanes from y
+ * `top` to `bottom`): outside it shaded, its bounds as lines, `label` (its duration) above it. Shared by
+ * the CPU lanes and the thread lanes.
+ */
+export function drawRangeOverlay(ctx: CanvasRenderingContext2D, a: number, b: number, t0: number, t1: number, left: number, pw: number, top: number, bottom: number, label: string): void {
+  const xa = left + ((a - t0) / (t1 - t0)) * pw;
+  const xb = left + ((b - t0) / (t1 - t0)) * pw;
+  const l = Math.max(left, Math.min(left + pw, xa));
+  const r = Math.max(left, Math.min(left + pw, xb));
+  ctx.fillStyle = 'rgba(15,23,42,0.38)';
+  if (l > left) ctx.fillRect(left, top, l - left, bottom - top);
+  if (r < left + pw) ctx.fillRect(r, top, left + pw - r, bottom - top);
+  ctx.strokeStyle = '#1d4ed8';
+  ctx.lineWidth = 2;
+  for (const x of [xa, xb]) {
+    if (x < left || x > left + pw) continue;
+    ctx.beginPath();
+    ctx.moveTo(x, top);
+    ctx.lineTo(x, bottom);
+    ctx.stroke();
+  }
+  if (r > l) {
+    ctx.font = '600 11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+    const w = ctx.measureText(label).width + 10;
+    const cx = Math.min(Math.max((l + r) / 2, left + w / 2), left + pw - w / 2);
+    ctx.fillStyle = '#1d4ed8';
+    ctx.fillRect(cx - w / 2, top + 2, w, 15);
+    ctx.fillStyle = '#ffffff';
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    ctx.fillText(label, cx, top + 9.5);
+  }
+}
+
+export function niceStep(raw: number): number {
   const p = Math.pow(10, Math.floor(Math.log10(Math.max(raw, 1e-12))));
   const f = raw / p;
   return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
 }
 
 /** An axis label in ms, s or µs with the digits the step needs. */
-function axisMs(v: number, step: number): string {
+export function axisMs(v: number, step: number): string {
   if (step >= 1000 || Math.abs(v) >= 1000) return `${(v / 1000).toFixed(Math.max(0, -Math.floor(Math.log10(step / 1000) + 1e-9)))} s`;
   if (step >= 1) return `${+v.toFixed(Math.max(0, -Math.floor(Math.log10(step))))} ms`;
   return `${+(v * 1000).toFixed(Math.max(0, -Math.floor(Math.log10(step * 1000))))} µs`;

@@ -4,11 +4,14 @@
 // at the deriver's end), spin locks folded by lock and caller. It stays alive with the trace's clock and
 // lifetimes: a selected time range is resolved by the library (resolveSelection) and the CPU usage
 // (CpuAnalyzer with that selection, as analyzeCpu) and spin locks (selectTable) are streamed again for it.
-// Cancelling is terminating this worker. (Downloads run in export-worker.ts, loaded only when one is asked for.)
+// The per-thread lanes come on demand, from a whole decode (threadStates needs every switch: memory
+// grows with the trace, so only when asked). Cancelling is terminating this worker. (Downloads run in export-worker.ts, loaded only when one is asked for.)
 import {
   CpuAnalyzer,
   CpuUsageDeriver,
+  decode,
   decodeStream,
+  threadStates,
   resolveSelection,
   selectTable,
   SpinlockAnalyzer,
@@ -19,11 +22,12 @@ import { emptyTableText } from '../../src/output/summary-text.js';
 import { dataLossText } from '../../src/result/diagnostics.js';
 import type { PageRange, PageResult, ToWorker } from './protocol.js';
 import { TimelineBuilder, timelineBuffers } from './timeline-data.js';
+import { packThreadLanes, threadLanesBuffers } from './thread-lanes-data.js';
 
 import { fail, post, progress } from './worker-common.js';
 
 /** the trace decoded last: what a selection needs */
-let decoded: { file: Blob; res: StreamResult } | null = null;
+let decoded: { file: Blob; res: StreamResult; baseTicks: bigint; last: number } | null = null;
 
 /** One streamed pass: CPU usage and spin locks (for `selection`, if any), and the timeline when given. */
 async function analyze(file: Blob, selection: Selection | null, timeline: TimelineBuilder | null, onProgress?: (phase: string, done: number, total: number) => void) {
@@ -49,9 +53,9 @@ async function decodeForPage(file: Blob, name: string): Promise<PageResult> {
   const t0 = performance.now();
   const timeline = new TimelineBuilder();
   const { res, stats, cpu, spin } = await analyze(file, null, timeline, progress());
-  decoded = { file, res };
   const s = res.summary;
   const tl = timeline.finish();
+  decoded = { file, res, baseTicks: tl.baseTicks, last: tl.last };
   const info = res.info;
   const processNames: [number, string][] = [];
   for (const p of res.processes) if (p.imageFileName) processNames.push([p.processId, p.imageFileName]);
@@ -86,11 +90,20 @@ async function select(range: PageRange | null) {
   return { cpu, spin };
 }
 
+/** The per-thread lanes of the decoded trace: its threadStates, from a whole decode. */
+async function threadLanes() {
+  if (!decoded) throw new Error('no trace decoded');
+  const whole = await decode(decoded.file);
+  return packThreadLanes(threadStates(whole), decoded.baseTicks, decoded.last);
+}
+
 self.onmessage = (ev: MessageEvent<ToWorker>) => {
   const m = ev.data;
   if (m.type === 'decode') {
     decodeForPage(m.file, m.name).then((result) => post({ type: 'result', result }, timelineBuffers(result.timeline)), fail);
   } else if (m.type === 'select') {
     select(m.range).then((x) => post({ type: 'selected', seq: m.seq, ...x }), fail);
+  } else if (m.type === 'threads') {
+    threadLanes().then((lanes) => post({ type: 'threads', lanes }, threadLanesBuffers(lanes)), fail);
   }
 };
