@@ -111,8 +111,13 @@ describe.skipIf(!enabled)('the web page in Chromium', () => {
     await page.click('#tab-process');
     await page.screenshot({ path: join(ARTIFACTS, 'page.png'), fullPage: true });
     if (process.env.UPDATE_DOCS_SCREENSHOT) {
-      // the README's picture (docs/page.png): the top of the page at a laptop's width
+      // the README's picture (docs/page.png): the top of the page at a laptop's width, a range selected, the thread lanes shown
       await page.setViewportSize({ width: 1280, height: 980 });
+      await page.waitForTimeout(300);
+      await shiftDrag(page, 0.35, 0.6);
+      await selectedRange(page);
+      await page.click('#threads-show');
+      await page.waitForSelector('canvas.thread-canvas');
       await page.waitForTimeout(300);
       await page.screenshot({ path: join(ROOT, 'docs', 'page.png') });
     }
