@@ -3,8 +3,9 @@
 // tables. A range shift-dragged on the timeline is the library's selection (resolveSelection, in the
 // decoding worker, which stays alive for it): the CPU usage and spin-lock tables are recomputed for it and
 // the downloads keep only it; the search box filters the CPU tables and highlights the timeline. The thread
-// lanes (threadStates, computed on demand in that worker) follow the timeline's range and the search. No framework, no network: the worker's code is part of this script (started from a Blob URL,
-// which works from file:// too) and the sample is a script (sample.js) loaded on demand.
+// lanes (threadStates, computed on demand in that worker) follow the timeline's range and the search.
+// No framework, no network: the worker's code is part of this script (started from a Blob URL, which works
+// from file:// too) and the sample is a script (sample.js) loaded on demand.
 import { COUNTERS, selectionText, type CpuAnalysis, type KindRow, type ProcessCpu, type SpinlockAnalysis, type SpinlockStats, type ThreadCpu } from '../../src/index.js';
 import { bytes, esc, fileTime, hex, int, ms, msCell, percent } from './format.js';
 import { EXPORT_TABLES, FORMATS, rangeSuffix, type ExportFormat, type ExportTable } from './export-formats.js';
