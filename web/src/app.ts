@@ -110,12 +110,14 @@ function open(file: Blob, name: string): void {
       render(m.result);
     } else if (m.type === 'threads') {
       if (current?.result) showThreads(current.result, m.lanes);
-    } else if (m.type === 'error' && !decoding && threadsPending) {
+    } else if (m.type === 'error' && m.for === 'threads') {
       threadsPending = false;
       $('threads-note').textContent = `The thread lanes could not be computed: ${m.message}`;
+      const again = document.getElementById('threads-show') as HTMLButtonElement | null;
+      if (again) again.disabled = false;
     } else if (m.type === 'selected') {
       if (m.seq === selectSeq && current?.result) showAnalysis(current.result, m.cpu, m.spin);
-    } else if (m.type === 'error' && !decoding) {
+    } else if (m.type === 'error' && m.for === 'select') {
       // a recomputation for a range failed: the trace stays shown
       $('cpu-note').textContent = `The selection could not be applied: ${m.message}`;
       for (const id of ['cpu-table', 'spin-table']) $(id).classList.remove('busy');

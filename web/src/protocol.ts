@@ -26,7 +26,8 @@ export type FromWorker =
   | { type: 'selected'; seq: number; cpu: CpuAnalysis; spin: SpinlockAnalysis }
   | { type: 'threads'; lanes: ThreadLanesData }
   | { type: 'exported'; blob: Blob; fileName: string; rows: number }
-  | { type: 'error'; message: string; code: string | null };
+  /** `for`: a recomputation for a range or the thread lanes failed (the trace stays shown) */
+  | { type: 'error'; message: string; code: string | null; for?: 'select' | 'threads' };
 
 /** A thread's name and process, for the timeline's tooltips. */
 export interface ThreadName {

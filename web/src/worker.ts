@@ -102,8 +102,8 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
   if (m.type === 'decode') {
     decodeForPage(m.file, m.name).then((result) => post({ type: 'result', result }, timelineBuffers(result.timeline)), fail);
   } else if (m.type === 'select') {
-    select(m.range).then((x) => post({ type: 'selected', seq: m.seq, ...x }), fail);
+    select(m.range).then((x) => post({ type: 'selected', seq: m.seq, ...x }), (e) => fail(e, 'select'));
   } else if (m.type === 'threads') {
-    threadLanes().then((lanes) => post({ type: 'threads', lanes }, threadLanesBuffers(lanes)), fail);
+    threadLanes().then((lanes) => post({ type: 'threads', lanes }, threadLanesBuffers(lanes)), (e) => fail(e, 'threads'));
   }
 };
