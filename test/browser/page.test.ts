@@ -1,6 +1,8 @@
 // The web page (web/) in a real headless Chromium: open the sample and a real corpus file, check the
 // numbers shown against the library's own result for the same bytes, the timeline's pixels, hover and
-// keyboard, the CSV download against `etw-decode dump`, Parquet read back with hyparquet, the Perfetto trace, a non-ETL file, cancelling, a million switches,
+// keyboard, the CSV download against `etw-decode dump`, Parquet read back with hyparquet, the Perfetto trace,
+// a range shift-dragged on the timeline (the tables against analyzeCpu with the same selection, the downloads
+// against `dump --from --to`), the search box, the thread lanes (threadStates), a non-ETL file, cancelling, a million switches,
 // and that the page makes no request off this machine. Skipped (one line) without Chromium; failed under
 // CI=true. A screenshot of the loaded page goes to test/artifacts/page.png.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -11,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
-import { analyzeCpu, analyzeSpinlocks, cpuUsage, decodeSync, type DecodeResult } from '../../src/node.js';
+import { analyzeCpu, analyzeSpinlocks, cpuUsage, decodeSync, resolveSelection, selectTable, threadStates, type DecodeResult } from '../../src/node.js';
+import { ms } from '../../web/src/format.js';
 import { generateMixedTrace } from '../../src/writer/index.js';
 import { template, tinyBuffers } from '../helpers/hostile.js';
 import { corpusPath, corpusTestsEnabled } from '../helpers/corpus.js';
@@ -108,8 +111,13 @@ describe.skipIf(!enabled)('the web page in Chromium', () => {
     await page.click('#tab-process');
     await page.screenshot({ path: join(ARTIFACTS, 'page.png'), fullPage: true });
     if (process.env.UPDATE_DOCS_SCREENSHOT) {
-      // the README's picture (docs/page.png): the top of the page at a laptop's width
+      // the README's picture (docs/page.png): the top of the page at a laptop's width, a range selected, the thread lanes shown
       await page.setViewportSize({ width: 1280, height: 980 });
+      await page.waitForTimeout(300);
+      await shiftDrag(page, 0.35, 0.6);
+      await selectedRange(page);
+      await page.click('#threads-show');
+      await page.waitForSelector('canvas.thread-canvas');
       await page.waitForTimeout(300);
       await page.screenshot({ path: join(ROOT, 'docs', 'page.png') });
     }
@@ -239,6 +247,239 @@ describe.skipIf(!enabled)('the web page in Chromium', () => {
     await page.close();
   });
 
+  /** Shift-drags on the timeline from fraction `a` to `b` of its plot (the first lane's height). */
+  async function shiftDrag(page: Page, a: number, b: number): Promise<void> {
+    const box = (await page.locator('canvas.timeline-canvas').boundingBox())!;
+    const x = (f: number) => box.x + 58 + f * (box.width - 58);
+    const y = box.y + 24 + 10;
+    await page.keyboard.down('Shift');
+    await page.mouse.move(x(a), y);
+    await page.mouse.down();
+    await page.mouse.move((x(a) + x(b)) / 2, y, { steps: 4 });
+    await page.mouse.move(x(b), y, { steps: 4 });
+    await page.mouse.up();
+    await page.keyboard.up('Shift');
+  }
+
+  /** The selected range's bounds (ns since the trace start) as the page states them, once its tables are recomputed. */
+  async function selectedRange(page: Page): Promise<{ from: bigint; to: bigint }> {
+    await page.waitForFunction(() => document.getElementById('cpu-note')!.textContent!.startsWith('In the selected range'));
+    const ns = async (k: string) => BigInt((await page.locator('#selection').getAttribute(k))!.replace(/ns$/, ''));
+    return { from: await ns('data-from'), to: await ns('data-to') };
+  }
+
+  test('a range shift-dragged on the timeline: the CPU usage and spin locks are analyzeCpu’s for that selection; Escape clears it', async () => {
+    const { page } = await openPage({ sample: true });
+    await page.waitForFunction(() => document.querySelector<HTMLCanvasElement>('canvas.timeline-canvas')?.dataset.drawMs !== undefined);
+    const r = decodeSync(readFileSync(SAMPLE));
+    const whole = analyzeCpu(r);
+    // a plain drag still pans (zoomed in), and selects nothing
+    const canvas = page.locator('canvas.timeline-canvas');
+    await canvas.focus();
+    await page.keyboard.press('+');
+    const before = await page.locator('#timeline-range').innerText();
+    const box = (await canvas.boundingBox())!;
+    await page.mouse.move(box.x + box.width * 0.6, box.y + 34);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.4, box.y + 34, { steps: 4 });
+    await page.mouse.up();
+    expect(await page.locator('#timeline-range').innerText()).not.toBe(before);
+    expect(await page.locator('#selection-text').innerText()).toBe('Whole trace');
+    await page.keyboard.press('Home');
+    // shift-drag over the middle of the trace
+    await shiftDrag(page, 0.3, 0.6);
+    const { from, to } = await selectedRange(page);
+    expect(to).toBeGreaterThan(from);
+    expect(from % 1000n).toBe(0n); // to the microsecond
+    const text = await page.locator('#selection-text').innerText();
+    expect(text).toBe(`Selected ${(Number(from) / 1e6).toLocaleString('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 })} – ${(Number(to) / 1e6).toLocaleString('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 })} ms (${ms(Number(to - from) / 1e6)})`);
+    // the library's selection for the same bounds
+    const selection = resolveSelection({ from: { ns: from }, to: { ns: to } }, r.clock, r);
+    const cpu = analyzeCpu(r, { selection });
+    expect(cpu.total.switchIns).toBeGreaterThan(0);
+    expect(cpu.total.switchIns).toBeLessThan(whole.total.switchIns);
+    const note = await page.locator('#cpu-note').innerText();
+    expect(note).toContain(`CPU time ${ms(cpu.total.cpuMs)} in ${en(cpu.total.switchIns)} switch-ins`);
+    const rows = page.locator('[data-testid="cpu-process"] tbody tr');
+    expect(await rows.count()).toBe(Math.min(50, cpu.processes.length));
+    for (let i = 0; i < 3; i++) {
+      const p = cpu.processes[i]!;
+      const cells = rows.nth(i).locator('td');
+      expect(await cells.nth(1).innerText()).toBe(String(p.processId));
+      expect(await cells.nth(3).innerText()).toBe(p.cpuMs!.toLocaleString('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 }));
+      expect(await cells.nth(5).innerText()).toBe(en(p.switchIns));
+    }
+    // every process's exact ticks, through the view's CSV
+    const [view] = await Promise.all([page.waitForEvent('download'), page.click('#dl-view')]);
+    const viewPath = join(tmp, 'view-selected.csv');
+    await view.saveAs(viewPath);
+    const got = readFileSync(viewPath, 'utf8').trim().split('\n').slice(1).map((l) => l.split(',').slice(0, 7).join(','));
+    expect(got).toEqual(cpu.processes.map((p) => [p.processId, p.imageFileName ?? '', p.threads, p.switchIns, p.cpuTicks, p.readyTicks, p.waitTicks].join(',')));
+    // by thread: the same threads, the same CPU ticks in all
+    await page.click('#tab-thread');
+    expect(await page.locator('[data-testid="cpu-thread"] tbody tr').count()).toBe(Math.min(50, cpu.threads.length));
+    expect(cpu.threads.reduce((a, t) => a + t.cpuTicks, 0n)).toBe(cpu.total.cpuTicks);
+    // spin locks: those released in the range
+    const spin = analyzeSpinlocks({ spinlock: selectTable(r.spinlock, selection), info: r.info });
+    expect(spin.totals.rows).toBeLessThan(r.summary.spinlock);
+    expect(await page.locator('#spin-note').innerText()).toContain(`In the selected range: ${en(spin.totals.rows)} released spin locks, ${en(spin.totals.contended)} contended`);
+    // Escape: the whole trace again
+    await canvas.focus();
+    await page.keyboard.press('Escape');
+    expect(await page.locator('#selection-text').innerText()).toBe('Whole trace');
+    expect(await page.locator('#cpu-note').innerText()).toContain(`CPU time ${ms(whole.total.cpuMs)} in ${en(whole.total.switchIns)} switch-ins`);
+    expect(await page.locator('[data-testid="cpu-thread"] tbody tr').count()).toBe(Math.min(50, whole.threads.length)); // the tab stayed
+    // the clear button too
+    await shiftDrag(page, 0.1, 0.2);
+    await selectedRange(page);
+    await page.click('#selection-clear');
+    expect(await page.locator('#selection-text').innerText()).toBe('Whole trace');
+    await page.close();
+  });
+
+  test('downloads follow the selected range (`dump --from --to` byte for byte) and the trace shown; a new trace resets both', async () => {
+    const { page } = await openPage({ sample: true }, 'file');
+    await page.waitForFunction(() => document.querySelector<HTMLCanvasElement>('canvas.timeline-canvas')?.dataset.drawMs !== undefined);
+    await shiftDrag(page, 0.2, 0.5);
+    const { from, to } = await selectedRange(page);
+    const r = decodeSync(readFileSync(SAMPLE));
+    const selection = resolveSelection({ from: { ns: from }, to: { ns: to } }, r.clock, r);
+    const msText = (ns: bigint) => `${ns / 1_000_000n}${ns % 1_000_000n ? '.' + (ns % 1_000_000n).toString().padStart(6, '0').replace(/0+$/, '') : ''}ms`;
+    const stem = `sample.${msText(from)}-${msText(to)}`;
+    for (const table of ['cswitch', 'cpuUsage']) {
+      await page.selectOption('#dl-table', table);
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#dl-buttons button[data-format="csv"]')]);
+      expect(download.suggestedFilename()).toBe(`${stem}.${table}.csv`);
+      const path = join(tmp, `selected.${table}.csv`);
+      await download.saveAs(path);
+      const got = readFileSync(path, 'utf8');
+      const want = execFileSync(process.execPath, [CLI, 'dump', SAMPLE, '--table', table, '--format', 'csv', '--from', `${from}ns`, '--to', `${to}ns`], { encoding: 'utf8', maxBuffer: 1 << 28 });
+      expect(got.split('\n').length).toBeGreaterThan(100);
+      expect(got.length).toBeLessThan(execFileSync(process.execPath, [CLI, 'dump', SAMPLE, '--table', table, '--format', 'csv'], { encoding: 'utf8', maxBuffer: 1 << 28 }).length);
+      expect(got).toBe(want);
+    }
+    // Parquet: the selected rows
+    await page.selectOption('#dl-table', 'cswitch');
+    const [pq] = await Promise.all([page.waitForEvent('download'), page.click('#dl-buttons button[data-format="parquet"]')]);
+    const pqPath = join(tmp, 'selected.parquet');
+    await pq.saveAs(pqPath);
+    expect((await hyparquetRows(readBytes(pqPath))).length).toBe(selectTable(r.cswitch, selection).length);
+    // Perfetto: the switches of the range
+    const [trace] = await Promise.all([page.waitForEvent('download'), page.click('#dl-trace button[data-format="perfetto"]')]);
+    expect(trace.suggestedFilename()).toBe(`${stem}.perfetto-trace`);
+    const status = await page.locator('#dl-status').innerText();
+    expect(status).toBe(`${stem}.perfetto-trace: ${en(selectTable(r.cswitch, selection).length)} rows, ${status.split(' rows, ')[1]}`);
+    // another trace: no selection, no status of the previous one
+    await page.setInputFiles('#file-input', SAMPLE);
+    await page.waitForFunction(() => document.getElementById('summary-file')!.textContent === '· sample.etl' && !document.getElementById('result')!.hidden);
+    await page.waitForFunction(() => document.getElementById('progress')!.hidden);
+    expect(await page.locator('#dl-status').innerText()).toBe('');
+    expect(await page.locator('#selection-text').innerText()).toBe('Whole trace');
+    const [again] = await Promise.all([page.waitForEvent('download'), page.click('#dl-buttons button[data-format="csv"]')]);
+    expect(again.suggestedFilename()).toBe('sample.cswitch.csv');
+    await page.close();
+  });
+
+  test('the search box filters the CPU tables by process or thread name or id, and highlights the timeline', async () => {
+    const { page } = await openPage({ sample: true });
+    await page.waitForFunction(() => document.querySelector<HTMLCanvasElement>('canvas.timeline-canvas')?.dataset.drawMs !== undefined);
+    const cpu = analyzeCpu(decodeSync(readFileSync(SAMPLE)));
+    const coloured = () =>
+      page.evaluate(
+        () =>
+          new Promise<number>((resolve) =>
+            requestAnimationFrame(() =>
+              requestAnimationFrame(() => {
+                const c = document.querySelector<HTMLCanvasElement>('canvas.timeline-canvas')!;
+                const d = c.getContext('2d')!.getImageData(Math.round(c.width * 0.1), Math.round(c.height * 0.3), Math.round(c.width * 0.85), Math.round(c.height * 0.5)).data;
+                let n = 0;
+                for (let i = 0; i < d.length; i += 4) if (Math.max(d[i]!, d[i + 1]!, d[i + 2]!) - Math.min(d[i]!, d[i + 1]!, d[i + 2]!) > 40) n++;
+                resolve(n / (d.length / 4));
+              }),
+            ),
+          ),
+      );
+    const all = await coloured();
+    const rows = page.locator('[data-testid="cpu-process"] tbody tr');
+    // by image name (part of it, any case)
+    await page.fill('#search', 'CSRSS');
+    const csrss = cpu.processes.filter((p) => p.imageFileName?.toLowerCase().includes('csrss'));
+    expect(csrss.length).toBeGreaterThan(0);
+    expect(await rows.count()).toBe(csrss.length);
+    for (let i = 0; i < csrss.length; i++) expect((await rows.nth(i).locator('td').nth(0).innerText()).trim()).toBe(csrss[i]!.imageFileName);
+    expect(await page.locator('#cpu-note').innerText()).toContain(`Search “csrss”: ${csrss.length} of ${cpu.processes.length} processes`);
+    // the other processes drawn pale
+    const highlighted = await coloured();
+    expect(highlighted).toBeLessThan(all * 0.8);
+    expect(highlighted).toBeGreaterThan(0);
+    // by thread: that process's threads
+    await page.click('#tab-thread');
+    const threads = cpu.threads.filter((t) => t.imageFileName?.toLowerCase().includes('csrss') || t.name?.toLowerCase().includes('csrss'));
+    expect(await page.locator('[data-testid="cpu-thread"] tbody tr').count()).toBe(Math.min(50, threads.length));
+    // by id: a process id, a thread id
+    await page.click('#tab-process');
+    const top = cpu.processes.find((p) => p.processId !== 0)!;
+    await page.fill('#search', String(top.processId));
+    expect(await rows.count()).toBeGreaterThanOrEqual(1);
+    expect(await rows.first().locator('td').nth(1).innerText()).toBe(String(top.processId));
+    const t = cpu.threads.find((x) => x.processId !== 0 && cpu.processes.every((p) => String(p.processId) !== String(x.threadId)))!;
+    await page.fill('#search', String(t.threadId));
+    expect(await rows.count()).toBe(1);
+    expect(await rows.first().innerText()).toBe('no process matches the search');
+    await page.click('#tab-thread');
+    expect(await page.locator('[data-testid="cpu-thread"] tbody tr').first().locator('td').nth(0).innerText()).toBe(String(t.threadId));
+    // cleared: everything again, drawn as before
+    await page.fill('#search', '');
+    await page.click('#tab-process');
+    expect(await rows.count()).toBe(Math.min(50, cpu.processes.length));
+    expect(await coloured()).toBeCloseTo(all, 5);
+    await page.close();
+  });
+
+  test('thread lanes: threadStates by thread, coloured by state, with the interval and who readied it on hover; they follow the search', async () => {
+    const { page } = await openPage({ sample: true });
+    const r = decodeSync(readFileSync(SAMPLE));
+    const states = threadStates(r);
+    const lanes = new Set(states.toArray().map((x) => `${x.threadId}/${x.processId}`));
+    await page.click('#threads-show');
+    await page.waitForFunction(() => document.querySelector<HTMLCanvasElement>('canvas.thread-canvas')?.dataset.drawMs !== undefined);
+    const note = await page.locator('#threads-note').innerText();
+    expect(note).toBe(`${en(lanes.size)} threads, ${en(states.length)} state intervals.`);
+    // the states' colours: running (green) and waiting (light blue) are drawn
+    const colours = await page.evaluate(() => {
+      const c = document.querySelector<HTMLCanvasElement>('canvas.thread-canvas')!;
+      const d = c.getContext('2d')!.getImageData(Math.round(c.width * 0.3), 0, Math.round(c.width * 0.65), c.height).data;
+      let running = 0;
+      let waiting = 0;
+      for (let i = 0; i < d.length; i += 4) {
+        if (d[i] === 0x16 && d[i + 1] === 0xa3 && d[i + 2] === 0x4a) running++;
+        if (d[i] === 0xbf && d[i + 1] === 0xdb && d[i + 2] === 0xfe) waiting++;
+      }
+      return { running, waiting };
+    });
+    expect(colours.running).toBeGreaterThan(100);
+    expect(colours.waiting).toBeGreaterThan(100);
+    // hover along the first thread's lane: a running interval readied by another thread
+    const box = (await page.locator('canvas.thread-canvas').boundingBox())!;
+    const tip = page.locator('#threads .tooltip');
+    let text = '';
+    for (let f = 0.05; f < 0.99 && !text.includes('readied by'); f += 0.01) {
+      await page.mouse.move(box.x + 210 + f * (box.width - 210), box.y + 22 + 16 * 1.5);
+      text = (await tip.isVisible()) ? await tip.innerText() : '';
+    }
+    expect(text).toMatch(/thread \d+/);
+    expect(text).toMatch(/state\s+(Running|Ready)/);
+    expect(text).toMatch(/from\s+[\d,]+\.\d{3} ms → [\d,]+\.\d{3} ms/);
+    expect(text).toMatch(/readied by\s+thread \d+/);
+    // the search keeps the threads of the processes it matches
+    await page.fill('#search', 'csrss');
+    const pids = new Set(r.processes.toArray().filter((p) => (p.imageFileName ?? '').toLowerCase().includes('csrss')).map((p) => p.processId));
+    const kept = [...lanes].filter((k) => pids.has(Number(k.split('/')[1]))).length;
+    expect(kept).toBeGreaterThan(0);
+    expect(await page.locator('#threads-note').innerText()).toBe(`${en(kept)} of ${en(lanes.size)} threads, ${en(states.length)} state intervals (search “csrss”).`);
+    await page.close();
+  });
+
   test.skipIf(!corpus)('a real trace from the corpus, page opened from file://: its numbers, and that it holds no context switches', async () => {
     const file = corpusPath('perfview-net.4.5.2.x64.etl');
     const { page, state } = await openPage({ file }, 'file');
@@ -330,6 +571,15 @@ describe.skipIf(!enabled)('the web page in Chromium', () => {
     const full = await drawMs();
     console.log(`timeline of ${en(usage.length)} switches: full redraw ${full} ms, zoomed ${zoomed} ms`);
     expect(full).toBeLessThan(500); // ~20-60 ms here; generous for a loaded machine
+    // the thread lanes of the same switches: every state interval, drawn for the whole range
+    await page.click('#threads-show');
+    await page.waitForFunction(() => document.querySelector<HTMLCanvasElement>('canvas.thread-canvas')?.dataset.drawMs !== undefined, undefined, { timeout: 120_000 });
+    expect(await page.locator('#threads-note').innerText()).toMatch(/^[\d,]+ threads, [\d,]+ state intervals\.$/);
+    const intervals = Number((await page.locator('#threads-note').innerText()).split(' threads, ')[1]!.split(' ')[0]!.replace(/,/g, ''));
+    expect(intervals).toBeGreaterThan(usage.length);
+    const threadMs = Number(await page.locator('canvas.thread-canvas').getAttribute('data-draw-ms'));
+    console.log(`thread lanes of ${en(intervals)} intervals: first draw ${threadMs} ms`);
+    expect(threadMs).toBeLessThan(500);
     await page.close();
   });
 

@@ -1,13 +1,19 @@
 // The page: pick, drop or open the sample trace; decode it in a Web Worker (progress, cancel); show the
 // trace, the per-CPU timeline, CPU usage, spin-lock contention, events by kind and diagnostics; download
-// tables. No framework, no network: the worker's code is part of this script (started from a Blob URL,
-// which works from file:// too) and the sample is a script (sample.js) loaded on demand.
-import { COUNTERS, type KindRow, type ProcessCpu, type SpinlockStats, type ThreadCpu } from '../../src/index.js';
+// tables. A range shift-dragged on the timeline is the library's selection (resolveSelection, in the
+// decoding worker, which stays alive for it): the CPU usage and spin-lock tables are recomputed for it and
+// the downloads keep only it; the search box filters the CPU tables and highlights the timeline. The thread
+// lanes (threadStates, computed on demand in that worker) follow the timeline's range and the search.
+// No framework, no network: the worker's code is part of this script (started from a Blob URL, which works
+// from file:// too) and the sample is a script (sample.js) loaded on demand.
+import { COUNTERS, selectionText, type CpuAnalysis, type KindRow, type ProcessCpu, type SpinlockAnalysis, type SpinlockStats, type ThreadCpu } from '../../src/index.js';
 import { bytes, esc, fileTime, hex, int, ms, msCell, percent } from './format.js';
-import { EXPORT_TABLES, FORMATS, type ExportFormat, type ExportTable } from './export-formats.js';
-import type { FromWorker, PageResult, ToWorker } from './protocol.js';
+import { EXPORT_TABLES, FORMATS, rangeSuffix, type ExportFormat, type ExportTable } from './export-formats.js';
+import type { FromWorker, PageRange, PageResult, ToWorker } from './protocol.js';
 import { renderTable, type Column } from './table-view.js';
 import { TimelineView } from './timeline-view.js';
+import { ThreadLanesView } from './thread-lanes-view.js';
+import type { ThreadLanesData } from './thread-lanes-data.js';
 
 declare const __WORKER_SOURCE__: string;
 
@@ -45,8 +51,16 @@ async function newExportWorker(): Promise<Worker> {
   return new Worker(exportUrl);
 }
 
+/** the worker decoding a trace (null once its result is in) */
 let decoding: Worker | null = null;
+/** the worker of the trace shown: it decoded it, and recomputes the tables for a selected range */
+let pageWorker: Worker | null = null;
+/** the download being written (of the trace shown) */
+let exporting: Worker | null = null;
 let current: { file: Blob; name: string; result: PageResult | null } | null = null;
+/** the selected time range (null: the whole trace), and the number of the last recomputation asked for */
+let range: PageRange | null = null;
+let selectSeq = 0;
 
 function show(which: 'drop' | 'progress' | 'result' | 'error-only'): void {
   $('drop').hidden = which !== 'drop' && which !== 'error-only';
@@ -73,25 +87,44 @@ function setProgress(phase: string, done: number, total: number): void {
 
 /** Decodes `file` in a fresh worker (a decode in progress is cancelled). */
 function open(file: Blob, name: string): void {
-  decoding?.terminate();
+  pageWorker?.terminate();
+  exporting?.terminate();
+  exporting = null;
+  range = null;
+  selectSeq++;
+  $('dl-status').textContent = '';
   current = { file, name, result: null };
   show('progress');
   $('progress-file').textContent = name;
   setProgress('frame', 0, file.size);
   const w = newWorker();
   decoding = w;
+  pageWorker = w;
   w.onmessage = (ev: MessageEvent<FromWorker>) => {
     const m = ev.data;
     if (m.type === 'progress') setProgress(m.phase, m.done, m.total);
     else if (m.type === 'result') {
-      w.terminate();
-      decoding = null;
+      decoding = null; // kept as pageWorker, for selections
       current!.result = m.result;
       show('result');
       render(m.result);
+    } else if (m.type === 'threads') {
+      if (current?.result) showThreads(current.result, m.lanes);
+    } else if (m.type === 'error' && m.for === 'threads') {
+      threadsPending = false;
+      $('threads-note').textContent = `The thread lanes could not be computed: ${m.message}`;
+      const again = document.getElementById('threads-show') as HTMLButtonElement | null;
+      if (again) again.disabled = false;
+    } else if (m.type === 'selected') {
+      if (m.seq === selectSeq && current?.result) showAnalysis(current.result, m.cpu, m.spin);
+    } else if (m.type === 'error' && m.for === 'select') {
+      // a recomputation for a range failed: the trace stays shown
+      $('cpu-note').textContent = `The selection could not be applied: ${m.message}`;
+      for (const id of ['cpu-table', 'spin-table']) $(id).classList.remove('busy');
     } else if (m.type === 'error') {
       w.terminate();
       decoding = null;
+      pageWorker = null;
       show('error-only');
       const notEtl = m.code === 'NOT_ETL' || m.code === 'EMPTY';
       showError(notEtl ? `${name} is not an ETL trace` : `${name} could not be decoded`, m.message);
@@ -99,6 +132,7 @@ function open(file: Blob, name: string): void {
   };
   w.onerror = (e) => {
     decoding = null;
+    pageWorker = null;
     show('error-only');
     showError(`${name} could not be decoded`, `the decoder stopped: ${e.message}`);
   };
@@ -108,6 +142,7 @@ function open(file: Blob, name: string): void {
 function cancel(): void {
   decoding?.terminate();
   decoding = null;
+  pageWorker = null;
   show('drop');
   showError('Decoding cancelled', `${current?.name ?? 'The trace'} was not decoded. Open it again, or another trace.`, 'info');
 }
@@ -207,15 +242,193 @@ function render(r: PageResult): void {
   if (r.unresolvedRows) notes.push(notice('info', 'Threads named late', `${int(r.unresolvedRows)} switch-ins were counted before their thread's process was known (more were waiting than the CPU-usage hold keeps): they may count as (unknown).`, 'unresolved'));
   $('notices').innerHTML = notes.join('');
 
+  cpuBy = 'process';
+  spinByLock = true;
+  search = '';
+  $<HTMLInputElement>('search').value = '';
   renderTimeline(r, tpms);
-  renderCpu(r);
-  renderSpin(r);
+  renderThreadsPanel(r);
+  renderSelection(r);
+  showAnalysis(r, r.cpu, r.spin);
   renderKinds(s.eventsByKind);
   renderDiagnostics(r);
   renderDownloads(r);
 }
 
 let timeline: TimelineView | null = null;
+let threadView: ThreadLanesView | null = null;
+let threadsPending = false;
+/** the timeline's shown range (its ticks), for the thread lanes */
+let shownRange: [number, number] = [0, 1];
+
+/** The thread lanes panel of a new trace: a button computing them (a whole decode: only when asked). */
+function renderThreadsPanel(r: PageResult): void {
+  threadView = null;
+  threadsPending = false;
+  $('threads-panel').hidden = r.timeline.entries === 0;
+  $('threads-note').textContent = '';
+  $('threads').innerHTML = `<p><button type="button" class="button" id="threads-show">Show thread lanes</button> <span class="muted small">decodes the trace again, whole (its rows in memory), for the library's threadStates</span></p>`;
+  $('threads-show').onclick = () => {
+    if (!pageWorker || threadsPending) return;
+    threadsPending = true;
+    $<HTMLButtonElement>('threads-show').disabled = true;
+    $('threads-note').textContent = 'computing the thread states…';
+    pageWorker.postMessage({ type: 'threads' } satisfies ToWorker);
+  };
+}
+
+function showThreads(r: PageResult, lanes: ThreadLanesData): void {
+  threadsPending = false;
+  if (!timeline) return;
+  const tl = timeline;
+  const colour = processColours(r);
+  const procIndex = new Map(r.timeline.pids.map((p, i) => [p, i]));
+  const image = new Map(r.processNames);
+  const names = new Map(r.threadNames.map((x) => [`${x.threadId}/${x.processId}`, x.name]));
+  threadView = new ThreadLanesView($('threads'), lanes, {
+    processName: (pid) => (pid < 0 ? 'unknown process' : `${image.get(pid) ?? (pid === 0 ? 'Idle' : 'pid')} (${pid})`),
+    threadName: (tid, pid) => names.get(`${tid}/${pid < 0 ? null : pid}`) ?? null,
+    color: (pid) => (procIndex.has(pid) ? colour(procIndex.get(pid)!) : 0x9ca3af),
+    time: (t) => tl.time(t),
+    duration: (t) => tl.duration(t),
+    ticksPerMs: r.ticksPerSecond ? r.ticksPerSecond / 1000 : null,
+    offsetTicks: timelineOffset(r),
+  });
+  threadView.setRange(shownRange[0], shownRange[1]);
+  renderSelection(r);
+  applySearch(r);
+}
+
+/** ticks from the trace start to the timeline's time 0 */
+const timelineOffset = (r: PageResult) => Number(r.timeline.baseTicks - r.startTicks);
+
+/**
+ * A range of the timeline (its ticks) as the library's time specs: nanoseconds since the trace start,
+ * to the microsecond (what `--from`/`--to` take), or raw ticks when the clock does not convert.
+ */
+function rangeOf(r: PageResult, a: number, b: number): PageRange {
+  const off = timelineOffset(r);
+  if (r.ticksPerSecond) {
+    const us = (t: number) => Math.max(0, Math.round(((t + off) / r.ticksPerSecond!) * 1e6));
+    const from = us(a);
+    const to = Math.max(from + 1, us(b));
+    return { from: { ns: BigInt(from) * 1000n }, to: { ns: BigInt(to) * 1000n } };
+  }
+  const tick = (t: number) => r.startTicks + BigInt(Math.round(t + off));
+  const from = tick(a);
+  const to = tick(b);
+  return { from: { ticks: from }, to: { ticks: to > from ? to : from + 1n } };
+}
+
+/** A range's bounds in ticks since the trace start (for drawing and its text). */
+function rangeTicks(r: PageResult, x: PageRange): [number, number] {
+  const at = (t: PageRange['from']) =>
+    typeof t === 'object' && 'ns' in t ? (Number(t.ns) / 1e9) * r.ticksPerSecond! : typeof t === 'object' && 'ticks' in t ? Number(t.ticks - r.startTicks) : 0;
+  return [at(x.from), at(x.to)];
+}
+
+/** Selects a range of the timeline (its ticks), or the whole trace (null): the tables are recomputed for it. */
+function selectRange(a: number | null, b = 0): void {
+  const r = current?.result;
+  if (!r || !pageWorker) return;
+  range = a === null ? null : rangeOf(r, a, b);
+  const seq = ++selectSeq;
+  renderSelection(r);
+  if (!range) {
+    showAnalysis(r, r.cpu, r.spin);
+    return;
+  }
+  for (const id of ['cpu-table', 'spin-table']) $(id).classList.add('busy');
+  $('cpu-note').textContent = 'recomputing for the selected range…';
+  pageWorker.postMessage({ type: 'select', seq, range } satisfies ToWorker);
+}
+
+/** The selection bar (bounds, duration, clear button; its bounds as data attributes) and the timeline's overlay. */
+function renderSelection(r: PageResult): void {
+  const bar = $('selection');
+  const tpms = r.ticksPerSecond ? r.ticksPerSecond / 1000 : null;
+  const clear = $<HTMLButtonElement>('selection-clear');
+  bar.classList.toggle('active', range !== null);
+  downloadsNote(r);
+  clear.disabled = range === null;
+  if (!range) {
+    $('selection-text').textContent = 'Whole trace';
+    delete bar.dataset.from;
+    delete bar.dataset.to;
+    timeline?.setSelection(null);
+    threadView?.setSelection(null);
+    return;
+  }
+  const [a, b] = rangeTicks(r, range);
+  const spec = (t: PageRange['from']) => (typeof t === 'object' && 'ns' in t ? `${t.ns}ns` : typeof t === 'object' && 'ticks' in t ? `${t.ticks}t` : String(t));
+  bar.dataset.from = spec(range.from);
+  bar.dataset.to = spec(range.to);
+  $('selection-text').textContent = tpms
+    ? `Selected ${msCell(a / tpms)} – ${msCell(b / tpms)} ms (${ms((b - a) / tpms)})`
+    : `Selected ticks ${int(Math.round(a))} – ${int(Math.round(b))} (${int(Math.round(b - a))} ticks)`;
+  const off = timelineOffset(r);
+  timeline?.setSelection([a - off, b - off]);
+  threadView?.setSelection([a - off, b - off]);
+}
+
+/** The CPU usage and spin-lock tables, of the whole trace or of the selected range. */
+function showAnalysis(r: PageResult, cpu: CpuAnalysis, spin: SpinlockAnalysis): void {
+  for (const id of ['cpu-table', 'spin-table']) $(id).classList.remove('busy');
+  shownCpu = cpu;
+  renderCpu(r, cpu);
+  renderSpin(r, spin);
+}
+
+/** The search box's text (lower case, trimmed) */
+let search = '';
+let shownCpu: CpuAnalysis | null = null;
+
+/** Does a process (id, image) match the search: its id exactly, or a part of its image name? */
+function processMatches(q: string, pid: number | null, image: string | null): boolean {
+  return q === '' || (pid !== null && String(pid) === q) || (image !== null && image.toLowerCase().includes(q));
+}
+
+/** The thread lanes the search keeps (a thread by its id or name, or its process), and the note saying so. */
+function filterThreads(r: PageResult): void {
+  if (!threadView) return;
+  const d = threadView.data;
+  const lanes = d.laneTid.length;
+  let keep: Uint8Array | null = null;
+  if (search !== '') {
+    const image = new Map(r.processNames);
+    const names = new Map(r.threadNames.map((x) => [`${x.threadId}/${x.processId}`, x.name]));
+    keep = new Uint8Array(lanes);
+    for (let l = 0; l < lanes; l++) {
+      const tid = d.laneTid[l]!;
+      const pid = d.lanePid[l]!;
+      const name = names.get(`${tid}/${pid < 0 ? null : pid}`);
+      if (processMatches(search, pid < 0 ? null : pid, pid < 0 ? null : (image.get(pid) ?? null)) || String(tid) === search || (name !== undefined && name.toLowerCase().includes(search))) keep[l] = 1;
+    }
+  }
+  threadView.filter(keep);
+  $('threads-note').textContent = `${keep ? `${int(threadView.shownLanes)} of ` : ''}${int(lanes)} threads, ${int(d.rows)} state intervals${keep ? ` (search “${search}”)` : ''}.`;
+}
+
+/** Applies the search: the CPU tables filtered, the matching processes and threads highlighted on the timeline. */
+function applySearch(r: PageResult): void {
+  if (shownCpu) renderCpu(r, shownCpu);
+  filterThreads(r);
+  if (!timeline) return;
+  if (search === '') {
+    timeline.highlightSet(null, null);
+    return;
+  }
+  const image = new Map(r.processNames);
+  const procs = new Uint8Array(r.timeline.pids.length);
+  r.timeline.pids.forEach((pid, i) => {
+    if (pid !== null && processMatches(search, pid, image.get(pid) ?? null)) procs[i] = 1;
+  });
+  const threads = new Set<number>();
+  if (/^\d+$/.test(search)) threads.add(Number(search));
+  for (const t of r.threadNames) if (t.name.toLowerCase().includes(search)) threads.add(t.threadId);
+  timeline.highlightSet(procs, threads);
+  for (const o of $('legend').querySelectorAll('button')) o.setAttribute('aria-pressed', 'false');
+}
 
 function renderTimeline(r: PageResult, tpms: number | null): void {
   const colour = processColours(r);
@@ -245,7 +458,11 @@ function renderTimeline(r: PageResult, tpms: number | null): void {
     ticksPerMs: tpms,
     offsetTicks: Number(r.timeline.baseTicks - r.startTicks),
   });
+  timeline.selectListener = (a, b) => selectRange(a, b);
   timeline.rangeListener = (a, b) => {
+    const off = timelineOffset(r);
+    shownRange = [a - off, b - off];
+    threadView?.setRange(a - off, b - off);
     $('timeline-range').textContent = tpms ? `${ms(a / tpms)} – ${ms(b / tpms)} (${ms((b - a) / tpms)} shown)` : `${int(Math.round(a))} – ${int(Math.round(b))} ticks`;
   };
   // legend: processes by CPU time (their colour), clickable to highlight
@@ -275,12 +492,22 @@ type CpuRow = ProcessCpu | ThreadCpu;
 let cpuView: () => CpuRow[] = () => [];
 let cpuBy: 'process' | 'thread' = 'process';
 
-function renderCpu(r: PageResult): void {
-  const tot = Number(r.cpu.total.cpuTicks);
-  const clock = r.cpu.ticksPerSecond !== null;
-  $('cpu-note').textContent = clock
-    ? `CPU time ${ms(r.cpu.total.cpuMs)} in ${int(r.cpu.total.switchIns)} switch-ins; ready = waiting for a CPU, waits = blocked before being readied.`
-    : 'This trace’s clock does not convert: times are in ticks.';
+function renderCpu(r: PageResult, cpu: CpuAnalysis): void {
+  const tot = Number(cpu.total.cpuTicks);
+  const clock = cpu.ticksPerSecond !== null;
+  const q = search;
+  const processes = q ? cpu.processes.filter((x) => processMatches(q, x.processId, x.imageFileName)) : cpu.processes;
+  const threads = q
+    ? cpu.threads.filter((x) => processMatches(q, x.processId, x.imageFileName) || String(x.threadId) === q || (x.name !== null && x.name.toLowerCase().includes(q)))
+    : cpu.threads;
+  const where = cpu.selection ? `${selectionText(cpu.selection).replace(/^selection: /, 'In the selected range, ')}: ` : '';
+  const matched = q ? ` Search “${q}”: ${int(processes.length)} of ${int(cpu.processes.length)} processes, ${int(threads.length)} of ${int(cpu.threads.length)} threads.` : '';
+  $('cpu-note').textContent =
+    where +
+    (clock
+      ? `CPU time ${ms(cpu.total.cpuMs)} in ${int(cpu.total.switchIns)} switch-ins; ready = waiting for a CPU, waits = blocked before being readied.`
+      : 'This trace’s clock does not convert: times are in ticks.') +
+    matched;
   const colour = processColours(r);
   const procIndex = new Map(r.timeline.pids.map((p, i) => [p, i]));
   const image = (x: CpuRow) => x.imageFileName ?? (x.processId === 0 ? 'Idle' : '–');
@@ -308,8 +535,8 @@ function renderCpu(r: PageResult): void {
         caption: 'CPU usage by process',
         testId: 'cpu-process',
         sortKey: 'cpu',
-        rows: r.cpu.processes,
-        empty: 'no context switches decoded',
+        rows: processes,
+        empty: q ? 'no process matches the search' : cpu.selection ? 'no switch-ins in the selected range' : 'no context switches decoded',
         columns: [
           { key: 'image', label: 'process', text: image, sort: image, prefix: (x) => (procIndex.has(x.processId) ? chip(colour(procIndex.get(x.processId)!)) : NO_CHIP) },
           { key: 'pid', label: 'pid', numeric: true, text: (x) => (x.processId === null ? '–' : String(x.processId)), sort: (x) => x.processId },
@@ -322,8 +549,8 @@ function renderCpu(r: PageResult): void {
         caption: 'CPU usage by thread',
         testId: 'cpu-thread',
         sortKey: 'cpu',
-        rows: r.cpu.threads,
-        empty: 'no context switches decoded',
+        rows: threads,
+        empty: q ? 'no thread matches the search' : cpu.selection ? 'no switch-ins in the selected range' : 'no context switches decoded',
         columns: [
           { key: 'tid', label: 'tid', numeric: true, text: (x) => String((x as ThreadCpu).threadId), sort: (x) => (x as ThreadCpu).threadId },
           { key: 'name', label: 'thread', text: (x) => (x as ThreadCpu).name ?? '', sort: (x) => (x as ThreadCpu).name ?? '' },
@@ -334,16 +561,15 @@ function renderCpu(r: PageResult): void {
       });
     }
   };
-  tabs(['tab-process', 'tab-thread'], (i) => {
+  tabs(['tab-process', 'tab-thread'], cpuBy === 'process' ? 0 : 1, (i) => {
     cpuBy = i === 0 ? 'process' : 'thread';
     draw();
   });
-  cpuBy = 'process';
   draw();
 }
 
 /** Wires a pair of tab buttons (arrow keys move between them). */
-function tabs(ids: string[], onSelect: (i: number) => void): void {
+function tabs(ids: string[], initial: number, onSelect: (i: number) => void): void {
   const buttons = ids.map((id) => $<HTMLButtonElement>(id));
   const select = (i: number) => {
     buttons.forEach((b, k) => {
@@ -362,17 +588,19 @@ function tabs(ids: string[], onSelect: (i: number) => void): void {
         e.preventDefault();
       }
     };
-    b.setAttribute('aria-selected', String(i === 0));
-    b.tabIndex = i === 0 ? 0 : -1;
+    b.setAttribute('aria-selected', String(i === initial));
+    b.tabIndex = i === initial ? 0 : -1;
   });
 }
 
-function renderSpin(r: PageResult): void {
-  const sp = r.spin;
+let spinByLock = true;
+
+function renderSpin(r: PageResult, sp: SpinlockAnalysis): void {
   const ns = sp.cpuSpeedInMHz !== null;
+  const where = range ? 'In the selected range: ' : '';
   $('spin-note').textContent = r.noSpinlocks
     ? `${r.noSpinlocks}.`
-    : `${int(sp.totals.rows)} released spin locks, ${int(sp.totals.contended)} contended (${percent(sp.totals.contended, sp.totals.rows)}), ${int(sp.totals.locks)} locks, ${int(sp.totals.callers)} callers${ns ? '' : '; CpuSpeedInMHz unknown: cycles only'}.`;
+    : `${where}${int(sp.totals.rows)} released spin locks, ${int(sp.totals.contended)} contended (${percent(sp.totals.contended, sp.totals.rows)}), ${int(sp.totals.locks)} locks, ${int(sp.totals.callers)} callers${ns ? '' : '; CpuSpeedInMHz unknown: cycles only'}.`;
   const nsText = (v: bigint | null) => (v === null ? '–' : int(v));
   const columns = (what: string): Column<SpinlockStats>[] => [
     { key: 'address', label: what, text: (x) => hex(x.address), sort: (x) => x.address },
@@ -392,11 +620,11 @@ function renderSpin(r: PageResult): void {
       testId: byLock ? 'spin-lock' : 'spin-caller',
       sortKey: 'contended',
       rows: byLock ? sp.byLock : sp.byCaller,
-      empty: r.noSpinlocks ? 'no spin-lock events in this trace' : 'nothing to show',
+      empty: r.noSpinlocks ? 'no spin-lock events in this trace' : range ? 'no spin locks released in the selected range' : 'nothing to show',
       columns: columns(byLock ? 'lock' : 'caller'),
     });
-  tabs(['tab-lock', 'tab-caller'], (i) => draw(i === 0));
-  draw(true);
+  tabs(['tab-lock', 'tab-caller'], spinByLock ? 0 : 1, (i) => draw((spinByLock = i === 0)));
+  draw(spinByLock);
 }
 
 function kindText(k: KindRow): string {
@@ -467,7 +695,8 @@ function renderDownloads(r: PageResult): void {
     `<button type="button" class="button" data-format="${f.id}" title="${esc(f.note)}"${f.available ? '' : ' disabled'}>${esc(f.label)}</button>`;
   $('dl-buttons').innerHTML = FORMATS.filter((f) => f.id !== 'perfetto').map(button).join('');
   const perfetto = FORMATS.find((f) => f.id === 'perfetto')!;
-  $('dl-trace').innerHTML = `${button(perfetto)}<span class="muted small">${esc(perfetto.available ? 'the whole trace, to open in ui.perfetto.dev' : perfetto.note)}</span>`;
+  $('dl-trace').innerHTML = `${button(perfetto)}<span class="muted small" id="dl-trace-note"></span>`;
+  downloadsNote(r);
   for (const b of document.querySelectorAll<HTMLButtonElement>('#dl-buttons button, #dl-trace button')) {
     b.onclick = () => void exportRun(sel.value as ExportTable, b.dataset.format as ExportFormat);
   }
@@ -479,21 +708,41 @@ function renderDownloads(r: PageResult): void {
         : ['threadId', 'name', 'processId', 'imageFileName', 'switchIns', 'cpuTicks', 'readyTicks', 'waitTicks', 'cpuMs', 'readyMs', 'waitMs'];
     const cell = (v: unknown) => (v === null || v === undefined ? '' : /[",\n\r]/.test(String(v)) ? `"${String(v).replace(/"/g, '""')}"` : String(v));
     const text = [head.join(','), ...rows.map((x) => head.map((k) => cell((x as unknown as Record<string, unknown>)[k])).join(','))].join('\n') + '\n';
-    save(new Blob([text], { type: 'text/csv' }), `${r.fileName.replace(/\.etl$/i, '')}.cpu-by-${cpuBy}.csv`);
+    save(new Blob([text], { type: 'text/csv' }), `${r.fileName.replace(/\.etl$/i, '')}${rangeSuffix(range)}.cpu-by-${cpuBy}.csv`);
   };
 }
 
+/** What the downloads keep: the whole trace or the selected range. */
+function downloadsNote(r: PageResult): void {
+  const note = $('dl-trace-note');
+  if (!note) return;
+  const tpms = r.ticksPerSecond ? r.ticksPerSecond / 1000 : null;
+  if (!range) note.textContent = 'the whole trace, to open in ui.perfetto.dev';
+  else {
+    const [a, b] = rangeTicks(r, range);
+    note.textContent = `the selected range (${tpms ? `${msCell(a / tpms)} – ${msCell(b / tpms)} ms` : `ticks ${int(Math.round(a))} – ${int(Math.round(b))}`}), to open in ui.perfetto.dev; tables keep their rows in it too`;
+  }
+}
+
 async function exportRun(table: ExportTable, format: ExportFormat): Promise<void> {
-  if (!current) return;
+  const trace = current;
+  if (!trace) return;
+  const sel = range;
   const status = $('dl-status');
   const buttons = [...document.querySelectorAll<HTMLButtonElement>('#dl-buttons button, #dl-trace button')];
   const label = FORMATS.find((f) => f.id === format)!.label;
-  const what = format === 'perfetto' ? 'the trace' : table;
+  const what = (format === 'perfetto' ? 'the trace' : table) + (sel ? ' (selected range)' : '');
   status.textContent = `writing ${what} as ${label}…`;
   buttons.forEach((b) => (b.disabled = true));
   let w: Worker;
   try {
     w = await newExportWorker();
+    if (current !== trace) {
+      // another trace was opened meanwhile: this download is not wanted any more
+      w.terminate();
+      return;
+    }
+    exporting = w;
   } catch (e) {
     buttons.forEach((b) => (b.disabled = false));
     status.textContent = `could not write ${what}: ${(e as Error).message}`;
@@ -501,6 +750,7 @@ async function exportRun(table: ExportTable, format: ExportFormat): Promise<void
   }
   const done = () => {
     w.terminate();
+    if (exporting === w) exporting = null;
     buttons.forEach((b) => (b.disabled = !FORMATS.find((f) => f.id === b.dataset.format)!.available));
   };
   w.onmessage = (ev: MessageEvent<FromWorker>) => {
@@ -515,7 +765,7 @@ async function exportRun(table: ExportTable, format: ExportFormat): Promise<void
       status.textContent = `could not write ${what}: ${m.message}`;
     }
   };
-  w.postMessage({ type: 'export', file: current.file, name: current.name, table, format } satisfies ToWorker);
+  w.postMessage({ type: 'export', file: trace.file, name: trace.name, table, format, range: sel } satisfies ToWorker);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -553,8 +803,17 @@ function init(): void {
     const f = e.dataTransfer?.files?.[0];
     if (f) open(f, f.name);
   });
+  $('selection-clear').addEventListener('click', () => selectRange(null));
+  const searchBox = $<HTMLInputElement>('search');
+  searchBox.addEventListener('input', () => {
+    search = searchBox.value.trim().toLowerCase();
+    if (current?.result) applySearch(current.result);
+  });
   window.addEventListener('keydown', (e) => {
-    if (e.key === 'Escape' && decoding) cancel();
+    if (e.key !== 'Escape') return;
+    if (decoding) cancel();
+    else if (e.target === searchBox) return; // the search box clears itself
+    else if (range) selectRange(null);
   });
 }
 

@@ -8,6 +8,6 @@ import { fail, post, progress } from './worker-common.js';
 self.onmessage = (ev: MessageEvent<ToWorker>) => {
   const m = ev.data;
   if (m.type === 'export') {
-    exportTable(m.file, m.name, m.table, m.format, progress()).then((x) => post({ type: 'exported', blob: x.blob, fileName: x.fileName, rows: x.rows }), fail);
+    exportTable(m.file, m.name, m.table, m.format, m.range, progress()).then((x) => post({ type: 'exported', blob: x.blob, fileName: x.fileName, rows: x.rows }), fail);
   }
 };

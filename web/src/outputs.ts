@@ -3,6 +3,8 @@
 // byte for byte (src/output/text.ts TextTableWriter); Parquet goes through ParquetTableWriter (one row group at a time);
 // the Perfetto trace through PerfettoWriter (process tree written at the end, as `convert --to perfetto`
 // does). Output goes into Blob parts every FLUSH_BYTES, which the browser may keep outside the JS heap.
+// With a selected time range, each chunk goes through the library's selectTable (as `dump --from --to`
+// and `convert --from --to` select), the lifetimes too; the Perfetto trace keeps its process tree whole.
 import {
   CpuUsageDeriver,
   createClock,
@@ -12,13 +14,18 @@ import {
   init,
   ParquetTableWriter,
   PerfettoWriter,
+  resolveSelection,
+  selectTable,
+  type Selection,
   Table,
+  type TableName,
   type Clock,
   type DecodedTableName,
   TextTableWriter,
 } from '../../src/index.js';
 import { clockUnavailable } from '../../src/time.js';
-import type { ExportFormat, ExportTable } from './export-formats.js';
+import { rangeSuffix, type ExportFormat, type ExportTable } from './export-formats.js';
+import type { PageRange } from './protocol.js';
 
 const FLUSH_BYTES = 16 << 20;
 
@@ -54,13 +61,19 @@ type Progress = (phase: string, done: number, total: number) => void;
 const isDecoded = (t: ExportTable): t is DecodedTableName => (DECODED_TABLE_NAMES as readonly string[]).includes(t);
 
 /** The CSV of one table, as `etw-decode dump <file> --table <table> --format csv` writes it. */
-async function csv(file: Blob, table: ExportTable, onProgress: Progress): Promise<{ blob: Blob; rows: number }> {
+/** The rows of `t` the selection keeps (all without one). */
+function pick<T extends TableName>(t: Table<T>, selection: Selection | null): Table<T> {
+  return selection ? selectTable(t, selection) : t;
+}
+
+async function csv(file: Blob, table: ExportTable, selection: Selection | null, onProgress: Progress): Promise<{ blob: Blob; rows: number }> {
   const out = new BlobSink();
   // formatted into 1 MiB byte buffers (src/output/text.ts), each appended to the Blob when full
   const w = new TextTableWriter(table, { format: 'csv' }, (bytes) => out.write(bytes), 1 << 20);
   w.writeHeader();
   let rows = 0;
-  const put = (t: Table) => {
+  const put = (all: Table) => {
+    const t = pick(all, selection);
     if (t.length) w.write(t);
     rows += t.length;
   };
@@ -77,12 +90,12 @@ async function csv(file: Blob, table: ExportTable, onProgress: Progress): Promis
 }
 
 /** The Parquet file of one table. */
-async function parquet(file: Blob, table: ExportTable, onProgress: Progress): Promise<{ blob: Blob; rows: number }> {
+async function parquet(file: Blob, table: ExportTable, selection: Selection | null, onProgress: Progress): Promise<{ blob: Blob; rows: number }> {
   const out = new BlobSink();
   const w = await ParquetTableWriter.create(table, (b) => out.write(b));
   // cpuUsage rows come out of the deriver synchronously; they are written after each chunk
   const pending: Table[] = [];
-  const deriver = table === 'cpuUsage' ? new CpuUsageDeriver((t) => pending.push(t)) : null;
+  const deriver = table === 'cpuUsage' ? new CpuUsageDeriver((t) => pending.push(pick(t, selection))) : null;
   const flush = async () => {
     for (const t of pending.splice(0)) await w.write(t);
   };
@@ -90,7 +103,7 @@ async function parquet(file: Blob, table: ExportTable, onProgress: Progress): Pr
     rows: 'borrow', // each chunk is written before onRows settles
     onProgress,
     onRows: isDecoded(table)
-      ? (t) => w.write(t[table])
+      ? (t) => w.write(pick(t[table], selection))
       : deriver
         ? (t) => {
             deriver.add(t.cswitch, t.readythread, t.threadEvents);
@@ -102,7 +115,7 @@ async function parquet(file: Blob, table: ExportTable, onProgress: Progress): Pr
     deriver.finish();
     await flush();
   }
-  if (table === 'threads' || table === 'processes') await w.write(res[table]);
+  if (table === 'threads' || table === 'processes') await w.write(pick(res[table], selection));
   const { rows } = await w.close();
   return { blob: out.finish('application/vnd.apache.parquet'), rows };
 }
@@ -119,27 +132,33 @@ async function clockOf(file: Blob): Promise<Clock | null> {
 }
 
 /** The whole trace as a Perfetto trace: CPU tracks with thread states, wake-ups, the process tree. */
-async function perfetto(file: Blob, onProgress: Progress): Promise<{ blob: Blob; rows: number }> {
+async function perfetto(file: Blob, clock: Clock | null, selection: Selection | null, onProgress: Progress): Promise<{ blob: Blob; rows: number }> {
   const out = new BlobSink();
-  const writer = new PerfettoWriter((b) => out.write(b), { clock: await clockOf(file) });
+  const writer = new PerfettoWriter((b) => out.write(b), { clock });
+  let rows = 0;
   const res = await decodeStream(file, {
     rows: 'borrow', // each chunk is encoded before onRows returns
     onProgress,
     onRows: async (t) => {
-      await writer.readyThread(t.readythread);
-      await writer.cswitch(t.cswitch);
+      const cswitch = pick(t.cswitch, selection);
+      rows += cswitch.length;
+      await writer.readyThread(pick(t.readythread, selection));
+      await writer.cswitch(cswitch);
     },
   });
   await writer.processTree(res.threads, res.processes);
   await writer.close();
-  return { blob: out.finish('application/octet-stream'), rows: res.summary.cswitch };
+  return { blob: out.finish('application/octet-stream'), rows };
 }
 
 /** Runs one download. */
-export async function exportTable(file: Blob, name: string, table: ExportTable, format: ExportFormat, onProgress: Progress): Promise<Exported> {
-  const stem = name.replace(/\.etl$/i, '') || 'trace';
-  if (format === 'csv') return { ...(await csv(file, table, onProgress)), fileName: `${stem}.${table}.csv` };
-  if (format === 'parquet') return { ...(await parquet(file, table, onProgress)), fileName: `${stem}.${table}.parquet` };
-  if (format === 'perfetto') return { ...(await perfetto(file, onProgress)), fileName: `${stem}.perfetto-trace` };
+export async function exportTable(file: Blob, name: string, table: ExportTable, format: ExportFormat, range: PageRange | null, onProgress: Progress): Promise<Exported> {
+  const stem = (name.replace(/\.etl$/i, '') || 'trace') + rangeSuffix(range);
+  const clock = range || format === 'perfetto' ? await clockOf(file) : null;
+  // a time range needs only the clock (no process or thread filter: no lifetimes)
+  const selection = range ? resolveSelection({ from: range.from, to: range.to }, clock) : null;
+  if (format === 'csv') return { ...(await csv(file, table, selection, onProgress)), fileName: `${stem}.${table}.csv` };
+  if (format === 'parquet') return { ...(await parquet(file, table, selection, onProgress)), fileName: `${stem}.${table}.parquet` };
+  if (format === 'perfetto') return { ...(await perfetto(file, clock, selection, onProgress)), fileName: `${stem}.perfetto-trace` };
   throw new Error(`unknown format ${String(format)}`);
 }

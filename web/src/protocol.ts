@@ -1,18 +1,33 @@
-// Messages between the page (app.ts) and its decoding worker (worker.ts). Everything crosses by
-// structured clone (bigints included); the timeline's typed arrays are transferred, not copied.
-import type { CpuAnalysis, SpinlockAnalysis, TraceSummary } from '../../src/index.js';
+// Messages between the page (app.ts) and its workers (worker.ts decodes and recomputes for a selected
+// range; export-worker.ts writes downloads). Everything crosses by structured clone (bigints included);
+// the timeline's typed arrays are transferred, not copied.
+import type { CpuAnalysis, SpinlockAnalysis, TimeSpec, TraceSummary } from '../../src/index.js';
 import type { TimelineData } from './timeline-data.js';
+import type { ThreadLanesData } from './thread-lanes-data.js';
 import type { ExportFormat, ExportTable } from './export-formats.js';
+
+/** The page's selected time range (the library's SelectionOptions `from`/`to`: ns since the trace start, or raw ticks without a clock). */
+export interface PageRange {
+  from: TimeSpec;
+  to: TimeSpec;
+}
 
 export type ToWorker =
   | { type: 'decode'; file: Blob; name: string }
-  | { type: 'export'; file: Blob; name: string; table: ExportTable; format: ExportFormat };
+  /** the CPU usage and spin locks again, for `range` (null: the whole trace), of the trace decoded last */
+  | { type: 'select'; seq: number; range: PageRange | null }
+  /** the per-thread lanes (threadStates) of the trace decoded last */
+  | { type: 'threads' }
+  | { type: 'export'; file: Blob; name: string; table: ExportTable; format: ExportFormat; range: PageRange | null };
 
 export type FromWorker =
   | { type: 'progress'; phase: string; done: number; total: number }
   | { type: 'result'; result: PageResult }
+  | { type: 'selected'; seq: number; cpu: CpuAnalysis; spin: SpinlockAnalysis }
+  | { type: 'threads'; lanes: ThreadLanesData }
   | { type: 'exported'; blob: Blob; fileName: string; rows: number }
-  | { type: 'error'; message: string; code: string | null };
+  /** `for`: a recomputation for a range or the thread lanes failed (the trace stays shown) */
+  | { type: 'error'; message: string; code: string | null; for?: 'select' | 'threads' };
 
 /** A thread's name and process, for the timeline's tooltips. */
 export interface ThreadName {

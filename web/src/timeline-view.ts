@@ -3,6 +3,8 @@
 // of device pixels (the entry covering most of a pixel gives its colour, the time covered its opacity),
 // so a million switches zoomed out draw in milliseconds. Zoom with the wheel, +/- or double-click; pan by
 // dragging or with the arrow keys; Home or 0 resets; hovering shows the switch under the pointer.
+// Shift-drag selects a time range (drawn over the lanes with its bounds and duration; the page recomputes
+// its tables for it); the processes or threads a search matched are drawn strongly, the others pale.
 import { threadStateName, waitReasonName } from '../../src/index.js';
 import { esc, int, ms, msCell } from './format.js';
 import { firstEndingAfter, UNKNOWN, type Lane, type TimelineData } from './timeline-data.js';
@@ -36,8 +38,15 @@ export class TimelineView {
   private cssW = 0;
   private dpr = 1;
   private frame = 0;
-  private highlighted: number | null = null;
+  /** per process index: 1 drawn strongly (null: every process) */
+  private strong: Uint8Array | null = null;
+  /** with `strong`: threads drawn strongly whatever their process */
+  private strongThreads: ReadonlySet<number> | null = null;
+  /** the selected range (timeline ticks), or null */
+  private sel: [number, number] | null = null;
   private onRange: ((t0: number, t1: number) => void) | null = null;
+  /** called with a range selected by shift-drag (timeline ticks), at the end of the drag */
+  selectListener: ((t0: number, t1: number) => void) | null = null;
   private readonly resize: ResizeObserver;
   /** per process index: the ABGR pixel value, and its pale version (another process is highlighted) */
   private readonly pixel: Uint32Array;
@@ -91,8 +100,31 @@ export class TimelineView {
 
   /** Draws one process strongly and the others pale (null: all normal). */
   highlight(proc: number | null): void {
-    this.highlighted = proc;
+    if (proc === null) this.highlightSet(null, null);
+    else {
+      const m = new Uint8Array(this.data.pids.length);
+      m[proc] = 1;
+      this.highlightSet(m, null);
+    }
+  }
+
+  /** Draws the processes of `procs` (1 per process index) and the threads of `threads` strongly, the others pale (null: all normal). */
+  highlightSet(procs: Uint8Array | null, threads: ReadonlySet<number> | null): void {
+    this.strong = procs;
+    this.strongThreads = procs && threads && threads.size ? threads : null;
     this.schedule();
+  }
+
+  /** Shows the selected range [t0, t1) (timeline ticks), or none. */
+  setSelection(range: [number, number] | null): void {
+    this.sel = range;
+    this.schedule();
+  }
+
+  /** A CSS x on the canvas as a time of the timeline, inside the trace. */
+  private timeAt(x: number): number {
+    const t = this.t0 + ((x - LABEL_W) / this.plotWidth()) * (this.t1 - this.t0);
+    return Math.min(this.maxT, Math.max(this.minT, t));
   }
 
   zoom(factor: number, at = 0.5): void {
@@ -147,19 +179,33 @@ export class TimelineView {
       },
       { passive: false },
     );
-    let drag: { x: number; t0: number; t1: number } | null = null;
+    let drag: { x: number; t0: number; t1: number; select: boolean } | null = null;
     c.addEventListener('pointerdown', (e) => {
       if (e.button !== 0) return;
-      drag = { x: e.offsetX, t0: this.t0, t1: this.t1 };
+      drag = { x: e.offsetX, t0: this.t0, t1: this.t1, select: e.shiftKey };
       c.setPointerCapture(e.pointerId);
-      c.classList.add('dragging');
+      c.classList.add(e.shiftKey ? 'selecting' : 'dragging');
     });
     c.addEventListener('pointerup', (e) => {
+      const d = drag;
       drag = null;
       c.releasePointerCapture(e.pointerId);
-      c.classList.remove('dragging');
+      c.classList.remove('dragging', 'selecting');
+      if (d?.select && Math.abs(e.offsetX - d.x) >= 3) {
+        const a = this.timeAt(Math.min(d.x, e.offsetX));
+        const b = this.timeAt(Math.max(d.x, e.offsetX));
+        if (b > a) this.selectListener?.(a, b);
+      }
     });
     c.addEventListener('pointermove', (e) => {
+      if (drag?.select) {
+        // the range being dragged, drawn as the selection until released
+        const a = this.timeAt(Math.min(drag.x, e.offsetX));
+        const b = this.timeAt(Math.max(drag.x, e.offsetX));
+        this.setSelection(b > a ? [a, b] : null);
+        this.tip.hidden = true;
+        return;
+      }
       if (drag) {
         const dt = ((e.offsetX - drag.x) / this.plotWidth()) * (drag.t1 - drag.t0);
         this.setRange(drag.t0 - dt, drag.t1 - dt);
@@ -294,7 +340,8 @@ export class TimelineView {
     const sum = new Float32Array(pw);
     const best = new Uint32Array(pw);
     const tpp = (this.t1 - this.t0) / pw;
-    const hl = this.highlighted;
+    const strong = this.strong;
+    const strongThreads = this.strongThreads;
     const row = new Uint32Array(pw);
     for (let li = 0; li < lanes.length; li++) {
       const l = lanes[li]!;
@@ -313,7 +360,7 @@ export class TimelineView {
         if (s >= this.t1) break;
         const e = l.end[i]!;
         const p = l.proc[i]!;
-        const color = hl === null || hl === p ? this.pixel[p]! : this.pale[p]!;
+        const color = strong === null || (p >= 0 && strong[p] === 1) || (strongThreads !== null && strongThreads.has(l.tid[i]!)) ? this.pixel[p]! : this.pale[p]!;
         const dens = l.count && l.count[i]! > 1 && e > s ? Math.min(1, l.busy![i]! / (e - s)) : 1;
         const x0 = Math.max(0, (s - this.t0) / tpp);
         const x1 = Math.min(pw, (e - this.t0) / tpp);
@@ -358,6 +405,14 @@ export class TimelineView {
       ctx.fillText(`CPU ${lanes[li]!.cpu}`, LABEL_W - 8, AXIS_H + (li + 0.5) * this.laneH);
     }
     this.axis(ctx);
+    this.selection(ctx);
+  }
+
+  /** The selected range over the lanes. */
+  private selection(ctx: CanvasRenderingContext2D): void {
+    if (!this.sel) return;
+    const [a, b] = this.sel;
+    drawRangeOverlay(ctx, a, b, this.t0, this.t1, LABEL_W, this.plotWidth(), AXIS_H, AXIS_H + this.data.lanes.length * this.laneH, this.duration(b - a));
   }
 
   private axis(ctx: CanvasRenderingContext2D): void {
@@ -400,14 +455,49 @@ export class TimelineView {
   }
 }
 
-function niceStep(raw: number): number {
+/**
+ * A selected range [a, b) (times of a view showing [t0, t1) over CSS x [left, left + pw), lanes from y
+ * `top` to `bottom`): outside it shaded, its bounds as lines, `label` (its duration) above it. Shared by
+ * the CPU lanes and the thread lanes.
+ */
+export function drawRangeOverlay(ctx: CanvasRenderingContext2D, a: number, b: number, t0: number, t1: number, left: number, pw: number, top: number, bottom: number, label: string): void {
+  const xa = left + ((a - t0) / (t1 - t0)) * pw;
+  const xb = left + ((b - t0) / (t1 - t0)) * pw;
+  const l = Math.max(left, Math.min(left + pw, xa));
+  const r = Math.max(left, Math.min(left + pw, xb));
+  ctx.fillStyle = 'rgba(15,23,42,0.38)';
+  if (l > left) ctx.fillRect(left, top, l - left, bottom - top);
+  if (r < left + pw) ctx.fillRect(r, top, left + pw - r, bottom - top);
+  ctx.strokeStyle = '#1d4ed8';
+  ctx.lineWidth = 2;
+  for (const x of [xa, xb]) {
+    if (x < left || x > left + pw) continue;
+    ctx.beginPath();
+    ctx.moveTo(x, top);
+    ctx.lineTo(x, bottom);
+    ctx.stroke();
+  }
+  if (r > l) {
+    ctx.font = '600 11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
+    const w = ctx.measureText(label).width + 10;
+    const cx = Math.min(Math.max((l + r) / 2, left + w / 2), left + pw - w / 2);
+    ctx.fillStyle = '#1d4ed8';
+    ctx.fillRect(cx - w / 2, top + 2, w, 15);
+    ctx.fillStyle = '#ffffff';
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    ctx.fillText(label, cx, top + 9.5);
+  }
+}
+
+export function niceStep(raw: number): number {
   const p = Math.pow(10, Math.floor(Math.log10(Math.max(raw, 1e-12))));
   const f = raw / p;
   return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
 }
 
 /** An axis label in ms, s or µs with the digits the step needs. */
-function axisMs(v: number, step: number): string {
+export function axisMs(v: number, step: number): string {
   if (step >= 1000 || Math.abs(v) >= 1000) return `${(v / 1000).toFixed(Math.max(0, -Math.floor(Math.log10(step / 1000) + 1e-9)))} s`;
   if (step >= 1) return `${+v.toFixed(Math.max(0, -Math.floor(Math.log10(step))))} ms`;
   return `${+(v * 1000).toFixed(Math.max(0, -Math.floor(Math.log10(step * 1000))))} µs`;

@@ -1,41 +1,61 @@
 // The page's decoding worker: streams the File (never the whole file in memory) through decodeStream
 // with borrowed rows, and keeps only what the page shows — the cpuUsage rows folded into per-process and
 // per-thread totals and into the bounded timeline (the rows that waited for their thread's process come
-// at the deriver's end), spin locks folded by lock and caller. Cancelling is
-// terminating this worker. (Downloads run in export-worker.ts, loaded only when one is asked for.)
+// at the deriver's end), spin locks folded by lock and caller. It stays alive with the trace's clock and
+// lifetimes: a selected time range is resolved by the library (resolveSelection) and the CPU usage
+// (CpuAnalyzer with that selection, as analyzeCpu) and spin locks (selectTable) are streamed again for it.
+// The per-thread lanes come on demand, from a whole decode (threadStates needs every switch: memory
+// grows with the trace, so only when asked). Cancelling is terminating this worker. (Downloads run in export-worker.ts, loaded only when one is asked for.)
 import {
   CpuAnalyzer,
   CpuUsageDeriver,
+  decode,
   decodeStream,
+  threadStates,
+  resolveSelection,
+  selectTable,
   SpinlockAnalyzer,
+  type Selection,
+  type StreamResult,
 } from '../../src/index.js';
 import { emptyTableText } from '../../src/output/summary-text.js';
 import { dataLossText } from '../../src/result/diagnostics.js';
-import type { PageResult, ToWorker } from './protocol.js';
+import type { PageRange, PageResult, ToWorker } from './protocol.js';
 import { TimelineBuilder, timelineBuffers } from './timeline-data.js';
+import { packThreadLanes, threadLanesBuffers } from './thread-lanes-data.js';
 
 import { fail, post, progress } from './worker-common.js';
+
+/** the trace decoded last: what a selection needs */
+let decoded: { file: Blob; res: StreamResult; baseTicks: bigint; last: number } | null = null;
+
+/** One streamed pass: CPU usage and spin locks (for `selection`, if any), and the timeline when given. */
+async function analyze(file: Blob, selection: Selection | null, timeline: TimelineBuilder | null, onProgress?: (phase: string, done: number, total: number) => void) {
+  const cpu = new CpuAnalyzer(selection ? { selection } : {});
+  const spin = new SpinlockAnalyzer();
+  const deriver = new CpuUsageDeriver((rows) => {
+    cpu.add(rows);
+    timeline?.add(rows);
+  });
+  const res = await decodeStream(file, {
+    rows: 'borrow', // the consumers fold each chunk before onRows returns
+    onProgress,
+    onRows: (t) => {
+      deriver.add(t.cswitch, t.readythread, t.threadEvents);
+      spin.add(selection ? selectTable(t.spinlock, selection) : t.spinlock);
+    },
+  });
+  const stats = deriver.finish();
+  return { res, stats, cpu: cpu.result(res), spin: spin.result(res.info) };
+}
 
 async function decodeForPage(file: Blob, name: string): Promise<PageResult> {
   const t0 = performance.now();
   const timeline = new TimelineBuilder();
-  const cpu = new CpuAnalyzer();
-  const spin = new SpinlockAnalyzer();
-  const deriver = new CpuUsageDeriver((rows) => {
-    cpu.add(rows);
-    timeline.add(rows);
-  });
-  const res = await decodeStream(file, {
-    rows: 'borrow', // the consumers fold each chunk before onRows returns
-    onProgress: progress(),
-    onRows: (t) => {
-      deriver.add(t.cswitch, t.readythread, t.threadEvents);
-      spin.add(t.spinlock);
-    },
-  });
-  const stats = deriver.finish();
+  const { res, stats, cpu, spin } = await analyze(file, null, timeline, progress());
   const s = res.summary;
   const tl = timeline.finish();
+  decoded = { file, res, baseTicks: tl.baseTicks, last: tl.last };
   const info = res.info;
   const processNames: [number, string][] = [];
   for (const p of res.processes) if (p.imageFileName) processNames.push([p.processId, p.imageFileName]);
@@ -50,8 +70,8 @@ async function decodeForPage(file: Blob, name: string): Promise<PageResult> {
     dataLoss: dataLossText(s.diagnostics),
     noSwitches: s.cswitch === 0 ? emptyTableText('cswitch', s) : null,
     noSpinlocks: s.spinlock === 0 ? emptyTableText('spinlock', s) : null,
-    cpu: cpu.result(res),
-    spin: spin.result(info),
+    cpu,
+    spin,
     timeline: tl,
     processNames,
     threadNames,
@@ -61,9 +81,29 @@ async function decodeForPage(file: Blob, name: string): Promise<PageResult> {
   };
 }
 
+/** The CPU usage and spin locks of the decoded trace for `range` (null: the whole trace). */
+async function select(range: PageRange | null) {
+  if (!decoded) throw new Error('no trace decoded');
+  const { file, res } = decoded;
+  const selection = range ? resolveSelection({ from: range.from, to: range.to }, res.clock, res) : null;
+  const { cpu, spin } = await analyze(file, selection, null);
+  return { cpu, spin };
+}
+
+/** The per-thread lanes of the decoded trace: its threadStates, from a whole decode. */
+async function threadLanes() {
+  if (!decoded) throw new Error('no trace decoded');
+  const whole = await decode(decoded.file);
+  return packThreadLanes(threadStates(whole), decoded.baseTicks, decoded.last);
+}
+
 self.onmessage = (ev: MessageEvent<ToWorker>) => {
   const m = ev.data;
   if (m.type === 'decode') {
     decodeForPage(m.file, m.name).then((result) => post({ type: 'result', result }, timelineBuffers(result.timeline)), fail);
+  } else if (m.type === 'select') {
+    select(m.range).then((x) => post({ type: 'selected', seq: m.seq, ...x }), (e) => fail(e, 'select'));
+  } else if (m.type === 'threads') {
+    threadLanes().then((lanes) => post({ type: 'threads', lanes }, threadLanesBuffers(lanes)), (e) => fail(e, 'threads'));
   }
 };
