@@ -53,6 +53,19 @@ const ARROW_TYPES: Record<NumericColumnType, () => arrow.DataType> = {
   i8: () => new arrow.Int8(),
 };
 
+/** The integers held by doubles (|v| < 2^53) as int64s, written as their two 32-bit words (no BigInt per value). */
+function int64Of(col: Float64Array, n: number): BigInt64Array {
+  const out = new BigInt64Array(n);
+  const w = new Int32Array(out.buffer);
+  for (let i = 0; i < n; i++) {
+    const v = col[i]!;
+    const hi = Math.floor(v / 4294967296);
+    w[2 * i] = (v - hi * 4294967296) | 0;
+    w[2 * i + 1] = hi;
+  }
+  return out;
+}
+
 /** Set bits of every byte value. */
 const POPCOUNT = new Uint8Array(256);
 for (let i = 1; i < 256; i++) POPCOUNT[i] = (i & 1) + POPCOUNT[i >> 1]!;
@@ -242,13 +255,16 @@ function planColumns(table: TableName, options: ArrowOptions, persistent: boolea
         },
       });
     } else {
-      const type = ARROW_TYPES[c.type]() as arrow.Int;
+      // the f64 columns hold integers (file offsets, below 2^53): an integer type in the file, as tools expect
+      const integral = c.type === 'f64';
+      const type = (integral ? new arrow.Int64() : ARROW_TYPES[c.type]()) as arrow.Int;
       out.push({
         field: new arrow.Field(c.name, type, c.nullable, metadata(c.description)),
         time: c.time !== null,
         build(t, validity) {
           const v = validity.of(id);
-          return arrow.makeData({ type, length: t.length, nullCount: v.nullCount, nullBitmap: v.bitmap, data: t.columns[id] as Int32Array });
+          const data = integral ? int64Of(t.columns[id] as Float64Array, t.length) : (t.columns[id] as Int32Array);
+          return arrow.makeData({ type, length: t.length, nullCount: v.nullCount, nullBitmap: v.bitmap, data });
         },
       });
     }

@@ -41,7 +41,8 @@ export function expectedColumns(t: Table, o: ExtraOptions = {}): { name: string;
   const out: { name: string; value: (i: number) => Cell }[] = [];
   for (const c of TABLES[t.name].columns) {
     if (c.name === 'valid') continue;
-    out.push({ name: c.name, value: (i) => cell(t, c.id, i) });
+    // f64 columns (file offsets: integers) are int64 in Arrow and Parquet
+    out.push({ name: c.name, value: c.type === 'f64' ? (i) => { const v = cell(t, c.id, i); return v === null ? null : BigInt(v as number); } : (i) => cell(t, c.id, i) });
     const clock = o.clock;
     if (clock && c.time !== null) {
       const name = c.name === 'timestamp' ? 'timeNs' : c.name + 'Ns';
@@ -154,7 +155,7 @@ export function edgeTable(table: TableName, n: number, seed: number): Table {
           (col as BigUint64Array)[i] = pick ? U64_EDGES[rng.next() % U64_EDGES.length]! : randomBig(rng, 64, false);
           break;
         case 'f64':
-          (col as Float64Array)[i] = pick ? [0, 2 ** 53 - 1, 0.5, -1][rng.next() % 4]! : rng.next() * 65536 + (rng.next() % 65536);
+          (col as Float64Array)[i] = pick ? [0, 2 ** 53 - 1, 12345, -1][rng.next() % 4]! : rng.next() * 65536 + (rng.next() % 65536);
           break;
         case 'str':
           (col as string[])[i] = pick ? `t${rng.next() % 1000}` : TEXT[rng.next() % TEXT.length]!;
