@@ -18,7 +18,8 @@
 /** @typedef {[name: string, type: string, description: string, kind?: string]} Column
  *  kind: the column holds values of a named enumeration (src/tables/enums.ts ENUMS): outputs can add a
  *  `<column>Name` text column for it; or 'time' (raw session-clock ticks: `--time` converts it) or
- *  'duration' (a difference of ticks: `--time ns` converts it). */
+ *  'duration' (a difference of ticks: `--time ns` converts it); or 'address' (a u64 address: hex text,
+ *  0x and lowercase digits, in CSV and JSON lines; unsigned 64-bit in Arrow and Parquet). */
 /** @typedef {[name: string, hookId: number, windowsName: string]} Hook
  *  a HookId (docs/format.md §B.5; group << 8 | type): the generated constant HOOK_<name> = hookId, and the
  *  name of its events in `summary.eventsByKind` (the Windows PERFINFO_LOG_TYPE_/WMI_LOG_TYPE_ name, or
@@ -128,8 +129,8 @@ export const TABLES = [
     columns: [
       ['timestamp', 'i64', 'raw session-clock ticks of the event', 'time'],
       ['cpu', 'u16', 'processor of the buffer'],
-      ['spinLockAddress', 'u64', 'SpinLockAddress'],
-      ['callerAddress', 'u64', 'CallerAddress'],
+      ['spinLockAddress', 'u64', 'SpinLockAddress', 'address'],
+      ['callerAddress', 'u64', 'CallerAddress', 'address'],
       ['acquireTime', 'u64', 'AcquireTime (rdtsc cycles)'],
       ['releaseTime', 'u64', 'ReleaseTime (rdtsc cycles)'],
       ['waitTimeInCycles', 'u32', 'WaitTimeInCycles'],
@@ -198,7 +199,7 @@ export const TABLES = [
       ['opcode', 'u8', '1 Start, 2 End, 3 DCStart, 4 DCEnd, 72 SetName (the low byte of the HookId)', 'threadEvent'],
       ['threadId', 'u32', 'TThreadId (from the payload, never the header)'],
       ['processId', 'u32', 'ProcessId'],
-      ['win32StartAddr', 'u64?', 'Win32StartAddr (Start/End/DCStart/DCEnd)'],
+      ['win32StartAddr', 'u64?', 'Win32StartAddr (Start/End/DCStart/DCEnd)', 'address'],
       ['basePriority', 'u8?', 'BasePriority (v3+)'],
       ['name', 'str?', 'ThreadName (v4; v3 when present) or the SetName name'],
       ['version', 'u8', 'event version'],
@@ -234,7 +235,7 @@ export const TABLES = [
       ['parentId', 'u32', 'ParentId'],
       ['sessionId', 'u32', 'SessionId (4294967295 for Idle and System)'],
       ['exitStatus', 'i32', 'ExitStatus (259 STILL_ACTIVE in rundowns)'],
-      ['uniqueProcessKey', 'u64', 'UniqueProcessKey'],
+      ['uniqueProcessKey', 'u64', 'UniqueProcessKey', 'address'],
       ['imageFileName', 'str', 'ImageFileName (ANSI)'],
       ['commandLine', 'str?', 'CommandLine (v2+)'],
       ['packageFullName', 'str?', 'PackageFullName (v4+)'],
@@ -262,7 +263,7 @@ export const TABLES = [
       ['timestamp', 'i64', 'raw session-clock ticks of the sample', 'time'],
       ['cpu', 'u16', 'processor of the buffer (the processor sampled)'],
       ['threadId', 'u32', 'ThreadId: the thread running when the processor was sampled (0 = idle)'],
-      ['instructionPointer', 'u64', 'InstructionPointer'],
+      ['instructionPointer', 'u64', 'InstructionPointer', 'address'],
       ['count', 'u16', 'Count: samples this event stands for'],
       ['flags', 'u8', 'byte 0x0E of the payload (ntwmi.h: bit 0 ExecutingDpc, 1 ExecutingIsr, 3-7 Priority)'],
       ['executingDpc', 'u8', 'ExecutingDpc (flags bit 0)'],
@@ -299,13 +300,13 @@ export const TABLES = [
       ['cpu', 'u16', 'processor of the buffer'],
       ['opcode', 'u8', '10 Load, 2 Unload, 3 DCStart, 4 DCEnd (the low byte of the HookId)', 'imageEvent'],
       ['processId', 'u32', 'ProcessId (0 for kernel-mode images)'],
-      ['imageBase', 'u64', 'ImageBase'],
+      ['imageBase', 'u64', 'ImageBase', 'address'],
       ['imageSize', 'u64', 'ImageSize (bytes)'],
       ['imageChecksum', 'u32', 'ImageChecksum (of the PE header)'],
       ['timeDateStamp', 'u32', 'TimeDateStamp (of the PE header, seconds since 1970)'],
       ['signatureLevel', 'u8?', 'SignatureLevel (v3; in v2 the byte is part of Reserved0)'],
       ['signatureType', 'u8?', 'SignatureType (v3)'],
-      ['defaultBase', 'u64', 'DefaultBase (the preferred base of the PE header)'],
+      ['defaultBase', 'u64', 'DefaultBase (the preferred base of the PE header)', 'address'],
       ['fileName', 'str?', 'FileName (UTF-16, the kernel path as written, e.g. \\Device\\HarddiskVolume2\\Windows\\System32\\ntdll.dll); null when the payload ends at the fixed part'],
       ['pointerSize', 'u8', '4 (x86 layout) or 8 (x64 layout)'],
       ['version', 'u8', 'event version'],
@@ -325,7 +326,7 @@ export const TABLES = [
       ['startTime', 'i64?', 'timestamp of its Start event; null when first seen in a rundown or its End', 'time'],
       ['endTime', 'i64?', 'timestamp of its End event; null when it has none (DCEnd does not end a thread)', 'time'],
       ['name', 'str?', 'the last non-empty name (ThreadName of v4/v3 events, SetName)'],
-      ['win32StartAddr', 'u64?', 'Win32StartAddr (first non-null value)'],
+      ['win32StartAddr', 'u64?', 'Win32StartAddr (first non-null value)', 'address'],
       ['basePriority', 'u8?', 'BasePriority (first non-null value)'],
       ['valid', 'u32', 'bit mask of present columns (bit = column id)'],
     ],

@@ -205,8 +205,9 @@ function tsRegistry() {
       .map(([name, type, description, kind], c) => {
         const nullable = type.endsWith('?');
         const time = kind === 'time' || kind === 'duration' ? kind : null;
-        const enumName = time ? null : (kind ?? null);
-        return `      { id: ${c}, name: ${JSON.stringify(name)}, type: ${JSON.stringify(type.replace('?', ''))}, nullable: ${nullable}, enum: ${JSON.stringify(enumName)}, time: ${JSON.stringify(time)}, description: ${JSON.stringify(description)} },`;
+        const address = kind === 'address';
+        const enumName = time || address ? null : (kind ?? null);
+        return `      { id: ${c}, name: ${JSON.stringify(name)}, type: ${JSON.stringify(type.replace('?', ''))}, nullable: ${nullable}, enum: ${JSON.stringify(enumName)}, time: ${JSON.stringify(time)}, address: ${address}, description: ${JSON.stringify(description)} },`;
       })
       .join('\n');
     const flags = t.kernelFlags.map(([flag, mask]) => `{ name: ${JSON.stringify(flag)}, groupMask: ${hex(mask)} }`).join(', ');

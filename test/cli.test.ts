@@ -79,14 +79,14 @@ describe('dump', () => {
     expect(lines.slice(1).some((l) => l.split(',')[header.indexOf('newThreadPriority')] === '')).toBe(true);
   });
 
-  test('jsonl spinlock rows: exact u64 addresses, 64-bit columns always decimal strings', () => {
+  test('jsonl spinlock rows: exact u64 addresses as hex text, other 64-bit columns always decimal strings', () => {
     const r = cli(['dump', trace, '--table', 'spinlock', '--format', 'jsonl', '--time', 'ns']);
     expect(r.status).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     const lib = decodeSync(bytes);
     expect(lines.length).toBe(lib.spinlock.length);
     const first = lines[0]!;
-    expect(first).toContain(`"spinLockAddress":"${lib.spinlock.get(0).spinLockAddress.toString()}"`);
+    expect(first).toContain(`"spinLockAddress":"0x${lib.spinlock.get(0).spinLockAddress.toString(16)}"`);
     for (const line of lines) {
       const o = JSON.parse(line);
       for (const k of ['timestamp', 'spinLockAddress', 'callerAddress', 'acquireTime', 'releaseTime', 'timeNs']) expect([k, typeof o[k]]).toEqual([k, 'string']);

@@ -96,7 +96,9 @@ function textColumns(t: Table, names: boolean, time: TimeText, clock: Clock | nu
   const extras: TextColumn[] = [];
   for (const c of TABLES[t.name].columns) {
     if (c.name === 'valid') continue;
-    cols.push({ name: c.name, value: (i) => cell(t, c.id, i), wide: c.type === 'i64' || c.type === 'u64', f64: c.type === 'f64' });
+    // an address is hex text: 0x and lowercase digits
+    const value = c.address ? (i: number) => { const v = cell(t, c.id, i) as bigint | null; return v === null ? null : `0x${v.toString(16)}`; } : (i: number) => cell(t, c.id, i);
+    cols.push({ name: c.name, value, wide: c.type === 'i64' || c.type === 'u64', f64: c.type === 'f64' });
     if (time !== 'raw' && c.time !== null && (time === 'ns' || c.time === 'time')) {
       const ns = time === 'ns';
       const name = c.name === 'timestamp' ? (ns ? 'timeNs' : 'fileTime') : c.name + (ns ? 'Ns' : 'FileTime');

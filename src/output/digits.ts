@@ -117,3 +117,27 @@ export function writeI64(out: DataView, pos: number, hi: number, lo: number): nu
   if (lo === 0) return writeU64(out, pos + 1, -hi, 0); // -hi in 1 … 2^31
   return writeU64(out, pos + 1, ~hi >>> 0, TWO_32 - lo);
 }
+
+const HEX = [48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 97, 98, 99, 100, 101, 102];
+
+/** The unsigned 64-bit integer hi·2^32 + lo (0 ≤ hi, lo < 2^32) as an address: 0x and lowercase hex digits, no padding (0x0). */
+export function writeHex64(out: DataView, pos: number, hi: number, lo: number): number {
+  out.setUint8(pos++, 48); // 0
+  out.setUint8(pos++, 120); // x
+  let started = false;
+  for (let k = 28; k >= 0; k -= 4) {
+    const d = (hi >>> k) & 15;
+    if (d !== 0 || started) {
+      out.setUint8(pos++, HEX[d]!);
+      started = true;
+    }
+  }
+  for (let k = 28; k >= 0; k -= 4) {
+    const d = (lo >>> k) & 15;
+    if (d !== 0 || started || k === 0) {
+      out.setUint8(pos++, HEX[d]!);
+      started = true;
+    }
+  }
+  return pos;
+}

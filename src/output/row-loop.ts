@@ -4,7 +4,7 @@
 // bytes and column as constants (1.5–2× faster on CSV, where cells are short and the switch is most of
 // the cost). A page whose Content-Security-Policy forbids eval gets the interpreter.
 import type { TypedColumn } from '../tables/schema.js';
-import { writeI32, writeI64, writeSafe, writeU32, writeU64, writeUSafe } from './digits.js';
+import { writeHex64, writeI32, writeI64, writeSafe, writeU32, writeU64, writeUSafe } from './digits.js';
 
 // cell kinds (one switch case each, so every typed-array access site sees one element type)
 export const K_U8 = 0;
@@ -18,6 +18,8 @@ export const K_U64 = 7;
 export const K_STR = 8;
 export const K_NAME = 9;
 export const K_TICKS = 10;
+/** a u64 address: hex text (0x…); in JSON a string */
+export const K_ADDR = 11;
 
 /** index of the low / high 32-bit half of int64 i in an Int32Array over the same bytes (platform byte order) */
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -156,6 +158,13 @@ function interpret(layout: RowLayout, w: RowTarget, data: readonly TypedColumn[]
           if (json) buf[pos++] = QUOTE;
           break;
         }
+        case K_ADDR: {
+          const h = d as Int32Array;
+          if (json) buf[pos++] = QUOTE;
+          pos = writeHex64(view, pos, h[2 * i + HI]! >>> 0, h[2 * i + LO]! >>> 0);
+          if (json) buf[pos++] = QUOTE;
+          break;
+        }
         case K_STR: {
           const b = w.text((d as string[])[i]!);
           const len = b.length;
@@ -232,6 +241,8 @@ function valueSource(c: number, cell: RowCell, json: boolean): string {
       );
     case K_U64:
       return `${q} pos = U64(view, pos, ${d}[2 * i + ${HI}] >>> 0, ${d}[2 * i + ${LO}] >>> 0); ${q}`;
+    case K_ADDR:
+      return `${q} pos = HEX64(view, pos, ${d}[2 * i + ${HI}] >>> 0, ${d}[2 * i + ${LO}] >>> 0); ${q}`;
     case K_STR:
       return (
         `{ const b = w.text(${d}[i]); const len = b.length; ` +
@@ -293,8 +304,8 @@ function compile(layout: RowLayout): RowLoop | null {
   if (!make) {
     try {
       // the writers and the cells come in as parameters; the source holds only constants and names
-      const factory = new Function('U32', 'I32', 'SAFE', 'USAFE', 'I64', 'U64', 'ASCII', 'cells', text) as (...args: unknown[]) => RowLoop;
-      make = (cells) => factory(writeU32, writeI32, writeSafe, writeUSafe, writeI64, writeU64, writeAscii, cells);
+      const factory = new Function('U32', 'I32', 'SAFE', 'USAFE', 'I64', 'U64', 'HEX64', 'ASCII', 'cells', text) as (...args: unknown[]) => RowLoop;
+      make = (cells) => factory(writeU32, writeI32, writeSafe, writeUSafe, writeI64, writeU64, writeHex64, writeAscii, cells);
     } catch {
       unavailable = true; // EvalError under a Content-Security-Policy without 'unsafe-eval'
       return null;

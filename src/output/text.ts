@@ -18,7 +18,7 @@ import { concatBytes } from './bytes.js';
 import { DIGITS_OVERHANG, writeI64, writeSafe } from './digits.js';
 import { csvText, jsonText, StringBytes } from './escape.js';
 import { sinkWait, type ByteSink } from './sink.js';
-import { K_F64, K_I32, K_I64, K_I8, K_NAME, K_STR, K_TICKS, K_U16, K_U32, K_U64, K_U8, rowLoop, type RowCell, type RowLoop, type RowTarget } from './row-loop.js';
+import { K_ADDR, K_F64, K_I32, K_I64, K_I8, K_NAME, K_STR, K_TICKS, K_U16, K_U32, K_U64, K_U8, rowLoop, type RowCell, type RowLoop, type RowTarget } from './row-loop.js';
 
 export type DumpFormat = 'csv' | 'jsonl';
 /**
@@ -196,7 +196,7 @@ function writeIso(out: DataView, pos: number, days1601: number, rem: number): nu
 
 const KIND_OF: Record<ColumnType, number> = { u8: K_U8, u16: K_U16, u32: K_U32, i8: K_I8, i32: K_I32, f64: K_F64, i64: K_I64, u64: K_U64, str: K_STR };
 /** longest text of a value of each kind (STR: none, checked per string; NAME: per enum) */
-const MAX_BYTES = [3, 5, 10, 4, 11, 32, 22, 22, 0, 0, MAX_TICK_TEXT + 2];
+const MAX_BYTES = [3, 5, 10, 4, 11, 32, 22, 22, 0, 0, MAX_TICK_TEXT + 2, 20];
 
 interface Cell extends RowCell {
   /** output column name */
@@ -277,7 +277,7 @@ export class TextTableWriter {
     // 64-bit columns are read as two 32-bit halves: an Int32Array over the same bytes (no BigInt per cell)
     const data = this.cells.map((c): TypedColumn => {
       const col = cols[c.column]!;
-      if (c.kind !== K_I64 && c.kind !== K_U64 && c.kind !== K_TICKS) return col;
+      if (c.kind !== K_I64 && c.kind !== K_U64 && c.kind !== K_TICKS && c.kind !== K_ADDR) return col;
       const w = col as BigInt64Array;
       return new Int32Array(w.buffer, w.byteOffset, w.length * 2);
     });
@@ -376,10 +376,11 @@ function isPromise(r: void | Promise<void>): r is Promise<void> {
 
 /** The output cells of a table: its visible columns, then converted times, then names (registry order). */
 function cellsOf(table: TableName, o: FormatOptions, quote: (s: string) => string): Cell[] {
+  const columns = TABLES[table].columns;
+  // addresses (registry `address`) as hex text
   const cells: Cell[] = TABLE_COLUMNS[table]
     .filter((c) => c.name !== 'valid')
-    .map((c) => ({ name: c.name, kind: KIND_OF[c.type], column: c.id, nullBit: c.nullable ? c.id : -1, names: null, ticks: null }));
-  const columns = TABLES[table].columns;
+    .map((c) => ({ name: c.name, kind: columns[c.id]!.address ? K_ADDR : KIND_OF[c.type], column: c.id, nullBit: c.nullable ? c.id : -1, names: null, ticks: null }));
   if (o.time && o.time !== 'raw') {
     const clock = o.clock;
     if (!clock) throw new RangeError('--time needs a trace whose clock type can be converted (QPC, system time or CPU cycles)');

@@ -97,6 +97,8 @@ export function formatRows(t: Table, o: FormatOptions): string {
   // JSON: 64-bit columns are always decimal strings (JSON.parse and jq would round them past 2^53), so a
   // column's JSON type never changes from row to row; converted times are 64-bit too
   const wide = specs.map((s) => s.type === 'i64' || s.type === 'u64');
+  // addresses: 0x and lowercase hex digits (a string in JSON)
+  const address = specs.map((s) => TABLES[t.name].columns[s.id]!.address);
   const more = extras(t.name, o);
   const csv = o.format === 'csv';
   const parts: string[] = [];
@@ -105,7 +107,7 @@ export function formatRows(t: Table, o: FormatOptions): string {
     for (let c = 0; c < specs.length; c++) {
       if (c) line += ',';
       const isNull = t.isNull(specs[c]!.id, i);
-      const v = cols[c]![i];
+      const v = address[c] ? `0x${(cols[c]![i] as bigint).toString(16)}` : cols[c]![i];
       if (csv) {
         if (!isNull) line += text[c] ? csvText(v as string) : String(v);
       } else {
