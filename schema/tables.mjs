@@ -403,6 +403,7 @@ export const TABLES = [
       ['waitReason', 'u8?', 'waiting: oldThreadWaitReason of the switch-out', 'waitReason'],
       ['waitMode', 'u8?', 'waiting: oldThreadWaitMode of the switch-out', 'waitMode'],
       ['oldThreadState', 'u8?', 'the oldThreadState of the switch-out that began the interval (waiting: 5; ready by preemption: 1 Ready, 3 Standby, …)', 'threadState'],
+      ['priority', 'i8?', 'running: newThreadPriority of its switch-in; after a switch-out (waiting, ready by preemption): its oldThreadPriority; a ready interval whose priority is not known so: newThreadPriority of the switch-in that ends it'],
       ['valid', 'u32', 'bit mask of present columns (bit = column id)'],
     ],
   },

@@ -25,6 +25,9 @@ interface Sw {
   state?: number | null;
   wr?: number;
   wm?: number;
+  /** newThreadPriority, oldThreadPriority */
+  np?: number;
+  op?: number;
 }
 
 function cswitch(rows: Sw[]): Table<'cswitch'> {
@@ -38,6 +41,8 @@ function cswitch(rows: Sw[]): Table<'cswitch'> {
     out.maybe(r, L.CS_OLD_THREAD_STATE, s.state === undefined ? 2 : s.state);
     out.maybe(r, L.CS_OLD_THREAD_WAIT_REASON, s.wr);
     out.maybe(r, L.CS_OLD_THREAD_WAIT_MODE, s.wm);
+    out.maybe(r, L.CS_NEW_THREAD_PRIORITY, s.np);
+    out.maybe(r, L.CS_OLD_THREAD_PRIORITY, s.op);
   }
   return out.take();
 }
@@ -91,6 +96,7 @@ function row(x: Partial<ThreadStateRow> & Pick<ThreadStateRow, 'threadId' | 'sta
     waitReason: null,
     waitMode: null,
     oldThreadState: null,
+    priority: null,
     valid: 0,
     ...x,
   } as ThreadStateRow;
@@ -131,6 +137,26 @@ describe('hand-made cases', () => {
     expect(of(rows, 20)).toEqual(strip([row({ threadId: 20, processId: 200, state: 'running', startTime: 50n, cpu: 1 })]));
     // the idle thread has no rows
     expect(rows.some((r) => r.threadId === 0)).toBe(false);
+  });
+
+  test('priority: running from its switch-in, waiting and preempted from the switch-out, ready from a ReadyThread from the switch-in that ends it', () => {
+    const cs = cswitch([
+      { t: 100, cpu: 0, new: 10, old: 0, np: 9 },
+      { t: 200, cpu: 0, new: 0, old: 10, state: 5, wr: 6, wm: 0, op: 8 },
+      { t: 400, cpu: 0, new: 10, old: 0, np: 12 },
+      { t: 500, cpu: 0, new: 11, old: 10, state: 1, op: 11 },
+      { t: 600, cpu: 0, new: 10, old: 11, np: 10 },
+    ]);
+    const rt = readythread([{ t: 300, cpu: 0, tid: 10 }]);
+    const rows = derive(cs, rt, lifetimes([{ tid: 10, pid: 100 }]));
+    expect(of(rows, 10).map((r) => [r.state, r.startTime, r.priority])).toEqual([
+      ['running', 100n, 9],
+      ['waiting', 200n, 8],
+      ['ready', 300n, 12], // readied by a ReadyThread: the priority it was switched in with
+      ['running', 400n, 12],
+      ['ready', 500n, 11], // preempted: the switch-out's
+      ['running', 600n, 10],
+    ]);
   });
 
   test('waiting until the switch-in when no ReadyThread was seen; the readying thread of a ready on a CPU not seen running is null', () => {

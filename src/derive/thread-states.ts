@@ -40,6 +40,8 @@ const K_SEEN = 5;
 /** KTHREAD_STATE values (docs/format.md §C.5) */
 const TERMINATED = 4;
 const WAITING = 5;
+/** sPri when the priority is not known (a priority is an i8) */
+const NO_PRIORITY = 1000;
 
 /** What threadStates() needs of a decode. */
 export type ThreadStatesInput = { cswitch: Table<'cswitch'>; readythread: Table<'readythread'>; threads: Table<'threads'> };
@@ -112,6 +114,8 @@ class ThreadStatesWalk {
   private readonly oldState: Uint8Array;
   private readonly oldWr: Uint8Array;
   private readonly oldWm: Uint8Array;
+  private readonly newPri: Int8Array;
+  private readonly oldPri: Int8Array;
   /** positions in `ord` of each CPU's rows: [cpuStart[c], cpuStart[c + 1]) */
   private cpuStart = new Uint32Array(1);
   // lifetimes sorted by thread id (stable): their relative start times
@@ -132,6 +136,8 @@ class ThreadStatesWalk {
   private sWr = -1;
   private sWm = -1;
   private sOld = -1;
+  /** the state's priority (NO_PRIORITY: unknown) */
+  private sPri = NO_PRIORITY;
   // the output, grown by doubling
   private cap = 0;
   private n = 0;
@@ -147,6 +153,7 @@ class ThreadStatesWalk {
   private oWr = new Uint8Array(0);
   private oWm = new Uint8Array(0);
   private oOld = new Uint8Array(0);
+  private oPri = new Int8Array(0);
   private oValid = new Uint32Array(0);
 
   constructor(
@@ -162,6 +169,8 @@ class ThreadStatesWalk {
     this.oldState = cswitch.column('oldThreadState');
     this.oldWr = cswitch.column('oldThreadWaitReason');
     this.oldWm = cswitch.column('oldThreadWaitMode');
+    this.newPri = cswitch.column('newThreadPriority');
+    this.oldPri = cswitch.column('oldThreadPriority');
     this.ord = cpuTimeOrder(this.csCpu, cswitch.column('timestamp'), n) ?? iota(n);
     this.csHi = new Uint32Array(n);
     this.csLo = new Uint32Array(n);
@@ -292,7 +301,14 @@ class ThreadStatesWalk {
           }
           continue;
         }
-        if (this.s !== S_NONE && (hi !== tcHi || lo !== tcLo)) this.row(tid, tcHi, tcLo, true, hi, lo);
+        if (this.s !== S_NONE && (hi !== tcHi || lo !== tcLo)) {
+          // a ready interval of unknown priority ended by a switch-in: the priority it was switched in with
+          if (kind === K_RUN && this.s === S_READY && this.sPri === NO_PRIORITY) {
+            const k = this.ord[iRef[x]!]!;
+            if ((this.csValid[k]! >>> L.CS_NEW_THREAD_PRIORITY) & 1) this.sPri = this.newPri[k]!;
+          }
+          this.row(tid, tcHi, tcLo, true, hi, lo);
+        }
         switch (kind) {
           case K_RUN: {
             const next = this.running(tid, iRef[x]!);
@@ -341,6 +357,7 @@ class ThreadStatesWalk {
   private set(s: number): void {
     this.s = s;
     this.sCpu = this.sReadying = this.sReadyingPid = this.sWr = this.sWm = this.sOld = -1;
+    this.sPri = NO_PRIORITY;
   }
 
   /** The state after cswitch row k switched thread `tid` out (unknown when the row switched out another thread: lost events). */
@@ -349,6 +366,7 @@ class ThreadStatesWalk {
     const v = this.csValid[k]!;
     const state = this.oldState[k]!;
     if (state === TERMINATED) return this.set(S_NONE);
+    const pri = (v >>> L.CS_OLD_THREAD_PRIORITY) & 1 ? this.oldPri[k]! : NO_PRIORITY;
     if (state === WAITING) {
       this.set(S_WAITING);
       if ((v >>> L.CS_OLD_THREAD_WAIT_REASON) & 1) this.sWr = this.oldWr[k]!;
@@ -358,6 +376,7 @@ class ThreadStatesWalk {
       this.sCpu = this.csCpu[k]!;
     }
     this.sOld = state;
+    this.sPri = pri;
   }
 
   /** The running row of the switch-in at position p of ord; returns the row of the CPU's next switch (-1: none). */
@@ -366,9 +385,10 @@ class ThreadStatesWalk {
     const cpu = this.csCpu[k]!;
     const next = p + 1 < this.cswitch.length && this.csCpu[this.ord[p + 1]!] === cpu ? this.ord[p + 1]! : -1;
     // the walk's state stays as it is (a switch-in inside another running interval changes nothing else)
-    const { s, sCpu, sReadying, sReadyingPid, sWr, sWm, sOld } = this;
+    const { s, sCpu, sReadying, sReadyingPid, sWr, sWm, sOld, sPri } = this;
     this.set(S_RUNNING);
     this.sCpu = cpu;
+    if ((this.csValid[k]! >>> L.CS_NEW_THREAD_PRIORITY) & 1) this.sPri = this.newPri[k]!;
     this.row(tid, this.csHi[k]!, this.csLo[k]!, next >= 0, next >= 0 ? this.csHi[next]! : 0, next >= 0 ? this.csLo[next]! : 0);
     this.s = s;
     this.sCpu = sCpu;
@@ -377,6 +397,7 @@ class ThreadStatesWalk {
     this.sWr = sWr;
     this.sWm = sWm;
     this.sOld = sOld;
+    this.sPri = sPri;
     return next;
   }
 
@@ -455,6 +476,8 @@ class ThreadStatesWalk {
     if (this.sWm >= 0) v |= 1 << L.TS_WAIT_MODE;
     this.oOld[r] = this.sOld < 0 ? 0 : this.sOld;
     if (this.sOld >= 0) v |= 1 << L.TS_OLD_THREAD_STATE;
+    this.oPri[r] = this.sPri === NO_PRIORITY ? 0 : this.sPri;
+    if (this.sPri !== NO_PRIORITY) v |= 1 << L.TS_PRIORITY;
     this.oValid[r] = v >>> 0;
     return r;
   }
@@ -493,6 +516,9 @@ class ThreadStatesWalk {
     this.oWr = u8(this.oWr);
     this.oWm = u8(this.oWm);
     this.oOld = u8(this.oOld);
+    const pri = new Int8Array(cap);
+    pri.set(this.oPri);
+    this.oPri = pri;
     this.oValid = u32(this.oValid);
     this.cap = cap;
   }
@@ -513,6 +539,7 @@ class ThreadStatesWalk {
     columns[L.TS_WAIT_REASON] = this.oWr.slice(0, n);
     columns[L.TS_WAIT_MODE] = this.oWm.slice(0, n);
     columns[L.TS_OLD_THREAD_STATE] = this.oOld.slice(0, n);
+    columns[L.TS_PRIORITY] = this.oPri.slice(0, n);
     columns[L.TS_VALID] = this.oValid.slice(0, n);
     return new Table('threadStates', { length: n, columns });
   }

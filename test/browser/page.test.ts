@@ -471,6 +471,7 @@ describe.skipIf(!enabled)('the web page in Chromium', () => {
     expect(text).toMatch(/state\s+(Running|Ready)/);
     expect(text).toMatch(/from\s+[\d,]+\.\d{3} ms → [\d,]+\.\d{3} ms/);
     expect(text).toMatch(/readied by\s+thread \d+/);
+    expect(text).toMatch(/priority\s+\d+/);
     // the search keeps the threads of the processes it matches
     await page.fill('#search', 'csrss');
     const pids = new Set(r.processes.toArray().filter((p) => (p.imageFileName ?? '').toLowerCase().includes('csrss')).map((p) => p.processId));

@@ -15,7 +15,7 @@ import * as L from '../../src/generated/layout.js';
 import type { Table } from '../../src/tables/table.js';
 import { DerivedRows } from '../../src/tables/derived-rows.js';
 
-type State = { name: 'unknown' | 'running' | 'ready' | 'waiting'; cpu?: number; readying?: number | null; waitReason?: number | null; waitMode?: number | null; oldState?: number } | null;
+type State = { name: 'unknown' | 'running' | 'ready' | 'waiting'; cpu?: number; readying?: number | null; waitReason?: number | null; waitMode?: number | null; oldState?: number; priority?: number | null } | null;
 
 interface Sw {
   i: number;
@@ -26,6 +26,8 @@ interface Sw {
   state: number | null;
   wr: number | null;
   wm: number | null;
+  newPri: number | null;
+  oldPri: number | null;
   /** its position in its CPU's list */
   k: number;
 }
@@ -46,7 +48,7 @@ export function threadStatesOracle(cswitch: Table<'cswitch'>, readythread: Table
   const perCpu = new Map<number, Sw[]>();
   for (let i = 0; i < cswitch.length; i++) {
     const r = cswitch.get(i);
-    const s: Sw = { i, ts: r.timestamp, cpu: r.cpu, newTid: r.newThreadId, oldTid: r.oldThreadId, state: r.oldThreadState, wr: r.oldThreadWaitReason, wm: r.oldThreadWaitMode, k: 0 };
+    const s: Sw = { i, ts: r.timestamp, cpu: r.cpu, newTid: r.newThreadId, oldTid: r.oldThreadId, state: r.oldThreadState, wr: r.oldThreadWaitReason, wm: r.oldThreadWaitMode, newPri: r.newThreadPriority, oldPri: r.oldThreadPriority, k: 0 };
     if (!perCpu.has(s.cpu)) perCpu.set(s.cpu, []);
     perCpu.get(s.cpu)!.push(s);
   }
@@ -119,8 +121,8 @@ export function threadStatesOracle(cswitch: Table<'cswitch'>, readythread: Table
   const afterSwitchOut = (s: Sw, tid: number): State => {
     if (s.oldTid !== tid || s.state === null) return { name: 'unknown' };
     if (s.state === 4) return null; // Terminated
-    if (s.state === 5) return { name: 'waiting', waitReason: s.wr, waitMode: s.wm, oldState: 5 };
-    return { name: 'ready', cpu: s.cpu, oldState: s.state };
+    if (s.state === 5) return { name: 'waiting', waitReason: s.wr, waitMode: s.wm, oldState: 5, priority: s.oldPri };
+    return { name: 'ready', cpu: s.cpu, oldState: s.state, priority: s.oldPri };
   };
   const emit = (tid: number, st: NonNullable<State>, from: bigint, to: bigint | null) => {
     const r = out.add();
@@ -140,6 +142,7 @@ export function threadStatesOracle(cswitch: Table<'cswitch'>, readythread: Table
     out.maybe(r, L.TS_WAIT_REASON, st.waitReason);
     out.maybe(r, L.TS_WAIT_MODE, st.waitMode);
     out.maybe(r, L.TS_OLD_THREAD_STATE, st.oldState);
+    out.maybe(r, L.TS_PRIORITY, st.priority);
   };
 
   for (const tid of [...events.keys()].sort((a, b) => a - b)) {
@@ -156,10 +159,13 @@ export function threadStatesOracle(cswitch: Table<'cswitch'>, readythread: Table
     for (const e of list) {
       const inside = runningToEnd || e.ts < since;
       if (inside && e.what !== 'run') continue;
-      if (!inside && state !== null && e.ts > since) emit(tid, state, since, e.ts);
+      if (!inside && state !== null && e.ts > since) {
+        // ready with no priority known, ended by a switch-in: the priority it was switched in with
+        emit(tid, e.what === 'run' && state.name === 'ready' && state.priority == null ? { ...state, priority: e.sw!.newPri } : state, since, e.ts);
+      }
       if (e.what === 'run') {
         const next = nextOnCpu(e.sw!);
-        emit(tid, { name: 'running', cpu: e.sw!.cpu }, e.ts, next?.ts ?? null);
+        emit(tid, { name: 'running', cpu: e.sw!.cpu, priority: e.sw!.newPri }, e.ts, next?.ts ?? null);
         if (runningToEnd) continue;
         if (next === null) {
           runningToEnd = true;

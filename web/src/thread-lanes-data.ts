@@ -12,6 +12,8 @@ export const ST_WAITING = 3;
 /** waitReason / cpu / readying thread unknown */
 export const NONE8 = 255;
 export const NONE16 = 0xffff;
+/** priority unknown */
+export const NO_PRIORITY = -128;
 
 export interface ThreadLanesData {
   /** per lane: thread id, process id (-1: unknown), first row (laneFirst[n] = rows) */
@@ -27,6 +29,8 @@ export interface ThreadLanesData {
   /** readying thread (`readyingKnown` 0: none) */
   readying: Uint32Array;
   readyingKnown: Uint8Array;
+  /** the thread's priority in the interval (NO_PRIORITY: unknown) */
+  priority: Int8Array;
   rows: number;
 }
 
@@ -45,8 +49,9 @@ export function packThreadLanes(t: Table<'threadStates'>, baseTicks: bigint, end
   const cpuCol = col('cpu');
   const readyingCol = col('readyingThreadId');
   const waitCol = col('waitReason');
+  const priorityCol = col('priority');
   const valid = col('valid');
-  const [bPid, bEnd, bCpu, bReadying, bWait] = [bit('processId'), bit('endTime'), bit('cpu'), bit('readyingThreadId'), bit('waitReason')];
+  const [bPid, bEnd, bCpu, bReadying, bWait, bPriority] = [bit('processId'), bit('endTime'), bit('cpu'), bit('readyingThreadId'), bit('waitReason'), bit('priority')];
   const sw = new Int32Array(startCol.buffer, startCol.byteOffset, 2 * n);
   const ew = new Int32Array(endCol.buffer, endCol.byteOffset, 2 * n);
   const baseHi = Number(BigInt.asIntN(32, baseTicks >> 32n));
@@ -118,6 +123,7 @@ export function packThreadLanes(t: Table<'threadStates'>, baseTicks: bigint, end
     cpu: new Uint16Array(n).fill(NONE16),
     readying: new Uint32Array(n),
     readyingKnown: new Uint8Array(n),
+    priority: new Int8Array(n).fill(NO_PRIORITY),
     rows: n,
   };
   for (let i = 0; i < n; i++) {
@@ -128,6 +134,7 @@ export function packThreadLanes(t: Table<'threadStates'>, baseTicks: bigint, end
     out.state[k] = STATE_CODE[stateText[i]!] ?? ST_UNKNOWN;
     if ((v >>> bWait) & 1) out.waitReason[k] = waitCol[i]!;
     if ((v >>> bCpu) & 1) out.cpu[k] = cpuCol[i]!;
+    if ((v >>> bPriority) & 1) out.priority[k] = priorityCol[i]!;
     if ((v >>> bReadying) & 1) {
       out.readying[k] = readyingCol[i]!;
       out.readyingKnown[k] = 1;
@@ -138,7 +145,7 @@ export function packThreadLanes(t: Table<'threadStates'>, baseTicks: bigint, end
 
 /** The buffers of the lanes, to transfer them without a copy. */
 export function threadLanesBuffers(d: ThreadLanesData): ArrayBuffer[] {
-  return [d.laneTid, d.lanePid, d.laneFirst, d.start, d.end, d.state, d.waitReason, d.cpu, d.readying, d.readyingKnown].map((a) => a.buffer as ArrayBuffer);
+  return [d.laneTid, d.lanePid, d.laneFirst, d.start, d.end, d.state, d.waitReason, d.cpu, d.readying, d.readyingKnown, d.priority].map((a) => a.buffer as ArrayBuffer);
 }
 
 /** Index of the first row of lane rows [lo, hi) whose end is after `t` (ends ascend within a lane). */

@@ -7,7 +7,7 @@
 // lane of the thread that readied it.
 import { waitReasonName } from '../../src/index.js';
 import { esc } from './format.js';
-import { firstRowEndingAfter, NONE16, NONE8, ST_READY, ST_RUNNING, ST_WAITING, type ThreadLanesData } from './thread-lanes-data.js';
+import { firstRowEndingAfter, NO_PRIORITY, NONE16, NONE8, ST_READY, ST_RUNNING, ST_WAITING, type ThreadLanesData } from './thread-lanes-data.js';
 import { axisMs, drawRangeOverlay, niceStep } from './timeline-view.js';
 
 export interface ThreadLaneLabels {
@@ -203,6 +203,7 @@ export class ThreadLanesView {
       ['for', L.duration(d.end[i]! - d.start[i]!)],
     ];
     if (d.cpu[i] !== NONE16) rows.push(['CPU', String(d.cpu[i])]);
+    if (d.priority[i] !== NO_PRIORITY) rows.push(['priority', String(d.priority[i])]);
     // the ready interval of this wake-up: this row if ready, the one before it if running
     const r = st === ST_READY ? i : st === ST_RUNNING && i > d.laneFirst[l]! && d.state[i - 1] === ST_READY ? i - 1 : -1;
     if (r >= 0 && r !== i) rows.push(['ready time', L.duration(d.end[r]! - d.start[r]!)]);
