@@ -2,7 +2,7 @@
 // conversions; tables selected on columns against a row-by-row oracle in BigInt; the CPU analysis clipped to
 // a range and filtered by thread and process, against an independent clipping of every cpuUsage row — by
 // both its paths (a whole table, and the rows staged while the trace streams) and against the Running time
-// of threadStates; the CLI's --from/--to/--pid/--process/--tid on cpu, dump and spinlocks.
+// of threadStates; the CLI's --from/--to/--pid/--process/--tid on cpu, dump, spinlocks, convert and summary.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -291,6 +291,20 @@ describe('the CLI', () => {
     expect(rows('cswitch')).toBe(selectTable(r.cswitch, resolveSelection({ from: '0.2s' }, r.clock, r)).length);
     expect(cli('convert', SAMPLE, '--to', 'csv', '--from', '0.2s', '--out', out, '--no-progress').stderr).toMatch(/0 converted, 1 skipped/);
     expect(cli('convert', SAMPLE, '--format', 'arrow', '--to', 'csv', '--out', out).status).toBe(2);
+  });
+
+  test('summary --from --to --process: the summary of the file, and the rows of each table in the selection', () => {
+    const p = cli('summary', SAMPLE, '--from', '0.2s', '--to', '0.3s', '--process', 'svchost', '--json');
+    expect(p.status).toBe(0);
+    const json = JSON.parse(p.stdout);
+    const sel = resolveSelection({ from: '0.2s', to: '0.3s', processNames: ['svchost'] }, r.clock, r);
+    expect(json.cswitch).toBe(r.cswitch.length); // the file's figures stay the file's
+    expect(json.selection.rows.cswitch).toBe(selectTable(r.cswitch, sel).length);
+    expect(json.selection.rows.spinlock).toBe(selectTable(r.spinlock, sel).length);
+    expect(json.selection.rows.readythread).toBe(selectTable(r.readythread, sel).length);
+    expect(json.selection.rows.cswitch).toBeGreaterThan(0);
+    const text = cli('summary', SAMPLE, '--from', '0.2s', '--to', '0.3s', '--process', 'svchost');
+    expect(text.stdout).toContain(`rows in it: cswitch ${json.selection.rows.cswitch} of ${r.cswitch.length}, spinlock ${json.selection.rows.spinlock} of ${r.spinlock.length}`);
   });
 
   test('a time that is not one is a usage error naming the forms', () => {
