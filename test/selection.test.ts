@@ -21,6 +21,8 @@ import {
   selectTable,
   threadStates,
   type DecodeResult,
+  type Table,
+  TABLE_NAMES,
   type SelectionOptions,
 } from '../src/node.js';
 import { createClock, FILETIME_UNIX_EPOCH } from '../src/time.js';
@@ -217,6 +219,16 @@ describe('tables of a selection', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  test('every table has its rule: a range over all time keeps every row of every table', () => {
+    const r = decodeSync(writeTrace(simulateSchedule({ seed: 5, cpus: 2, duration: 300_000, switchMode: 'mixed', spinlocks: 0.05, profileInterval: 2_000, images: true }).description).bytes);
+    const all = resolveSelection({ from: { ticks: -(2n ** 63n) } }, r.clock, r);
+    const tables = { ...r, cpuUsage: cpuUsage(r), threadStates: threadStates(r) } as unknown as Record<(typeof TABLE_NAMES)[number], Table>;
+    for (const name of TABLE_NAMES) {
+      expect([name, selectTable(tables[name], all).length]).toEqual([name, tables[name].length]);
+      expect([name, tables[name].length > 0]).toEqual([name, true]);
+    }
   });
 
   test('switches by process: the process of either thread at the switch, from the lifetimes', () => {

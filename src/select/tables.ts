@@ -64,7 +64,8 @@ export function selectTable<T extends TableName>(t: Table<T>, sel: Selection): T
       break;
     }
     case 'readythread':
-    case 'spinlock': {
+    case 'spinlock':
+    case 'samples': {
       const ts = words(any.column('timestamp') as BigInt64Array);
       const tid = any.column('threadId') as Uint32Array;
       for (let i = 0; i < t.length; i++) {
@@ -81,7 +82,8 @@ export function selectTable<T extends TableName>(t: Table<T>, sel: Selection): T
       for (let i = 0; i < t.length; i++) if (sel.timeIn(ts[2 * i + 1]!, ts[2 * i]!) && sel.ids(tid[i]!, pid[i]!, 1)) keep[n++] = i;
       break;
     }
-    case 'processEvents': {
+    case 'processEvents':
+    case 'images': {
       const ts = words(any.column('timestamp') as BigInt64Array);
       const pid = any.column('processId') as Uint32Array;
       for (let i = 0; i < t.length; i++) if (sel.timeIn(ts[2 * i + 1]!, ts[2 * i]!) && sel.process(pid[i]!)) keep[n++] = i;
@@ -140,6 +142,11 @@ export function selectTable<T extends TableName>(t: Table<T>, sel: Selection): T
       const out = gather(ts, keep, n);
       if (sel.hasTime) clipThreadStates(out, sel);
       return out as unknown as Table<T>;
+    }
+    default: {
+      // every table has its rule: a table added to the registry must get one here
+      const never: never = t.name as never;
+      throw new Error(`selectTable: no rule for table ${String(never)}`);
     }
   }
   return n === t.length ? t : gather(t, keep, n);
