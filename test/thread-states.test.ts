@@ -377,7 +377,7 @@ describe('dump and convert', () => {
 
   test('dump --table threadStates writes the rows of threadStates()', () => {
     const csv = execFileSync(process.execPath, [BIN, 'dump', file, '--table', 'threadStates'], { encoding: 'utf8' }).trimEnd().split('\n');
-    expect(csv[0]).toBe('threadId,processId,state,startTime,endTime,duration,cpu,readyingThreadId,readyingProcessId,waitReason,waitMode,oldThreadState');
+    expect(csv[0]).toBe('threadId,processId,state,startTime,endTime,duration,cpu,readyingThreadId,readyingProcessId,waitReason,waitMode,oldThreadState,priority');
     expect(csv.length - 1).toBe(want.length);
     const first = want.get(0);
     expect(csv[1]!.split(',').slice(0, 4)).toEqual([String(first.threadId), String(first.processId ?? ''), first.state, String(first.startTime)]);
@@ -395,7 +395,7 @@ describe('dump and convert', () => {
     };
     walk(part);
     const lines = files.flatMap((f) => readFileSync(f, 'utf8').trimEnd().split('\n'));
-    expect(lines[0]).toBe('threadId,processId,state,startTime,endTime,duration,cpu,readyingThreadId,readyingProcessId,waitReason,waitMode,oldThreadState,startTimeNs,endTimeNs,durationNs');
+    expect(lines[0]).toBe('threadId,processId,state,startTime,endTime,duration,cpu,readyingThreadId,readyingProcessId,waitReason,waitMode,oldThreadState,priority,startTimeNs,endTimeNs,durationNs');
     expect(lines.length - files.length).toBe(want.length);
   });
 });
