@@ -18,6 +18,7 @@ import {
   decodeSync,
   parseTimeSpec,
   resolveSelection,
+  Selection,
   selectTable,
   threadStates,
   type DecodeResult,
@@ -27,6 +28,8 @@ import {
 } from '../src/node.js';
 import { createClock, FILETIME_UNIX_EPOCH } from '../src/time.js';
 import { simulateSchedule, writeTrace } from '../src/writer/index.js';
+import { DerivedRows } from '../src/tables/derived-rows.js';
+import * as L from '../src/generated/layout.js';
 
 const BIN = fileURLToPath(new URL('../bin/etw-decode.js', import.meta.url));
 const SAMPLE = fileURLToPath(new URL('../samples/sample.etl', import.meta.url));
@@ -229,6 +232,20 @@ describe('tables of a selection', () => {
       expect([name, selectTable(tables[name], all).length]).toEqual([name, tables[name].length]);
       expect([name, tables[name].length > 0]).toEqual([name, true]);
     }
+  });
+
+  test("a thread's process at a time: the lifetime that holds it, else the thread's latest", () => {
+    const th = new DerivedRows('threads');
+    for (const [pid, start, end] of [[1, 100n, 200n], [2, 300n, 400n]] as const) {
+      const i = th.add();
+      th.set(i, L.TH_THREAD_ID, 5);
+      th.set(i, L.TH_PROCESS_ID, pid);
+      th.set(i, L.TH_START_TIME, start);
+      th.set(i, L.TH_END_TIME, end);
+    }
+    const sel = new Selection(null, null, null, null, th.take());
+    expect([150, 250, 350, 50, 500].map((t) => sel.processOf(5, 0, t))).toEqual([1, 2, 2, 2, 2]);
+    expect(sel.processOf(6, 0, 150)).toBe(-1);
   });
 
   test('switches by process: the process of either thread at the switch, from the lifetimes', () => {

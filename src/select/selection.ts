@@ -228,8 +228,9 @@ export class Selection {
   processOf(tid: number, hi: number, lo: number): number {
     let k = this.lifeOf.get(tid >>> 0) ?? -1;
     let fallback = -1;
+    // latest lifetime first (the chain runs from the last one indexed)
     for (; k >= 0; k = this.lifeNext[k]!) {
-      fallback = this.lifePid[k]! >>> 0;
+      if (fallback === -1) fallback = this.lifePid[k]! >>> 0;
       const open = this.lifeStart[2 * k]! === 0 && this.lifeStart[2 * k + 1]! === 0;
       const afterStart = open || !less(hi, lo, this.lifeStart[2 * k]!, this.lifeStart[2 * k + 1]!);
       const openEnd = this.lifeEnd[2 * k]! === 0 && this.lifeEnd[2 * k + 1]! === 0;
