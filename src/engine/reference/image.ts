@@ -2,16 +2,10 @@
 // 32/64-bit): one images row per event; the twin of assembly/image.ts (payload drawn there).
 import * as L from '../../generated/layout.js';
 import { count, issue } from './diag.js';
-import type { Arena } from './memory.js';
+import { copy64, pointerTo, type Arena } from './memory.js';
 import { readString } from './strings.js';
 
 const BIT = (c: number): number => (1 << c) >>> 0;
-
-/** A pointer-sized field at `at` of `d` into the 64-bit column `words`, row `r` (two u32 halves). */
-function pointerTo(d: DataView, at: number, pointerSize: number, words: Uint32Array, r: number): void {
-  words[2 * r] = d.getUint32(at, true);
-  words[2 * r + 1] = pointerSize === 4 ? 0 : d.getUint32(at + 4, true);
-}
 
 /** Decodes one Image event (`opcode` = low byte of its HookId): payload at `data` of `n` bytes of `d`. */
 export function imageEvent(
@@ -42,8 +36,7 @@ export function imageEvent(
   const w = b.words;
   const q = data + 2 * pointerSize;
   let valid = L.IM_ALWAYS_VALID;
-  w[L.IM_TIMESTAMP]![2 * r] = d.getUint32(tsAt, true);
-  w[L.IM_TIMESTAMP]![2 * r + 1] = d.getUint32(tsAt + 4, true);
+  copy64(d, tsAt, w[L.IM_TIMESTAMP]!, r);
   c.cpu[r] = cpu;
   c.opcode[r] = opcode;
   c.processId[r] = d.getUint32(q + L.IMG_2P_PROCESS_ID, true);

@@ -147,3 +147,9 @@ export function copy64(d: DataView, at: number, words: Uint32Array, row: number)
   words[2 * row] = d.getUint32(at, true);
   words[2 * row + 1] = d.getUint32(at + 4, true);
 }
+
+/** A pointer-sized field at `at` of `d` (`pointerSize` 4 or 8) into the 64-bit column `words`, row `row` (two u32 halves). */
+export function pointerTo(d: DataView, at: number, pointerSize: number, words: Uint32Array, row: number): void {
+  words[2 * row] = d.getUint32(at, true);
+  words[2 * row + 1] = pointerSize === 4 ? 0 : d.getUint32(at + 4, true);
+}

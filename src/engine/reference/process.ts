@@ -3,7 +3,7 @@
 // its NUL is taken up to the end of the payload (counted); the fields after it are null.
 import * as L from '../../generated/layout.js';
 import { count, issue } from './diag.js';
-import { copy64, type Arena } from './memory.js';
+import { copy64, pointerTo, type Arena } from './memory.js';
 import { readString, skipString } from './strings.js';
 
 const BIT = (c: number): number => (1 << c) >>> 0;
@@ -50,9 +50,7 @@ export function processEvent(
   c.parentId[r] = d.getUint32(p + L.PROC_P_PARENT_ID, true);
   c.sessionId[r] = d.getUint32(p + L.PROC_P_SESSION_ID, true);
   c.exitStatus[r] = d.getInt32(p + L.PROC_P_EXIT_STATUS, true);
-  const key = b.words[L.PE_UNIQUE_PROCESS_KEY]!;
-  key[2 * r] = d.getUint32(data + L.PROC_UNIQUE_PROCESS_KEY, true);
-  key[2 * r + 1] = pointerSize === 4 ? 0 : d.getUint32(data + L.PROC_UNIQUE_PROCESS_KEY + 4, true);
+  pointerTo(d, data + L.PROC_UNIQUE_PROCESS_KEY, pointerSize, b.words[L.PE_UNIQUE_PROCESS_KEY]!, r);
   const image = readString(d, data + imageAt, end, L.STR_UNIT_ANSI);
   c.imageFileName[r] = image.text;
   // each later field needs its predecessor terminated and bytes left for itself

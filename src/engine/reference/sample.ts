@@ -2,7 +2,7 @@
 // assembly/sample.ts (both layouts drawn there). The pointer width comes from the header type.
 import * as L from '../../generated/layout.js';
 import { count, issue } from './diag.js';
-import { copy64, type Arena } from './memory.js';
+import { copy64, pointerTo, type Arena } from './memory.js';
 
 /** Decodes one SampledProfile event: payload at `data` of `n` bytes of `d`. */
 export function sampledProfileEvent(
@@ -33,9 +33,7 @@ export function sampledProfileEvent(
   copy64(d, tsAt, w[L.SP_TIMESTAMP]!, r);
   c.cpu[r] = cpu;
   c.threadId[r] = d.getUint32(p + L.SMP_P_THREAD_ID, true);
-  const ip = w[L.SP_INSTRUCTION_POINTER]!;
-  ip[2 * r] = d.getUint32(data + L.SMP_INSTRUCTION_POINTER, true);
-  ip[2 * r + 1] = pointerSize === 4 ? 0 : d.getUint32(data + L.SMP_INSTRUCTION_POINTER + 4, true);
+  pointerTo(d, data + L.SMP_INSTRUCTION_POINTER, pointerSize, w[L.SP_INSTRUCTION_POINTER]!, r);
   c.count[r] = d.getUint16(p + L.SMP_P_COUNT, true);
   const flags = d.getUint8(p + L.SMP_P_FLAGS);
   c.flags[r] = flags;

@@ -3,7 +3,7 @@
 // payload, never from the header.
 import * as L from '../../generated/layout.js';
 import { count, issue } from './diag.js';
-import type { Arena } from './memory.js';
+import { pointerTo, type Arena } from './memory.js';
 import { readString } from './strings.js';
 
 const BIT = (c: number): number => (1 << c) >>> 0;
@@ -49,9 +49,7 @@ export function threadEvent(
   } else {
     c.processId[r] = d.getUint32(data + L.THR_PROCESS_ID, true);
     c.threadId[r] = d.getUint32(data + L.THR_THREAD_ID, true);
-    const at = data + L.THR_POINTERS + L.THR_WIN32_START_ADDR_INDEX * pointerSize;
-    w[L.TE_WIN32_START_ADDR]![2 * r] = d.getUint32(at, true);
-    w[L.TE_WIN32_START_ADDR]![2 * r + 1] = pointerSize === 4 ? 0 : d.getUint32(at + 4, true);
+    pointerTo(d, data + L.THR_POINTERS + L.THR_WIN32_START_ADDR_INDEX * pointerSize, pointerSize, w[L.TE_WIN32_START_ADDR]!, r);
     valid |= BIT(L.TE_WIN32_START_ADDR);
     if (version >= 3) {
       c.basePriority[r] = d.getUint8(data + L.threadTail(pointerSize) + L.THR_TAIL_BASE_PRIORITY);
