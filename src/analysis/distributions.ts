@@ -67,14 +67,15 @@ export interface DistributionTicks {
 /**
  * Log-bucketed histograms of 64-bit values, one per group (a small integer the caller assigns, e.g. a
  * thread slot): one open-addressing table of (group, key) → count, and each group's exact maximum.
+ * A slot of the table is two doubles side by side — the cell g · BUCKETS + key + 1 (0: empty; exact below
+ * 2^53, so up to 2^40 groups) and its count — so a value costs one cache line in the common case.
  */
 export class LogHistograms {
   private n = 0;
-  private group = new Int32Array(0);
-  private key = new Int32Array(0);
-  private count = new Float64Array(0);
-  /** entry + 1 per hash bucket (0: empty) */
-  private buckets = new Int32Array(1024);
+  /** slot s: [2s] the cell + 1 (0: empty), [2s + 1] its count */
+  private table = new Float64Array(2 * 1024);
+  private mask = 1023;
+  /** 32 − log2(slots): a hash's top bits pick the slot */
   private shift = 22;
   /** per group: the maximum's words, and 1 once a value came */
   private maxHi = new Int32Array(0);
@@ -108,48 +109,42 @@ export class LogHistograms {
       this.maxLo[g] = lo;
     }
     const k = keyOf(lo, hi);
-    const mask = this.buckets.length - 1;
+    const cell = g * BUCKETS + k + 1;
+    const table = this.table;
+    const mask = this.mask;
     let h = Math.imul(Math.imul(g, 0x9e3779b1) ^ k, 0x85ebca6b) >>> this.shift;
     for (; ; h = (h + 1) & mask) {
-      const b = this.buckets[h]!;
-      if (b === 0) break;
-      if (this.group[b - 1] === g && this.key[b - 1] === k) {
-        this.count[b - 1]!++;
+      const c = table[2 * h]!;
+      if (c === cell) {
+        table[2 * h + 1]!++;
         return;
       }
+      if (c === 0) break;
     }
-    const e = this.n++;
-    if (e === this.group.length) this.grow();
-    this.group[e] = g;
-    this.key[e] = k;
-    this.count[e] = 1;
-    if (2 * this.n > this.buckets.length) this.rehash();
-    else this.buckets[h] = e + 1;
-  }
-
-  private grow(): void {
-    const cap = Math.max(256, 2 * this.group.length);
-    const group = new Int32Array(cap);
-    const key = new Int32Array(cap);
-    const count = new Float64Array(cap);
-    group.set(this.group);
-    key.set(this.key);
-    count.set(this.count);
-    this.group = group;
-    this.key = key;
-    this.count = count;
+    table[2 * h] = cell;
+    table[2 * h + 1] = 1;
+    if (2 * ++this.n > mask + 1) this.rehash();
   }
 
   private rehash(): void {
-    const cap = this.buckets.length * 2;
-    this.buckets = new Int32Array(cap);
-    this.shift = 32 - Math.log2(cap);
-    const mask = cap - 1;
-    for (let e = 0; e < this.n; e++) {
-      let h = Math.imul(Math.imul(this.group[e]!, 0x9e3779b1) ^ this.key[e]!, 0x85ebca6b) >>> this.shift;
-      while (this.buckets[h] !== 0) h = (h + 1) & mask;
-      this.buckets[h] = e + 1;
+    const old = this.table;
+    const size = 2 * (this.mask + 1);
+    const table = new Float64Array(2 * size);
+    const mask = size - 1;
+    const shift = this.shift - 1;
+    for (let s = 0; s < old.length; s += 2) {
+      const cell = old[s]!;
+      if (cell === 0) continue;
+      const g = Math.floor((cell - 1) / BUCKETS);
+      const k = cell - 1 - g * BUCKETS;
+      let h = Math.imul(Math.imul(g, 0x9e3779b1) ^ k, 0x85ebca6b) >>> shift;
+      while (table[2 * h] !== 0) h = (h + 1) & mask;
+      table[2 * h] = cell;
+      table[2 * h + 1] = old[s + 1]!;
     }
+    this.table = table;
+    this.mask = mask;
+    this.shift = shift;
   }
 
   /** The exact maximum of group g (null: no value). */
@@ -160,6 +155,8 @@ export class LogHistograms {
   /**
    * The distributions of `targets` merged groups: group g counts in target into[g] (−1: in none). Merging
    * adds the groups' bucket counts (the sketch of the union is the union of the sketches: no error added).
+   * The counters are ordered by (target, key) with two counting sorts — by key, then stably by target — in
+   * time proportional to the counters held, BUCKETS and targets.
    */
   summarize(into: Int32Array, targets: number): DistributionTicks[] {
     const out: DistributionTicks[] = [];
@@ -169,16 +166,29 @@ export class LogHistograms {
       const m = t < 0 ? null : this.maxOf(g);
       if (m !== null && (max[t] === null || m > max[t]!)) max[t] = m;
     }
-    // the entries of each target in key (value) order
-    const order: number[] = [];
-    for (let e = 0; e < this.n; e++) if (into[this.group[e]!]! >= 0) order.push(e);
-    const sortKey = (e: number) => into[this.group[e]!]! * BUCKETS + this.key[e]!;
-    order.sort((a, b) => sortKey(a) - sortKey(b));
+    // the counters of the targets: their key, target and count, in table order
+    const table = this.table;
+    const keyAt = new Int32Array(this.n);
+    const targetAt = new Int32Array(this.n);
+    const countAt = new Float64Array(this.n);
+    let m = 0;
+    for (let s = 0; s < table.length; s += 2) {
+      const cell = table[s]!;
+      if (cell === 0) continue;
+      const g = Math.floor((cell - 1) / BUCKETS);
+      const t = g < into.length ? into[g]! : -1;
+      if (t < 0) continue;
+      keyAt[m] = cell - 1 - g * BUCKETS;
+      targetAt[m] = t;
+      countAt[m++] = table[s + 1]!;
+    }
+    const byKey = countingOrder(keyAt, m, BUCKETS, null);
+    const order = countingOrder(targetAt, m, targets, byKey);
     let at = 0;
     for (let t = 0; t < targets; t++) {
       const from = at;
       let n = 0;
-      while (at < order.length && into[this.group[order[at]!]!] === t) n += this.count[order[at++]!]!;
+      while (at < m && targetAt[order[at]!] === t) n += countAt[order[at++]!]!;
       const percentiles: (bigint | null)[] = [];
       for (const p of PERCENTILES) {
         if (n === 0) {
@@ -189,14 +199,30 @@ export class LogHistograms {
         let seen = 0;
         let e = from;
         // merged entries of one key follow each other: the rank falls in the key whose counts reach it
-        while (seen + this.count[order[e]!]! < rank) seen += this.count[order[e++]!]!;
-        const v = BigInt(valueOf(this.key[order[e]!]!));
+        while (seen + countAt[order[e]!]! < rank) seen += countAt[order[e++]!]!;
+        const v = BigInt(valueOf(keyAt[order[e]!]!));
         percentiles.push(v > max[t]! ? max[t]! : v);
       }
       out.push({ count: n, percentiles, max: max[t]! });
     }
     return out;
   }
+}
+
+/**
+ * A stable counting sort of entries 0 … m − 1 by value[e] (0 … range − 1), taken in the order `after` gives
+ * (null: 0 … m − 1): the entries in order of value, ties in the order they came.
+ */
+function countingOrder(value: Int32Array, m: number, range: number, after: Int32Array | null): Int32Array {
+  const start = new Int32Array(range + 1);
+  for (let e = 0; e < m; e++) start[value[e]! + 1]!++;
+  for (let v = 0; v < range; v++) start[v + 1]! += start[v]!;
+  const order = new Int32Array(m);
+  for (let i = 0; i < m; i++) {
+    const e = after === null ? i : after[i]!;
+    order[start[value[e]!]!++] = e;
+  }
+  return order;
 }
 
 /**

@@ -15,6 +15,7 @@
 // digit holds every item). Rows go into typed columns grown by doubling.
 import * as L from '../generated/layout.js';
 import { cpuTimeOrder } from '../convert/sort.js';
+import { radixOrder, radixSort } from '../radix.js';
 import { allocColumn, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 
@@ -66,57 +67,22 @@ function iota(n: number): Uint32Array {
   return a;
 }
 
-/** Stable LSD radix pass by 16 bits of key[x] at `shift`: src → dst; false (nothing moved) when one digit holds all. */
-function radixPass(src: Uint32Array, dst: Uint32Array, n: number, key: Uint32Array, shift: number, counts: Uint32Array): boolean {
-  counts.fill(0);
-  for (let i = 0; i < n; i++) counts[(key[src[i]!]! >>> shift) & 0xffff]!++;
-  if (counts[(key[src[0]!]! >>> shift) & 0xffff] === n) return false;
-  let sum = 0;
-  for (let d = 0; d < 0x10000; d++) {
-    const c = counts[d]!;
-    counts[d] = sum;
-    sum += c;
-  }
-  for (let i = 0; i < n; i++) {
-    const x = src[i]!;
-    dst[counts[(key[x]! >>> shift) & 0xffff]!++] = x;
-  }
-  return true;
-}
-
-/** Sorts the positions order[0, n) stably by the u32 keys in turn (the last one most significant); returns the sorted array. */
-function radixSort(order: Uint32Array, n: number, keys: Uint32Array[]): Uint32Array {
-  if (n < 2) return order;
-  const counts = new Uint32Array(0x10000);
-  let a: Uint32Array = order;
-  let b: Uint32Array = new Uint32Array(order.length);
-  for (const key of keys) {
-    for (const shift of [0, 16]) {
-      if (radixPass(a, b, n, key, shift, counts)) {
-        const t = a;
-        a = b;
-        b = t;
-      }
-    }
-  }
-  return a;
-}
+// The cswitch rows in per-CPU order (cpu, time, decode order), SW int32 words per position: what the walk
+// reads of a switch and of the next one on its CPU is one or two cache lines, not a miss per column.
+const SW = 8;
+const P_HI = 0; // relative time, high word
+const P_LO = 1; // relative time, low word
+const P_NEW = 2; // newThreadId
+const P_OLD = 3; // oldThreadId
+const P_CPU = 4;
+const P_VALID = 5; // the row's valid bits
+const P_OUT = 6; // oldThreadState | oldThreadWaitReason << 8 | oldThreadWaitMode << 16 | oldThreadPriority << 24
+const P_NEW_PRI = 7; // newThreadPriority
 
 class ThreadStatesWalk {
-  // cswitch rows: per-CPU order (cpu, time, decode order), relative times by row
-  private readonly ord: Uint32Array;
-  private readonly csHi: Uint32Array;
-  private readonly csLo: Uint32Array;
-  private readonly csCpu: Uint16Array;
-  private readonly newTid: Uint32Array;
-  private readonly oldTid: Uint32Array;
-  private readonly csValid: Uint32Array;
-  private readonly oldState: Uint8Array;
-  private readonly oldWr: Uint8Array;
-  private readonly oldWm: Uint8Array;
-  private readonly newPri: Int8Array;
-  private readonly oldPri: Int8Array;
-  /** positions in `ord` of each CPU's rows: [cpuStart[c], cpuStart[c + 1]) */
+  /** the switches by position (SW words each) */
+  private sw = new Int32Array(0);
+  /** positions of each CPU's rows: [cpuStart[c], cpuStart[c + 1]) */
   private cpuStart = new Uint32Array(1);
   // lifetimes sorted by thread id (stable): their relative start times
   private thOrder: Uint32Array = new Uint32Array(0);
@@ -125,6 +91,11 @@ class ThreadStatesWalk {
   private readonly thHasStart: Uint8Array;
   private readonly thHi: Uint32Array;
   private readonly thLo: Uint32Array;
+  /** the walk's thread: the first position of its lifetimes in thOrder */
+  private lifeAt = 0;
+  /** per readythread row: the readying thread and its process (-1: unknown) */
+  private rtReadying = new Int32Array(0);
+  private rtReadyingPid = new Int32Array(0);
   /** the least time (absolute words) */
   private minHi = 0;
   private minLo = 0;
@@ -143,7 +114,7 @@ class ThreadStatesWalk {
   private n = 0;
   private oTid = new Uint32Array(0);
   private oPid = new Uint32Array(0);
-  private oState: string[] = [];
+  private oState = new Uint8Array(0);
   private oStart = new Uint32Array(0);
   private oEnd = new Uint32Array(0);
   private oDur = new Uint32Array(0);
@@ -161,19 +132,6 @@ class ThreadStatesWalk {
     private readonly readythread: Table<'readythread'>,
     private readonly threads: Table<'threads'>,
   ) {
-    const n = cswitch.length;
-    this.csCpu = cswitch.column('cpu');
-    this.newTid = cswitch.column('newThreadId');
-    this.oldTid = cswitch.column('oldThreadId');
-    this.csValid = cswitch.column('valid');
-    this.oldState = cswitch.column('oldThreadState');
-    this.oldWr = cswitch.column('oldThreadWaitReason');
-    this.oldWm = cswitch.column('oldThreadWaitMode');
-    this.newPri = cswitch.column('newThreadPriority');
-    this.oldPri = cswitch.column('oldThreadPriority');
-    this.ord = cpuTimeOrder(this.csCpu, cswitch.column('timestamp'), n) ?? iota(n);
-    this.csHi = new Uint32Array(n);
-    this.csLo = new Uint32Array(n);
     this.thTid = threads.column('threadId');
     this.thPid = threads.column('processId');
     this.thHasStart = new Uint8Array(threads.length);
@@ -213,10 +171,7 @@ class ThreadStatesWalk {
     // relative time (u64 words) of absolute words at w[2i]
     const relLo = (w: Uint32Array, i: number) => (w[2 * i]! - mLo) >>> 0;
     const relHi = (w: Uint32Array, i: number) => (w[2 * i + 1]! - mHi - (w[2 * i]! < mLo ? 1 : 0)) >>> 0;
-    for (let i = 0; i < cs.length; i++) {
-      this.csHi[i] = relHi(csW, i);
-      this.csLo[i] = relLo(csW, i);
-    }
+    this.positions(relHi, relLo);
     for (let i = 0; i < th.length; i++) {
       if (!hasStart(i)) continue;
       this.thHasStart[i] = 1;
@@ -224,23 +179,19 @@ class ThreadStatesWalk {
       this.thLo[i] = relLo(thStartW, i);
     }
     // lifetimes by thread id
-    this.thOrder = radixSort(iota(th.length), th.length, [this.thTid]);
-    // each CPU's range of positions in ord
-    let maxCpu = 0;
-    for (let i = 0; i < cs.length; i++) if (this.csCpu[i]! > maxCpu) maxCpu = this.csCpu[i]!;
-    this.cpuStart = new Uint32Array(maxCpu + 2);
-    for (let i = 0; i < cs.length; i++) this.cpuStart[this.csCpu[i]! + 1]!++;
-    for (let c = 1; c < this.cpuStart.length; c++) this.cpuStart[c]! += this.cpuStart[c - 1]!;
+    this.thOrder = radixOrder([this.thTid], th.length);
+    // each ready's readying thread and its process, by one merge of the readies and the switches per CPU
+    this.readying(rt, rtW, relHi, relLo);
 
     // the items, generated kind by kind (each kind in its tie order)
     const cap = 2 * cs.length + rt.length + 3 * th.length;
     const iTid = new Uint32Array(cap);
     const iHi = new Uint32Array(cap);
     const iLo = new Uint32Array(cap);
-    const iKind = new Uint8Array(cap);
+    const iKind = new Uint32Array(cap);
     const iRef = new Uint32Array(cap); // START/END/SEEN: threads row; OUT/RUN: position in ord; READY: readythread row
     let m = 0;
-    const ord = this.ord;
+    const sw = this.sw;
     const add = (tid: number, hi: number, lo: number, kind: number, ref: number) => {
       iTid[m] = tid;
       iHi[m] = hi;
@@ -250,86 +201,90 @@ class ThreadStatesWalk {
     };
     for (let i = 0; i < th.length; i++) if (this.thTid[i] !== 0 && hasStart(i)) add(this.thTid[i]!, this.thHi[i]!, this.thLo[i]!, K_START, i);
     for (let p = 0; p < cs.length; p++) {
-      const k = ord[p]!;
-      const old = this.oldTid[k]!;
+      const w = p * SW;
+      const old = sw[w + P_OLD]! >>> 0;
       if (old === 0) continue;
       // a switch-out that ends a switch-in of its thread on this CPU is that RUN's exit
-      const prev = p > 0 && this.csCpu[ord[p - 1]!] === this.csCpu[k] ? ord[p - 1]! : -1;
-      if (prev >= 0 && this.hasNew(prev) && this.newTid[prev] === old) continue;
-      add(old, this.csHi[k]!, this.csLo[k]!, K_OUT, p);
+      if (p > 0 && sw[w - SW + P_CPU] === sw[w + P_CPU] && this.hasNew(p - 1) && sw[w - SW + P_NEW]! >>> 0 === old) continue;
+      add(old, sw[w + P_HI]! >>> 0, sw[w + P_LO]! >>> 0, K_OUT, p);
     }
     const rtTid = rt.column('threadId');
     for (let i = 0; i < rt.length; i++) if (rtTid[i] !== 0) add(rtTid[i]!, relHi(rtW, i), relLo(rtW, i), K_READY, i);
     for (let p = 0; p < cs.length; p++) {
-      const k = ord[p]!;
-      if (this.hasNew(k) && this.newTid[k] !== 0) add(this.newTid[k]!, this.csHi[k]!, this.csLo[k]!, K_RUN, p);
+      const w = p * SW;
+      if (this.hasNew(p) && sw[w + P_NEW] !== 0) add(sw[w + P_NEW]! >>> 0, sw[w + P_HI]! >>> 0, sw[w + P_LO]! >>> 0, K_RUN, p);
     }
     for (let i = 0; i < th.length; i++) if (this.thTid[i] !== 0 && hasEnd(i)) add(this.thTid[i]!, relHi(thEndW, i), relLo(thEndW, i), K_END, i);
     if (any) for (let i = 0; i < th.length; i++) if (this.thTid[i] !== 0 && !hasStart(i)) add(this.thTid[i]!, 0, 0, K_SEEN, i);
 
-    const order = radixSort(iota(m), m, [iLo, iHi, iTid]);
-    this.grow(Math.max(1024, m + (m >>> 1)));
+    // the items by (thread id, time), ties in the order they were generated
+    const [oLo, oHi, oTid, oKind, oRef] = radixSort([iLo, iHi, iTid], [iKind, iRef], m) as [Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array];
+    this.grow(Math.max(1024, m + (m >>> 3)));
 
     // the walk, thread by thread
     const rtCpu = rt.column('cpu');
     for (let a = 0; a < m; ) {
-      const tid = iTid[order[a]!]!;
+      const tid = oTid[a]!;
       let b = a + 1;
-      while (b < m && iTid[order[b]!] === tid) b++;
-      this.set(iKind[order[a]!] === K_START ? S_NONE : S_UNKNOWN);
+      while (b < m && oTid[b] === tid) b++;
+      this.lifetimesOf(tid);
+      this.set(oKind[a] === K_START ? S_NONE : S_UNKNOWN);
       let tcHi = 0; // the state's start (relative)
       let tcLo = 0;
       let open = false; // an open RUN covers the rest of the trace
       for (let q = a; q < b; q++) {
-        const x = order[q]!;
-        const kind = iKind[x]!;
-        const hi = iHi[x]!;
-        const lo = iLo[x]!;
+        const kind = oKind[q]!;
+        const hi = oHi[q]!;
+        const lo = oLo[q]!;
+        const ref = oRef[q]!;
         const inside = open || hi < tcHi || (hi === tcHi && lo < tcLo);
         if (inside) {
           // inside a running interval: only other switch-ins count (a trace that lost events)
           if (kind !== K_RUN || open) {
-            if (kind === K_RUN) this.running(tid, iRef[x]!);
+            if (kind === K_RUN) this.running(tid, ref);
             continue;
           }
-          const next = this.running(tid, iRef[x]!);
+          const next = this.running(tid, ref);
           if (next < 0) open = true;
-          else if (this.csHi[next]! > tcHi || (this.csHi[next] === tcHi && this.csLo[next]! > tcLo)) {
-            this.exit(next, tid);
-            tcHi = this.csHi[next]!;
-            tcLo = this.csLo[next]!;
+          else {
+            const nHi = sw[next * SW + P_HI]! >>> 0;
+            const nLo = sw[next * SW + P_LO]! >>> 0;
+            if (nHi > tcHi || (nHi === tcHi && nLo > tcLo)) {
+              this.exit(next, tid);
+              tcHi = nHi;
+              tcLo = nLo;
+            }
           }
           continue;
         }
         if (this.s !== S_NONE && (hi !== tcHi || lo !== tcLo)) {
           // a ready interval of unknown priority ended by a switch-in: the priority it was switched in with
           if (kind === K_RUN && this.s === S_READY && this.sPri === NO_PRIORITY) {
-            const k = this.ord[iRef[x]!]!;
-            if ((this.csValid[k]! >>> L.CS_NEW_THREAD_PRIORITY) & 1) this.sPri = this.newPri[k]!;
+            if ((sw[ref * SW + P_VALID]! >>> L.CS_NEW_THREAD_PRIORITY) & 1) this.sPri = sw[ref * SW + P_NEW_PRI]!;
           }
           this.row(tid, tcHi, tcLo, true, hi, lo);
         }
         switch (kind) {
           case K_RUN: {
-            const next = this.running(tid, iRef[x]!);
+            const next = this.running(tid, ref);
             if (next < 0) {
               open = true;
               continue;
             }
             this.exit(next, tid);
-            tcHi = this.csHi[next]!;
-            tcLo = this.csLo[next]!;
+            tcHi = sw[next * SW + P_HI]! >>> 0;
+            tcLo = sw[next * SW + P_LO]! >>> 0;
             continue;
           }
           case K_OUT:
-            this.exit(ord[iRef[x]!]!, tid);
+            this.exit(ref, tid);
             break;
           case K_READY: {
-            const i = iRef[x]!;
+            const i = ref;
             this.set(S_READY);
             this.sCpu = rtCpu[i]!;
-            this.sReadying = this.readyingOf(rtCpu[i]!, hi, lo);
-            if (this.sReadying >= 0) this.sReadyingPid = this.pidOf(this.sReadying, hi, lo);
+            this.sReadying = this.rtReadying[i]!;
+            if (this.sReadying >= 0) this.sReadyingPid = this.rtReadyingPid[i]!;
             break;
           }
           case K_START:
@@ -350,8 +305,44 @@ class ThreadStatesWalk {
     return this.table();
   }
 
-  private hasNew(k: number): boolean {
-    return ((this.csValid[k]! >>> L.CS_NEW_THREAD_ID) & 1) === 1;
+  /** The switches in per-CPU order, packed by position (sw), and each CPU's range of positions. */
+  private positions(relHi: (w: Uint32Array, i: number) => number, relLo: (w: Uint32Array, i: number) => number): void {
+    const cs = this.cswitch;
+    const n = cs.length;
+    const cpu = cs.column('cpu');
+    const csW = words(cs.column('timestamp'));
+    const newTid = cs.column('newThreadId');
+    const oldTid = cs.column('oldThreadId');
+    const valid = cs.column('valid');
+    const oldState = cs.column('oldThreadState');
+    const oldWr = cs.column('oldThreadWaitReason');
+    const oldWm = cs.column('oldThreadWaitMode');
+    const newPri = cs.column('newThreadPriority');
+    const oldPri = cs.column('oldThreadPriority');
+    const ord = cpuTimeOrder(cpu, cs.column('timestamp'), n) ?? iota(n);
+    const sw = (this.sw = new Int32Array(n * SW));
+    let maxCpu = 0;
+    for (let p = 0; p < n; p++) {
+      const k = ord[p]!;
+      const w = p * SW;
+      sw[w + P_HI] = relHi(csW, k);
+      sw[w + P_LO] = relLo(csW, k);
+      sw[w + P_NEW] = newTid[k]!;
+      sw[w + P_OLD] = oldTid[k]!;
+      sw[w + P_CPU] = cpu[k]!;
+      sw[w + P_VALID] = valid[k]!;
+      sw[w + P_OUT] = oldState[k]! | (oldWr[k]! << 8) | (oldWm[k]! << 16) | ((oldPri[k]! & 0xff) << 24);
+      sw[w + P_NEW_PRI] = newPri[k]!;
+      if (cpu[k]! > maxCpu) maxCpu = cpu[k]!;
+    }
+    this.cpuStart = new Uint32Array(maxCpu + 2);
+    for (let i = 0; i < n; i++) this.cpuStart[cpu[i]! + 1]!++;
+    for (let c = 1; c < this.cpuStart.length; c++) this.cpuStart[c]! += this.cpuStart[c - 1]!;
+  }
+
+  /** Whether the switch at position p has its new thread. */
+  private hasNew(p: number): boolean {
+    return ((this.sw[p * SW + P_VALID]! >>> L.CS_NEW_THREAD_ID) & 1) === 1;
   }
 
   private set(s: number): void {
@@ -360,36 +351,39 @@ class ThreadStatesWalk {
     this.sPri = NO_PRIORITY;
   }
 
-  /** The state after cswitch row k switched thread `tid` out (unknown when the row switched out another thread: lost events). */
-  private exit(k: number, tid: number): void {
-    if (this.oldTid[k] !== tid || ((this.csValid[k]! >>> L.CS_OLD_THREAD_STATE) & 1) === 0) return this.set(S_UNKNOWN);
-    const v = this.csValid[k]!;
-    const state = this.oldState[k]!;
+  /** The state after the switch at position p switched thread `tid` out (unknown when it switched out another thread: lost events). */
+  private exit(p: number, tid: number): void {
+    const w = p * SW;
+    const v = this.sw[w + P_VALID]!;
+    if (this.sw[w + P_OLD]! >>> 0 !== tid || ((v >>> L.CS_OLD_THREAD_STATE) & 1) === 0) return this.set(S_UNKNOWN);
+    const out = this.sw[w + P_OUT]!;
+    const state = out & 0xff;
     if (state === TERMINATED) return this.set(S_NONE);
-    const pri = (v >>> L.CS_OLD_THREAD_PRIORITY) & 1 ? this.oldPri[k]! : NO_PRIORITY;
+    const pri = (v >>> L.CS_OLD_THREAD_PRIORITY) & 1 ? out >> 24 : NO_PRIORITY;
     if (state === WAITING) {
       this.set(S_WAITING);
-      if ((v >>> L.CS_OLD_THREAD_WAIT_REASON) & 1) this.sWr = this.oldWr[k]!;
-      if ((v >>> L.CS_OLD_THREAD_WAIT_MODE) & 1) this.sWm = this.oldWm[k]!;
+      if ((v >>> L.CS_OLD_THREAD_WAIT_REASON) & 1) this.sWr = (out >>> 8) & 0xff;
+      if ((v >>> L.CS_OLD_THREAD_WAIT_MODE) & 1) this.sWm = (out >>> 16) & 0xff;
     } else {
       this.set(S_READY); // preempted
-      this.sCpu = this.csCpu[k]!;
+      this.sCpu = this.sw[w + P_CPU]!;
     }
     this.sOld = state;
     this.sPri = pri;
   }
 
-  /** The running row of the switch-in at position p of ord; returns the row of the CPU's next switch (-1: none). */
+  /** The running row of the switch-in at position p; returns the position of the CPU's next switch (-1: none). */
   private running(tid: number, p: number): number {
-    const k = this.ord[p]!;
-    const cpu = this.csCpu[k]!;
-    const next = p + 1 < this.cswitch.length && this.csCpu[this.ord[p + 1]!] === cpu ? this.ord[p + 1]! : -1;
+    const sw = this.sw;
+    const w = p * SW;
+    const cpu = sw[w + P_CPU]!;
+    const next = p + 1 < this.cswitch.length && sw[w + SW + P_CPU] === cpu ? p + 1 : -1;
     // the walk's state stays as it is (a switch-in inside another running interval changes nothing else)
     const { s, sCpu, sReadying, sReadyingPid, sWr, sWm, sOld, sPri } = this;
     this.set(S_RUNNING);
     this.sCpu = cpu;
-    if ((this.csValid[k]! >>> L.CS_NEW_THREAD_PRIORITY) & 1) this.sPri = this.newPri[k]!;
-    this.row(tid, this.csHi[k]!, this.csLo[k]!, next >= 0, next >= 0 ? this.csHi[next]! : 0, next >= 0 ? this.csLo[next]! : 0);
+    if ((sw[w + P_VALID]! >>> L.CS_NEW_THREAD_PRIORITY) & 1) this.sPri = sw[w + P_NEW_PRI]!;
+    this.row(tid, sw[w + P_HI]! >>> 0, sw[w + P_LO]! >>> 0, next >= 0, next >= 0 ? sw[w + SW + P_HI]! >>> 0 : 0, next >= 0 ? sw[w + SW + P_LO]! >>> 0 : 0);
     this.s = s;
     this.sCpu = sCpu;
     this.sReadying = sReadying;
@@ -401,26 +395,52 @@ class ThreadStatesWalk {
     return next;
   }
 
-  /** The thread running on `cpu` at relative time (hi, lo): the new thread of its latest switch at or before it (-1: unknown). */
-  private readyingOf(cpu: number, hi: number, lo: number): number {
-    if (cpu + 1 >= this.cpuStart.length) return -1;
-    let a = this.cpuStart[cpu]!;
-    let b = this.cpuStart[cpu + 1]!;
-    // the first position whose time is after (hi, lo)
-    while (a < b) {
-      const mid = (a + b) >>> 1;
-      const k = this.ord[mid]!;
-      if (this.csHi[k]! < hi || (this.csHi[k] === hi && this.csLo[k]! <= lo)) a = mid + 1;
-      else b = mid;
+  /**
+   * Per readythread row: the thread running on its CPU at its time — the new thread of the CPU's latest
+   * switch at or before it (-1: unknown) — and that thread's process then (-1: unknown). The readies are
+   * taken in (cpu, time) order and each CPU's switches walked once beside them.
+   */
+  private readying(rt: Table<'readythread'>, rtW: Uint32Array, relHi: (w: Uint32Array, i: number) => number, relLo: (w: Uint32Array, i: number) => number): void {
+    const n = rt.length;
+    const rtCpu = rt.column('cpu');
+    const rtOrd = cpuTimeOrder(rtCpu, rt.column('timestamp'), n) ?? iota(n);
+    this.rtReadying = new Int32Array(n).fill(-1);
+    this.rtReadyingPid = new Int32Array(n).fill(-1);
+    const sw = this.sw;
+    let cpu = -1;
+    let p = 0; // the CPU's first switch position after the ready's time
+    let end = 0;
+    for (let q = 0; q < n; q++) {
+      const i = rtOrd[q]!;
+      const c = rtCpu[i]!;
+      if (c + 1 >= this.cpuStart.length) continue;
+      if (c !== cpu) {
+        cpu = c;
+        p = this.cpuStart[c]!;
+        end = this.cpuStart[c + 1]!;
+      }
+      const hi = relHi(rtW, i);
+      const lo = relLo(rtW, i);
+      while (p < end) {
+        const pHi = sw[p * SW + P_HI]! >>> 0;
+        if (pHi < hi || (pHi === hi && sw[p * SW + P_LO]! >>> 0 <= lo)) p++;
+        else break;
+      }
+      if (p === this.cpuStart[c]) continue;
+      if (!this.hasNew(p - 1)) continue;
+      const tid = sw[(p - 1) * SW + P_NEW]! >>> 0;
+      this.rtReadying[i] = tid;
+      this.rtReadyingPid[i] = this.pidOf(tid, hi, lo);
     }
-    if (a === this.cpuStart[cpu]) return -1;
-    const k = this.ord[a - 1]!;
-    return this.hasNew(k) ? this.newTid[k]! : -1;
   }
 
-  /** The process of `tid` at relative time (hi, lo): the lifetime with the latest start at or before it (no start: the earliest; ties: the later row); -1: none. */
-  private pidOf(tid: number, hi: number, lo: number): number {
-    if (tid === 0) return 0;
+  /** The walk's thread: the first position in thOrder of its lifetimes (once per thread; row() reads it). */
+  private lifetimesOf(tid: number): void {
+    this.lifeAt = this.firstLifetime(tid);
+  }
+
+  /** The first position in thOrder with a thread id ≥ tid. */
+  private firstLifetime(tid: number): number {
     const o = this.thOrder;
     let a = 0;
     let b = o.length;
@@ -429,6 +449,17 @@ class ThreadStatesWalk {
       if (this.thTid[o[mid]!]! < tid) a = mid + 1;
       else b = mid;
     }
+    return a;
+  }
+
+  /** The process of `tid` at relative time (hi, lo): the lifetime with the latest start at or before it (no start: the earliest; ties: the later row); -1: none. */
+  private pidOf(tid: number, hi: number, lo: number): number {
+    return tid === 0 ? 0 : this.pidFrom(this.firstLifetime(tid), tid, hi, lo);
+  }
+
+  /** pidOf, the lifetimes of `tid` starting at position a of thOrder. */
+  private pidFrom(a: number, tid: number, hi: number, lo: number): number {
+    const o = this.thOrder;
     let best = -1;
     for (; a < o.length && this.thTid[o[a]!] === tid; a++) {
       const i = o[a]!;
@@ -450,10 +481,10 @@ class ThreadStatesWalk {
     const r = this.n++;
     let v = (1 << L.TS_THREAD_ID) | (1 << L.TS_STATE) | (1 << L.TS_START_TIME) | (1 << L.TS_VALID);
     this.oTid[r] = tid;
-    const pid = this.pidOf(tid, sHi, sLo);
+    const pid = tid === 0 ? 0 : this.pidFrom(this.lifeAt, tid, sHi, sLo);
     this.oPid[r] = pid < 0 ? 0 : pid;
     if (pid >= 0) v |= 1 << L.TS_PROCESS_ID;
-    this.oState[r] = THREAD_STATE_VALUES[this.s]!;
+    this.oState[r] = this.s;
     this.absolute(this.oStart, r, sHi, sLo);
     if (hasEnd) {
       this.absolute(this.oEnd, r, eHi, eLo);
@@ -516,6 +547,7 @@ class ThreadStatesWalk {
     this.oWr = u8(this.oWr);
     this.oWm = u8(this.oWm);
     this.oOld = u8(this.oOld);
+    this.oState = u8(this.oState);
     const pri = new Int8Array(cap);
     pri.set(this.oPri);
     this.oPri = pri;
@@ -525,22 +557,25 @@ class ThreadStatesWalk {
 
   private table(): Table<'threadStates'> {
     const n = this.n;
-    const i64 = (w: Uint32Array) => new BigInt64Array(w.buffer.slice(0, 8 * n));
+    // views of the grown columns (no copy: at most an eighth more rows than used were allocated)
+    const i64 = (w: Uint32Array) => new BigInt64Array(w.buffer, 0, n);
+    const state = new Array<string>(n);
+    for (let r = 0; r < n; r++) state[r] = THREAD_STATE_VALUES[this.oState[r]!]!;
     const columns: TypedColumn[] = TABLE_COLUMNS.threadStates.map((c) => allocColumn(c.type, 0));
-    columns[L.TS_THREAD_ID] = this.oTid.slice(0, n);
-    columns[L.TS_PROCESS_ID] = this.oPid.slice(0, n);
-    columns[L.TS_STATE] = this.oState.slice(0, n);
+    columns[L.TS_THREAD_ID] = this.oTid.subarray(0, n);
+    columns[L.TS_PROCESS_ID] = this.oPid.subarray(0, n);
+    columns[L.TS_STATE] = state;
     columns[L.TS_START_TIME] = i64(this.oStart);
     columns[L.TS_END_TIME] = i64(this.oEnd);
     columns[L.TS_DURATION] = i64(this.oDur);
-    columns[L.TS_CPU] = this.oCpu.slice(0, n);
-    columns[L.TS_READYING_THREAD_ID] = this.oRtid.slice(0, n);
-    columns[L.TS_READYING_PROCESS_ID] = this.oRpid.slice(0, n);
-    columns[L.TS_WAIT_REASON] = this.oWr.slice(0, n);
-    columns[L.TS_WAIT_MODE] = this.oWm.slice(0, n);
-    columns[L.TS_OLD_THREAD_STATE] = this.oOld.slice(0, n);
-    columns[L.TS_PRIORITY] = this.oPri.slice(0, n);
-    columns[L.TS_VALID] = this.oValid.slice(0, n);
+    columns[L.TS_CPU] = this.oCpu.subarray(0, n);
+    columns[L.TS_READYING_THREAD_ID] = this.oRtid.subarray(0, n);
+    columns[L.TS_READYING_PROCESS_ID] = this.oRpid.subarray(0, n);
+    columns[L.TS_WAIT_REASON] = this.oWr.subarray(0, n);
+    columns[L.TS_WAIT_MODE] = this.oWm.subarray(0, n);
+    columns[L.TS_OLD_THREAD_STATE] = this.oOld.subarray(0, n);
+    columns[L.TS_PRIORITY] = this.oPri.subarray(0, n);
+    columns[L.TS_VALID] = this.oValid.subarray(0, n);
     return new Table('threadStates', { length: n, columns });
   }
 }

@@ -13,6 +13,7 @@
 // loaded is paid for by bytes decoded from that load: bytes read <= 4 x (file size + buffers x
 // SINGLE_READ_COST) + the singles, for files in order, in reverse, in two interleaved halves or shuffled.
 // The look-ahead visits each decode position at most twice.
+import { radixOrder } from '../radix.js';
 import type { BufferTable } from './buffers.js';
 
 /**
@@ -42,8 +43,8 @@ export function headerFirst(order: Uint32Array): Uint32Array {
 /**
  * The decode order (§A.7): the header buffer, then SequenceNumber order, stable by file offset: record
  * indices of `t`. Already-sorted input (the common case) costs one pass; dense SequenceNumbers (a range of
- * at most 4 per buffer) a counting sort; otherwise a stable LSD radix sort on the 64-bit key (passes whose
- * 16-bit digit is the same for every record are skipped); a comparison sort for small inputs.
+ * at most 4 per buffer) a counting sort; otherwise the stable LSD radix sort of src/radix.ts on the 64-bit
+ * key; a comparison sort for small inputs.
  */
 export function decodeOrder(t: BufferTable): Uint32Array {
   return headerFirst(sequenceOrder(t));
@@ -53,7 +54,7 @@ export function decodeOrder(t: BufferTable): Uint32Array {
 export function sequenceOrder(t: BufferTable): Uint32Array {
   const n = t.count;
   const w = t.seqWords;
-  let order = new Uint32Array(n);
+  const order = new Uint32Array(n);
   for (let i = 0; i < n; i++) order[i] = i;
   let sorted = true;
   for (let i = 1; i < n && sorted; i++) {
@@ -69,29 +70,14 @@ export function sequenceOrder(t: BufferTable): Uint32Array {
     const key = (r: number, word: number): number => (word ? w[2 * r + 1]! | 0 : w[2 * r]!);
     return order.sort((a, b) => key(a, 1) - key(b, 1) || key(a, 0) - key(b, 0) || a - b);
   }
-  let tmp = new Uint32Array(n);
-  const counts = new Uint32Array(0x10000);
-  for (let pass = 0; pass < 4; pass++) {
-    const word = pass >> 1; // 0 = low word, 1 = high word
-    const shift = (pass & 1) * 16;
-    const flip = pass === 3 ? 0x8000 : 0; // the sign bit: negative SequenceNumbers first
-    const digit = (r: number): number => ((w[2 * r + word]! >>> shift) & 0xffff) ^ flip;
-    counts.fill(0);
-    for (let i = 0; i < n; i++) counts[digit(order[i]!)]!++;
-    if (counts[digit(order[0]!)] === n) continue;
-    let sum = 0;
-    for (let d = 0; d < 0x10000; d++) {
-      const c = counts[d]!;
-      counts[d] = sum;
-      sum += c;
-    }
-    for (let i = 0; i < n; i++) {
-      const r = order[i]!;
-      tmp[counts[digit(r)]!++] = r;
-    }
-    [order, tmp] = [tmp, order];
+  // the 64-bit key as two unsigned words, the sign bit flipped: negative SequenceNumbers first
+  const lo = new Uint32Array(n);
+  const hi = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    lo[i] = w[2 * i]!;
+    hi[i] = (w[2 * i + 1]! ^ 0x80000000) >>> 0;
   }
-  return order;
+  return radixOrder([lo, hi], n);
 }
 
 /**
