@@ -148,18 +148,18 @@ function checkTrace(bytes: Uint8Array, worst: number): void {
   const of = (keep: (x: Row) => boolean, k: 'ready' | 'waits') => exact(rows.filter((x) => keep(x) && x[k] !== null).map((x) => x[k]!));
   for (const t of a.threads) {
     const mine = (x: Row) => x.newThreadId === t.threadId && x.newProcessId === t.processId;
-    expectClose(t.readyPercentiles, of(mine, 'ready'), `thread ${t.threadId} ready`);
-    expectClose(t.waitPercentiles, of(mine, 'waits'), `thread ${t.threadId} waits`);
+    expectClose(t.readyPercentiles!, of(mine, 'ready'), `thread ${t.threadId} ready`);
+    expectClose(t.waitPercentiles!, of(mine, 'waits'), `thread ${t.threadId} waits`);
   }
   for (const p of a.processes) {
-    expectClose(p.readyPercentiles, of((x) => x.newProcessId === p.processId, 'ready'), `process ${p.processId} ready`);
-    expectClose(p.waitPercentiles, of((x) => x.newProcessId === p.processId, 'waits'), `process ${p.processId} waits`);
+    expectClose(p.readyPercentiles!, of((x) => x.newProcessId === p.processId, 'ready'), `process ${p.processId} ready`);
+    expectClose(p.waitPercentiles!, of((x) => x.newProcessId === p.processId, 'waits'), `process ${p.processId} waits`);
   }
-  expectClose(a.total.readyPercentiles, of(() => true, 'ready'), 'trace ready');
-  expectClose(a.total.waitPercentiles, of(() => true, 'waits'), 'trace waits');
+  expectClose(a.total.readyPercentiles!, of(() => true, 'ready'), 'trace ready');
+  expectClose(a.total.waitPercentiles!, of(() => true, 'waits'), 'trace waits');
   // milliseconds as the sums convert them
   const ms = (t: bigint | null) => (t === null ? null : Number((t * 1_000_000n) / a.ticksPerSecond!) / 1000);
-  const tp = a.total.readyPercentiles;
+  const tp = a.total.readyPercentiles!;
   expect([tp.p50Ms, tp.p90Ms, tp.p99Ms, tp.maxMs]).toEqual([ms(tp.p50Ticks), ms(tp.p90Ticks), ms(tp.p99Ticks), ms(tp.maxTicks)]);
 
   const image = new Map([...r.processes.rows()].map((p) => [p.processId, p.imageFileName]));
@@ -268,15 +268,15 @@ describe('a hand-made trace', () => {
   const thread = (tid: number) => a.threads.find((t) => t.threadId === tid)!;
 
   test('T1: ready 1 … 40 ticks, every percentile exact (p50 = 20, p90 = 36, p99 = 40, max 40); waits 500', () => {
-    const p = thread(T1).readyPercentiles;
+    const p = thread(T1).readyPercentiles!;
     expect([p.count, p.p50Ticks, p.p90Ticks, p.p99Ticks, p.maxTicks]).toEqual([40, 20n, 36n, 40n, 40n]);
-    const w = thread(T1).waitPercentiles;
+    const w = thread(T1).waitPercentiles!;
     expect([w.count, w.maxTicks]).toEqual([40, 500n]);
     expect(withinBound(w.p50Ticks, 500n) && withinBound(w.p99Ticks, 500n)).toBe(true);
   });
 
   test('T2: ready 1000 … 100000 ticks: p50 ≈ 50000, p90 ≈ 90000, p99 ≈ 99000 within 1 % + ½, max exactly 100000', () => {
-    const p = thread(T2).readyPercentiles;
+    const p = thread(T2).readyPercentiles!;
     expect([p.count, p.maxTicks]).toEqual([100, 100_000n]);
     expect(withinBound(p.p50Ticks, 50_000n) && withinBound(p.p90Ticks, 90_000n) && withinBound(p.p99Ticks, 99_000n)).toBe(true);
     expect(p.p50Ticks).not.toBe(50_000n); // a sketch: the bucket's representative, not the value
@@ -284,11 +284,11 @@ describe('a hand-made trace', () => {
 
   test('the process and the trace merge their threads; wakers that were never readied have no percentiles', () => {
     const proc = a.processes.find((p) => p.processId === PID[T2])!;
-    expect(proc.readyPercentiles).toEqual(thread(T2).readyPercentiles);
-    expect(a.total.readyPercentiles.count).toBe(141);
-    expect(a.total.readyPercentiles.maxTicks).toBe(100_000n);
-    expect(withinBound(a.total.readyPercentiles.p50Ticks, exact(delays.map((d) => d.ready)).percentiles[0]!)).toBe(true);
-    const w = thread(W1).readyPercentiles;
+    expect(proc.readyPercentiles!).toEqual(thread(T2).readyPercentiles!);
+    expect(a.total.readyPercentiles!.count).toBe(141);
+    expect(a.total.readyPercentiles!.maxTicks).toBe(100_000n);
+    expect(withinBound(a.total.readyPercentiles!.p50Ticks, exact(delays.map((d) => d.ready)).percentiles[0]!)).toBe(true);
+    const w = thread(W1).readyPercentiles!;
     expect([w.count, w.p50Ticks, w.maxTicks, w.p50Ms]).toEqual([0, null, null, null]);
   });
 
@@ -309,7 +309,7 @@ describe('a hand-made trace', () => {
     const out = JSON.parse(run(['cpu', handTrace, '--json', '--by', 'thread', '--top', '0', '--worst', '4']));
     const str = (x: unknown) => JSON.parse(JSON.stringify(x, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
     expect(out.worst).toEqual(str(a.worst));
-    expect(out.total.readyPercentiles).toEqual(str(a.total.readyPercentiles));
+    expect(out.total.readyPercentiles!).toEqual(str(a.total.readyPercentiles!));
     expect(out.rows).toEqual(str(a.threads));
     expect(JSON.parse(run(['cpu', handTrace, '--json'])).worst).toEqual([]);
   });
@@ -330,5 +330,23 @@ describe('a hand-made trace', () => {
   test('cpu --worst: usage errors exit 2', () => {
     expect(spawnSync(process.execPath, [BIN, 'cpu', handTrace, '--worst', '-1']).status).toBe(2);
     expect(spawnSync(process.execPath, [BIN, 'cpu', handTrace, '--worst', 'x']).status).toBe(2);
+  });
+});
+
+describe('CpuAnalyzer percentiles option', () => {
+  test('false: the same totals, no histogram kept, percentiles null', () => {
+    const r = decodeSync(writeTrace(simulateSchedule({ seed: 91, cpus: 2, duration: 20_000_000, switchMode: 'cswitch' }).description).bytes);
+    const on = new CpuAnalyzer();
+    const off = new CpuAnalyzer({ percentiles: false });
+    const rows = cpuUsage(r);
+    on.add(rows);
+    off.add(rows);
+    const a = on.result(r);
+    const b = off.result(r);
+    expect(a.total.readyPercentiles!.count).toBeGreaterThan(0);
+    expect(b.total.readyPercentiles).toBeNull();
+    expect(b.threads.every((t) => t.readyPercentiles === null && t.waitPercentiles === null)).toBe(true);
+    const strip = (x: typeof a) => JSON.stringify({ ...x, total: { ...x.total, readyPercentiles: null, waitPercentiles: null }, processes: x.processes.map((p) => ({ ...p, readyPercentiles: null, waitPercentiles: null })), threads: x.threads.map((t) => ({ ...t, readyPercentiles: null, waitPercentiles: null })) }, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
+    expect(strip(b)).toBe(strip(a));
   });
 });

@@ -82,6 +82,9 @@ export class LogHistograms {
   private maxLo = new Int32Array(0);
   private seen = new Uint8Array(0);
 
+  /** @param enabled false: add() keeps nothing (a caller that does not want the distributions) */
+  constructor(readonly enabled = true) {}
+
   /** (group, bucket) counters held: at most groups × BUCKETS, whatever the number of values */
   get size(): number {
     return this.n;
@@ -103,6 +106,7 @@ export class LogHistograms {
 
   /** Adds the value (lo, hi) (int32 words) to group g (below the growGroups capacity). */
   add(g: number, lo: number, hi: number): void {
+    if (!this.enabled) return;
     if (this.seen[g] === 0 || hi > this.maxHi[g]! || (hi === this.maxHi[g] && (lo ^ MIN32) > (this.maxLo[g]! ^ MIN32))) {
       this.seen[g] = 1;
       this.maxHi[g] = hi;

@@ -26,8 +26,8 @@ export function renderCpu(file: string, a: CpuAnalysis, by: 'process' | 'thread'
   if (a.selection) lines.push(selectionText(a.selection));
   const list = by === 'process' ? a.processes : a.threads;
   const shown = top ? list.slice(0, top) : list;
-  const pTime = (p: Percentiles, k: 'p50' | 'p90' | 'p99' | 'max'): string =>
-    p[`${k}Ticks`] === null ? '-' : ms ? (p[`${k}Ms`] as number).toFixed(3) : String(p[`${k}Ticks`]);
+  const pTime = (p: Percentiles | null, k: 'p50' | 'p90' | 'p99' | 'max'): string =>
+    p === null || p[`${k}Ticks`] === null ? '-' : ms ? (p[`${k}Ms`] as number).toFixed(3) : String(p[`${k}Ticks`]);
   const name = (s: string | null, pid: number | null) => s ?? (pid === 0 ? 'Idle' : pid === null ? '(unknown)' : '?');
   if (by === 'process') {
     const rows = a.processes.slice(0, shown.length).map((p) => [

@@ -28,7 +28,8 @@ export function addCpuCommand(program: Command, { input }: CommandContext): void
     const [{ CpuAnalyzer, CpuUsageDeriver }, { renderCpu }] = await Promise.all([import('../analysis/cpu.js'), import('./cpu-text.js')]);
     // every row carries its process: the lifetimes are needed only to resolve process names
     const selection = await commandSelection(inp.path, inp.name, o, decodeOptions(o), false);
-    const analyzer = new CpuAnalyzer({ worst: o.worst, selection: selection ?? undefined });
+    // percentiles only where they are shown: by thread and in --json (the by-process text has none)
+    const analyzer = new CpuAnalyzer({ worst: o.worst, selection: selection ?? undefined, percentiles: o.json === true || o.by === 'thread' });
     const deriver = new CpuUsageDeriver(analyzer); // rows folded as they complete, no columns made
     const res = await streamFile(inp.path, {
       ...decodeOptions(o),

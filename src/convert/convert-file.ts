@@ -5,6 +5,7 @@
 // buffered (plus one decode chunk) — except for threadStates, derived at the end from the whole trace's
 // cswitch and readythread rows, which are kept until then.
 import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CpuUsageDeriver } from '../analysis/cpu.js';
 import { threadStates } from '../derive/thread-states.js';
@@ -35,7 +36,8 @@ import {
   type TraceContent,
 } from './dataset.js';
 import { ownedName, removeDeadRuns, TraceLock } from './runs.js';
-import { datasetWriter, FileSink, type ConvertFormat, type DatasetWriter, type FormatContext } from './formats.js';
+import { datasetWriter, FileSink, type ConvertFormat } from './formats.js';
+import { inThreadParts, partWorkersAvailable, workerParts, type PartWriters } from './part-writers.js';
 import { refuseReplacingInput } from './inputs.js';
 import { sortByCpuTime } from './sort.js';
 
@@ -54,6 +56,8 @@ export interface ConvertOptions {
   bias?: number;
   /** decoding threads for this one file (default: all cores; the pool gives 1 when it converts files side by side) */
   decodeThreads?: number;
+  /** worker threads that write the part files while this thread decodes (default: see defaultPartWorkers; 0: written in this thread) */
+  partWorkers?: number;
   /** bytes of the file decoded so far */
   onProgress?: (done: number, total: number) => void;
   /** only these times, processes and threads (src/select, docs/selection.md) */
@@ -80,6 +84,8 @@ export const DEFAULT_PART_ROWS = 1 << 20;
 class Parts {
   private chunks: ColumnChunk[] = [];
   private pending = 0;
+  /** the sizes of the parts handed to the writers */
+  private sizes: Promise<number>[] = [];
   rows = 0;
   files = 0;
   bytes = 0;
@@ -87,8 +93,8 @@ class Parts {
   constructor(
     private readonly table: TableName,
     private readonly dir: string,
-    private readonly writer: DatasetWriter,
-    private readonly ctx: FormatContext,
+    private readonly writers: PartWriters,
+    private readonly ext: string,
     private readonly partRows: number,
   ) {}
 
@@ -109,19 +115,16 @@ class Parts {
     this.chunks = [];
     this.pending = 0;
     if (this.files === 0) await mkdir(this.dir, { recursive: true });
-    const part = await this.writer.openPart(join(this.dir, partFile(this.files, this.writer.ext)), this.table, this.ctx);
-    try {
-      await part.write(new Table(this.table, chunk));
-    } finally {
-      this.bytes += await part.close();
-    }
+    const { size } = await this.writers.write(join(this.dir, partFile(this.files, this.ext)), this.table, chunk);
+    this.sizes.push(size);
     this.files++;
     this.rows += chunk.length;
   }
 
-  /** Writes what is pending; a table without rows still gets an empty part-0 (its schema). */
+  /** Writes what is pending (a table without rows still gets an empty part-0: its schema) and waits until every part is written. */
   async finish(): Promise<void> {
     if (this.pending > 0 || this.files === 0) await this.flush();
+    for (const size of this.sizes.splice(0)) this.bytes += await size;
   }
 }
 
@@ -283,11 +286,50 @@ async function convertToDataset(
   if (options.to === 'perfetto') throw new EtlError('BAD_OPTION', 'a Perfetto timeline is not a dataset');
   const partRows = options.partRows ?? DEFAULT_PART_ROWS;
   const pick = await picker(source, info, options);
-  const writer = await datasetWriter(options.to, partRows);
-  const ctx: FormatContext = { clock: clockOfInfo(info), names: options.names ?? false };
+  const o = options as ConvertOptions & { to: Exclude<ConvertOptions['to'], 'perfetto'> };
+  const format = options.to;
+  const workers = options.partWorkers ?? (await defaultPartWorkers(source, options.decodeThreads));
+  const names = options.names ?? false;
+  const writers =
+    workers > 0 && partWorkersAvailable()
+      ? workerParts(workers, { format, partRows, names, info })
+      : inThreadParts(await datasetWriter(format, partRows), { clock: clockOfInfo(info), names });
+  try {
+    return await convertParts(source, id, staging, o, pick, writers, partRows);
+  } finally {
+    await writers.close();
+  }
+}
+
+/**
+ * Part workers by default: none when the conversion has one thread (`decodeThreads` 1: the pool converts
+ * files side by side) or the file is small (a worker's start and its own Parquet module cost ~0.2 s);
+ * else up to two (the encoders then run beside the decode; more would only share the same cores).
+ */
+async function defaultPartWorkers(source: string, decodeThreads: number | undefined): Promise<number> {
+  if (decodeThreads === 1) return 0;
+  const cores = Math.max(1, decodeThreads ?? availableParallelism());
+  if (cores < 2) return 0;
+  const size = (await stat(source)).size;
+  return size >= PART_WORKERS_FROM_BYTES ? Math.min(2, cores) : 0;
+}
+
+/** Files from this size on are converted with part workers by default. */
+const PART_WORKERS_FROM_BYTES = 16 * 2 ** 20;
+
+async function convertParts(
+  source: string,
+  id: string,
+  staging: string,
+  options: ConvertOptions & { to: Exclude<ConvertOptions['to'], 'perfetto'> },
+  pick: <T extends TableName>(t: Table<T>) => Table<T>,
+  writers: PartWriters,
+  partRows: number,
+): Promise<ConvertResult> {
+  const ext = options.to;
   const wanted = new Set<TableName>(options.tables ?? TABLE_NAMES);
   const parts = new Map<TableName, Parts>();
-  for (const t of TABLE_NAMES) if (wanted.has(t)) parts.set(t, new Parts(t, partitionDir(staging, t, id), writer, ctx, partRows));
+  for (const t of TABLE_NAMES) if (wanted.has(t)) parts.set(t, new Parts(t, partitionDir(staging, t, id), writers, ext, partRows));
   const decoded = DECODED_TABLE_NAMES.filter((t) => wanted.has(t));
   const usage = parts.get('cpuUsage');
   const derived: ColumnChunk[] = [];

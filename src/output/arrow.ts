@@ -240,11 +240,14 @@ export class ArrowConverter {
 function planColumns(table: TableName, options: ArrowOptions, persistent: boolean): OutColumn[] {
   const out: OutColumn[] = [];
   const clock = options.clock ?? null;
+  // dictionary ids numbered per schema (Arrow JS would draw them from a process-wide counter): the same
+  // table's files are the same bytes whatever was written before them in the process or a worker
+  let dictIds = 0;
   for (const c of TABLES[table].columns) {
     if (c.name === 'valid') continue;
     const id = c.id;
     if (c.type === 'str') {
-      const type = new arrow.Dictionary(new arrow.Utf8(), new arrow.Int32());
+      const type = new arrow.Dictionary(new arrow.Utf8(), new arrow.Int32(), dictIds++);
       const dict = new TextDictionary(persistent);
       out.push({
         field: new arrow.Field(c.name, type, c.nullable, metadata(c.description)),
@@ -299,16 +302,16 @@ function planColumns(table: TableName, options: ArrowOptions, persistent: boolea
         });
       }
     }
-    if (options.names && c.enum !== null) out.push(nameColumn(c.id, c.name, c.type, c.enum, c.nullable, persistent));
+    if (options.names && c.enum !== null) out.push(nameColumn(c.id, c.name, c.type, c.enum, c.nullable, persistent, dictIds++));
   }
   return out;
 }
 
-function nameColumn(id: number, column: string, type: string, enumName: string, nullable: boolean, persistent: boolean): OutColumn {
+function nameColumn(id: number, column: string, type: string, enumName: string, nullable: boolean, persistent: boolean, dictId: number): OutColumn {
   const description = `name of the ${column} value (${enumName})`;
   if (type === 'u8') {
     // zero copy: the raw values index the fixed 256-entry dictionary
-    const dictType = new arrow.Dictionary(new arrow.Utf8(), new arrow.Uint8());
+    const dictType = new arrow.Dictionary(new arrow.Utf8(), new arrow.Uint8(), dictId);
     const dictionary = nameDictionary(enumName);
     return {
       field: new arrow.Field(column + 'Name', dictType, nullable, metadata(description)),
@@ -319,7 +322,7 @@ function nameColumn(id: number, column: string, type: string, enumName: string, 
     };
   }
   // wider enumerations (none in the registry today): names as text
-  const dictType = new arrow.Dictionary(new arrow.Utf8(), new arrow.Int32());
+  const dictType = new arrow.Dictionary(new arrow.Utf8(), new arrow.Int32(), dictId);
   const dict = new TextDictionary(persistent);
   const names = ENUMS[enumName]!;
   return {

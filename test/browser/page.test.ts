@@ -88,7 +88,7 @@ describe.skipIf(!enabled)('the web page in Chromium', () => {
       expect(await cells.nth(1).innerText()).toBe(String(p.processId));
       expect(await cells.nth(3).innerText()).toBe(p.cpuMs!.toLocaleString('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 }));
       expect(await cells.nth(5).innerText()).toBe(en(p.switchIns));
-      const p99 = p.readyPercentiles.p99Ms;
+      const p99 = p.readyPercentiles!.p99Ms;
       expect(await cells.nth(8).innerText()).toBe(p99 === null ? '–' : p99.toLocaleString('en-US', { minimumFractionDigits: 3, maximumFractionDigits: 3 }));
     }
     // sorting by switch-ins: the table follows

@@ -524,8 +524,8 @@ function renderCpu(r: PageResult, cpu: CpuAnalysis): void {
       label: `ready p99${unit}`,
       title: '99th percentile of one wait for a CPU (within 1 %); `etw-decode cpu --json` has p50, p90, p99 and max of ready and waits',
       numeric: true,
-      text: (x) => (x.readyPercentiles.p99Ticks === null ? '–' : time(x.readyPercentiles.p99Ms, x.readyPercentiles.p99Ticks)),
-      sort: (x) => x.readyPercentiles.p99Ticks,
+      text: (x) => (x.readyPercentiles?.p99Ticks == null ? '–' : time(x.readyPercentiles.p99Ms, x.readyPercentiles.p99Ticks)),
+      sort: (x) => x.readyPercentiles?.p99Ticks ?? null,
     },
   ];
   const draw = () => {
