@@ -39,6 +39,7 @@
 // words each) and moved into the chunk's columns a block at a time, one column per loop — or handed as
 // they are to a StagedRowSink (CpuAnalyzer: the `cpu` command makes no columns).
 import * as L from '../generated/layout.js';
+import { IdIndex } from './id-index.js';
 import { allocColumn, columnsOf, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 
@@ -343,46 +344,6 @@ function sortEvents(E: Int32Array, P: Int32Array, n: number, t: SortScratch): vo
   }
 }
 
-/** Thread ids (u32, given as int32) to slot numbers: open addressing, linear probing, at most half full. */
-class TidIndex {
-  private keys = new Int32Array(1024);
-  /** slot + 1 (0: empty) */
-  private vals = new Int32Array(1024);
-  /** 32 - log2(capacity): the hash is the top bits of a Fibonacci product */
-  private shift = 22;
-  private n = 0;
-
-  /** The slot of `tid`, or -1. */
-  find(tid: number): number {
-    const mask = this.keys.length - 1;
-    for (let h = Math.imul(tid, 0x9e3779b1) >>> this.shift; ; h = (h + 1) & mask) {
-      const v = this.vals[h]!;
-      if (v === 0) return -1;
-      if (this.keys[h] === tid) return v - 1;
-    }
-  }
-  /** Records tid → slot (tid not present). */
-  insert(tid: number, slot: number): void {
-    if (2 * (this.n + 1) > this.keys.length) this.rehash(this.keys.length * 2);
-    this.place(tid, slot + 1);
-    this.n++;
-  }
-  private place(tid: number, v: number): void {
-    const mask = this.keys.length - 1;
-    let h = Math.imul(tid, 0x9e3779b1) >>> this.shift;
-    while (this.vals[h] !== 0) h = (h + 1) & mask;
-    this.keys[h] = tid;
-    this.vals[h] = v;
-  }
-  private rehash(cap: number): void {
-    const keys = this.keys;
-    const vals = this.vals;
-    this.keys = new Int32Array(cap);
-    this.vals = new Int32Array(cap);
-    this.shift = 32 - Math.log2(cap);
-    for (let h = 0; h < keys.length; h++) if (vals[h] !== 0) this.place(keys[h]!, vals[h]!);
-  }
-}
 
 /** The columns of one output chunk, with 32-bit views of the 64-bit ones and byte views of the small ones. */
 class OutChunk {
@@ -517,10 +478,10 @@ export class CpuUsageDeriver {
   private nHeld = 0;
   /** a one-event order (late events) */
   private readonly single = new Int32Array(1);
-  // Threads: TSW words per slot; a thread id has one slot (TidIndex), the idle thread (tid 0) is one per
+  // Threads: TSW words per slot; a thread id has one slot (IdIndex), the idle thread (tid 0) is one per
   // CPU: its switch-outs are kept in a slot of its CPU's (C_IDLE_SLOT), its readies and lifetimes in the
   // slot of tid 0. Slots are never freed: their number is that of the threads seen.
-  private readonly tids = new TidIndex();
+  private readonly tids = new IdIndex();
   private TS = new Int32Array(256 * TSW);
   private nSlots = 0;
   private LT = new Int32Array(256 * LTW);
@@ -583,10 +544,10 @@ export class CpuUsageDeriver {
 
   /** The slot of thread `tid` (as int32; made if new). */
   private slotOf(tid: number): number {
-    const s = this.tids.find(tid);
+    const s = this.tids.get(tid);
     if (s >= 0) return s;
     const made = this.newSlot(tid === 0);
-    this.tids.insert(tid, made);
+    this.tids.set(tid, made);
     return made;
   }
 
@@ -905,7 +866,7 @@ export class CpuUsageDeriver {
   /** The process of thread id `tid` (as int32) at time (hi, lo) (-1: unknown). */
   private pidOfTid(tid: number, hi: number, lo: number): number {
     if (tid === 0) return 0;
-    const s = this.tids.find(tid);
+    const s = this.tids.get(tid);
     return s < 0 ? -1 : this.pidOf(s, hi, lo);
   }
 

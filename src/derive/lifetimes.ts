@@ -9,7 +9,8 @@
 // except the thread name (the last non-empty one) and the process exit status (its End event's).
 // Memory is proportional to the number of thread and process events, never to the file size.
 import * as L from '../generated/layout.js';
-import { DerivedRows } from '../tables/derived-rows.js';
+import { timeOrder } from '../order.js';
+import { IdIndex } from './id-index.js';
 import { concatChunks, type Chunks, type ColumnChunk, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 
@@ -36,49 +37,108 @@ export class LifetimeCollector {
   }
 }
 
-/** Row indices of `ts` in timestamp order, ties in row order. */
-function timeOrder(ts: BigInt64Array): number[] {
-  const order = Array.from({ length: ts.length }, (_, i) => i);
-  return order.sort((a, b) => (ts[a]! < ts[b]! ? -1 : ts[a]! > ts[b]! ? 1 : a - b));
+/** 64-bit column as u32 words (lo at 2i, hi at 2i + 1). */
+function words(col: BigInt64Array | BigUint64Array): Uint32Array {
+  return new Uint32Array(col.buffer, col.byteOffset, col.length * 2);
 }
 
-/** The `threads` table from threadEvents rows. */
+/** Copies the 64-bit cell i of `from` (words) into cell r of `to`. */
+function copy64(from: Uint32Array, i: number, to: Uint32Array, r: number): void {
+  to[2 * r] = from[2 * i]!;
+  to[2 * r + 1] = from[2 * i + 1]!;
+}
+
+/**
+ * The `threads` table from threadEvents rows: the events in time order, each thread id's open lifetime
+ * found in an IdIndex, the rows in typed columns (at most one row per event) — no object, BigInt or
+ * closure per event.
+ */
 export function deriveThreads(ev: Table<'threadEvents'>): Table<'threads'> {
-  const out = new DerivedRows('threads');
-  const ts = ev.column('timestamp');
+  const n = ev.length;
+  const ts = words(ev.column('timestamp'));
   const opcode = ev.column('opcode');
   const tid = ev.column('threadId');
   const pid = ev.column('processId');
-  const addr = ev.column('win32StartAddr');
+  const addr = words(ev.column('win32StartAddr'));
   const prio = ev.column('basePriority');
   const name = ev.column('name');
-  const open = new Map<number, number>(); // tid → row of its open lifetime
-  for (const i of timeOrder(ts)) {
+  const valid = ev.column('valid');
+  const oTid = new Uint32Array(n);
+  const oPid = new Uint32Array(n);
+  const oStart = new Uint32Array(2 * n);
+  const oEnd = new Uint32Array(2 * n);
+  const oAddr = new Uint32Array(2 * n);
+  const oPrio = new Uint8Array(n);
+  const oName = new Array<string>(n);
+  const oValid = new Uint32Array(n);
+  const open = new IdIndex(); // tid → row of its open lifetime
+  const order = timeOrder(ts, ev.column('cpu'), n);
+  let rows = 0;
+  for (let k = 0; k < n; k++) {
+    const i = order[k]!;
     const id = tid[i]!;
     const op = opcode[i]!;
+    const v = valid[i]!;
     let row = open.get(id);
-    if (op === L.OPCODE_START || row === undefined) {
-      row = out.add();
-      out.set(row, L.TH_THREAD_ID, id);
+    if (op === L.OPCODE_START || row < 0) {
+      row = rows++;
+      oTid[row] = id;
+      oName[row] = '';
+      oValid[row] = 1 << L.TH_THREAD_ID;
       open.set(id, row);
-      if (op === L.OPCODE_START) out.set(row, L.TH_START_TIME, ts[i]);
+      if (op === L.OPCODE_START) {
+        copy64(ts, i, oStart, row);
+        oValid[row]! |= 1 << L.TH_START_TIME;
+      }
     }
-    out.fill(row, L.TH_PROCESS_ID, pid[i]);
-    if (!ev.isNull(L.TE_WIN32_START_ADDR, i)) out.fill(row, L.TH_WIN32_START_ADDR, addr[i]);
-    if (!ev.isNull(L.TE_BASE_PRIORITY, i)) out.fill(row, L.TH_BASE_PRIORITY, prio[i]);
-    if (!ev.isNull(L.TE_NAME, i) && name[i] !== '') out.set(row, L.TH_NAME, name[i]);
+    let w = oValid[row]!;
+    // fields take the first value, except the name (the last non-empty one)
+    if (((w >>> L.TH_PROCESS_ID) & 1) === 0) {
+      oPid[row] = pid[i]!;
+      w |= 1 << L.TH_PROCESS_ID;
+    }
+    if ((v >>> L.TE_WIN32_START_ADDR) & 1 && ((w >>> L.TH_WIN32_START_ADDR) & 1) === 0) {
+      copy64(addr, i, oAddr, row);
+      w |= 1 << L.TH_WIN32_START_ADDR;
+    }
+    if ((v >>> L.TE_BASE_PRIORITY) & 1 && ((w >>> L.TH_BASE_PRIORITY) & 1) === 0) {
+      oPrio[row] = prio[i]!;
+      w |= 1 << L.TH_BASE_PRIORITY;
+    }
+    if ((v >>> L.TE_NAME) & 1 && name[i] !== '') {
+      oName[row] = name[i]!;
+      w |= 1 << L.TH_NAME;
+    }
     if (op === L.OPCODE_END) {
-      out.set(row, L.TH_END_TIME, ts[i]);
-      open.delete(id);
+      copy64(ts, i, oEnd, row);
+      w |= 1 << L.TH_END_TIME;
+      open.set(id, -1);
     }
+    oValid[row] = w;
   }
-  return out.take();
+  const columns: TypedColumn[] = [];
+  columns[L.TH_THREAD_ID] = oTid.slice(0, rows);
+  columns[L.TH_PROCESS_ID] = oPid.slice(0, rows);
+  columns[L.TH_START_TIME] = new BigInt64Array(oStart.buffer.slice(0, 8 * rows));
+  columns[L.TH_END_TIME] = new BigInt64Array(oEnd.buffer.slice(0, 8 * rows));
+  columns[L.TH_NAME] = oName.slice(0, rows);
+  columns[L.TH_WIN32_START_ADDR] = new BigUint64Array(oAddr.buffer.slice(0, 8 * rows));
+  columns[L.TH_BASE_PRIORITY] = oPrio.slice(0, rows);
+  columns[L.TH_VALID] = withValidBit(oValid, rows, L.TH_VALID);
+  return new Table('threads', { length: rows, columns });
 }
 
-/** The `processes` table from processEvents rows. */
+/** The valid column of `rows` rows, with its own bit set in every row (as every table's valid column has). */
+function withValidBit(v: Uint32Array, rows: number, column: number): Uint32Array {
+  const out = v.slice(0, rows);
+  for (let r = 0; r < rows; r++) out[r] = (out[r]! | (1 << column)) >>> 0;
+  return out;
+}
+
+/** The `processes` table from processEvents rows (as deriveThreads: typed columns, an IdIndex of open lifetimes). */
 export function deriveProcesses(ev: Table<'processEvents'>): Table<'processes'> {
-  const out = new DerivedRows('processes');
-  const ts = ev.column('timestamp');
+  const n = ev.length;
+  const ts = words(ev.column('timestamp'));
   const opcode = ev.column('opcode');
   const pid = ev.column('processId');
   const parent = ev.column('parentId');
@@ -86,27 +146,72 @@ export function deriveProcesses(ev: Table<'processEvents'>): Table<'processes'> 
   const exitStatus = ev.column('exitStatus');
   const image = ev.column('imageFileName');
   const commandLine = ev.column('commandLine');
-  const open = new Map<number, number>(); // pid → row of its open lifetime
-  for (const i of timeOrder(ts)) {
+  const valid = ev.column('valid');
+  const oPid = new Uint32Array(n);
+  const oParent = new Uint32Array(n);
+  const oSession = new Uint32Array(n);
+  const oImage = new Array<string>(n);
+  const oCommand = new Array<string>(n);
+  const oStart = new Uint32Array(2 * n);
+  const oEnd = new Uint32Array(2 * n);
+  const oExit = new Int32Array(n);
+  const oValid = new Uint32Array(n);
+  const open = new IdIndex(); // pid → row of its open lifetime
+  const order = timeOrder(ts, ev.column('cpu'), n);
+  let rows = 0;
+  for (let k = 0; k < n; k++) {
+    const i = order[k]!;
     const id = pid[i]!;
     const op = opcode[i]!;
     let row = open.get(id);
-    if (op === L.OPCODE_PROCESS_DEFUNCT && row === undefined) continue; // Defunct never opens a lifetime
-    if (op === L.OPCODE_START || row === undefined) {
-      row = out.add();
-      out.set(row, L.PR_PROCESS_ID, id);
+    if (op === L.OPCODE_PROCESS_DEFUNCT && row < 0) continue; // Defunct never opens a lifetime
+    if (op === L.OPCODE_START || row < 0) {
+      row = rows++;
+      oPid[row] = id;
+      oImage[row] = '';
+      oCommand[row] = '';
+      oValid[row] = 1 << L.PR_PROCESS_ID;
       open.set(id, row);
-      if (op === L.OPCODE_START) out.set(row, L.PR_START_TIME, ts[i]);
+      if (op === L.OPCODE_START) {
+        copy64(ts, i, oStart, row);
+        oValid[row]! |= 1 << L.PR_START_TIME;
+      }
     }
-    out.fill(row, L.PR_PARENT_ID, parent[i]);
-    out.fill(row, L.PR_SESSION_ID, session[i]);
-    out.fill(row, L.PR_IMAGE_FILE_NAME, image[i]);
-    if (!ev.isNull(L.PE_COMMAND_LINE, i)) out.fill(row, L.PR_COMMAND_LINE, commandLine[i]);
+    let w = oValid[row]!;
+    // fields take the first value, except the exit status (its End event's)
+    if (((w >>> L.PR_PARENT_ID) & 1) === 0) {
+      oParent[row] = parent[i]!;
+      w |= 1 << L.PR_PARENT_ID;
+    }
+    if (((w >>> L.PR_SESSION_ID) & 1) === 0) {
+      oSession[row] = session[i]!;
+      w |= 1 << L.PR_SESSION_ID;
+    }
+    if (((w >>> L.PR_IMAGE_FILE_NAME) & 1) === 0) {
+      oImage[row] = image[i]!;
+      w |= 1 << L.PR_IMAGE_FILE_NAME;
+    }
+    if ((valid[i]! >>> L.PE_COMMAND_LINE) & 1 && ((w >>> L.PR_COMMAND_LINE) & 1) === 0) {
+      oCommand[row] = commandLine[i]!;
+      w |= 1 << L.PR_COMMAND_LINE;
+    }
     if (op === L.OPCODE_END) {
-      out.set(row, L.PR_END_TIME, ts[i]);
-      out.set(row, L.PR_EXIT_STATUS, exitStatus[i]);
-      open.delete(id);
+      copy64(ts, i, oEnd, row);
+      oExit[row] = exitStatus[i]!;
+      w |= (1 << L.PR_END_TIME) | (1 << L.PR_EXIT_STATUS);
+      open.set(id, -1);
     }
+    oValid[row] = w;
   }
-  return out.take();
+  const columns: TypedColumn[] = [];
+  columns[L.PR_PROCESS_ID] = oPid.slice(0, rows);
+  columns[L.PR_PARENT_ID] = oParent.slice(0, rows);
+  columns[L.PR_SESSION_ID] = oSession.slice(0, rows);
+  columns[L.PR_IMAGE_FILE_NAME] = oImage.slice(0, rows);
+  columns[L.PR_COMMAND_LINE] = oCommand.slice(0, rows);
+  columns[L.PR_START_TIME] = new BigInt64Array(oStart.buffer.slice(0, 8 * rows));
+  columns[L.PR_END_TIME] = new BigInt64Array(oEnd.buffer.slice(0, 8 * rows));
+  columns[L.PR_EXIT_STATUS] = oExit.slice(0, rows);
+  columns[L.PR_VALID] = withValidBit(oValid, rows, L.PR_VALID);
+  return new Table('processes', { length: rows, columns });
 }

@@ -15,7 +15,7 @@
 // digit holds every item). Rows go into typed columns grown by doubling.
 import * as L from '../generated/layout.js';
 import { cpuTimeOrder } from '../convert/sort.js';
-import { radixOrder, radixSort } from '../radix.js';
+import { radixOrder, radixSort } from '../order.js';
 import { allocColumn, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 

@@ -13,7 +13,7 @@
 // loaded is paid for by bytes decoded from that load: bytes read <= 4 x (file size + buffers x
 // SINGLE_READ_COST) + the singles, for files in order, in reverse, in two interleaved halves or shuffled.
 // The look-ahead visits each decode position at most twice.
-import { radixOrder } from '../radix.js';
+import { radixOrder } from '../order.js';
 import type { BufferTable } from './buffers.js';
 
 /**
@@ -43,7 +43,7 @@ export function headerFirst(order: Uint32Array): Uint32Array {
 /**
  * The decode order (§A.7): the header buffer, then SequenceNumber order, stable by file offset: record
  * indices of `t`. Already-sorted input (the common case) costs one pass; dense SequenceNumbers (a range of
- * at most 4 per buffer) a counting sort; otherwise the stable LSD radix sort of src/radix.ts on the 64-bit
+ * at most 4 per buffer) a counting sort; otherwise the stable LSD radix sort of src/order.ts on the 64-bit
  * key; a comparison sort for small inputs.
  */
 export function decodeOrder(t: BufferTable): Uint32Array {

@@ -176,7 +176,15 @@ export function concatChunks(table: TableName, chunks: readonly ColumnChunk[]): 
   if (chunks.length === 1) return chunks[0]!;
   const length = chunks.reduce((n, c) => n + c.length, 0);
   const columns = specs.map((spec, i): TypedColumn => {
-    if (spec.type === 'str') return chunks.flatMap((c) => c.columns[i] as string[]);
+    if (spec.type === 'str') {
+      const out = new Array<string>(length);
+      let at = 0;
+      for (const c of chunks) {
+        const col = c.columns[i] as string[];
+        for (let k = 0; k < c.length; k++) out[at++] = col[k]!;
+      }
+      return out;
+    }
     const out = allocColumn(spec.type, length);
     let at = 0;
     for (const c of chunks) {

@@ -17,6 +17,7 @@ import {
   type TypedColumn,
 } from '../../tables/schema.js';
 import type { WasmExports } from './instance.js';
+import { StringHeapReader } from './strings.js';
 
 export interface WasmEngineOptions {
   /** rows per output table held in wasm memory between drains (default and most 131072; at least 32770 are used) */
@@ -76,6 +77,8 @@ export class WasmEngine implements Engine {
   readonly kind = 'wasm' as const;
   private readonly x: WasmExports;
   private readonly memory: WebAssembly.Memory;
+  /** the string columns' text, decoded once per distinct string */
+  private readonly strings = new StringHeapReader();
   private inputCapacity: number;
   private input: Uint8Array | null = null;
   /** the engine's row count per table, a view of its memory (mostPendingRows) */
@@ -197,7 +200,7 @@ export class WasmEngine implements Engine {
     const columns = TABLE_COLUMNS[table].map((spec, c): TypedColumn => {
       if (spec.type === 'str') {
         const refs = viewColumn('u32', buffer, this.x.columnPtr(t, c) >>> 0, length);
-        return readStrings(buffer, this.x.heapPtr() >>> 0, refs, valid, c);
+        return this.strings.read(buffer, this.x.heapPtr() >>> 0, refs, valid, c);
       }
       const view = viewColumn(spec.type, buffer, this.x.columnPtr(t, c) >>> 0, length);
       return copy ? view.slice() : view;
@@ -249,22 +252,3 @@ export class WasmEngine implements Engine {
   }
 }
 
-const utf16 = new TextDecoder('utf-16le');
-const ansi = new TextDecoder('windows-1252');
-
-/** The strings of a `str` column: heap entries (layout.ts STR_*) by reference; '' where the cell is null. */
-function readStrings(buffer: ArrayBufferLike, heap: number, refs: Uint32Array, valid: Uint32Array | null, column: number): string[] {
-  const out = new Array<string>(refs.length);
-  const dv = new DataView(buffer);
-  for (let i = 0; i < refs.length; i++) {
-    if (valid !== null && ((valid[i]! >>> column) & 1) === 0) {
-      out[i] = '';
-      continue;
-    }
-    const at = heap + refs[i]!;
-    const head = dv.getUint32(at, true);
-    const bytes = new Uint8Array(buffer, at + L.STR_ENTRY_HEADER, head & 0xffff);
-    out[i] = (head >>> 16 === L.STR_UNIT_ANSI ? ansi : utf16).decode(bytes);
-  }
-  return out;
-}

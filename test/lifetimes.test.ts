@@ -1,0 +1,81 @@
+// The typed lifetime derivation (src/derive/lifetimes.ts) against the row-by-row oracle
+// (test/helpers/lifetimes-oracle.ts): simulated schedules with churn, events shuffled out of time order,
+// ids reused, equal timestamps, negative times; and the shared real corpus when present.
+import { describe, expect, test } from 'vitest';
+import fc from 'fast-check';
+import { decodeSync } from '../src/node.js';
+import { deriveProcesses, deriveThreads } from '../src/derive/lifetimes.js';
+import { IdIndex } from '../src/derive/id-index.js';
+import { Table } from '../src/tables/table.js';
+import { TABLE_COLUMNS, type TableName } from '../src/tables/schema.js';
+import { simulateSchedule, writeTrace } from '../src/writer/index.js';
+import { processesOracle, threadsOracle } from './helpers/lifetimes-oracle.js';
+import { corpusFiles, corpusTestsEnabled, readCorpus } from './helpers/corpus.js';
+
+function same<T extends TableName>(a: Table<T>, b: Table<T>): void {
+  expect(a.length).toBe(b.length);
+  TABLE_COLUMNS[a.name].forEach((spec, c) => expect(Array.from(a.columns[c] as ArrayLike<unknown>), spec.name).toEqual(Array.from(b.columns[c] as ArrayLike<unknown>)));
+}
+
+/** The rows of `t` in the order given. */
+function permuted<T extends TableName>(t: Table<T>, order: number[]): Table<T> {
+  const columns = t.columns.map((c) => (Array.isArray(c) ? order.map((i) => c[i]) : Reflect.construct((c as Uint8Array).constructor, [order.map((i) => (c as Uint8Array)[i])])));
+  return new Table(t.name, { length: order.length, columns: columns as Table<T>['columns'] });
+}
+
+describe('lifetimes', () => {
+  test('equal the oracle on simulated schedules, in decode order and shuffled, times shifted below zero', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 4 }), fc.array(fc.nat(), { maxLength: 64 }), fc.boolean(), (seed, cpus, swaps, negative) => {
+        const r = decodeSync(writeTrace(simulateSchedule({ seed, cpus, duration: 400_000, switchMode: 'mixed', threadVersion: 4 }).description).bytes);
+        for (const name of ['threadEvents', 'processEvents'] as const) {
+          let t: Table<'threadEvents'> | Table<'processEvents'> = r[name];
+          const order = Array.from({ length: t.length }, (_, i) => i);
+          for (let k = 0; k + 1 < swaps.length && order.length > 1; k += 2) {
+            const a = swaps[k]! % order.length;
+            const b = swaps[k + 1]! % order.length;
+            [order[a], order[b]] = [order[b]!, order[a]!];
+          }
+          t = permuted(t, order);
+          if (negative) {
+            const ts = t.column('timestamp');
+            for (let i = 0; i < ts.length; i++) ts[i] = ts[i]! - (1n << 62n) - (ts[i]! % 3n === 0n ? 5n : 0n);
+          }
+          if (name === 'threadEvents') same(deriveThreads(t as Table<'threadEvents'>), threadsOracle(t as Table<'threadEvents'>));
+          else same(deriveProcesses(t as Table<'processEvents'>), processesOracle(t as Table<'processEvents'>));
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  test.runIf(corpusTestsEnabled())('equal the oracle on every file of the real corpus', () => {
+    let threads = 0;
+    for (const f of corpusFiles()) {
+      const r = decodeSync(readCorpus(f));
+      same(deriveThreads(r.threadEvents), threadsOracle(r.threadEvents));
+      same(deriveProcesses(r.processEvents), processesOracle(r.processEvents));
+      threads += r.threads.length;
+    }
+    expect(threads).toBeGreaterThan(1000);
+  });
+});
+
+describe('IdIndex', () => {
+  test('get/set against a Map, ids as u32 and int32 bits, values cleared with -1', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.oneof(fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 0xffffffff })), fc.integer({ min: -1, max: 1 << 20 })), { maxLength: 3000 }), (ops) => {
+        const x = new IdIndex();
+        const m = new Map<number, number>();
+        for (const [id, v] of ops) {
+          x.set(id, v);
+          m.set(id | 0, v);
+          expect(x.get(id)).toBe(v);
+        }
+        for (const [id] of ops) expect(x.get(id >>> 0)).toBe(m.get(id | 0));
+        expect(x.get(123456789)).toBe(m.get(123456789) ?? -1);
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
