@@ -78,7 +78,7 @@ describe('convert --names on the bundled sample (issue 28: Parquet failed with "
     const r = cli(['convert', SAMPLE, '--to', format, '--out', out, '--names', '--no-progress']);
     expect(r.stderr).not.toMatch(/failed:/);
     expect(r.status, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/1 converted, 0 skipped, 0 failed/);
+    expect(r.stderr).toMatch(/1 converted, 0 skipped, 0 failed, in \d+\.\d s, \d+\.\d MiB\/s of input →/);
     const [id] = ids(out, 'cswitch');
     const o = { names: true, clock: sample.clock };
     for (const name of TABLE_NAMES) {
@@ -117,6 +117,7 @@ describe('re-runs write what was asked and is not in the dataset', () => {
     }
     const again = cli(['convert', small, '--to', 'csv', '--out', out, '--no-progress']);
     expect(again.stderr).toMatch(/0 converted, 1 skipped/);
+    expect(again.stderr).not.toMatch(/MiB\/s of input/); // nothing converted: no throughput
   });
 
   test('--to csv, then --to parquet: both formats in the partitions; each re-run skipped', async () => {

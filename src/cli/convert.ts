@@ -2,6 +2,7 @@
 // dataset (src/convert/dataset.ts) — files in parallel (worker threads), progress on a terminal, a failed
 // file reported without stopping the others (exit 1 then), traces already in DIR skipped unless --force.
 import type { Command } from 'commander';
+import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import { resolve } from 'node:path';
 import type { FileOutcome } from '../convert/pool.js';
@@ -94,9 +95,12 @@ export function addConvertCommand(program: Command, { setExit }: CommandContext)
       const failed = outcomes.filter((f) => !f.ok).length;
       const converted = outcomes.filter((f) => f.ok && f.result.status === 'converted').length;
       const skipped = outcomes.length - failed - converted;
-      const secs = ((Date.now() - started) / 1000).toFixed(1);
+      const elapsed = (Date.now() - started) / 1000;
+      // throughput: the bytes of the traces converted (not those skipped or failed) per second of the run
+      const inputBytes = (await Promise.all(outcomes.map((f) => (f.ok && f.result.status === 'converted' ? stat(f.path).then((x) => x.size, () => 0) : 0)))).reduce((a, b) => a + b, 0);
+      const rate = converted && elapsed > 0 ? `, ${(inputBytes / 2 ** 20 / elapsed).toFixed(1)} MiB/s of input` : '';
       process.stderr.write(
-        `etw-decode: ${converted} converted, ${skipped} skipped${skipped ? ` (already in ${o.out}; --force converts them again)` : ''}, ${failed} failed, in ${secs} s → ${format === 'perfetto' ? out : `${out}/<table>/trace=<id>/`}\n`,
+        `etw-decode: ${converted} converted, ${skipped} skipped${skipped ? ` (already in ${o.out}; --force converts them again)` : ''}, ${failed} failed, in ${elapsed.toFixed(1)} s${rate} → ${format === 'perfetto' ? out : `${out}/<table>/trace=<id>/`}\n`,
       );
       if (failed) setExit(EXIT.error);
     });
