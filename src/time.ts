@@ -272,6 +272,47 @@ export function unixNanosecondsColumn(ticks: BigInt64Array, n: number, bitmap: U
   return convertColumn(new TickConverter(clock, 'unixNs'), ticks, n, bitmap, nullCount, true);
 }
 
+/**
+ * unixNanosecondsColumn from the same ticks' nanoseconds since the start (`ns`: nanosecondsColumn of kind
+ * 'time'): the anchor's UTC nanoseconds added in 32-bit halves — the same values, without converting each
+ * tick again. Cells whose `ns` overflowed are converted from their ticks.
+ */
+export function unixNanosecondsFrom(ns: NanosecondsColumn, ticks: BigInt64Array, n: number, bitmap: Uint8Array | null, nullCount: number, clock: Clock): NanosecondsColumn {
+  const conv = new TickConverter(clock, 'unixNs');
+  if (!conv.fast) return unixNanosecondsColumn(ticks, n, bitmap, nullCount, clock);
+  const out = new BigInt64Array(n);
+  const src = new Int32Array(ns.values.buffer, ns.values.byteOffset, 2 * n);
+  const dst = new Int32Array(out.buffer, 0, 2 * n);
+  const bLo = conv.baseLo;
+  const bHi = conv.baseHi;
+  let valid = bitmap;
+  let nulls = nullCount;
+  const clear = (i: number) => {
+    if (valid === null || valid === bitmap) valid = bitmap === null ? new Uint8Array((n + 7) >>> 3).fill(0xff) : bitmap.slice();
+    valid[i >>> 3]! &= ~(1 << (i & 7));
+    nulls++;
+  };
+  for (let i = 0; i < n; i++) {
+    if (bitmap !== null && ((bitmap[i >>> 3]! >>> (i & 7)) & 1) === 0) continue;
+    if (ns.bitmap !== null && ((ns.bitmap[i >>> 3]! >>> (i & 7)) & 1) === 0) {
+      // the nanoseconds overflowed: this cell from its ticks
+      const u = conv.exact(ticks[i]!);
+      if (u >= I64_MIN && u <= I64_MAX) out[i] = u;
+      else clear(i);
+      continue;
+    }
+    const lo = (src[2 * i]! >>> 0) + bLo;
+    const hi = src[2 * i + 1]! + bHi + (lo >= TWO_32 ? 1 : 0);
+    if (hi > 0x7fffffff || hi < -0x80000000) {
+      clear(i);
+      continue;
+    }
+    dst[2 * i] = lo | 0;
+    dst[2 * i + 1] = hi;
+  }
+  return { values: out, bitmap: valid, nullCount: nulls };
+}
+
 export function nanosecondsColumn(
   ticks: BigInt64Array,
   n: number,

@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { tableFromIPC, Type } from 'apache-arrow';
 import { ArrowIpcWriter, decodeSync, tableToArrowIpc, toArrow, type Clock } from '../src/index.js';
-import { nanosecondsColumn } from '../src/time.js';
+import { nanosecondsColumn, unixNanosecondsColumn, unixNanosecondsFrom } from '../src/time.js';
 import { validityOf } from '../src/output/arrow.js';
 import { sliceTable } from '../src/output/parquet.js';
 import { Table } from '../src/tables/table.js';
@@ -162,6 +162,25 @@ describe('nanoseconds', () => {
     // the extremes were exercised (slower clocks than 1 GHz give more ns than ticks)
     if (clock.ticksPerSecond < 1_000_000_000n) expect(overflow).toBeGreaterThan(0);
     expect(time.nullCount).toBe(overflow);
+  });
+
+  test.each(testClocks())('$name: Utc from the nanoseconds column equals the direct conversion, cell for cell, nulls included', ({ clock }) => {
+    const n = 20_000;
+    const ticks = ticksFor(clock, n, 11);
+    const bitmap = new Uint8Array((n + 7) >>> 3).fill(0xff);
+    let nullCount = 0;
+    for (let i = 0; i < n; i += 7) {
+      bitmap[i >>> 3]! &= ~(1 << (i & 7));
+      nullCount++;
+    }
+    for (const [bits, nulls] of [[null, 0], [bitmap, nullCount]] as const) {
+      const ns = nanosecondsColumn(ticks, n, bits, nulls, clock, 'time');
+      const direct = unixNanosecondsColumn(ticks, n, bits, nulls, clock);
+      const from = unixNanosecondsFrom(ns, ticks, n, bits, nulls, clock);
+      expect(from.nullCount).toBe(direct.nullCount);
+      expect(Array.from(from.bitmap ?? [])).toEqual(Array.from(direct.bitmap ?? []));
+      expect(from.values).toEqual(direct.values);
+    }
   });
 
   test('null cells stay null and are skipped', () => {

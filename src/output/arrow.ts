@@ -16,7 +16,7 @@ import { ENUMS, nameOf } from '../tables/enums.js';
 import { EtlError, writeError } from '../errors.js';
 import { emptyChunk, TABLE_COLUMNS, validColumnOf, type NumericColumnType, type TableName } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
-import { nanosecondsColumn, unixNanosecondsColumn, type Clock } from '../time.js';
+import { nanosecondsColumn, unixNanosecondsColumn, unixNanosecondsFrom, type Clock, type NanosecondsColumn } from '../time.js';
 import { concatBytes } from './bytes.js';
 import type { ByteSink } from './sink.js';
 
@@ -276,6 +276,8 @@ function planColumns(table: TableName, options: ArrowOptions, persistent: boolea
       const kind = c.time;
       const type = new arrow.Int64();
       const what = kind === 'time' ? 'nanoseconds since the trace start' : 'in nanoseconds';
+      // the batch's nanoseconds of this column, which its Utc column reuses
+      let last: { t: Table; ns: NanosecondsColumn } | null = null;
       out.push({
         // nullable: a value out of the int64 range (only in corrupt data) is null
         field: new arrow.Field(name, type, true, metadata(`${c.name} ${what} (ticks × 10^9 / ticks per second)`)),
@@ -283,6 +285,7 @@ function planColumns(table: TableName, options: ArrowOptions, persistent: boolea
         build(t, validity) {
           const v = validity.of(id);
           const ns = nanosecondsColumn(t.columns[id] as BigInt64Array, t.length, v.bitmap, v.nullCount, clock, kind);
+          last = kind === 'time' ? { t, ns } : null;
           return arrow.makeData({ type, length: t.length, nullCount: ns.nullCount, nullBitmap: ns.bitmap, data: ns.values });
         },
       });
@@ -296,7 +299,9 @@ function planColumns(table: TableName, options: ArrowOptions, persistent: boolea
           time: true,
           build(t, validity) {
             const v = validity.of(id);
-            const u = unixNanosecondsColumn(t.columns[id] as BigInt64Array, t.length, v.bitmap, v.nullCount, clock);
+            const ticks = t.columns[id] as BigInt64Array;
+            const u = last !== null && last.t === t ? unixNanosecondsFrom(last.ns, ticks, t.length, v.bitmap, v.nullCount, clock) : unixNanosecondsColumn(ticks, t.length, v.bitmap, v.nullCount, clock);
+            last = null;
             return arrow.makeData({ type: utc, length: t.length, nullCount: u.nullCount, nullBitmap: u.bitmap, data: u.values });
           },
         });
