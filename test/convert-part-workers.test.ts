@@ -51,7 +51,7 @@ describe('convert with part workers', () => {
   test('a part that cannot be written fails the conversion, saying why', async () => {
     const w = workers.workerParts(1, { format: 'csv', partRows: 10, names: false, info: null });
     try {
-      const { size } = await w.write(join(dir, 'no-such-dir', 'part-0.csv'), 'cswitch', { length: 0, columns: [] });
+      const { size } = await w.write(join(dir, 'no-such-dir', 'part-0.csv'), 'cswitch', { length: 0, columns: [] }, false);
       await expect(size).rejects.toThrow(/no-such-dir/);
     } finally {
       await w.close();

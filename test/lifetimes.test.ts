@@ -28,22 +28,24 @@ describe('lifetimes', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 4 }), fc.array(fc.nat(), { maxLength: 64 }), fc.boolean(), (seed, cpus, swaps, negative) => {
         const r = decodeSync(writeTrace(simulateSchedule({ seed, cpus, duration: 400_000, switchMode: 'mixed', threadVersion: 4 }).description).bytes);
-        for (const name of ['threadEvents', 'processEvents'] as const) {
-          let t: Table<'threadEvents'> | Table<'processEvents'> = r[name];
-          const order = Array.from({ length: t.length }, (_, i) => i);
+        const prepare = <T extends 'threadEvents' | 'processEvents'>(t0: Table<T>): Table<T> => {
+          const order = Array.from({ length: t0.length }, (_, i) => i);
           for (let k = 0; k + 1 < swaps.length && order.length > 1; k += 2) {
             const a = swaps[k]! % order.length;
             const b = swaps[k + 1]! % order.length;
             [order[a], order[b]] = [order[b]!, order[a]!];
           }
-          t = permuted(t, order);
+          const t = permuted(t0, order);
           if (negative) {
-            const ts = t.column('timestamp');
+            const ts = t.columns[0] as BigInt64Array; // timestamp: column 0 of both
             for (let i = 0; i < ts.length; i++) ts[i] = ts[i]! - (1n << 62n) - (ts[i]! % 3n === 0n ? 5n : 0n);
           }
-          if (name === 'threadEvents') same(deriveThreads(t as Table<'threadEvents'>), threadsOracle(t as Table<'threadEvents'>));
-          else same(deriveProcesses(t as Table<'processEvents'>), processesOracle(t as Table<'processEvents'>));
-        }
+          return t;
+        };
+        const te = prepare(r.threadEvents);
+        same(deriveThreads(te), threadsOracle(te));
+        const pe = prepare(r.processEvents);
+        same(deriveProcesses(pe), processesOracle(pe));
       }),
       { numRuns: 40 },
     );

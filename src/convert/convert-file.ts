@@ -111,11 +111,14 @@ class Parts {
   }
 
   private async flush(): Promise<void> {
-    const chunk = sortByCpuTime(this.table, concatChunks(this.table, this.chunks));
+    const joined = concatChunks(this.table, this.chunks);
+    const chunk = sortByCpuTime(this.table, joined);
+    // new arrays (joined or sorted) are this part's alone: a part worker may take them over
+    const owned = this.chunks.length > 1 || chunk !== joined;
     this.chunks = [];
     this.pending = 0;
     if (this.files === 0) await mkdir(this.dir, { recursive: true });
-    const { size } = await this.writers.write(join(this.dir, partFile(this.files, this.ext)), this.table, chunk);
+    const { size } = await this.writers.write(join(this.dir, partFile(this.files, this.ext)), this.table, chunk, owned);
     this.sizes.push(size);
     this.files++;
     this.rows += chunk.length;

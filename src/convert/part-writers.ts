@@ -3,7 +3,8 @@
 // encoders cost several times the decode, so on a machine with cores to spare one file's conversion runs
 // its encoding beside its decode. Parts are written whole and independently (a part is one Parquet row
 // group), so the files are the same either way. Memory: at most `inFlight` parts are queued or being
-// written (partRows rows each, copied to the worker); write() waits for room.
+// written (partRows rows each, handed over to the worker, or copied when the caller keeps them); write()
+// waits for room.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -36,17 +37,29 @@ export interface PartWrite {
 
 /** Writes part files; `write` resolves once the part is queued (room permitting). */
 export interface PartWriters {
-  write(path: string, table: TableName, chunk: ColumnChunk): Promise<PartWrite>;
+  /** `owned`: the chunk's arrays are the caller's alone and not used after (a worker may take them over) */
+  write(path: string, table: TableName, chunk: ColumnChunk, owned: boolean): Promise<PartWrite>;
   /** stops the workers (after every write has settled) */
   close(): Promise<void>;
 }
 
 const WORKER_URL = new URL('./part-worker.js', import.meta.url);
 
-/** The chunk with every view of a larger buffer copied out (a message clones a view's whole buffer). */
-function compact(chunk: ColumnChunk): ColumnChunk {
-  const columns = chunk.columns.map((c) => (Array.isArray(c) || (c.byteOffset === 0 && c.byteLength === c.buffer.byteLength) ? c : c.slice())) as ColumnChunk['columns'];
-  return { length: chunk.length, columns };
+/**
+ * The chunk as a message and the buffers it can hand over rather than copy: arrays the caller owns, and
+ * copies of views into larger buffers (a message would clone a view's whole buffer).
+ */
+function message(chunk: ColumnChunk, owned: boolean): { chunk: ColumnChunk; transfer: ArrayBuffer[] } {
+  const transfer: ArrayBuffer[] = [];
+  const columns = chunk.columns.map((c) => {
+    if (Array.isArray(c)) return c;
+    const whole = c.byteOffset === 0 && c.byteLength === c.buffer.byteLength;
+    if (whole && !owned) return c;
+    const own = whole ? c : c.slice();
+    if (own.buffer instanceof ArrayBuffer && !transfer.includes(own.buffer)) transfer.push(own.buffer);
+    return own;
+  }) as ColumnChunk['columns'];
+  return { chunk: { length: chunk.length, columns }, transfer };
 }
 
 /** Whether part workers can run here (the compiled worker script exists: not when tests run the TypeScript sources). */
@@ -71,8 +84,8 @@ export function inThreadParts(writer: DatasetWriter, ctx: FormatContext): PartWr
   };
 }
 
-/** Parts written by `count` worker threads, at most `inFlight` (default 2 per worker) at once. */
-export function workerParts(count: number, job: Omit<PartJob, 'id' | 'path' | 'table' | 'chunk'>, inFlight = 2 * count): PartWriters {
+/** Parts written by `count` worker threads, at most `inFlight` (default one more than the workers) at once. */
+export function workerParts(count: number, job: Omit<PartJob, 'id' | 'path' | 'table' | 'chunk'>, inFlight = count + 1): PartWriters {
   const workers = Array.from({ length: count }, () => new Worker(WORKER_URL));
   const busy = new Array<number>(count).fill(0);
   const pending = new Map<number, { resolve: (bytes: number) => void; reject: (e: Error) => void; worker: number }>();
@@ -96,7 +109,7 @@ export function workerParts(count: number, job: Omit<PartJob, 'id' | 'path' | 't
     });
   });
   return {
-    async write(path, table, chunk) {
+    async write(path, table, chunk, owned) {
       while (pending.size >= inFlight && failure === null) await new Promise<void>((r) => (room = r));
       if (failure) throw failure;
       const id = nextId++;
@@ -105,7 +118,8 @@ export function workerParts(count: number, job: Omit<PartJob, 'id' | 'path' | 't
       busy[worker]!++;
       const size = new Promise<number>((resolve, reject) => pending.set(id, { resolve, reject, worker }));
       size.catch(() => undefined); // the caller awaits it later: no unhandled rejection meanwhile
-      workers[worker]!.postMessage({ ...job, id, path, table, chunk: compact(chunk) } satisfies PartJob);
+      const m = message(chunk, owned);
+      workers[worker]!.postMessage({ ...job, id, path, table, chunk: m.chunk } satisfies PartJob, m.transfer);
       return { size };
     },
     async close() {
