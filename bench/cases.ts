@@ -13,7 +13,11 @@ import { loadWasmModuleSync, type WasmExports } from '../src/engine/wasm/instanc
 import type { MixedTraceOptions } from '../src/writer/index.js';
 import { cpuUsage } from '../src/node.js';
 import { cpuUsageBySorting } from '../test/helpers/cpu-usage-oracle.js';
-import { compressedPayloads, corpusFile, scheduleFixture, traceFixture, type XpressSet } from './fixtures.js';
+import { compressedPayloads, corpusFile, realisticFixture, scheduleFixture, traceFixture, type XpressSet } from './fixtures.js';
+import { deriveProcesses, deriveThreads } from '../src/derive/lifetimes.js';
+import { threadStates } from '../src/derive/thread-states.js';
+import { processesOracle, threadsOracle } from '../test/helpers/lifetimes-oracle.js';
+import { threadStatesOracle } from '../test/helpers/thread-states-oracle.js';
 import { FORMAT_CASES } from './format-cases.js';
 import { compressedBombs, template, tinyBuffers } from '../test/helpers/hostile.js';
 
@@ -174,6 +178,71 @@ function cpuUsageCase(): BenchCase {
           reference: () => cpuUsageBySorting(r.cswitch, r.readythread, r.threads).length,
         },
         notes: [`derive/cpuUsage: ${rows} rows from ${r.summary.cswitch} switches and ${r.summary.readythread} ready events`],
+      };
+    },
+  };
+}
+
+// ------------------------------------------------------------------------------------------------
+// realistic cases: the writer's realistic trace (thread churn, SetName, rundowns, samples, hundreds of
+// event kinds beside the switches), whose identity events are what made summary slow
+
+function realisticTablesCase(): BenchCase {
+  return {
+    name: 'tables/realistic',
+    group: 'tables',
+    description: 'decodeSync on the realistic trace: decode, string columns, whole tables, threads/processes lifetimes',
+    prepare(s) {
+      const bytes = realisticFixture(s.fixtureBytes);
+      const notes: string[] = [];
+      const { events, rows } = checkEngines(bytes, notes, 'tables/realistic');
+      const r = decodeSync(bytes);
+      notes.push(
+        `tables/realistic: ${(bytes.length / 2 ** 20).toFixed(1)} MiB, ${r.summary.threadEvents} Thread and ${r.summary.processEvents} Process events ` +
+          `→ ${r.summary.threads} threads, ${r.summary.processes} processes; ${r.summary.cswitch} switches, ${r.summary.samples} samples, ${r.summary.eventsByKind.length} event kinds`,
+      );
+      return {
+        work: { inputBytes: bytes.length, outputBytes: 0, throughputOf: 'input', events, rows },
+        run: { wasm: () => decodeSync(bytes, { engine: 'wasm' }), reference: () => decodeSync(bytes, { engine: 'reference' }) },
+        notes,
+        nativeInput: bytes,
+      };
+    },
+  };
+}
+
+function lifetimesCase(): BenchCase {
+  return {
+    name: 'derive/lifetimes',
+    group: 'derive',
+    description: 'threads and processes from the realistic trace\'s Thread/Process events (ns/event: per event): "wasm" column = the derivation, "reference" = the row-by-row oracle (test/helpers/lifetimes-oracle.ts)',
+    prepare(s) {
+      const r = decodeSync(realisticFixture(s.fixtureBytes));
+      const events = r.threadEvents.length + r.processEvents.length;
+      return {
+        work: { inputBytes: 0, outputBytes: 0, throughputOf: 'input', events, rows: r.threads.length + r.processes.length },
+        run: {
+          wasm: () => deriveThreads(r.threadEvents).length + deriveProcesses(r.processEvents).length,
+          reference: () => threadsOracle(r.threadEvents).length + processesOracle(r.processEvents).length,
+        },
+        notes: [`derive/lifetimes: ${r.threads.length} threads and ${r.processes.length} processes from ${events} events`],
+      };
+    },
+  };
+}
+
+function threadStatesCase(): BenchCase {
+  return {
+    name: 'derive/threadStates',
+    group: 'derive',
+    description: 'threadStates of the realistic trace (ns/row: per row): "wasm" column = the derivation, "reference" = the oracle with objects and BigInts (test/helpers/thread-states-oracle.ts)',
+    prepare(s) {
+      const r = decodeSync(realisticFixture(s.fixtureBytes));
+      const rows = threadStates(r).length;
+      return {
+        work: { inputBytes: 0, outputBytes: 0, throughputOf: 'input', events: r.cswitch.length + r.readythread.length, rows },
+        run: { wasm: () => threadStates(r).length, reference: () => threadStatesOracle(r.cswitch, r.readythread, r.threads).length },
+        notes: [`derive/threadStates: ${rows} rows from ${r.cswitch.length} switches and ${r.readythread.length} ReadyThread events`],
       };
     },
   };
@@ -415,6 +484,9 @@ export const CASES: readonly BenchCase[] = [
   traceCase('decode/mixed', 'decode', 'realistic mix: CSwitch 3 : compact 4 : SpinLock 1 : noise 2 (event weights)', MIXED, 'mixed'),
   scheduleDecodeCase(),
   cpuUsageCase(),
+  realisticTablesCase(),
+  lifetimesCase(),
+  threadStatesCase(),
   traceCase(
     'tables/mixed',
     'tables',

@@ -2,7 +2,7 @@
 // and sets of XPRESS-compressed buffer payloads (from a compressed writer trace or a real file).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { generateMixedTrace, simulateSchedule, writeTrace, type MixedTraceOptions } from '../src/writer/index.js';
+import { generateMixedTrace, generateRealisticTraceChunks, simulateSchedule, writeTrace, type MixedTraceOptions } from '../src/writer/index.js';
 import { findCorpus } from '../test/helpers/corpus.js';
 
 export interface TraceFixture {
@@ -28,6 +28,27 @@ export function traceFixture(name: string, options: MixedTraceOptions): TraceFix
 }
 
 const SEED = 0x5eed;
+
+const realistic = new Map<number, Uint8Array>();
+/**
+ * The writer's realistic trace of about `bytes` (generateRealisticTraceChunks, the e2e bench's: compact
+ * switches, ReadyThread, thread churn with SetName, rundowns, SampledProfile, SpinLock, hundreds of provider
+ * event kinds; rates in bench/README.md), generated once per run.
+ */
+export function realisticFixture(bytes: number): Uint8Array {
+  let f = realistic.get(bytes);
+  if (!f) {
+    const chunks = [...generateRealisticTraceChunks({ seed: SEED, targetBytes: bytes, cpus: 4 })];
+    f = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+    let at = 0;
+    for (const c of chunks) {
+      f.set(c, at);
+      at += c.length;
+    }
+    realistic.set(bytes, f);
+  }
+  return f;
+}
 
 const schedules = new Map<number, Uint8Array>();
 /** A simulated schedule of about `bytes` (generated once per run). */

@@ -357,6 +357,12 @@ function targets(results: readonly CaseResult[], ratios: Record<string, number>,
       ? '  -       blob/perfview-net: a Blob within 2× of the bytes in memory (not measured)'
       : `  ${mark(blobNet >= 0.5)}  blob/perfview-net: a Blob within 2× of the bytes in memory: ${(1 / blobNet).toFixed(2)}× the in-memory time`,
   );
+  const lifetimes = results.find((r) => r.name === 'derive/lifetimes' && r.engine === 'wasm');
+  out.push(
+    lifetimes
+      ? `  ${mark(1000 / lifetimes.meventsPerS <= 50)}  derive/lifetimes: ≤ 50 ns per Thread/Process event: ${(1000 / lifetimes.meventsPerS).toFixed(1)} ns`
+      : '  -       derive/lifetimes: ≤ 50 ns per Thread/Process event (not measured)',
+  );
   for (const r of results.filter((x) => x.group === 'format' && x.engine === 'wasm')) {
     out.push(`  ${mark(r.mbPerS >= 100)}  ${r.name}: ≥ 100 MB/s of output (every table; per table in the notes): ${r.mbPerS.toFixed(0)} MB/s`);
   }
