@@ -77,74 +77,105 @@ function scatter(key: Uint32Array, shift: number, heads: Uint32Array, src: Uint3
 /**
  * Rows 0 … n − 1 in the order of their signed 64-bit times `ts` (words: lo at 2i, hi at 2i + 1), ties in
  * row order. Rows in decode order are in time order per CPU (§A.7), so the rows are grouped by CPU (a
- * counting sort) and the CPUs' runs merged pairwise — log2(CPUs) linear passes; when a CPU's rows are not
- * in time order (a damaged trace), the radix sort.
+ * counting sort) and the CPUs' runs merged pairwise — log2(CPUs) linear passes over (time, row) pairs, the
+ * times as exact doubles relative to the least; when the times span 2^53 ticks or more, or a CPU's rows are
+ * not in time order (a damaged trace), the radix sort.
  */
 export function timeOrder(ts: Uint32Array, cpu: Uint16Array, n: number): Uint32Array {
-  let sorted = true;
-  for (let i = 1; i < n && sorted; i++) sorted = !before(ts, i, i - 1);
   let order = new Uint32Array(n);
+  if (n === 0) return order;
+  // the times relative to the least, as doubles (exact below 2^53)
+  let minHi = ts[1]! | 0;
+  let maxHi = minHi;
+  for (let i = 1; i < n; i++) {
+    const h = ts[2 * i + 1]! | 0;
+    if (h < minHi) minHi = h;
+    if (h > maxHi) maxHi = h;
+  }
+  if (maxHi - minHi >= 0x1fffff) return radixTimeOrder(ts, n);
+  const rel = new Float64Array(n);
+  let sorted = true;
+  for (let i = 0; i < n; i++) {
+    const v = ((ts[2 * i + 1]! | 0) - minHi) * 4294967296 + ts[2 * i]!;
+    rel[i] = v;
+    if (i > 0 && v < rel[i - 1]!) sorted = false;
+  }
   if (sorted) {
     for (let i = 0; i < n; i++) order[i] = i;
     return order;
   }
-  // grouped by CPU, each group in row order
+  // grouped by CPU, each group in row order, the times beside the rows
   let cpus = 0;
   for (let i = 0; i < n; i++) if (cpu[i]! >= cpus) cpus = cpu[i]! + 1;
   const start = new Uint32Array(cpus + 1);
   for (let i = 0; i < n; i++) start[cpu[i]! + 1]!++;
   for (let c = 0; c < cpus; c++) start[c + 1]! += start[c]!;
   const at = start.slice(0, cpus);
-  for (let i = 0; i < n; i++) order[at[cpu[i]!]!++] = i;
-  for (let k = 1; k < n; k++) {
-    if (cpu[order[k]!] === cpu[order[k - 1]!] && before(ts, order[k]!, order[k - 1]!)) {
-      // a CPU out of time order
-      const lo = new Uint32Array(n);
-      const hi = new Uint32Array(n);
-      for (let i = 0; i < n; i++) {
-        lo[i] = ts[2 * i]!;
-        hi[i] = (ts[2 * i + 1]! ^ 0x80000000) >>> 0; // the sign bit flipped: negative times first
-      }
-      return radixOrder([lo, hi], n);
-    }
+  let key = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const k = at[cpu[i]!]!++;
+    order[k] = i;
+    key[k] = rel[i]!;
+  }
+  for (let c = 0; c < cpus; c++) {
+    for (let k = start[c]! + 1; k < start[c + 1]!; k++) if (key[k]! < key[k - 1]!) return radixTimeOrder(ts, n); // a CPU out of time order
   }
   // runs [bounds[r], bounds[r + 1]) merged pairwise until one is left
   let bounds: number[] = [];
   for (let c = 0; c < cpus; c++) if (start[c + 1]! > start[c]!) bounds.push(start[c]!);
   bounds.push(n);
-  let other = new Uint32Array(n);
+  let otherOrder = new Uint32Array(n);
+  let otherKey = new Float64Array(n);
   while (bounds.length > 2) {
     const merged: number[] = [];
     for (let r = 0; r + 1 < bounds.length; r += 2) {
       const a = bounds[r]!;
       const m = bounds[r + 1]!;
       const b = r + 2 < bounds.length ? bounds[r + 2]! : m;
-      merge(ts, order, other, a, m, b);
+      merge(key, order, otherKey, otherOrder, a, m, b);
       merged.push(a);
     }
     merged.push(n);
     bounds = merged;
-    [order, other] = [other, order];
+    [order, otherOrder] = [otherOrder, order];
+    [key, otherKey] = [otherKey, key];
   }
   return order;
 }
 
-/** Whether row x is before row y: an earlier time, or the same time and a lower row. */
-function before(ts: Uint32Array, x: number, y: number): boolean {
-  const hx = ts[2 * x + 1]! | 0;
-  const hy = ts[2 * y + 1]! | 0;
-  if (hx !== hy) return hx < hy;
-  const lx = ts[2 * x]!;
-  const ly = ts[2 * y]!;
-  return lx !== ly ? lx < ly : x < y;
+/** timeOrder by the radix sort (any input). */
+function radixTimeOrder(ts: Uint32Array, n: number): Uint32Array {
+  const lo = new Uint32Array(n);
+  const hi = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    lo[i] = ts[2 * i]!;
+    hi[i] = (ts[2 * i + 1]! ^ 0x80000000) >>> 0; // the sign bit flipped: negative times first
+  }
+  return radixOrder([lo, hi], n);
 }
 
-/** dst[a, b) = the merge of the ordered runs src[a, m) and src[m, b). */
-function merge(ts: Uint32Array, src: Uint32Array, dst: Uint32Array, a: number, m: number, b: number): void {
+/** (dKey, dRow)[a, b) = the merge of the runs [a, m) and [m, b) of (key, row), ordered by (key, row). */
+function merge(key: Float64Array, row: Uint32Array, dKey: Float64Array, dRow: Uint32Array, a: number, m: number, b: number): void {
   let i = a;
   let j = m;
   let k = a;
-  while (i < m && j < b) dst[k++] = before(ts, src[j]!, src[i]!) ? src[j++]! : src[i++]!;
-  while (i < m) dst[k++] = src[i++]!;
-  while (j < b) dst[k++] = src[j++]!;
+  while (i < m && j < b) {
+    const ki = key[i]!;
+    const kj = key[j]!;
+    if (kj < ki || (kj === ki && row[j]! < row[i]!)) {
+      dKey[k] = kj;
+      dRow[k++] = row[j++]!;
+    } else {
+      dKey[k] = ki;
+      dRow[k++] = row[i++]!;
+    }
+  }
+  for (; i < m; i++, k++) {
+    dKey[k] = key[i]!;
+    dRow[k] = row[i]!;
+  }
+  for (; j < b; j++, k++) {
+    dKey[k] = key[j]!;
+    dRow[k] = row[j]!;
+  }
 }

@@ -60,7 +60,7 @@ describe('radixSort', () => {
 
 describe('timeOrder', () => {
   /** rows (time, cpu): in time order per cpu unless `shuffle`, times possibly negative or equal across cpus */
-  const rows = fc.array(fc.tuple(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 4 }), fc.constantFrom(0n, -(1n << 40n), (1n << 33n) - 3n)), { maxLength: 400 });
+  const rows = fc.array(fc.tuple(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 4 }), fc.constantFrom(0n, -(1n << 40n), (1n << 33n) - 3n, -(1n << 62n), (1n << 62n) + 7n)), { maxLength: 400 });
   test('equals a stable sort by signed time, ties by row', () => {
     fc.assert(
       fc.property(rows, fc.boolean(), (spec, shuffle) => {
