@@ -85,7 +85,7 @@ export async function measureMemory(file: string): Promise<MemoryResult> {
   const rssAfter = process.memoryUsage().rss;
   // the derived cpuUsage table (not part of decodeFile's result): its own cost, measured when made
   derive(r);
-  const names = ['cswitch', 'spinlock', 'readythread', 'threadEvents', 'processEvents', 'threads', 'processes', 'traces', 'cpuUsage'];
+  const names = ['cswitch', 'spinlock', 'readythread', 'threadEvents', 'processEvents', 'samples', 'images', 'threads', 'processes', 'traces', 'cpuUsage'];
   const tables: TableMemory[] = [];
   let before = heapNow();
   for (const name of names) {
