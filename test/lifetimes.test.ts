@@ -4,8 +4,7 @@
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { decodeSync } from '../src/node.js';
-import { deriveProcesses, deriveThreads } from '../src/derive/lifetimes.js';
-import { IdIndex } from '../src/derive/id-index.js';
+import { deriveProcesses, deriveThreads, IdIndex } from '../src/derive/lifetimes.js';
 import { Table } from '../src/tables/table.js';
 import { TABLE_COLUMNS, type TableName } from '../src/tables/schema.js';
 import { simulateSchedule, writeTrace } from '../src/writer/index.js';

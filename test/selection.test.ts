@@ -28,7 +28,7 @@ import {
 } from '../src/node.js';
 import { createClock, FILETIME_UNIX_EPOCH } from '../src/time.js';
 import { simulateSchedule, writeTrace } from '../src/writer/index.js';
-import { DerivedRows } from '../src/tables/derived-rows.js';
+import { DerivedRows } from './helpers/derived-rows.js';
 import * as L from '../src/generated/layout.js';
 
 const BIN = fileURLToPath(new URL('../bin/etw-decode.js', import.meta.url));

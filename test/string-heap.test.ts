@@ -1,10 +1,10 @@
-// The string columns' reader (src/engine/wasm/strings.ts): each entry's text equals a direct decode (UTF-16
+// The string columns' reader (StringHeapReader, src/engine/wasm/engine.ts): each entry's text equals a direct decode (UTF-16
 // and ANSI, empty, null rows), identical entries give the same string, and the table starts again past its
 // byte bound without changing any text.
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import * as L from '../src/generated/layout.js';
-import { StringHeapReader } from '../src/engine/wasm/strings.js';
+import { StringHeapReader } from '../src/engine/wasm/engine.js';
 
 /** A heap of entries for `texts` ([text, ansi]); returns the buffer, the heap's offset and the refs. */
 function heapOf(texts: [string, boolean][]): { buffer: ArrayBuffer; heap: number; refs: Uint32Array } {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as L from '../src/generated/layout.js';
 import { cpuUsage, decodeSync, threadStates, type Table, type ThreadStateRow } from '../src/node.js';
-import { DerivedRows } from '../src/tables/derived-rows.js';
+import { DerivedRows } from './helpers/derived-rows.js';
 import { generateRealisticTrace, simulateSchedule, writeTrace, type ScheduleOptions } from '../src/writer/index.js';
 import { threadStatesOracle } from './helpers/thread-states-oracle.js';
 import { corpusFiles, corpusTestsEnabled, readCorpus } from './helpers/corpus.js';

@@ -39,7 +39,7 @@
 // words each) and moved into the chunk's columns a block at a time, one column per loop — or handed as
 // they are to a StagedRowSink (CpuAnalyzer: the `cpu` command makes no columns).
 import * as L from '../generated/layout.js';
-import { IdIndex } from './id-index.js';
+import { IdIndex } from './lifetimes.js';
 import { allocColumn, columnsOf, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 

@@ -2,10 +2,10 @@
 // header's machine and clock facts, the anchor that turns `timeNs` into absolute UTC, and what was lost.
 // A converted dataset joins every table to it through the `trace` partition.
 import * as L from '../generated/layout.js';
-import { DerivedRows } from '../tables/derived-rows.js';
+import { allocColumn, TABLE_COLUMNS, validColumnOf } from '../tables/schema.js';
 import type { DiagnosticCounters } from './diagnostics.js';
 import type { TraceInfo } from './logfile.js';
-import type { Table } from '../tables/table.js';
+import { Table } from '../tables/table.js';
 import type { Clock } from '../time.js';
 import { VERSION } from '../version.js';
 
@@ -37,37 +37,44 @@ export interface TraceRowInput {
 
 /** The one-row `traces` table of a decode. */
 export function traceRow(r: TraceRowInput): Table<'traces'> {
-  const rows = new DerivedRows('traces');
-  const i = rows.add();
+  const specs = TABLE_COLUMNS.traces;
+  const columns = specs.map((spec) => allocColumn(spec.type, 1));
+  let valid = 0;
+  const set = (column: number, value: number | bigint | string | null) => {
+    if (value === null) return;
+    (columns[column] as (typeof value)[])[0] = value;
+    valid |= 1 << column;
+  };
   const info = r.info;
-  rows.maybe(i, L.TR_SOURCE_PATH, r.sourcePath);
-  rows.set(i, L.TR_FILE_SIZE, BigInt(r.fileSize));
+  set(L.TR_SOURCE_PATH, r.sourcePath);
+  set(L.TR_FILE_SIZE, BigInt(r.fileSize));
   if (info) {
-    rows.maybe(i, L.TR_LOGGER_NAME, info.loggerName || null);
-    rows.maybe(i, L.TR_LOG_FILE_NAME, info.logFileName || null);
-    rows.set(i, L.TR_OS_VERSION, info.osVersion);
-    rows.set(i, L.TR_BUILD, info.build);
-    rows.set(i, L.TR_NUMBER_OF_PROCESSORS, info.numberOfProcessors);
-    rows.set(i, L.TR_POINTER_SIZE, info.pointerSize & 0xff);
-    rows.set(i, L.TR_CLOCK_TYPE, info.clockType & 0xff);
-    rows.set(i, L.TR_CPU_SPEED_IN_MHZ, info.cpuSpeedInMHz >>> 0);
-    rows.set(i, L.TR_ANCHOR_TICKS, info.headerTimestamp);
-    rows.set(i, L.TR_END_FILE_TIME, info.endTime);
-    rows.set(i, L.TR_EVENTS_LOST, info.eventsLost >>> 0);
-    rows.set(i, L.TR_BUFFERS_LOST, info.buffersLost >>> 0);
+    set(L.TR_LOGGER_NAME, info.loggerName || null);
+    set(L.TR_LOG_FILE_NAME, info.logFileName || null);
+    set(L.TR_OS_VERSION, info.osVersion);
+    set(L.TR_BUILD, info.build);
+    set(L.TR_NUMBER_OF_PROCESSORS, info.numberOfProcessors);
+    set(L.TR_POINTER_SIZE, info.pointerSize & 0xff);
+    set(L.TR_CLOCK_TYPE, info.clockType & 0xff);
+    set(L.TR_CPU_SPEED_IN_MHZ, info.cpuSpeedInMHz >>> 0);
+    set(L.TR_ANCHOR_TICKS, info.headerTimestamp);
+    set(L.TR_END_FILE_TIME, info.endTime);
+    set(L.TR_EVENTS_LOST, info.eventsLost >>> 0);
+    set(L.TR_BUFFERS_LOST, info.buffersLost >>> 0);
   } else {
-    rows.set(i, L.TR_EVENTS_LOST, 0);
-    rows.set(i, L.TR_BUFFERS_LOST, 0);
+    set(L.TR_EVENTS_LOST, 0);
+    set(L.TR_BUFFERS_LOST, 0);
   }
   if (r.clock) {
-    rows.set(i, L.TR_TICKS_PER_SECOND, r.clock.ticksPerSecond);
-    rows.set(i, L.TR_ANCHOR_FILE_TIME, r.clock.anchorFileTime);
-    rows.set(i, L.TR_ANCHOR_UTC, fileTimeToIso(r.clock.anchorFileTime));
+    set(L.TR_TICKS_PER_SECOND, r.clock.ticksPerSecond);
+    set(L.TR_ANCHOR_FILE_TIME, r.clock.anchorFileTime);
+    set(L.TR_ANCHOR_UTC, fileTimeToIso(r.clock.anchorFileTime));
   }
-  rows.set(i, L.TR_BUFFERS, r.buffers >>> 0);
-  rows.set(i, L.TR_BUFFERS_CORRUPT, (r.diagnostics.buffersCorrupt ?? 0) >>> 0);
-  rows.set(i, L.TR_EVENTS, BigInt(r.events));
-  rows.maybe(i, L.TR_DATA_LOSS, r.dataLoss);
-  rows.set(i, L.TR_DECODER, `etw-decode ${VERSION}`);
-  return rows.take();
+  set(L.TR_BUFFERS, r.buffers >>> 0);
+  set(L.TR_BUFFERS_CORRUPT, (r.diagnostics.buffersCorrupt ?? 0) >>> 0);
+  set(L.TR_EVENTS, BigInt(r.events));
+  set(L.TR_DATA_LOSS, r.dataLoss);
+  set(L.TR_DECODER, `etw-decode ${VERSION}`);
+  (columns[validColumnOf('traces')] as Uint32Array)[0] = (valid | (1 << validColumnOf('traces'))) >>> 0;
+  return new Table('traces', { length: 1, columns });
 }

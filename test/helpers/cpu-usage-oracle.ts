@@ -22,7 +22,7 @@ import * as L from '../../src/generated/layout.js';
 import { allocColumn, TABLE_COLUMNS, type TypedColumn } from '../../src/tables/schema.js';
 import { Table } from '../../src/tables/table.js';
 import type { CpuUsageOptions, CpuUsageStats } from '../../src/derive/cpu-usage.js';
-import { DerivedRows } from '../../src/tables/derived-rows.js';
+import { DerivedRows } from './derived-rows.js';
 
 const KIND_THREAD = 0;
 const KIND_READY = 1;

@@ -2,7 +2,7 @@
 // docs/format.md §F.1-F.3 applied row by row with BigInt times, a comparator sort and a Map — the plain
 // form the typed derivation must equal.
 import * as L from '../../src/generated/layout.js';
-import { DerivedRows } from '../../src/tables/derived-rows.js';
+import { DerivedRows } from './derived-rows.js';
 import { Table } from '../../src/tables/table.js';
 
 /** Row indices of `ts` in timestamp order, ties in row order. */

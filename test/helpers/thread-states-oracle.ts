@@ -13,7 +13,7 @@
 // trace's start (unless that event is a Start); after the last: the state stays open (end null).
 import * as L from '../../src/generated/layout.js';
 import type { Table } from '../../src/tables/table.js';
-import { DerivedRows } from '../../src/tables/derived-rows.js';
+import { DerivedRows } from './derived-rows.js';
 
 type State = { name: 'unknown' | 'running' | 'ready' | 'waiting'; cpu?: number; readying?: number | null; waitReason?: number | null; waitMode?: number | null; oldState?: number; priority?: number | null } | null;
 

@@ -1,8 +1,8 @@
-// Rows of a derived table built one at a time: plain arrays per column and a valid mask, turned into
+// Rows of a derived table built one at a time (the oracles): plain arrays per column and a valid mask, turned into
 // typed columns at the end (or per chunk). Used for tables computed in TypeScript (threads, processes,
 // cpuUsage), whose size is that of their output.
-import { allocColumn, TABLE_COLUMNS, validColumnOf, type TableName, type TypedColumn } from './schema.js';
-import { Table } from './table.js';
+import { allocColumn, TABLE_COLUMNS, validColumnOf, type TableName, type TypedColumn } from '../../src/tables/schema.js';
+import { Table } from '../../src/tables/table.js';
 
 export class DerivedRows<T extends TableName> {
   private readonly specs;
