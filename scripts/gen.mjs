@@ -85,7 +85,13 @@ export function checkDeclarations(tables = TABLES, traceHooks = TRACE_HOOKS, sta
       if (t.decoders) throw new Error(`${t.name}: a derived table has no decoders`);
       continue;
     }
-    if (!Array.isArray(t.decoders) || t.decoders.length === 0) throw new Error(`${t.name}: a decoded table names its decoders (and their HookIds)`);
+    // a child table (rowsOf): its rows are written by the decoders of the table it names (stackEventFrames)
+    if (t.rowsOf !== undefined) {
+      const parent = tables.find((p) => p.name === t.rowsOf);
+      if (!parent || parent.derived || !parent.decoders || t.decoders) throw new Error(`${t.name}: rowsOf names a decoded table with decoders, and the child has none of its own`);
+      continue;
+    }
+    if (!Array.isArray(t.decoders) || t.decoders.length === 0) throw new Error(`${t.name}: a decoded table names its decoders (and their HookIds), or the table whose decoders write its rows (rowsOf)`);
   }
   const files = new Set();
   for (const d of decodersOf(tables)) {
