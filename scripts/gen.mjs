@@ -220,7 +220,7 @@ function tsRegistry() {
     const hooks = (t.decoders ?? [])
       .flatMap((d) => d.hooks.map(([name, value]) => `{ name: ${JSON.stringify(name)}, hookId: ${hex4(value)}, decoder: ${JSON.stringify(d.file)} }`))
       .join(', ');
-    return `  ${t.name}: {\n    id: ${i},\n    name: ${JSON.stringify(t.name)},\n    derived: ${Boolean(t.derived)},\n    description: ${JSON.stringify(t.description)},\n    kernelFlags: [${flags}],\n    hooks: [${hooks}],\n    columns: [\n${cols}\n    ],\n  },`;
+    return `  ${t.name}: {\n    id: ${i},\n    name: ${JSON.stringify(t.name)},\n    derived: ${Boolean(t.derived)},\n    rowsOf: ${JSON.stringify(t.rowsOf ?? null)},\n    description: ${JSON.stringify(t.description)},\n    kernelFlags: [${flags}],\n    hooks: [${hooks}],\n    columns: [\n${cols}\n    ],\n  },`;
   });
   const ARRAY = {
     i64: 'BigInt64Array',
