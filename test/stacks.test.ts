@@ -5,6 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { resolveStacks, type ResolvedStacks } from '../src/derive/stacks.js';
 import { decodeSync, type DecodeResult } from '../src/node.js';
+import type { Table } from '../src/tables/table.js';
 import { simulateSchedule, writeTrace, type StackWalkSpec } from '../src/writer/index.js';
 
 /** The frames of stack `id`. */
@@ -31,7 +32,7 @@ describe.each(['wasm', 'reference'] as const)('%s engine', (engine) => {
     expect(s.events.length).toBe(truth.length);
     // each truth entry: the row with its timestamp has the stack of its frames, kernel frames first
     const rowOf = (r: DecodeResult, table: 'cswitch' | 'readythread' | 'samples', ts: bigint): number => {
-      const col = r[table].column('timestamp');
+      const col = (r[table] as Table<'samples'>).column('timestamp');
       const i = col.indexOf(ts);
       expect(i, `${table} row at ${ts}`).toBeGreaterThanOrEqual(0);
       return i;
