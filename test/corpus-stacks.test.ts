@@ -111,5 +111,18 @@ describe.skipIf(!corpus).each(ENGINES)('%s engine', (engine) => {
       if (kinds.length > k) expect([kinds[k], kinds[kinds.length - 1]]).toEqual(['U', 'U']);
     }
     expect(checked).toBe(200);
+    // docs/format.md §H: Stack1 of a sample's stack is its InstructionPointer (all but 2); kernel frames are at or above
+    // 0xFFFFF80000000000, user frames below 0x0000080000000000
+    const ip = r.samples.column('instructionPointer');
+    let same = 0;
+    let withStack = 0;
+    for (let i = 0; i < r.samples.length; i++) {
+      const id = s.stackIdOf.samples[i]!;
+      if (id < 0) continue;
+      withStack++;
+      if (s.frames.address[s.stacks.firstFrame[id]!] === ip[i]) same++;
+    }
+    expect([same, withStack]).toEqual([6316, 6318]);
+    for (const a of s.frames.address) expect(a >= 0xfffff80000000000n || a < 0x0000080000000000n).toBe(true);
   });
 });
