@@ -320,7 +320,8 @@ export const TABLES = [
     name: 'stackEvents',
     prefix: 'SE',
     reserve: 1,
-    kernelFlags: [['PROFILE', 0x20000002]], // stacks are asked for per event kind (xperf -stackwalk); they come with the events of these flags
+    // stacks are asked for per event kind (xperf -stackwalk), not by a group-mask flag: they come with the events of these
+    kernelFlags: [['PROFILE', 0x20000002], ['CSWITCH', 0x20000004], ['DISPATCHER', 0x20000200]],
     description:
       'one row per StackWalk event (0x1820: the frames of one half of the stack of an event) and stack-key event (0x1822-0x1824: a key and its frames; 0x1825/0x1826: an event whose kernel or user half is the stack of a key); frames in stackEventFrames',
     decoders: [
@@ -360,7 +361,7 @@ export const TABLES = [
     // the most frames one event can hold: (0xFFFF - 0x10 header - 0x10 fixed part) / 4, rounded up
     reserve: 16384,
     rowsOf: 'stackEvents', // written by the stackEvents decoder (assembly/stackwalk.ts)
-    kernelFlags: [['PROFILE', 0x20000002]],
+    kernelFlags: [['PROFILE', 0x20000002], ['CSWITCH', 0x20000004], ['DISPATCHER', 0x20000200]],
     description:
       'one row per frame of a StackWalk or key-definition event, in the order of stackEvents (the frames of its n-th row follow those of the rows before it), innermost frame first',
     columns: [
