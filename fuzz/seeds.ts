@@ -1,7 +1,7 @@
 // Fuzz seeds: small traces from the writer (every option that changes the bytes: compression, pointer size,
-// buffer sizes, event mixes; a simulated schedule with stacks) and the real corpus ($ETW_DECODE_CORPUS, else ../shared/corpus/real; files over
+// buffer sizes, event mixes) and the real corpus ($ETW_DECODE_CORPUS, else ../shared/corpus/real; files over
 // 128 KiB cut to their first buffers), each with a map of its buffers and events so mutations can aim at
-// headers, compact batches and compressed streams.
+// headers, compact batches and compressed streams; apart from them, stackSeeds (simulated schedules with stacks).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as L from '../src/generated/layout.js';
@@ -71,10 +71,19 @@ export function writerSeeds(): Seed[] {
     { name: 'compressed-compact', targetBytes: 80_000, cpus: 2, bufferSize: 0x1000, compress: true, mix: { compact: 1 } },
     { name: 'noise', targetBytes: 64_000, cpus: 1, bufferSize: 0x2000, mix: { noise: 1 } },
   ];
-  const mixed = configs.map(({ name, ...o }, i) => analyse(`writer/${name}`, generateMixedTrace({ seed: 1000 + i, ...o }).bytes));
-  // stacks (docs/format.md §H): StackWalk halves, key references, KeyDelete and KeyRundown after switches, readies and samples
-  const stacks = simulateSchedule({ seed: 1100, cpus: 2, duration: 60_000, profileInterval: 3_000, stacks: true, bufferSize: 0x1000 });
-  return [...mixed, analyse('writer/stacks', writeTrace(stacks.description).bytes)];
+  return configs.map(({ name, ...o }, i) => analyse(`writer/${name}`, generateMixedTrace({ seed: 1000 + i, ...o }).bytes));
+}
+
+/**
+ * Seeds with stacks (docs/format.md §H): StackWalk halves, key references, KeyDelete and KeyRundown after
+ * switches, readies and samples, x64 and x86. Not among allSeeds (input i of seed S stays what it was):
+ * `fuzz({ seeds: stackSeeds() })` and test/fuzz.test.ts run them.
+ */
+export function stackSeeds(): Seed[] {
+  return ([8, 4] as const).map((pointerSize) => {
+    const sim = simulateSchedule({ seed: 1100 + pointerSize, cpus: 2, duration: 60_000, profileInterval: 3_000, stacks: true, bufferSize: 0x1000, pointerSize });
+    return analyse(`writer/stacks-x${pointerSize === 8 ? 64 : 86}`, writeTrace(sim.description).bytes);
+  });
 }
 
 /** The real corpus (none if it is not there), files over `maxBytes` cut to their first whole buffers. */

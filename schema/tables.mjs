@@ -323,7 +323,7 @@ export const TABLES = [
     // stacks are asked for per event kind (xperf -stackwalk), not by a group-mask flag: they come with the events of these
     kernelFlags: [['PROFILE', 0x20000002], ['CSWITCH', 0x20000004], ['DISPATCHER', 0x20000200]],
     description:
-      'one row per StackWalk event (0x1820: the frames of one half of the stack of an event) and stack-key event (0x1822-0x1824: a key and its frames; 0x1825/0x1826: an event whose kernel or user half is the stack of a key); frames in stackEventFrames',
+      'one row per StackWalk event (0x1820: the frames of one half of the stack of an event) and stack-key event (0x1822-0x1824: a key and its frames; 0x1825/0x1826: an event whose kernel or user half is the stack of a key); frames in stackEventFrames; logged only for the event kinds a session asks stacks for (xperf -stackwalk, WPR profiles); resolveStacks turns them into stack ids',
     decoders: [
       {
         file: 'stackwalk',
