@@ -1,7 +1,7 @@
 // Layout: every offset, size, enum value and shared rule of the format, defined once.
 // Format: docs/format.md parts A (WMI_BUFFER_HEADER, TRACE_LOGFILE_HEADER), B (trace headers),
 // C (WMI_CONTEXTSWAP), D (PERFINFO_CCSWAP_BUFFER and packets), E (WMI_SPINLOCK), F (thread, process,
-// ReadyThread), G (SampledProfile, image events).
+// ReadyThread), G (SampledProfile, image events), H (StackWalk and stack-key events).
 //
 // This file is the single source of truth for both decoders. The AssemblyScript engine imports it
 // directly; `scripts/gen.mjs` copies it to `src/generated/layout.ts` (prefixing TypeScript aliases for
@@ -457,3 +457,22 @@ export const KIND_BYTES: i32 = 40;
 // decodeBuffer status codes
 export const STATUS_OK: i32 = 0; // buffer fully handled (walked, or skipped and counted)
 export const STATUS_NEED_DRAIN: i32 = 1; // output columns full: drain rows, then call resume()
+
+// ---------------------------------------------------------------------------------------------
+// H.1 StackWalk events (group EVENT_TRACE_GROUP_STACKWALK 0x18; opcode = the HookId's low byte), version 2.
+// P = pointer size. StackWalk_Event (0x1820): EventTimeStamp, StackProcess, StackThread, then frames.
+export const STK_EVENT_TIMESTAMP: i32 = 0x00; // u64 EventTimeStamp (the stacked event's header timestamp)
+export const STK_PROCESS_ID: i32 = 0x08; // u32 StackProcess
+export const STK_THREAD_ID: i32 = 0x0c; // u32 StackThread
+export const STK_FRAMES: i32 = 0x10; // ptr Stack1 .. StackN: N = (payload - 0x10) / P
+// StackWalk_Key (0x1825 StackKeyKernel, 0x1826 StackKeyUser): the same three fields, then ptr StackKey at 0x10
+export const STK_KEY: i32 = 0x10;
+// StackWalk_KeyDefinition (0x1822 KeyCreate, 0x1823 KeyDelete, 0x1824 KeyRundown): ptr StackKey at 0, frames from P
+export const STK_DEF_KEY: i32 = 0x00;
+export const STK_EVENT_VERSION: i32 = 2;
+export const STK_OPCODE_STACK: i32 = 0x20;
+export const STK_OPCODE_KEY_CREATE: i32 = 0x22;
+export const STK_OPCODE_KEY_DELETE: i32 = 0x23;
+export const STK_OPCODE_KEY_RUNDOWN: i32 = 0x24;
+export const STK_OPCODE_KEY_KERNEL: i32 = 0x25;
+export const STK_OPCODE_KEY_USER: i32 = 0x26;

@@ -155,6 +155,11 @@ export function invariants(r: DecodeResult): [string, string] | null {
         byHook(L.HOOK_IMAGE_LOAD) + byHook(L.HOOK_IMAGE_UNLOAD) + byHook(L.HOOK_IMAGE_DC_START) + byHook(L.HOOK_IMAGE_DC_END),
         d['imageEventsDecoded']! + d['imageEventsSkippedVersion']! + d['imageEventsSkippedShort']!,
       ],
+      [
+        'stack events',
+        [L.HOOK_STACKWALK, L.HOOK_STACKTRACE_CREATE, L.HOOK_STACKTRACE_DELETE, L.HOOK_STACKTRACE_RUNDOWN, L.HOOK_STACKTRACE_KEY_KERNEL, L.HOOK_STACKTRACE_KEY_USER].reduce((n, h) => n + byHook(h), 0),
+        d['stackEventsDecoded']! + d['stackEventsSkippedVersion']! + d['stackEventsSkippedShort']!,
+      ],
     ];
     for (const [name, seen, accounted] of checks) if (seen !== accounted) return [name, `${seen} seen, ${accounted} decoded + skipped`];
   }
@@ -177,6 +182,15 @@ export function invariants(r: DecodeResult): [string, string] | null {
   if (r.spinlock.length !== d['spinlockDecoded']) return ['row sources', `${r.spinlock.length} spinlock rows, ${d['spinlockDecoded']} decoded`];
   if (r.samples.length !== d['samplesDecoded']) return ['row sources', `${r.samples.length} samples rows, ${d['samplesDecoded']} decoded`];
   if (r.images.length !== d['imageEventsDecoded']) return ['row sources', `${r.images.length} images rows, ${d['imageEventsDecoded']} decoded`];
+  if (r.stackEvents.length !== d['stackEventsDecoded']) return ['row sources', `${r.stackEvents.length} stackEvents rows, ${d['stackEventsDecoded']} decoded`];
+  // the frames of the stackEvents rows are the stackEventFrames rows, each event's from depth 0
+  const frameCount = r.stackEvents.column('frameCount');
+  const depth = r.stackEventFrames.column('depth');
+  let frame = 0;
+  for (let i = 0; i < frameCount.length; i++) {
+    for (let k = 0; k < frameCount[i]!; k++, frame++) if (depth[frame] !== k) return ['row sources', `stackEventFrames row ${frame}: depth ${depth[frame]}, expected ${k}`];
+  }
+  if (frame !== r.stackEventFrames.length) return ['row sources', `${r.stackEventFrames.length} stackEventFrames rows, ${frame} frames in stackEvents`];
   // the issue log: sorted by offset, at most 1024, each of a counter that counted
   if (s.issues.length > L.LOG_CAPACITY) return ['issues', `${s.issues.length} issues`];
   for (let i = 0; i < s.issues.length; i++) {

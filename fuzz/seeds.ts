@@ -1,11 +1,11 @@
 // Fuzz seeds: small traces from the writer (every option that changes the bytes: compression, pointer size,
 // buffer sizes, event mixes) and the real corpus ($ETW_DECODE_CORPUS, else ../shared/corpus/real; files over
 // 128 KiB cut to their first buffers), each with a map of its buffers and events so mutations can aim at
-// headers, compact batches and compressed streams.
+// headers, compact batches and compressed streams; apart from them, stackSeeds (simulated schedules with stacks).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as L from '../src/generated/layout.js';
-import { generateMixedTrace, type MixedTraceOptions } from '../src/writer/index.js';
+import { generateMixedTrace, simulateSchedule, writeTrace, type MixedTraceOptions } from '../src/writer/index.js';
 import { findCorpus } from '../test/helpers/corpus.js';
 
 export interface SeedBuffer {
@@ -72,6 +72,18 @@ export function writerSeeds(): Seed[] {
     { name: 'noise', targetBytes: 64_000, cpus: 1, bufferSize: 0x2000, mix: { noise: 1 } },
   ];
   return configs.map(({ name, ...o }, i) => analyse(`writer/${name}`, generateMixedTrace({ seed: 1000 + i, ...o }).bytes));
+}
+
+/**
+ * Seeds with stacks (docs/format.md §H): StackWalk halves, key references, KeyDelete and KeyRundown after
+ * switches, readies and samples, x64 and x86. Not among allSeeds (input i of seed S stays what it was):
+ * `fuzz({ seeds: stackSeeds() })` and test/fuzz.test.ts run them.
+ */
+export function stackSeeds(): Seed[] {
+  return ([8, 4] as const).map((pointerSize) => {
+    const sim = simulateSchedule({ seed: 1100 + pointerSize, cpus: 2, duration: 60_000, profileInterval: 3_000, stacks: true, bufferSize: 0x1000, pointerSize });
+    return analyse(`writer/stacks-x${pointerSize === 8 ? 64 : 86}`, writeTrace(sim.description).bytes);
+  });
 }
 
 /** The real corpus (none if it is not there), files over `maxBytes` cut to their first whole buffers. */

@@ -203,4 +203,13 @@ export const STATS = [
     severity: 'dataLoss',
     description: 'bytes at the end of the input that are not a whole buffer: a buffer cut short by the end of the input (see buffersTruncated), or fewer than 0x48 bytes',
   },
+  { id: 'D_STACK_DECODED', name: 'stackEventsDecoded', severity: 'info', description: 'StackWalk (0x1820) and stack-key (0x1822-0x1826) events decoded' },
+  { id: 'D_STACK_SKIPPED_VERSION', name: 'stackEventsSkippedVersion', severity: 'dataLoss', description: 'StackWalk and stack-key events of an unknown version (not 2)' },
+  {
+    id: 'D_STACK_SKIPPED_SHORT',
+    name: 'stackEventsSkippedShort',
+    severity: 'dataLoss',
+    description: 'StackWalk and stack-key events shorter than their fixed part (StackWalk 0x10 bytes; key definitions P; key references 0x10 + P)',
+    detail: 'payload bytes',
+  },
 ];

@@ -49,6 +49,8 @@
  *   Masks[], low 29 bits = the bits; docs/format.md §A.9), by which a trace shows whether it was on.
  *   Any one listed flag records them.
  * @property {DecoderDecl[]} [decoders] the decoders of the events that make its rows (decoded tables)
+ * @property {string} [rowsOf] a decoded child table without decoders of its own: the decoders of the table
+ *   named here write its rows too (stackEventFrames: the frames of stackEvents rows)
  * @property {Column[]} columns
  */
 
@@ -312,6 +314,60 @@ export const TABLES = [
       ['version', 'u8', 'event version'],
       ['fileOffset', 'f64', 'file offset of the event'],
       ['valid', 'u32', 'bit mask of present columns (bit = column id)'],
+    ],
+  },
+  {
+    name: 'stackEvents',
+    prefix: 'SE',
+    reserve: 1,
+    // stacks are asked for per event kind (xperf -stackwalk), not by a group-mask flag: they come with the events of these
+    kernelFlags: [['PROFILE', 0x20000002], ['CSWITCH', 0x20000004], ['DISPATCHER', 0x20000200]],
+    description:
+      'one row per StackWalk event (0x1820: the frames of one half of the stack of an event) and stack-key event (0x1822-0x1824: a key and its frames; 0x1825/0x1826: an event whose kernel or user half is the stack of a key); frames in stackEventFrames; logged only for the event kinds a session asks stacks for (xperf -stackwalk, WPR profiles); resolveStacks turns them into stack ids',
+    decoders: [
+      {
+        file: 'stackwalk',
+        fn: 'stackWalkEvent',
+        args: ['data', 'n', 'version', 'pointerSize', 'opcode', 'cpu', 'tsAt', 'fileOffset'],
+        // §H.1: HookId = EVENT_TRACE_GROUP_STACKWALK (0x1800) | opcode
+        hooks: [
+          ['STACKWALK', 0x1820, 'PERFINFO_LOG_TYPE_STACKWALK'],
+          ['STACKTRACE_CREATE', 0x1822, 'PERFINFO_LOG_TYPE_STACKTRACE_CREATE'],
+          ['STACKTRACE_DELETE', 0x1823, 'PERFINFO_LOG_TYPE_STACKTRACE_DELETE'],
+          ['STACKTRACE_RUNDOWN', 0x1824, 'PERFINFO_LOG_TYPE_STACKTRACE_RUNDOWN'],
+          ['STACKTRACE_KEY_KERNEL', 0x1825, 'PERFINFO_LOG_TYPE_STACKTRACE_KEY_KERNEL'],
+          ['STACKTRACE_KEY_USER', 0x1826, 'PERFINFO_LOG_TYPE_STACKTRACE_KEY_USER'],
+        ],
+      },
+    ],
+    columns: [
+      ['timestamp', 'i64', 'raw session-clock ticks of the stack event itself', 'time'],
+      ['cpu', 'u16', 'processor of the buffer'],
+      ['opcode', 'u8', '32 Stack, 34 KeyCreate, 35 KeyDelete, 36 KeyRundown, 37 StackKeyKernel, 38 StackKeyUser (the low byte of the HookId)', 'stackEvent'],
+      ['eventTimestamp', 'i64?', 'EventTimeStamp: the timestamp of the event the stack belongs to (Stack, StackKeyKernel, StackKeyUser)', 'time'],
+      ['processId', 'u32?', 'StackProcess: the process of that event'],
+      ['threadId', 'u32?', 'StackThread: the thread of that event'],
+      ['stackKey', 'u64?', 'StackKey: the cached stack a key event names or defines (KeyCreate/KeyDelete/KeyRundown/StackKeyKernel/StackKeyUser)', 'address'],
+      ['frameCount', 'u16', 'frames of the event (Stack, KeyCreate/KeyDelete/KeyRundown; 0 for StackKeyKernel/StackKeyUser): its rows of stackEventFrames are the frameCount rows after those of the rows before it'],
+      ['pointerSize', 'u8', '4 (x86 layout) or 8 (x64 layout)'],
+      ['version', 'u8', 'event version'],
+      ['fileOffset', 'f64', 'file offset of the event'],
+      ['valid', 'u32', 'bit mask of present columns (bit = column id)'],
+    ],
+  },
+  {
+    name: 'stackEventFrames',
+    prefix: 'SF',
+    // the most frames one event can hold: (0xFFFF - 0x10 header - 0x10 fixed part) / 4, rounded up
+    reserve: 16384,
+    rowsOf: 'stackEvents', // written by the stackEvents decoder (assembly/stackwalk.ts)
+    kernelFlags: [['PROFILE', 0x20000002], ['CSWITCH', 0x20000004], ['DISPATCHER', 0x20000200]],
+    description:
+      'one row per frame of a StackWalk or key-definition event, in the order of stackEvents (the frames of its n-th row follow those of the rows before it), innermost frame first',
+    columns: [
+      ['timestamp', 'i64', 'timestamp of its stackEvents row (the stack event)', 'time'],
+      ['depth', 'u16', 'index of the frame in its event: 0 = Stack1, the innermost frame (the instruction pointer of the event)'],
+      ['address', 'u64', 'the frame address (Stack<n>; a 32-bit pointer zero-extended)', 'address'],
     ],
   },
   {

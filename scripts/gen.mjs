@@ -85,7 +85,13 @@ export function checkDeclarations(tables = TABLES, traceHooks = TRACE_HOOKS, sta
       if (t.decoders) throw new Error(`${t.name}: a derived table has no decoders`);
       continue;
     }
-    if (!Array.isArray(t.decoders) || t.decoders.length === 0) throw new Error(`${t.name}: a decoded table names its decoders (and their HookIds)`);
+    // a child table (rowsOf): its rows are written by the decoders of the table it names (stackEventFrames)
+    if (t.rowsOf !== undefined) {
+      const parent = tables.find((p) => p.name === t.rowsOf);
+      if (!parent || parent.derived || !parent.decoders || t.decoders) throw new Error(`${t.name}: rowsOf names a decoded table with decoders, and the child has none of its own`);
+      continue;
+    }
+    if (!Array.isArray(t.decoders) || t.decoders.length === 0) throw new Error(`${t.name}: a decoded table names its decoders (and their HookIds), or the table whose decoders write its rows (rowsOf)`);
   }
   const files = new Set();
   for (const d of decodersOf(tables)) {
@@ -214,7 +220,7 @@ function tsRegistry() {
     const hooks = (t.decoders ?? [])
       .flatMap((d) => d.hooks.map(([name, value]) => `{ name: ${JSON.stringify(name)}, hookId: ${hex4(value)}, decoder: ${JSON.stringify(d.file)} }`))
       .join(', ');
-    return `  ${t.name}: {\n    id: ${i},\n    name: ${JSON.stringify(t.name)},\n    derived: ${Boolean(t.derived)},\n    description: ${JSON.stringify(t.description)},\n    kernelFlags: [${flags}],\n    hooks: [${hooks}],\n    columns: [\n${cols}\n    ],\n  },`;
+    return `  ${t.name}: {\n    id: ${i},\n    name: ${JSON.stringify(t.name)},\n    derived: ${Boolean(t.derived)},\n    rowsOf: ${JSON.stringify(t.rowsOf ?? null)},\n    description: ${JSON.stringify(t.description)},\n    kernelFlags: [${flags}],\n    hooks: [${hooks}],\n    columns: [\n${cols}\n    ],\n  },`;
   });
   const ARRAY = {
     i64: 'BigInt64Array',

@@ -83,7 +83,7 @@ describe('generated traces', () => {
     );
   });
 
-  test('property: simulated schedules (Thread, Process, SetName, ReadyThread, SampledProfile, Image, both switch kinds), corrupted', () => {
+  test('property: simulated schedules (Thread, Process, SetName, ReadyThread, SampledProfile, Image, stacks, both switch kinds), corrupted', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 1, max: 2 ** 31 - 1 }),
@@ -104,6 +104,7 @@ describe('generated traces', () => {
             profileInterval: seed % 2 === 0 ? 3_000 : 0,
             images: seed % 5 !== 0,
             imageVersion: seed % 2 === 0 ? 3 : 2,
+            stacks: seed % 3 !== 1,
           });
           const base = writeTrace(sim.description).bytes;
           const safe = edits.map((e) => ({ at: 0x60 + (e.at % Math.max(1, base.length - 0x60)), value: e.value }));

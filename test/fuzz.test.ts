@@ -8,7 +8,7 @@ import { expect, test } from 'vitest';
 import { checkInput } from '../fuzz/check.js';
 import { allSeeds, fuzz, inputRng } from '../fuzz/fuzz.js';
 import { mutate } from '../fuzz/mutate.js';
-import { analyse, writerSeeds } from '../fuzz/seeds.js';
+import { analyse, stackSeeds, writerSeeds } from '../fuzz/seeds.js';
 import { decodeSync } from '../src/node.js';
 import { corpusTestsEnabled, readCorpus } from './helpers/corpus.js';
 
@@ -143,4 +143,10 @@ test('fuzz smoke: 1000 inputs of seed 1, no failure (npm run fuzz runs more)', {
   expect(stats.distinct.map((d) => `${d.signature} (input ${d.index}: ${d.failure.message.slice(0, 500)})`)).toEqual([]);
   // every mutation ran
   expect(Object.keys(stats.byOp).length).toBeGreaterThanOrEqual(11);
+});
+
+test('fuzz smoke with stacks: 300 inputs of seed 2 from the stack seeds, no failure', { timeout: 240_000 }, async () => {
+  const stats = await fuzz({ seed: 2, count: 300, root: join(here, '..'), seeds: stackSeeds(), minimize: false });
+  expect(stats.inputs).toBe(300);
+  expect(stats.distinct.map((d) => `${d.signature} (input ${d.index}: ${d.failure.message.slice(0, 500)})`)).toEqual([]);
 });

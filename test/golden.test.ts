@@ -1,5 +1,5 @@
 // Golden byte vectors: payloads written byte by byte from format-spec.md (C: CSwitch, D: compact batches,
-// E: SpinLock) and docs/format.md §G (SampledProfile, image events) — never through src/writer or the layout constants — framed into a minimal trace by
+// E: SpinLock) and docs/format.md §G (SampledProfile, image events) and §H (StackWalk, stack-key events) — never through src/writer or the layout constants — framed into a minimal trace by
 // test/helpers/bytes.ts and decoded by both engines. Every expected row is written out in full, nulls included.
 // The `valid` column is derived from the literal row: bit c is set exactly for the non-null columns.
 //
@@ -762,5 +762,125 @@ describe.each(ENGINES)('%s engine: samples and images (§G)', (engine) => {
     expect(r.images.length).toBe(1);
     expect(r.images.get(0)!.fileName).toBe('AB');
     expect(r.images.get(0)!.opcode).toBe(4);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// H: StackWalk (HookId 0x1820) and stack-key events (0x1822-0x1826), docs/format.md §H.1
+
+describe.each(ENGINES)('%s engine: stack events (§H.1)', (engine) => {
+  test('x64 (PERFINFO64): a StackWalk with 3 frames, a StackKeyUser reference and the KeyRundown of its key', () => {
+    const walk = hexBytes(
+      '02 00 11 c0', // marker: version 2, PERFINFO64
+      '38 00', // Size 0x38 = 0x10 + 0x10 + 3 × 8
+      '20 18', // HookId 0x1820 (PERFINFO_LOG_TYPE_STACKWALK)
+      'e8 03 00 00 00 00 00 00', // timestamp 1000
+      'e7 03 00 00 00 00 00 00', // 0x00 EventTimeStamp 999
+      '34 12 00 00', // 0x08 StackProcess 0x1234
+      '78 56 00 00', // 0x0C StackThread 0x5678
+      'd0 ff 66 42 02 f8 ff ff', // 0x10 Stack1 0xFFFFF8024266FFD0 (above 2^53: exact)
+      '34 12 00 40 02 f8 ff ff', // 0x18 Stack2 0xFFFFF80240001234
+      '00 10 d0 45 fb 7f 00 00', // 0x20 Stack3 0x7FFB45D01000
+    );
+    const ref = hexBytes(
+      '02 00 11 c0', // marker: version 2, PERFINFO64
+      '28 00', // Size 0x28 = 0x10 + 0x18
+      '26 18', // HookId 0x1826 (PERFINFO_LOG_TYPE_STACKTRACE_KEY_USER)
+      'e9 03 00 00 00 00 00 00', // timestamp 1001
+      'e7 03 00 00 00 00 00 00', // 0x00 EventTimeStamp 999
+      '34 12 00 00', // 0x08 StackProcess
+      '78 56 00 00', // 0x0C StackThread
+      '00 01 00 03 80 fa ff ff', // 0x10 StackKey 0xFFFFFA8003000100
+    );
+    const rundown = hexBytes(
+      '02 00 11 c0', // marker: version 2, PERFINFO64
+      '28 00', // Size 0x28 = 0x10 + 8 + 2 × 8
+      '24 18', // HookId 0x1824 (PERFINFO_LOG_TYPE_STACKTRACE_RUNDOWN)
+      'ea 03 00 00 00 00 00 00', // timestamp 1002
+      '00 01 00 03 80 fa ff ff', // 0x00 StackKey 0xFFFFFA8003000100
+      '00 10 d0 45 fb 7f 00 00', // 0x08 Stack1 0x7FFB45D01000
+      '08 00 d0 45 fb 7f 00 00', // 0x10 Stack2 0x7FFB45D00008
+    );
+    const r = decode(trace([walk, ref, rundown]), engine);
+    expect(r.summary.diagnostics['stackEventsDecoded']).toBe(3);
+    const key = 18446738026445930752n;
+    const row = (o: Row): Row => ({ ...o, valid: validMask(r.stackEvents.columnNames, o) });
+    expectRows(r.stackEvents, [
+      row({ timestamp: 1000n, cpu: 1, opcode: 32, eventTimestamp: 999n, processId: 4660, threadId: 22136, stackKey: null, frameCount: 3, pointerSize: 8, version: 2, fileOffset: 0x448 }),
+      row({ timestamp: 1001n, cpu: 1, opcode: 38, eventTimestamp: 999n, processId: 4660, threadId: 22136, stackKey: key, frameCount: 0, pointerSize: 8, version: 2, fileOffset: 0x480 }),
+      row({ timestamp: 1002n, cpu: 1, opcode: 36, eventTimestamp: null, processId: null, threadId: null, stackKey: key, frameCount: 2, pointerSize: 8, version: 2, fileOffset: 0x4a8 }),
+    ]);
+    expectRows(r.stackEventFrames, [
+      { timestamp: 1000n, depth: 0, address: 18446735287320510416n },
+      { timestamp: 1000n, depth: 1, address: 18446735287280210484n },
+      { timestamp: 1000n, depth: 2, address: 140717184782336n },
+      { timestamp: 1002n, depth: 0, address: 140717184782336n },
+      { timestamp: 1002n, depth: 1, address: 140717184778248n },
+    ]);
+  });
+
+  test('x86 (PERFINFO32): 32-bit frames and keys; a payload that is not whole pointers keeps its whole ones', () => {
+    const walk = hexBytes(
+      '02 00 10 c0', // marker: version 2, PERFINFO32
+      '2b 00', // Size 0x2B = 0x10 + 0x10 + 2 × 4 + 3 stray bytes
+      '20 18', // HookId 0x1820
+      '11 00 00 00 00 00 00 00', // timestamp 17
+      '10 00 00 00 00 00 00 00', // 0x00 EventTimeStamp 16
+      '04 00 00 00', // 0x08 StackProcess 4
+      '08 00 00 00', // 0x0C StackThread 8
+      'd0 ff 66 82', // 0x10 Stack1 0x8266FFD0
+      '00 10 40 77', // 0x14 Stack2 0x77401000
+      'aa bb cc', // not a whole pointer: ignored
+      '00 00 00 00 00', // padding to the next 8-byte boundary (not in Size)
+    );
+    const del = hexBytes(
+      '02 00 10 c0', // marker: version 2, PERFINFO32
+      '18 00', // Size 0x18 = 0x10 + 4 + 4
+      '23 18', // HookId 0x1823 (PERFINFO_LOG_TYPE_STACKTRACE_DELETE)
+      '12 00 00 00 00 00 00 00', // timestamp 18
+      '00 01 00 83', // 0x00 StackKey 0x83000100
+      '34 12 40 82', // 0x04 Stack1 0x82401234
+    );
+    const ref = hexBytes(
+      '02 00 10 c0', // marker: version 2, PERFINFO32
+      '24 00', // Size 0x24 = 0x10 + 0x14
+      '25 18', // HookId 0x1825 (PERFINFO_LOG_TYPE_STACKTRACE_KEY_KERNEL)
+      '13 00 00 00 00 00 00 00', // timestamp 19
+      'ff ff ff ff ff ff ff 7f', // 0x00 EventTimeStamp 2^63 - 1
+      'ff ff ff ff', // 0x08 StackProcess 2^32 - 1
+      '00 00 00 00', // 0x0C StackThread 0
+      '00 01 00 83', // 0x10 StackKey 0x83000100
+    );
+    const r = decode(trace([walk, del, ref], { pointerSize: 4 }), engine);
+    const row = (o: Row): Row => ({ ...o, valid: validMask(r.stackEvents.columnNames, o) });
+    expectRows(r.stackEvents, [
+      row({ timestamp: 17n, cpu: 1, opcode: 32, eventTimestamp: 16n, processId: 4, threadId: 8, stackKey: null, frameCount: 2, pointerSize: 4, version: 2, fileOffset: 0x448 }),
+      row({ timestamp: 18n, cpu: 1, opcode: 35, eventTimestamp: null, processId: null, threadId: null, stackKey: 0x83000100n, frameCount: 1, pointerSize: 4, version: 2, fileOffset: 0x478 }), // 0x448 + align8(0x2B)
+      row({ timestamp: 19n, cpu: 1, opcode: 37, eventTimestamp: 9223372036854775807n, processId: 4294967295, threadId: 0, stackKey: 0x83000100n, frameCount: 0, pointerSize: 4, version: 2, fileOffset: 0x490 }),
+    ]);
+    expectRows(r.stackEventFrames, [
+      { timestamp: 17n, depth: 0, address: 0x8266ffd0n },
+      { timestamp: 17n, depth: 1, address: 0x77401000n },
+      { timestamp: 18n, depth: 0, address: 0x82401234n },
+    ]);
+  });
+
+  test('another version is skipped and counted; payloads shorter than the fixed part are skipped with their size', () => {
+    const v1 = hexBytes('01 00 11 c0', '20 00', '20 18', '01 00 00 00 00 00 00 00', '00'.repeat(16)); // StackWalk version 1
+    const shortWalk = hexBytes('02 00 11 c0', '1c 00', '20 18', '02 00 00 00 00 00 00 00', '00'.repeat(12)); // 0x0C < 0x10
+    const shortRef = hexBytes('02 00 11 c0', '24 00', '26 18', '03 00 00 00 00 00 00 00', '00'.repeat(20)); // x64 reference of 0x14 < 0x18
+    const shortDef = hexBytes('02 00 11 c0', '14 00', '24 18', '04 00 00 00 00 00 00 00', '00'.repeat(4)); // x64 definition of 4 < 8
+    const emptyWalk = hexBytes('02 00 11 c0', '20 00', '20 18', '05 00 00 00 00 00 00 00', '00'.repeat(16)); // 0x10: no frames, decoded
+    const r = decodeSync(trace([v1, shortWalk, shortRef, shortDef, emptyWalk]), { engine });
+    const d = r.summary.diagnostics;
+    expect([d['stackEventsDecoded'], d['stackEventsSkippedVersion'], d['stackEventsSkippedShort']]).toEqual([1, 1, 3]);
+    expect(r.summary.issues.map((i) => [i.counter, i.detail, i.fileOffset])).toEqual([
+      ['stackEventsSkippedShort', 12, 0x468],
+      ['stackEventsSkippedShort', 20, 0x488],
+      ['stackEventsSkippedShort', 4, 0x4b0],
+    ]);
+    expect(r.stackEvents.length).toBe(1);
+    expect(r.stackEvents.get(0).frameCount).toBe(0);
+    expect(r.stackEventFrames.length).toBe(0);
   });
 });

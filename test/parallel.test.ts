@@ -161,6 +161,15 @@ describe('partitions: the same output as one engine', () => {
     for (let cut = 1; cut < n; cut += 2) expectSame(a, await many(bytes, { cuts: [cut, cut + 5, cut + 9] }), `cuts at ${cut}`);
   });
 
+  test('stacks (docs/format.md §H): the frames of each stack event stay its rows across partition boundaries', async () => {
+    const bytes = schedule({ switchMode: 'mixed', seed: 15, duration: 600_000, profileInterval: 3_000, stacks: true });
+    const a = one(bytes);
+    expect(a.tables.stackEventFrames.length).toBeGreaterThan(1000);
+    const n = a.r.buffers.length;
+    for (let cut = 1; cut < n; cut += 3) expectSame(a, await many(bytes, { cuts: [cut, cut + 4] }), `cuts at ${cut}`);
+    for (const p of [2, 5]) expectSame(a, await many(bytes, { partitions: p }), `${p} partitions`);
+  });
+
   test('mixed switch encodings, x86, compressed, u8 processors, CSwitch v2/v3/v4, Thread/Process events', async () => {
     const traces = [
       schedule({ switchMode: 'mixed', seed: 11 }),

@@ -225,7 +225,7 @@ describe('tables of a selection', () => {
   });
 
   test('every table has its rule: a range over all time keeps every row of every table', () => {
-    const r = decodeSync(writeTrace(simulateSchedule({ seed: 5, cpus: 2, duration: 300_000, switchMode: 'mixed', spinlocks: 0.05, profileInterval: 2_000, images: true }).description).bytes);
+    const r = decodeSync(writeTrace(simulateSchedule({ seed: 5, cpus: 2, duration: 300_000, switchMode: 'mixed', spinlocks: 0.05, profileInterval: 2_000, images: true, stacks: true }).description).bytes);
     const all = resolveSelection({ from: { ticks: -(2n ** 63n) } }, r.clock, r);
     const tables = { ...r, cpuUsage: cpuUsage(r), threadStates: threadStates(r) } as unknown as Record<(typeof TABLE_NAMES)[number], Table>;
     for (const name of TABLE_NAMES) {

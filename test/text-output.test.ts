@@ -73,10 +73,10 @@ describe('the same bytes as the former string formatter', () => {
     // a simulated schedule with every table (compact rows with nulls, strings with commas and quotes in
     // command lines, rundowns, lifetimes, spin locks, samples, images, cpuUsage with its durations); two clocks
     const traces: [string, Uint8Array][] = [
-      ['QPC 10 MHz', writeTrace(simulateSchedule({ seed: 11, cpus: 4, duration: 600_000, switchMode: 'mixed', spinlocks: 0.05, profileInterval: 10_000, images: true }).description).bytes],
+      ['QPC 10 MHz', writeTrace(simulateSchedule({ seed: 11, cpus: 4, duration: 600_000, switchMode: 'mixed', spinlocks: 0.05, profileInterval: 10_000, images: true, stacks: true }).description).bytes],
       [
         'QPC 3.579545 MHz, v4 threads',
-        writeTrace({ ...simulateSchedule({ seed: 12, cpus: 2, duration: 300_000, switchMode: 'mixed', threadVersion: 4, spinlocks: 0.05, profileInterval: 10_000, images: true }).description, perfFreq: 3_579_545n }).bytes,
+        writeTrace({ ...simulateSchedule({ seed: 12, cpus: 2, duration: 300_000, switchMode: 'mixed', threadVersion: 4, spinlocks: 0.05, profileInterval: 10_000, images: true, stacks: true }).description, perfFreq: 3_579_545n }).bytes,
       ],
     ];
     for (const [label, bytes] of traces) {
@@ -381,7 +381,7 @@ describe('TextTableWriter', () => {
 });
 
 test('JSON lines: every 64-bit column and converted time is a string (or null) in every table', () => {
-  const r = decodeSync(writeTrace(simulateSchedule({ seed: 4, cpus: 2, duration: 200_000, switchMode: 'mixed', spinlocks: 0.05, profileInterval: 10_000, images: true }).description).bytes);
+  const r = decodeSync(writeTrace(simulateSchedule({ seed: 4, cpus: 2, duration: 200_000, switchMode: 'mixed', spinlocks: 0.05, profileInterval: 10_000, images: true, stacks: true }).description).bytes);
   const tables = allTables(r);
   for (const name of TABLE_NAMES) {
     const typeOf = new Map<string, string>(TABLES[name].columns.map((c) => [c.name, c.type]));
@@ -417,7 +417,7 @@ describe('etw-decode dump: the bytes of the former formatter', () => {
   const BIN = fileURLToPath(new URL('../bin/etw-decode.js', import.meta.url));
   const dir = mkdtempSync(join(tmpdir(), 'etw-text-'));
   const file = join(dir, 'sched.etl');
-  const bytes = writeTrace(simulateSchedule({ seed: 21, cpus: 3, duration: 500_000, switchMode: 'mixed', spinlocks: 0.05, profileInterval: 10_000, images: true }).description).bytes;
+  const bytes = writeTrace(simulateSchedule({ seed: 21, cpus: 3, duration: 500_000, switchMode: 'mixed', spinlocks: 0.05, profileInterval: 10_000, images: true, stacks: true }).description).bytes;
   writeFileSync(file, bytes);
   const r = decodeSync(bytes, { sourcePath: file }); // the traces row names the file, as dump's does
   const tables = allTables(r);

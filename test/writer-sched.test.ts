@@ -902,6 +902,35 @@ function checkSchedule(opts: ScheduleOptions, sim: SimulatedSchedule, bytes: Uin
   // the thread running on that CPU (derived from the bytes above)
 }
 
+describe('StackWalk group (H.1)', () => {
+  test('StackWalk, key references and key definitions at literal offsets, x86 and x64, PERFINFO v2 by default', () => {
+    const i64 = (b: Uint8Array, o: number): bigint => BigInt.asIntN(64, u64(b, o));
+    for (const P of [4, 8] as const) {
+      const k = P === 8 ? 0xfffff80021400013n : 0x82400013n;
+      const u = P === 8 ? 0x7ffb45d01000n : 0x77401000n;
+      const key = P === 8 ? 0xfffffa8003000100n : 0x83000100n;
+      const hooks = { stack: 0x1820, keyCreate: 0x1822, keyDelete: 0x1823, keyRundown: 0x1824, keyKernel: 0x1825, keyUser: 0x1826 } as const;
+      for (const opcode of Object.keys(hooks) as (keyof typeof hooks)[]) {
+        const ev = writeOne({ kind: 'stackWalk', cpu: 1, timestamp: 3_000_000n, opcode, eventTimestamp: -5n, processId: 0x1234, threadId: 0x5678, stackKey: key, frames: [k, u] }, P);
+        expect([ev.hookId, ev.headerType, ev.version, ev.timestamp]).toEqual([hooks[opcode], P === 8 ? 0x11 : 0x10, 2, 3_000_000n]);
+        const b = ev.payload;
+        if (opcode === 'stack') {
+          // 0x00 EventTimeStamp, 0x08 StackProcess, 0x0C StackThread, frames from 0x10
+          expect([i64(b, 0), u32(b, 8), u32(b, 12), ptr(b, 16, P), ptr(b, 16 + P, P), b.length]).toEqual([-5n, 0x1234, 0x5678, k, u, 16 + 2 * P]);
+        } else if (opcode === 'keyKernel' || opcode === 'keyUser') {
+          // the same three fields, then StackKey at 0x10; no frames
+          expect([i64(b, 0), u32(b, 8), u32(b, 12), ptr(b, 16, P), b.length]).toEqual([-5n, 0x1234, 0x5678, key, 16 + P]);
+        } else {
+          // StackKey at 0, frames from P
+          expect([ptr(b, 0, P), ptr(b, P, P), ptr(b, 2 * P, P), b.length]).toEqual([key, k, u, 3 * P]);
+        }
+      }
+    }
+    expect(() => writeOne({ kind: 'stackWalk', cpu: 0, timestamp: 2_000_000n, opcode: 'stack', frames: [1n << 32n] }, 4)).toThrow(/frames\[0\]/);
+    expect(() => writeOne({ kind: 'stackWalk', cpu: 0, timestamp: 2_000_000n, opcode: 'other' as 'stack' })).toThrow(/opcode/);
+  });
+});
+
 describe('simulateSchedule', () => {
   const configs: ScheduleOptions[] = [
     { seed: 1 },
@@ -987,6 +1016,8 @@ describe('simulateSchedule', () => {
     const sim = simulateSchedule({ seed: 33, duration: 300_000 });
     expect([sim.samples.length, sim.images.length]).toEqual([0, 0]);
     expect(sim.description.events.some((e) => e.kind === 'sampledProfile' || e.kind === 'image')).toBe(false);
+    // nor stacks without the stacks option
+    expect([sim.stacks.length, sim.description.events.some((e) => e.kind === 'stackWalk')]).toEqual([0, false]);
     const masks = decodeSync(writeTrace(sim.description).bytes).summary.trace!.groupMasks!.masks;
     expect([masks[0]! & 4, masks[1]! & 2]).toEqual([0, 0]);
   });

@@ -89,6 +89,14 @@ export function selectTable<T extends TableName>(t: Table<T>, sel: Selection): T
       for (let i = 0; i < t.length; i++) if (sel.timeIn(ts[2 * i + 1]!, ts[2 * i]!) && sel.process(pid[i]!)) keep[n++] = i;
       break;
     }
+    case 'stackEvents':
+    case 'stackEventFrames': {
+      // by the time of the stack event only: a key definition has no thread, and the frames of a row must stay
+      // with it (docs/selection.md)
+      const ts = words(any.column('timestamp') as BigInt64Array);
+      for (let i = 0; i < t.length; i++) if (sel.timeIn(ts[2 * i + 1]!, ts[2 * i]!)) keep[n++] = i;
+      break;
+    }
     case 'threads':
     case 'processes': {
       const s = words(any.column('startTime') as BigInt64Array);

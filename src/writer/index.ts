@@ -21,6 +21,7 @@
 //   never the payload's own. Fields a version lacks are ignored; the v4 ThreadName is always written.
 // * Part G events (sched-events.ts): SampledProfile PERFINFO, version 2; Image load/unload SYSTEM and
 //   dcStart/dcEnd PERFINFO (as in real files, G.2), version 3.
+// * Part H events (sched-events.ts): StackWalk and stack-key events PERFINFO, version 2 (H.1).
 // * simulateSchedule (schedule.ts): distinct timestamps for all events; one switch encoding per CPU; see its
 //   header comment for the rest.
 export type {
@@ -42,6 +43,8 @@ export type {
   SampledProfileSpec,
   SetThreadNameSpec,
   SpinLockSpec,
+  StackWalkOpcode,
+  StackWalkSpec,
   ThreadOpcode,
   ThreadSpec,
   TraceDescription,

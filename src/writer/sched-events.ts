@@ -1,5 +1,6 @@
 // Encoders of the part F and G events (docs/format.md §F, §G): Thread_TypeGroup1 (F.2), Process_TypeGroup1
-// (F.3), ReadyThread (F.4), Thread SetName (F.5), SampledProfile (G.1) and Image_Load (G.2), each under a
+// (F.3), ReadyThread (F.4), Thread SetName (F.5), SampledProfile (G.1), Image_Load (G.2) and the StackWalk
+// group (H.1), each under a
 // SYSTEM32/64 or PERFINFO32/64 header (B.3).
 // As in events.ts, `measure*` validates a spec and returns the event Size; `encode*` writes the event into a
 // zero-initialised buffer. The payload layout is chosen by the event version and by the header's pointer
@@ -22,6 +23,8 @@ import type {
   ImageOpcode,
   ImageSpec,
   SampledProfileSpec,
+  StackWalkOpcode,
+  StackWalkSpec,
   ProcessOpcode,
   ProcessSpec,
   ReadyThreadSpec,
@@ -517,4 +520,64 @@ export function encodeImage(u8: Uint8Array, dv: DataView, off: number, s: ImageS
   }
   writePointer(dv, p + (w ? F.IMG64_DEFAULT_BASE : F.IMG32_DEFAULT_BASE), s.defaultBase ?? s.imageBase, P);
   writeUtf16z(u8, p + (w ? F.IMG64_FILE_NAME : F.IMG32_FILE_NAME), s.fileName);
+}
+
+// ---------------------------------------------------------------------------------------------
+// StackWalk group (H.1)
+
+export const STACKWALK_HOOK_IDS: Readonly<Record<StackWalkOpcode, number>> = {
+  stack: F.HOOK_STACKWALK,
+  keyCreate: F.HOOK_STACK_KEY_CREATE,
+  keyDelete: F.HOOK_STACK_KEY_DELETE,
+  keyRundown: F.HOOK_STACK_KEY_RUNDOWN,
+  keyKernel: F.HOOK_STACK_KEY_KERNEL,
+  keyUser: F.HOOK_STACK_KEY_USER,
+};
+
+const isKeyDefinition = (o: StackWalkOpcode): boolean => o === 'keyCreate' || o === 'keyDelete' || o === 'keyRundown';
+const isKeyReference = (o: StackWalkOpcode): boolean => o === 'keyKernel' || o === 'keyUser';
+
+export function measureStackWalk(s: StackWalkSpec, index: number, pointerSize: 4 | 8): number {
+  const h = identityHeader(s.header, false, pointerSize, index);
+  if (!Object.prototype.hasOwnProperty.call(STACKWALK_HOOK_IDS, s.opcode)) {
+    throw new RangeError(`${fieldName(index, 'opcode')}: ${String(s.opcode)} is not stack, keyCreate, keyDelete, keyRundown, keyKernel or keyUser`);
+  }
+  checkOptInt(s.version, 0, 255, index, 'version', F.STW_EVENT_VERSION);
+  checkHeaderIds(s, index);
+  const max = h.pointerSize === 8 ? U64_MAX : 0xffffffffn;
+  if (s.eventTimestamp !== undefined) checkBig(s.eventTimestamp, -(2n ** 63n), 2n ** 63n - 1n, index, 'eventTimestamp');
+  checkOptInt(s.processId, 0, 0xffffffff, index, 'processId', 0);
+  checkOptInt(s.threadId, 0, 0xffffffff, index, 'threadId', 0);
+  if (s.stackKey !== undefined) checkBig(s.stackKey, 0n, max, index, 'stackKey');
+  const frames = s.frames ?? [];
+  frames.forEach((f, i) => checkBig(f, 0n, max, index, `frames[${i}]`));
+  const P = h.pointerSize;
+  if (isKeyReference(s.opcode)) return eventSize(h, F.STW_REF_KEY + P, index);
+  if (isKeyDefinition(s.opcode)) return eventSize(h, P + frames.length * P, index);
+  return eventSize(h, F.STW_FRAMES + frames.length * P, index);
+}
+
+export function encodeStackWalk(dv: DataView, off: number, s: StackWalkSpec, size: number, pointerSize: 4 | 8): void {
+  const h = identityHeader(s.header, false, pointerSize, -1);
+  const P = h.pointerSize;
+  const p = writeIdentityHeader(dv, off, h, s.version ?? F.STW_EVENT_VERSION, STACKWALK_HOOK_IDS[s.opcode], size, s, s.threadId ?? 0, s.processId ?? 0);
+  const frames = s.frames ?? [];
+  let at: number;
+  if (isKeyDefinition(s.opcode)) {
+    writePointer(dv, p + F.STW_DEF_KEY, s.stackKey, P);
+    at = p + P;
+  } else {
+    dv.setBigInt64(p + F.STW_EVENT_TIMESTAMP, s.eventTimestamp ?? 0n, true);
+    dv.setUint32(p + F.STW_STACK_PROCESS, s.processId ?? 0, true);
+    dv.setUint32(p + F.STW_STACK_THREAD, s.threadId ?? 0, true);
+    if (isKeyReference(s.opcode)) {
+      writePointer(dv, p + F.STW_REF_KEY, s.stackKey, P);
+      return;
+    }
+    at = p + F.STW_FRAMES;
+  }
+  for (const f of frames) {
+    writePointer(dv, at, f, P);
+    at += P;
+  }
 }

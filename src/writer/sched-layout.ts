@@ -1,6 +1,6 @@
 // Writer-side layout constants of the part F and G events (docs/format.md §F, §G): Thread_TypeGroup1 (F.2),
 // Process_TypeGroup1 (F.3), ReadyThread (F.4), Thread SetName (F.5), SampledProfile (G.1) and Image_Load
-// (G.2), as literal 32/64-bit offsets.
+// (G.2), StackWalk and stack-key events (H.1), as literal 32/64-bit offsets.
 // Deliberately a second reading of the format, independent of assembly/layout.ts (which the decoders
 // use): round trips through the writer then check the decoders' layout instead of sharing it.
 // Plain TypeScript numbers. Browser-safe.
@@ -156,3 +156,19 @@ export const IMG64_DEFAULT_BASE = 0x20;
 export const IMG32_FILE_NAME = 0x2c; // UTF-16Z, after Reserved1-4
 export const IMG64_FILE_NAME = 0x38;
 export const IMG_EVENT_VERSION = 3;
+
+// ---------------------------------------------------------------------------------------------
+// H.1 StackWalk group (EVENT_TRACE_GROUP_STACKWALK 0x1800 | opcode), version 2, PERFINFO64 in real files
+export const HOOK_STACKWALK = 0x1820; // StackWalk_Event
+export const HOOK_STACK_KEY_CREATE = 0x1822;
+export const HOOK_STACK_KEY_DELETE = 0x1823;
+export const HOOK_STACK_KEY_RUNDOWN = 0x1824;
+export const HOOK_STACK_KEY_KERNEL = 0x1825;
+export const HOOK_STACK_KEY_USER = 0x1826;
+export const STW_EVENT_TIMESTAMP = 0x00; // u64
+export const STW_STACK_PROCESS = 0x08; // u32
+export const STW_STACK_THREAD = 0x0c; // u32
+export const STW_FRAMES = 0x10; // ptr Stack1..StackN (stack)
+export const STW_REF_KEY = 0x10; // ptr StackKey (keyKernel, keyUser): the payload is 0x14 (x86) or 0x18 (x64)
+export const STW_DEF_KEY = 0x00; // ptr StackKey (key definitions), then the frames from P
+export const STW_EVENT_VERSION = 2;

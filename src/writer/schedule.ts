@@ -87,6 +87,24 @@ export interface ScheduleOptions extends Omit<TraceOptions, 'numberOfProcessors'
   images?: boolean;
   /** Image event version, default 3 */
   imageVersion?: 2 | 3;
+  /** Stacks (H.1) after every CSwitch event (the stack of the thread switched in), ReadyThread (the readying
+   *  thread's) and SampledProfile (the sampled thread's), on the event's CPU: a kernel half and, for a thread of
+   *  a user process, a user half. CSwitch and ReadyThread stacks are StackWalk events; sample stacks use stack
+   *  caching (StackKeyKernel/StackKeyUser references; each key defined by a KeyDelete when the key is reused
+   *  for another stack and by a KeyRundown at the end). Default false. They draw no random number */
+  stacks?: boolean;
+}
+
+/** The stack of one stacked event (stacks): its halves joined, kernel frames first. */
+export interface StackTruth {
+  /** the event the stack belongs to (its EventTimeStamp) */
+  eventTimestamp: bigint;
+  table: 'cswitch' | 'readythread' | 'samples';
+  /** StackThread / StackProcess */
+  threadId: number;
+  processId: number;
+  kernelFrames: bigint[];
+  userFrames: bigint[];
 }
 
 /** Groups of part F events whose header class simulateSchedule can choose. */
@@ -207,6 +225,8 @@ export interface SimulatedSchedule {
   samples: SampleTruth[];
   /** every image event, in timestamp order (none without images) */
   images: ImageTruth[];
+  /** every stacked event, in timestamp order (none without stacks) */
+  stacks: StackTruth[];
   /** the switch encoding of each CPU */
   cpuEncodings: SwitchEncoding[];
   /** thread ids with more than one lifetime / process ids with more than one lifetime */
@@ -368,6 +388,7 @@ interface Normalized {
   profileInterval: number;
   images: boolean;
   imageVersion: 2 | 3;
+  stacks: boolean;
   trace: TraceOptions;
 }
 
@@ -407,6 +428,7 @@ function normalize(o: ScheduleOptions): Normalized {
   const profileInterval = int(o.profileInterval, 0, 2 ** 40, 'profileInterval', 0);
   const imageVersion = int(o.imageVersion, 2, 3, 'imageVersion', 3) as 2 | 3;
   if (o.images !== undefined && typeof o.images !== 'boolean') throw new RangeError(`images: ${String(o.images)} is not a boolean`);
+  if (o.stacks !== undefined && typeof o.stacks !== 'boolean') throw new RangeError(`stacks: ${String(o.stacks)} is not a boolean`);
   const prob = (v: unknown, name: string): number => {
     if (v === undefined) return 0;
     if (typeof v !== 'number' || !(v >= 0 && v <= 1)) throw new RangeError(`${name}: ${String(v)} is not a probability in [0, 1]`);
@@ -422,7 +444,7 @@ function normalize(o: ScheduleOptions): Normalized {
     }
   }
   const rest: Record<string, unknown> = { ...o };
-  for (const k of ['seed', 'cpus', 'duration', 'processes', 'threads', 'switchMode', 'cswitchVersions', 'threadVersion', 'processVersion', 'spinlocks', 'noise', 'headers', 'profileInterval', 'images', 'imageVersion']) {
+  for (const k of ['seed', 'cpus', 'duration', 'processes', 'threads', 'switchMode', 'cswitchVersions', 'threadVersion', 'processVersion', 'spinlocks', 'noise', 'headers', 'profileInterval', 'images', 'imageVersion', 'stacks']) {
     delete rest[k];
   }
   const trace = rest as TraceOptions;
@@ -436,7 +458,7 @@ function normalize(o: ScheduleOptions): Normalized {
   return {
     seed: o.seed, cpus, duration, processes, threads, encodings, cswitchVersions: cswitchVersions.slice(), threadVersion, processVersion,
     spinlocks: prob(o.spinlocks, 'spinlocks'), noise: prob(o.noise, 'noise'), headers, profileInterval,
-    images: o.images ?? false, imageVersion, trace,
+    images: o.images ?? false, imageVersion, stacks: o.stacks ?? false, trace,
   };
 }
 
@@ -503,6 +525,10 @@ class Simulation {
   readonly readies: ReadyTruth[] = [];
   readonly samples: SampleTruth[] = [];
   readonly images: ImageTruth[] = [];
+  readonly stacks: StackTruth[] = [];
+  /** stack caching of the sample stacks: the key of each distinct half (by its frames) and the half of each key */
+  private readonly keyOfHalf = new Map<string, bigint>();
+  private readonly halfOfKey = new Map<bigint, { frames: bigint[]; kernel: boolean }>();
   private idle!: SimProcess;
   private system!: SimProcess;
   private rundownThread!: SimThread;
@@ -735,6 +761,7 @@ class Simulation {
       headerProcessId: cur ? cur.proc.pid : 0, threadId: w.tid, adjustReason, adjustIncrement, flags,
     });
     this.readies.push({ timestamp: ts, cpu, threadId: w.tid, readyingThreadId: cur ? cur.tid : 0, adjustReason, adjustIncrement, flags });
+    this.stackOf('readythread', cpu, ts, cur);
     this.cpus[cpu]!.lastReady = Number(ts);
   }
 
@@ -748,6 +775,67 @@ class Simulation {
     if (name !== '') target.truth.name = name;
   }
 
+  /** The kernel frames of a stack of thread t (one of four stacks by thread id and event kind: deduplicated). */
+  private kernelFrames(t: SimThread | null, kind: number): bigint[] {
+    const base = (this.ptr === 8 ? 0xfffff80021400000n : 0x82400000n) + BigInt((((t ? t.tid : 0) + kind) & 3) * 0x1000);
+    return [base + 0x13n, base + 0x240n, base + 0x5a7n].slice(0, 2 + (kind % 2));
+  }
+
+  /** The user frames of thread t (of a user process): from its Win32StartAddr, by event kind. */
+  private userFrames(t: SimThread, kind: number): bigint[] {
+    const w = t.win32StartAddr;
+    return kind === 2 ? [w + 0x31n, w + 0x8n] : [w + 0x104n, w + 0x52n, w + 0x8n];
+  }
+
+  /** The key of a sample half (stack caching): a KeyDelete of the key's previous stack when the key is reused. */
+  private keyOf(frames: bigint[], kernel: boolean, c: number): bigint {
+    const text = `${kernel ? 'k' : 'u'}${frames.join(',')}`;
+    const have = this.keyOfHalf.get(text);
+    if (have !== undefined) return have;
+    // eight keys per kind, reused round robin: a reused key first deletes its old stack (as the cache evicts)
+    const slot = BigInt(this.keyOfHalf.size % 8);
+    const key = (this.ptr === 8 ? 0xfffffa8003000000n : 0x83000000n) + (kernel ? 0n : 0x10000n) + slot * 0x100n;
+    const old = this.halfOfKey.get(key);
+    if (old) {
+      this.events.push({ kind: 'stackWalk', cpu: c, timestamp: this.stamp(this.last + 1), opcode: 'keyDelete', stackKey: key, frames: old.frames });
+      this.keyOfHalf.delete(`${old.kernel ? 'k' : 'u'}${old.frames.join(',')}`);
+    }
+    this.keyOfHalf.set(text, key);
+    this.halfOfKey.set(key, { frames, kernel });
+    return key;
+  }
+
+  /** The stack events of an event (stacks): StackWalk halves, or key references for samples. */
+  private stackOf(table: StackTruth['table'], c: number, ts: bigint, t: SimThread | null): void {
+    if (!this.o.stacks) return;
+    const kind = table === 'cswitch' ? 0 : table === 'readythread' ? 1 : 2;
+    const tid = t ? t.tid : 0;
+    const pid = t ? t.proc.pid : 0;
+    const kernelFrames = this.kernelFrames(t, kind);
+    // ReadyThread runs in the kernel on behalf of the readying thread: no user half
+    const userFrames = t && !t.proc.kernel && kind !== 1 ? this.userFrames(t, kind) : [];
+    const ids = { eventTimestamp: ts, processId: pid, threadId: tid };
+    if (kind !== 2) {
+      this.events.push({ kind: 'stackWalk', cpu: c, timestamp: this.stamp(this.last + 1), opcode: 'stack', ...ids, frames: kernelFrames });
+      if (userFrames.length > 0) this.events.push({ kind: 'stackWalk', cpu: c, timestamp: this.stamp(this.last + 1), opcode: 'stack', ...ids, frames: userFrames });
+    } else {
+      const kk = this.keyOf(kernelFrames, true, c);
+      this.events.push({ kind: 'stackWalk', cpu: c, timestamp: this.stamp(this.last + 1), opcode: 'keyKernel', ...ids, stackKey: kk });
+      if (userFrames.length > 0) {
+        const uk = this.keyOf(userFrames, false, c);
+        this.events.push({ kind: 'stackWalk', cpu: c, timestamp: this.stamp(this.last + 1), opcode: 'keyUser', ...ids, stackKey: uk });
+      }
+    }
+    this.stacks.push({ eventTimestamp: ts, table, threadId: tid, processId: pid, kernelFrames, userFrames });
+  }
+
+  /** KeyRundown of every key still defined (stacks), at the end of the trace. */
+  private stackRundown(): void {
+    for (const [key, half] of this.halfOfKey) {
+      this.events.push({ kind: 'stackWalk', cpu: 0, timestamp: this.stamp(this.last + 1), opcode: 'keyRundown', stackKey: key, frames: half.frames });
+    }
+  }
+
   /** SampledProfile on CPU c at time t of the thread running there; no random draw (profileInterval) */
   private sampleEvent(c: number, t: number): void {
     const cur = this.cpus[c]!.cur;
@@ -759,6 +847,7 @@ class Simulation {
       headerProcessId: cur ? cur.proc.pid : 0, threadId: cur ? cur.tid : 0, instructionPointer: ip, flags,
     });
     this.samples.push({ timestamp: ts, cpu: c, threadId: cur ? cur.tid : 0, instructionPointer: ip, flags });
+    this.stackOf('samples', c, ts, cur);
   }
 
   /** The SampledProfile events of every CPU due before time t, in time order. */
@@ -859,6 +948,7 @@ class Simulation {
         cpu: c, timestamp: ts, oldThreadId: e.oldThreadId, newThreadId: e.newThreadId, oldThreadPriority: e.oldThreadPriority,
         oldThreadState: e.oldThreadState, oldThreadWaitReason: e.oldThreadWaitReason, newThreadPriority: e.newThreadPriority, encoding: 'cswitch',
       });
+      this.stackOf('cswitch', c, ts, nw);
     } else {
       const e: CompactSwitchSpec = {
         kind: 'compactSwitch', cpu: c, timestamp: ts, oldThreadId: old ? old.tid : 0, oldThreadPriority: old ? old.prio : 0,
@@ -1213,6 +1303,7 @@ class Simulation {
         else if (cpu.lastReady >= cpu.lastSwitch) throw new Error('simulateSchedule: internal error, no switch after the last ready');
       }
     }
+    this.stackRundown();
     this.rundown('dcEnd');
   }
 
@@ -1234,6 +1325,7 @@ class Simulation {
       readies: this.readies,
       samples: this.samples,
       images: this.images,
+      stacks: this.stacks,
       cpuEncodings: this.o.encodings.slice(),
       reusedThreadIds: this.reusedThreadIds.slice(),
       reusedProcessIds: this.reusedProcessIds.slice(),

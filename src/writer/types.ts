@@ -83,7 +83,8 @@ export type EventSpec =
   | SetThreadNameSpec
   | ReadyThreadSpec
   | SampledProfileSpec
-  | ImageSpec;
+  | ImageSpec
+  | StackWalkSpec;
 
 export interface CSwitchSpec {
   kind: 'cswitch';
@@ -386,6 +387,33 @@ export interface ImageSpec extends IdentityEventBase {
   defaultBase?: bigint;
   /** FileName, UTF-16Z (the kernel path, e.g. \\Device\\HarddiskVolume3\\Windows\\System32\\ntdll.dll); must not contain U+0000 */
   fileName: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Part H events (docs/format.md §H): StackWalk and stack-key events
+
+export type StackWalkOpcode = 'stack' | 'keyCreate' | 'keyDelete' | 'keyRundown' | 'keyKernel' | 'keyUser';
+
+/**
+ * StackWalk group (H.1): HookId 0x1820 stack (EventTimeStamp, StackProcess, StackThread, frames), 0x1822
+ * keyCreate / 0x1823 keyDelete / 0x1824 keyRundown (StackKey, frames), 0x1825 keyKernel / 0x1826 keyUser
+ * (EventTimeStamp, StackProcess, StackThread, StackKey). Default header PERFINFO64/PERFINFO32 by pointerSize
+ * (real files: PERFINFO64), version 2. Fields an opcode does not have are ignored.
+ */
+export interface StackWalkSpec extends IdentityEventBase {
+  kind: 'stackWalk';
+  opcode: StackWalkOpcode;
+  /** default 2 */
+  version?: number;
+  /** stack, keyKernel, keyUser: the timestamp of the event the stack belongs to; default 0 */
+  eventTimestamp?: bigint;
+  /** u32 each (stack, keyKernel, keyUser), default 0 */
+  processId?: number;
+  threadId?: number;
+  /** pointer (key events), default 0 */
+  stackKey?: bigint;
+  /** pointers (stack and key definitions), innermost first; default none */
+  frames?: readonly bigint[];
 }
 
 export interface WrittenBuffer {

@@ -25,12 +25,14 @@ import {
   encodeProcess,
   encodeReadyThread,
   encodeSampledProfile,
+  encodeStackWalk,
   encodeSetThreadName,
   encodeThread,
   measureImage,
   measureProcess,
   measureReadyThread,
   measureSampledProfile,
+  measureStackWalk,
   measureSetThreadName,
   measureThread,
 } from './sched-events.js';
@@ -253,6 +255,14 @@ export class TraceWriter {
         this.checkFits(size, index);
         const off = this.reserve(st.buf, size);
         encodeSampledProfile(st.buf.dv, off, e, size, o.pointerSize);
+        this.commit(st.buf, size, e.timestamp);
+        return;
+      }
+      case 'stackWalk': {
+        const size = measureStackWalk(e, index, o.pointerSize);
+        this.checkFits(size, index);
+        const off = this.reserve(st.buf, size);
+        encodeStackWalk(st.buf.dv, off, e, size, o.pointerSize);
         this.commit(st.buf, size, e.timestamp);
         return;
       }

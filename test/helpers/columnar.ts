@@ -18,7 +18,7 @@ export function allTables(r: DecodeResult): Tables {
 
 /** A simulated schedule on 4 CPUs (CSwitch and compact switches, ReadyThread, Thread/Process events, SpinLock). */
 export function scheduleDecode(seed = 3): DecodeResult {
-  const sim = simulateSchedule({ seed, cpus: 4, duration: 1_500_000, switchMode: 'mixed', spinlocks: 0.05, threadVersion: 4, profileInterval: 10_000, images: true });
+  const sim = simulateSchedule({ seed, cpus: 4, duration: 1_500_000, switchMode: 'mixed', spinlocks: 0.05, threadVersion: 4, profileInterval: 10_000, images: true, stacks: true });
   return decodeSync(writeTrace(sim.description).bytes);
 }
 
