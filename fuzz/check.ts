@@ -176,7 +176,7 @@ export function invariants(r: DecodeResult): [string, string] | null {
   if (unknownNew !== d['compactNewThreadUnknown']) return ['row sources', `${unknownNew} compact rows without a new thread, counter ${d['compactNewThreadUnknown']}`];
   if (r.spinlock.length !== d['spinlockDecoded']) return ['row sources', `${r.spinlock.length} spinlock rows, ${d['spinlockDecoded']} decoded`];
   if (r.samples.length !== d['samplesDecoded']) return ['row sources', `${r.samples.length} samples rows, ${d['samplesDecoded']} decoded`];
-  if (r.images.length !== d['imageEventsDecoded']) return ['row sources', `${r.images.length} images rows, ${d['imageEventsDecoded']} decoded`];
+  if (r.imageEvents.length !== d['imageEventsDecoded']) return ['row sources', `${r.imageEvents.length} imageEvents rows, ${d['imageEventsDecoded']} decoded`];
   // the issue log: sorted by offset, at most 1024, each of a counter that counted
   if (s.issues.length > L.LOG_CAPACITY) return ['issues', `${s.issues.length} issues`];
   for (let i = 0; i < s.issues.length; i++) {

@@ -276,8 +276,8 @@ export const TABLES = [
     ],
   },
   {
-    name: 'images',
-    prefix: 'IM',
+    name: 'imageEvents',
+    prefix: 'IE',
     reserve: 1,
     kernelFlags: [['LOADER', 0x00000004]], // PERF_LOADER (Masks[0])
     description: 'one row per Image event: Load (0x030A), Unload (0x1402), DCStart (0x1403) and DCEnd (0x1404)',
@@ -437,6 +437,27 @@ export const TABLES = [
       ['events', 'u64', 'events walked, every kind'],
       ['dataLoss', 'str?', 'what was not decoded, as `etw-decode summary` says it (null when nothing was lost)'],
       ['decoder', 'str', 'etw-decode version that wrote the row'],
+      ['valid', 'u32', 'bit mask of present columns (bit = column id)'],
+    ],
+  },
+  {
+    name: 'images',
+    prefix: 'IM',
+    derived: true,
+    kernelFlags: [['LOADER', 0x00000004]],
+    description:
+      'one row per image lifetime in a process (the kernel\'s images in process 0), from imageEvents applied in timestamp order with the rules of `threads`: a Load opens one, an Unload ends it, DCStart and DCEnd add to the open one of their (processId, imageBase)',
+    columns: [
+      ['processId', 'u32', 'process id (0 for kernel-mode images: drivers and the kernel)'],
+      ['imageBase', 'u64', 'ImageBase (with processId, the key of a lifetime)', 'address'],
+      ['imageSize', 'u64', 'ImageSize (bytes; first value of the lifetime)'],
+      ['imageChecksum', 'u32', 'ImageChecksum (first value of the lifetime)'],
+      ['timeDateStamp', 'u32', 'TimeDateStamp (first value of the lifetime)'],
+      ['defaultBase', 'u64', 'DefaultBase (first value of the lifetime)', 'address'],
+      ['fileName', 'str?', 'FileName, the kernel path as written (first non-null value), e.g. \\Device\\HarddiskVolume2\\Windows\\System32\\ntdll.dll'],
+      ['name', 'str?', 'the file name without its folders (ntdll.dll); null when fileName is null or ends with a separator'],
+      ['loadTime', 'i64?', 'timestamp of its Load event; null when first seen in a rundown or its Unload (loaded before the trace)', 'time'],
+      ['unloadTime', 'i64?', 'timestamp of its Unload event; null when it has none (DCEnd does not unload an image)', 'time'],
       ['valid', 'u32', 'bit mask of present columns (bit = column id)'],
     ],
   },

@@ -17,7 +17,7 @@ const BIN = fileURLToPath(new URL('../bin/etw-decode.js', import.meta.url));
 
 function oracle(r: DecodeResult, keep: (s: { timestamp: bigint; threadId: number }) => boolean = () => true) {
   const lifetimes = r.threads.toArray();
-  const images = r.images.toArray();
+  const images = r.imageEvents.toArray();
   const proc = new Map<number | null, number>();
   const mod = new Map<string | null, number>();
   for (const s of r.samples.toArray()) {
@@ -51,7 +51,7 @@ describe('simulated traces with samples and images', () => {
     test(`seed ${seed}: by process and module as the oracle; a range`, () => {
       const r = decodeSync(writeTrace(simulateSchedule({ seed, cpus: 2 + seed, duration: 400_000, switchMode: 'mixed', profileInterval: 1_000, images: true }).description).bytes);
       expect(r.samples.length).toBeGreaterThan(100);
-      expect(r.images.length).toBeGreaterThan(0);
+      expect(r.imageEvents.length).toBeGreaterThan(0);
       const a = analyzeSamples(r);
       expect(a.samples).toBe(r.samples.length);
       check(r, a);

@@ -588,9 +588,9 @@ function utf16z(name: string): string {
   return [...name].map((ch) => ch.charCodeAt(0).toString(16).padStart(2, '0') + ' 00').join(' ') + ' 00 00';
 }
 
-/** the images row of the literal `row` with its valid mask (bit c set exactly for the non-null columns) */
+/** the imageEvents row of the literal `row` with its valid mask (bit c set exactly for the non-null columns) */
 function imageRow(r: DecodeResult, row: Record<string, bigint | number | string | null>): Record<string, bigint | number | string | null> {
-  return { ...row, valid: validMask(r.images.columnNames, row as Row) };
+  return { ...row, valid: validMask(r.imageEvents.columnNames, row as Row) };
 }
 
 describe.each(ENGINES)('%s engine: samples and images (§G)', (engine) => {
@@ -687,13 +687,13 @@ describe.each(ENGINES)('%s engine: samples and images (§G)', (engine) => {
     );
     const r = decode(trace([load, dcStart]), engine);
     expect(r.summary.diagnostics['imageEventsDecoded']).toBe(2);
-    expect(r.images.length).toBe(2);
-    expect(r.images.get(0)).toEqual(imageRow(r, {
+    expect(r.imageEvents.length).toBe(2);
+    expect(r.imageEvents.get(0)).toEqual(imageRow(r, {
       timestamp: 1000n, cpu: 1, opcode: 10, processId: 4660, imageBase: 140717184778240n, imageSize: 2064384n, imageChecksum: 2071148,
       timeDateStamp: 1587362331, signatureLevel: 12, signatureType: 1, defaultBase: 1311768467463790320n, fileName: '\\ntdll.dll',
       pointerSize: 8, version: 3, fileOffset: 0x448,
     }));
-    expect(r.images.get(1)).toEqual(imageRow(r, {
+    expect(r.imageEvents.get(1)).toEqual(imageRow(r, {
       timestamp: 1001n, cpu: 1, opcode: 3, processId: 0, imageBase: 18446735287280205824n, imageSize: 11231232n, imageChecksum: 4294967295,
       timeDateStamp: 0, signatureLevel: null, signatureType: null, defaultBase: 18446735287280205824n, fileName: 'C:\\\u00e9.sys',
       pointerSize: 8, version: 2, fileOffset: 0x448 + 0x70, // align8(0x6E)
@@ -733,11 +733,11 @@ describe.each(ENGINES)('%s engine: samples and images (§G)', (engine) => {
       '00'.repeat(16), // 0x1C Reserved1-4
     );
     const r = decode(trace([unload, dcEnd], { pointerSize: 4 }), engine);
-    expect(r.images.get(0)).toEqual(imageRow(r, {
+    expect(r.imageEvents.get(0)).toEqual(imageRow(r, {
       timestamp: 5n, cpu: 1, opcode: 2, processId: 22136, imageBase: 4194304n, imageSize: 380928n, imageChecksum: 1, timeDateStamp: 2,
       signatureLevel: 8, signatureType: 3, defaultBase: 268435456n, fileName: 'a.exe', pointerSize: 4, version: 3, fileOffset: 0x448,
     }));
-    expect(r.images.get(1)).toEqual(imageRow(r, {
+    expect(r.imageEvents.get(1)).toEqual(imageRow(r, {
       timestamp: 6n, cpu: 1, opcode: 4, processId: 4, imageBase: 4294967295n, imageSize: 4096n, imageChecksum: 0, timeDateStamp: 0,
       signatureLevel: null, signatureType: null, defaultBase: 4294967295n, fileName: null, pointerSize: 4, version: 2, fileOffset: 0x448 + 0x58,
     }));
@@ -759,8 +759,8 @@ describe.each(ENGINES)('%s engine: samples and images (§G)', (engine) => {
       ['imageEventsSkippedShort', 0x37, 0x448 + 0x50 + 0x50],
       ['stringUnterminated', 0x38, 0x448 + 0x50 + 0x50 + 0x48],
     ]);
-    expect(r.images.length).toBe(1);
-    expect(r.images.get(0)!.fileName).toBe('AB');
-    expect(r.images.get(0)!.opcode).toBe(4);
+    expect(r.imageEvents.length).toBe(1);
+    expect(r.imageEvents.get(0)!.fileName).toBe('AB');
+    expect(r.imageEvents.get(0)!.opcode).toBe(4);
   });
 });

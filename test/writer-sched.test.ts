@@ -972,7 +972,7 @@ describe('simulateSchedule', () => {
       };
       for (const x of sim.samples.slice(0, 200)) if (running(x.cpu, x.timestamp) >= 0) expect(x.threadId).toBe(running(x.cpu, x.timestamp));
       const opcodes = { load: 10, unload: 2, dcStart: 3, dcEnd: 4 } as const;
-      const images = [...r.images].sort(byTime);
+      const images = [...r.imageEvents].sort(byTime);
       expect(images.map((x) => [x.timestamp, x.opcode, x.processId, x.imageBase, x.imageSize, x.imageChecksum, x.timeDateStamp, x.fileName, x.version])).toEqual(
         sim.images.map((x) => [x.timestamp, opcodes[x.opcode], x.processId, x.imageBase, x.imageSize, x.imageChecksum, x.timeDateStamp, x.fileName, opts.imageVersion ?? 3]),
       );
