@@ -1,9 +1,13 @@
-// `etw-decode cpu FILE --sampled`: WPA's CPU Usage (Sampled) — the SampledProfile events by process, thread or
-// module (src/analysis/samples.ts); loaded by cpu.ts only when --sampled is given.
+// `etw-decode cpu FILE --sampled`: WPA's CPU Usage (Sampled) — the SampledProfile events by process, thread,
+// module or address (module!offset) (src/analysis/samples.ts), as JSON or an aligned table; loaded by cpu.ts
+// only when --sampled is given.
+import type { SampledAnalysis, SampledGroup } from '../analysis/samples.js';
+import { selectionText } from '../select/selection.js';
 import { streamFile } from '../decode/files.js';
 import { concatChunks, type ColumnChunk } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 import { emptyTableText, jsonReplacer } from '../output/summary-text.js';
+import { alignedTable } from './cpu-text.js';
 import { note, stdoutOutput } from './io.js';
 import { decodeOptions, type DecodingOpts, type SelectionOpts } from './options.js';
 
@@ -11,8 +15,8 @@ import { decodeOptions, type DecodingOpts, type SelectionOpts } from './options.
  * `cpu --sampled`: WPA's CPU Usage (Sampled) — the SampledProfile events by process, thread or module
  * (src/analysis/samples.ts), from the samples table and the thread, process and image lifetimes and the lifetimes of the whole decode.
  */
-export async function sampled(inp: { path: string; name: string }, file: string, o: DecodingOpts & SelectionOpts & { by: 'process' | 'thread' | 'module'; top: number; json?: boolean }): Promise<void> {
-  const [{ commandSelection }, { analyzeSamples }, { renderSamples }] = await Promise.all([import('./selection.js'), import('../analysis/samples.js'), import('./cpu-text.js')]);
+export async function sampled(inp: { path: string; name: string }, file: string, o: DecodingOpts & SelectionOpts & { by: SampledBy; top: number; json?: boolean }): Promise<void> {
+  const [{ commandSelection }, { analyzeSamples }] = await Promise.all([import('./selection.js'), import('../analysis/samples.js')]);
   const selection = await commandSelection(inp.path, inp.name, o, decodeOptions(o), true);
   const chunks: ColumnChunk[] = [];
   const res = await streamFile(inp.path, {
@@ -24,10 +28,37 @@ export async function sampled(inp: { path: string; name: string }, file: string,
   });
   const samples = new Table('samples', concatChunks('samples', chunks.splice(0)));
   const a = analyzeSamples({ samples, images: res.images, threads: res.threads, processes: res.processes, clock: res.clock }, { selection: selection ?? undefined });
-  const list = o.by === 'thread' ? a.byThread : o.by === 'module' ? a.byModule : a.byProcess;
+  const list = groupsBy(a, o.by);
   const out = stdoutOutput();
   if (o.json) await out.write(JSON.stringify({ file, by: o.by, samples: a.samples, weight: a.weight, unresolvedProcess: a.unresolvedProcess, unresolvedModule: a.unresolvedModule, selection: a.selection, rows: o.top ? list.slice(0, o.top) : list }, jsonReplacer, 2) + '\n');
   else await out.write(renderSamples(inp.name, a, o.by, o.top));
   await out.commit();
   if (res.summary.samples === 0) note(emptyTableText('samples', res.summary));
+}
+
+export type SampledBy = 'process' | 'thread' | 'module' | 'address';
+
+function groupsBy(a: SampledAnalysis, by: SampledBy): SampledGroup[] {
+  return by === 'thread' ? a.byThread : by === 'module' ? a.byModule : by === 'address' ? a.byAddress : a.byProcess;
+}
+
+/** The text of `cpu --sampled`: one line on the samples, then the groups of `by` (first `top`; 0 = all). */
+export function renderSamples(file: string, a: SampledAnalysis, by: SampledBy, top: number): string {
+  const lines = [`${file}: CPU usage by ${by} (CPU Usage (Sampled)): ${a.samples} samples, weight ${a.weight}`];
+  if (a.selection) lines.push(selectionText(a.selection));
+  const list = groupsBy(a, by);
+  const shown = top ? list.slice(0, top) : list;
+  const name = (g: SampledGroup) => g.imageFileName ?? (g.processId === 0 ? 'Idle' : g.processId === null ? '(unknown)' : '?');
+  const header = by === 'module' ? ['module', 'samples', 'weight', '%'] : by === 'address' ? ['address', 'samples', 'weight', '%'] : by === 'thread' ? ['process', 'pid', 'tid', 'samples', 'weight', '%'] : ['process', 'pid', 'samples', 'weight', '%'];
+  const rows = shown.map((g) => {
+    const tail = [String(g.samples), String(g.weight), g.percent.toFixed(1)];
+    if (by === 'module') return [g.module ?? '(no image)', ...tail];
+    if (by === 'address') return [g.address!, ...tail];
+    const pid = g.processId === null ? '-' : String(g.processId);
+    return by === 'thread' ? [name(g), pid, String(g.threadId), ...tail] : [name(g), pid, ...tail];
+  });
+  lines.push(...alignedTable(header, rows, new Set([0])));
+  if (list.length > shown.length) lines.push(`… ${list.length - shown.length} more (--top 0 shows all)`);
+  if (a.unresolvedProcess || a.unresolvedModule) lines.push(`${a.unresolvedProcess} samples of threads whose process is unknown; ${a.unresolvedModule} in no image of their process`);
+  return lines.join('\n') + '\n';
 }

@@ -13,13 +13,13 @@ export function addCpuCommand(program: Command, { input }: CommandContext): void
     addSelection(program.command('cpu'))
       .description('CPU time, ready time and waits by process or thread (WPA CPU Usage (Precise)), from CSwitch or compact switches')
       .argument('<file>', 'ETL file; - (or a FIFO) reads the trace from a pipe')
-      .addOption(option.by('what', 'group rows by (module: with --sampled)', ['process', 'thread', 'module']))
+      .addOption(option.by('what', 'group rows by (module, address: with --sampled)', ['process', 'thread', 'module', 'address']))
       .addOption(option.sampled())
       .addOption(option.top('rows to show (0 = all)', true))
       .addOption(option.worst())
       .addOption(option.json('64-bit values as decimal strings')),
-  ).action(async (file: string, o: DecodingOpts & SelectionOpts & { by: 'process' | 'thread' | 'module'; top: number; worst: number; json?: boolean; sampled?: boolean }) => {
-    if (o.by === 'module' && !o.sampled) throw new CliError('--by module needs --sampled (modules come from the sampled instruction pointers)', EXIT.usage);
+  ).action(async (file: string, o: DecodingOpts & SelectionOpts & { by: 'process' | 'thread' | 'module' | 'address'; top: number; worst: number; json?: boolean; sampled?: boolean }) => {
+    if ((o.by === 'module' || o.by === 'address') && !o.sampled) throw new CliError(`--by ${o.by} needs --sampled (modules and addresses come from the sampled instruction pointers)`, EXIT.usage);
     const inp = await input(file);
     if (o.sampled) return (await import('./cpu-sampled.js')).sampled(inp, file, o);
     const { commandSelection } = await import('./selection.js');

@@ -752,7 +752,9 @@ class Simulation {
   private sampleEvent(c: number, t: number): void {
     const cur = this.cpus[c]!.cur;
     const ts = this.stamp(t);
-    const ip = cur ? cur.win32StartAddr + BigInt((Number(ts) * 0x35) & 0xfff) : this.ptr === 8 ? 0xfffff8024266ffd0n : 0x8266ffd0n;
+    // with images, a thread's samples fall in its process's own image (a lifetime of it: a reused process id loads another image at its base)
+    const own = cur && this.o.images && cur.proc !== this.idle ? this.imageFiles(cur.proc)[0]! : null;
+    const ip = own ? own[1] + BigInt((Number(ts) * 0x35) & 0xffff) : cur ? cur.win32StartAddr + BigInt((Number(ts) * 0x35) & 0xfff) : this.ptr === 8 ? 0xfffff8024266ffd0n : 0x8266ffd0n;
     const flags = (cur ? cur.prio : 16) << 3;
     this.events.push({
       kind: 'sampledProfile', cpu: c, timestamp: ts, header: this.header('sampledProfile'), headerThreadId: cur ? cur.tid : 0,
@@ -774,9 +776,8 @@ class Simulation {
     }
   }
 
-  /** The image events of process p (its image; ntdll.dll in user processes), no random draw (images) */
-  private imageEvents(opcode: ImageOpcode, p: SimProcess, cpu: number, header?: { tid: number; pid: number }): void {
-    if (!this.o.images || p === this.idle) return;
+  /** The images of process p: [file name, base, size], its own image first (then ntdll.dll in user processes) */
+  private imageFiles(p: SimProcess): [string, bigint, bigint][] {
     const w = this.ptr === 8;
     const files: [string, bigint, bigint][] = [];
     if (p.kernel) {
@@ -786,6 +787,13 @@ class Simulation {
       files.push([`\\Device\\HarddiskVolume3\\Windows\\System32\\${p.image}`, w ? 0x7ff600000000n + BigInt(p.pid) * 0x100000n : 0x00400000n + BigInt(p.pid) * 0x1000n, 0x5d000n]);
       files.push(['\\Device\\HarddiskVolume3\\Windows\\System32\\ntdll.dll', w ? 0x7ffb45d00000n : 0x77a00000n, 0x1f8000n]);
     }
+    return files;
+  }
+
+  /** The image events of process p (its image; ntdll.dll in user processes), no random draw (images) */
+  private imageEvents(opcode: ImageOpcode, p: SimProcess, cpu: number, header?: { tid: number; pid: number }): void {
+    if (!this.o.images || p === this.idle) return;
+    const files = this.imageFiles(p);
     const rundown = opcode === 'dcStart' || opcode === 'dcEnd';
     for (const [fileName, imageBase, imageSize] of files) {
       const ts = this.stamp(this.last + 1);
