@@ -457,3 +457,13 @@ export const KIND_BYTES: i32 = 40;
 // decodeBuffer status codes
 export const STATUS_OK: i32 = 0; // buffer fully handled (walked, or skipped and counted)
 export const STATUS_NEED_DRAIN: i32 = 1; // output columns full: drain rows, then call resume()
+
+// G.4 PERFINFO_SAMPLED_PROFILE_CONFIG (SampledProfileInterval: SetInterval 0x0F48, DCStart 0x0F49, DCEnd 0x0F4A;
+// versions 2 and 3; the same on x86 and x64)
+export const SPI_SOURCE: i32 = 0x00; // u32 KPROFILE_SOURCE
+export const SPI_NEW_INTERVAL: i32 = 0x04; // u32, 100 ns units
+export const SPI_OLD_INTERVAL: i32 = 0x08; // u32
+export const SPI_SOURCE_NAME: i32 = 0x0c; // UTF-16Z (v3)
+export const SPI_SIZE: i32 = 0x0c; // the fixed part
+export const SPI_VERSION_MIN: i32 = 2;
+export const SPI_VERSION_MAX: i32 = 3;

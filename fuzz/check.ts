@@ -155,6 +155,11 @@ export function invariants(r: DecodeResult): [string, string] | null {
         byHook(L.HOOK_IMAGE_LOAD) + byHook(L.HOOK_IMAGE_UNLOAD) + byHook(L.HOOK_IMAGE_DC_START) + byHook(L.HOOK_IMAGE_DC_END),
         d['imageEventsDecoded']! + d['imageEventsSkippedVersion']! + d['imageEventsSkippedShort']!,
       ],
+      [
+        'sample-interval events',
+        byHook(L.HOOK_SAMPLED_PROFILE_SET_INTERVAL) + byHook(L.HOOK_SAMPLED_PROFILE_DC_START) + byHook(L.HOOK_SAMPLED_PROFILE_DC_END),
+        d['sampleIntervalsDecoded']! + d['sampleIntervalsSkippedVersion']! + d['sampleIntervalsSkippedShort']!,
+      ],
     ];
     for (const [name, seen, accounted] of checks) if (seen !== accounted) return [name, `${seen} seen, ${accounted} decoded + skipped`];
   }
@@ -177,6 +182,7 @@ export function invariants(r: DecodeResult): [string, string] | null {
   if (r.spinlock.length !== d['spinlockDecoded']) return ['row sources', `${r.spinlock.length} spinlock rows, ${d['spinlockDecoded']} decoded`];
   if (r.samples.length !== d['samplesDecoded']) return ['row sources', `${r.samples.length} samples rows, ${d['samplesDecoded']} decoded`];
   if (r.imageEvents.length !== d['imageEventsDecoded']) return ['row sources', `${r.imageEvents.length} imageEvents rows, ${d['imageEventsDecoded']} decoded`];
+  if (r.sampleIntervals.length !== d['sampleIntervalsDecoded']) return ['row sources', `${r.sampleIntervals.length} sampleIntervals rows, ${d['sampleIntervalsDecoded']} decoded`];
   // the issue log: sorted by offset, at most 1024, each of a counter that counted
   if (s.issues.length > L.LOG_CAPACITY) return ['issues', `${s.issues.length} issues`];
   for (let i = 0; i < s.issues.length; i++) {

@@ -203,4 +203,13 @@ export const STATS = [
     severity: 'dataLoss',
     description: 'bytes at the end of the input that are not a whole buffer: a buffer cut short by the end of the input (see buffersTruncated), or fewer than 0x48 bytes',
   },
+  { id: 'D_SAMPLE_INTERVAL_DECODED', name: 'sampleIntervalsDecoded', severity: 'info', description: 'SampledProfileInterval SetInterval/DCStart/DCEnd (0x0F48-0x0F4A) events decoded' },
+  { id: 'D_SAMPLE_INTERVAL_SKIPPED_VERSION', name: 'sampleIntervalsSkippedVersion', severity: 'dataLoss', description: 'SampledProfileInterval events of an unknown version (not 2 or 3)' },
+  {
+    id: 'D_SAMPLE_INTERVAL_SKIPPED_SHORT',
+    name: 'sampleIntervalsSkippedShort',
+    severity: 'dataLoss',
+    description: 'SampledProfileInterval events shorter than their fixed part (0x0C bytes)',
+    detail: 'payload bytes',
+  },
 ];

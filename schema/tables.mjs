@@ -315,6 +315,38 @@ export const TABLES = [
     ],
   },
   {
+    name: 'sampleIntervals',
+    prefix: 'SI',
+    reserve: 1,
+    kernelFlags: [['PROFILE', 0x20000002]], // logged with SampledProfile (§G.4)
+    description: 'one row per sample-interval event (SampledProfileInterval): SetInterval (0x0F48), DCStart (0x0F49) and DCEnd (0x0F4A), the profile interval of a sample source',
+    decoders: [
+      {
+        file: 'sampleinterval',
+        fn: 'sampleIntervalEvent',
+        args: ['data', 'n', 'version', 'opcode', 'cpu', 'tsAt', 'fileOffset'],
+        // §G.4: PERFINFO_LOG_TYPE_SAMPLED_PROFILE_SET_INTERVAL / _DC_START / _DC_END
+        hooks: [
+          ['SAMPLED_PROFILE_SET_INTERVAL', 0x0f48, 'PERFINFO_LOG_TYPE_SAMPLED_PROFILE_SET_INTERVAL'],
+          ['SAMPLED_PROFILE_DC_START', 0x0f49, 'PERFINFO_LOG_TYPE_SAMPLED_PROFILE_DC_START'],
+          ['SAMPLED_PROFILE_DC_END', 0x0f4a, 'PERFINFO_LOG_TYPE_SAMPLED_PROFILE_DC_END'],
+        ],
+      },
+    ],
+    columns: [
+      ['timestamp', 'i64', 'raw session-clock ticks of the event', 'time'],
+      ['cpu', 'u16', 'processor of the buffer'],
+      ['opcode', 'u8', '72 SetInterval, 73 DCStart (the interval when the trace starts), 74 DCEnd (when it ends) (the low byte of the HookId)', 'sampleIntervalEvent'],
+      ['source', 'u32', 'Source: the KPROFILE_SOURCE (0 ProfileTime, the timer of SampledProfile)'],
+      ['newInterval', 'u32', 'NewInterval: the interval, in 100 ns units (10000 = 1 ms)'],
+      ['oldInterval', 'u32', 'OldInterval: the interval before, in 100 ns units'],
+      ['sourceName', 'str?', 'SourceName (v3, UTF-16, e.g. Timer); null for v2'],
+      ['version', 'u8', 'event version'],
+      ['fileOffset', 'f64', 'file offset of the event'],
+      ['valid', 'u32', 'bit mask of present columns (bit = column id)'],
+    ],
+  },
+  {
     name: 'threads',
     prefix: 'TH',
     derived: true,

@@ -764,3 +764,64 @@ describe.each(ENGINES)('%s engine: samples and images (§G)', (engine) => {
     expect(r.imageEvents.get(0)!.opcode).toBe(4);
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// G.4: SampledProfileInterval (HookIds 0x0F48-0x0F4A), docs/format.md §G.4
+
+describe.each(ENGINES)('%s engine: sample intervals (§G.4)', (engine) => {
+  const row = (r: DecodeResult, x: Record<string, bigint | number | string | null>) => ({ ...x, valid: validMask(r.sampleIntervals.columnNames, x as Row) });
+
+  test('v3 DCStart (0x0F49, SYSTEM64) as in perfview-net, v2 SetInterval (0x0F48, PERFINFO32), v3 DCEnd (0x0F4A) under SYSTEM32: the same layout for both pointer sizes', () => {
+    const dcStart = hexBytes(
+      '03 00 02 c0', // marker: version 3, SYSTEM64
+      '38 00', // Size 0x38 = 0x20 + 0x0C + 12
+      '49 0f', // HookId 0x0F49 (PERFINFO_LOG_TYPE_SAMPLED_PROFILE_DC_START)
+      'ff ff ff ff', 'ff ff ff ff', // header ThreadId, ProcessId (not read)
+      'e8 03 00 00 00 00 00 00', // timestamp 1000
+      '00 00 00 00 00 00 00 00', // KernelTime, UserTime
+      '00 00 00 00', // 0x00 Source 0 (ProfileTime)
+      '10 27 00 00', // 0x04 NewInterval 10000 (1 ms)
+      '10 27 00 00', // 0x08 OldInterval 10000
+      utf16z('Timer'), // 0x0C SourceName
+    );
+    const setInterval = hexBytes(
+      '02 00 10 c0', // marker: version 2, PERFINFO32
+      '1c 00', // Size 0x1C = 0x10 + 0x0C
+      '48 0f', // HookId 0x0F48 (SetInterval)
+      'e9 03 00 00 00 00 00 00', // timestamp 1001
+      '00 00 00 00', // Source 0
+      '88 13 00 00', // NewInterval 5000 (0.5 ms)
+      '10 27 00 00', // OldInterval 10000
+    );
+    const dcEnd = hexBytes(
+      '03 00 01 c0', // marker: version 3, SYSTEM32
+      '2e 00', // Size 0x2E = 0x20 + 0x0C + 2
+      '4a 0f', // HookId 0x0F4A (DCEnd)
+      '00 00 00 00', '00 00 00 00', // header ThreadId, ProcessId
+      'ea 03 00 00 00 00 00 00', // timestamp 1002
+      '00 00 00 00 00 00 00 00', // KernelTime, UserTime
+      '02 00 00 00', // Source 2 (ProfileTotalIssues)
+      'ff ff ff ff', // NewInterval 2^32 - 1
+      '88 13 00 00', // OldInterval 5000
+      '00 00', // SourceName '' (its terminator only)
+    );
+    const r = decode(trace([dcStart, setInterval, dcEnd], { pointerSize: 4 }), engine);
+    expect(r.summary.diagnostics['sampleIntervalsDecoded']).toBe(3);
+    expect(r.sampleIntervals.toArray()).toEqual([
+      row(r, { timestamp: 1000n, cpu: 1, opcode: 73, source: 0, newInterval: 10000, oldInterval: 10000, sourceName: 'Timer', version: 3, fileOffset: 0x448 }),
+      row(r, { timestamp: 1001n, cpu: 1, opcode: 72, source: 0, newInterval: 5000, oldInterval: 10000, sourceName: null, version: 2, fileOffset: 0x448 + 0x38 }),
+      row(r, { timestamp: 1002n, cpu: 1, opcode: 74, source: 2, newInterval: 4294967295, oldInterval: 5000, sourceName: '', version: 3, fileOffset: 0x448 + 0x38 + 0x20 }),
+    ]);
+  });
+
+  test('another version is skipped and counted; a payload shorter than 0x0C bytes is skipped with its size; v3 without a SourceName has it null', () => {
+    const v4 = hexBytes('04 00 10 c0', '1c 00', '48 0f', '01 00 00 00 00 00 00 00', '00'.repeat(12));
+    const short = hexBytes('02 00 10 c0', '18 00', '48 0f', '02 00 00 00 00 00 00 00', '00'.repeat(8)); // 8 bytes
+    const bare = hexBytes('03 00 10 c0', '1c 00', '49 0f', '03 00 00 00 00 00 00 00', '00 00 00 00', '10 27 00 00', '10 27 00 00'); // v3, no name
+    const r = decodeSync(trace([v4, short, bare], { pointerSize: 4 }), { engine });
+    expect(r.summary.diagnostics['sampleIntervalsSkippedVersion']).toBe(1);
+    expect(r.summary.diagnostics['sampleIntervalsSkippedShort']).toBe(1);
+    expect(r.summary.issues.map((i) => [i.counter, i.detail, i.fileOffset])).toEqual([['sampleIntervalsSkippedShort', 8, 0x468]]);
+    expect(r.sampleIntervals.toArray().map((x) => [x.opcode, x.newInterval, x.sourceName, x.version])).toEqual([[73, 10000, null, 3]]);
+  });
+});

@@ -89,6 +89,12 @@ export function selectTable<T extends TableName>(t: Table<T>, sel: Selection): T
       for (let i = 0; i < t.length; i++) if (sel.timeIn(ts[2 * i + 1]!, ts[2 * i]!) && sel.process(pid[i]!)) keep[n++] = i;
       break;
     }
+    case 'sampleIntervals': {
+      // trace-wide settings: no thread or process to filter by
+      const ts = words(any.column('timestamp') as BigInt64Array);
+      for (let i = 0; i < t.length; i++) if (sel.timeIn(ts[2 * i + 1]!, ts[2 * i]!)) keep[n++] = i;
+      break;
+    }
     case 'threads':
     case 'processes':
     case 'images': {

@@ -39,6 +39,8 @@ export const THREAD_EVENT_OPCODES = sparse({ 1: 'Start', 2: 'End', 3: 'DCStart',
 export const PROCESS_EVENT_OPCODES = sparse({ 1: 'Start', 2: 'End', 3: 'DCStart', 4: 'DCEnd', 39: 'Defunct' });
 /** Image event opcodes (docs/format.md §G.2) */
 export const IMAGE_EVENT_OPCODES = sparse({ 2: 'Unload', 3: 'DCStart', 4: 'DCEnd', 10: 'Load' });
+/** SampledProfileInterval opcodes (docs/format.md §G.4) */
+export const SAMPLE_INTERVAL_EVENT_OPCODES = sparse({ 72: 'SetInterval', 73: 'DCStart', 74: 'DCEnd' });
 
 /** Every enumeration a table column can name (schema/tables.mjs, 4th field of a column). */
 export const ENUMS: Record<string, readonly string[]> = {
@@ -51,6 +53,7 @@ export const ENUMS: Record<string, readonly string[]> = {
   threadEvent: THREAD_EVENT_OPCODES,
   processEvent: PROCESS_EVENT_OPCODES,
   imageEvent: IMAGE_EVENT_OPCODES,
+  sampleIntervalEvent: SAMPLE_INTERVAL_EVENT_OPCODES,
 };
 
 export function nameOf(table: readonly string[], value: number | null | undefined): string | null {

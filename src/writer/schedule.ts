@@ -207,6 +207,8 @@ export interface SimulatedSchedule {
   samples: SampleTruth[];
   /** every image event, in timestamp order (none without images) */
   images: ImageTruth[];
+  /** the sample-interval rundowns (G.4: DCStart and DCEnd, newInterval = profileInterval, in 100 ns units at the default 10 MHz clock; none without profileInterval) */
+  sampleIntervals: { timestamp: bigint; opcode: 'dcStart' | 'dcEnd'; newInterval: number }[];
   /** the switch encoding of each CPU */
   cpuEncodings: SwitchEncoding[];
   /** thread ids with more than one lifetime / process ids with more than one lifetime */
@@ -503,6 +505,7 @@ class Simulation {
   readonly readies: ReadyTruth[] = [];
   readonly samples: SampleTruth[] = [];
   readonly images: ImageTruth[] = [];
+  readonly sampleIntervals: SimulatedSchedule['sampleIntervals'] = [];
   private idle!: SimProcess;
   private system!: SimProcess;
   private rundownThread!: SimThread;
@@ -812,6 +815,13 @@ class Simulation {
 
   private rundown(opcode: 'dcStart' | 'dcEnd'): void {
     const hdr = { tid: this.rundownThread.tid, pid: 4 };
+    // the profile interval with the samples (G.4), in the session clock's ticks
+    if (this.o.profileInterval > 0) {
+      const ts = this.stamp(this.last + 1);
+      const newInterval = Math.min(this.o.profileInterval, 0xffffffff); // 100 ns units at the default 10 MHz clock
+      this.events.push({ kind: 'sampleInterval', cpu: 0, timestamp: ts, opcode, header: this.pointerHeader.system, newInterval });
+      this.sampleIntervals.push({ timestamp: ts, opcode, newInterval });
+    }
     const procs = [...this.liveProcs.values()];
     for (const p of procs) {
       if (opcode === 'dcStart') this.processEvent('dcStart', p, 0, this.stamp(this.last + 1));
@@ -1242,6 +1252,7 @@ class Simulation {
       readies: this.readies,
       samples: this.samples,
       images: this.images,
+      sampleIntervals: this.sampleIntervals,
       cpuEncodings: this.o.encodings.slice(),
       reusedThreadIds: this.reusedThreadIds.slice(),
       reusedProcessIds: this.reusedProcessIds.slice(),

@@ -22,12 +22,14 @@ import {
 } from './events.js';
 import {
   encodeImage,
+  encodeSampleInterval,
   encodeProcess,
   encodeReadyThread,
   encodeSampledProfile,
   encodeSetThreadName,
   encodeThread,
   measureImage,
+  measureSampleInterval,
   measureProcess,
   measureReadyThread,
   measureSampledProfile,
@@ -261,6 +263,14 @@ export class TraceWriter {
         this.checkFits(size, index);
         const off = this.reserve(st.buf, size);
         encodeImage(st.buf.u8, st.buf.dv, off, e, size, o.pointerSize);
+        this.commit(st.buf, size, e.timestamp);
+        return;
+      }
+      case 'sampleInterval': {
+        const size = measureSampleInterval(e, index, o.pointerSize);
+        this.checkFits(size, index);
+        const off = this.reserve(st.buf, size);
+        encodeSampleInterval(st.buf.u8, st.buf.dv, off, e, size, o.pointerSize);
         this.commit(st.buf, size, e.timestamp);
         return;
       }
