@@ -10,6 +10,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { analyzeSamples } from '../src/analysis/samples.js';
+import { SampleInterval } from '../src/analysis/sample-interval.js';
+import { DerivedRows } from '../src/tables/derived-rows.js';
+import * as L from '../src/generated/layout.js';
 import { decodeSync, resolveSelection, type DecodeResult } from '../src/node.js';
 import { simulateSchedule, writeTrace } from '../src/writer/index.js';
 import { corpusTestsEnabled, readCorpus } from './helpers/corpus.js';
@@ -86,6 +89,10 @@ describe('simulated traces with samples and images', () => {
       expect(a.samples).toBe(r.samples.length);
       check(r, a);
       expect(a.unresolvedModule).toBeLessThan(a.samples / 2);
+      // the trace's interval (the schedule's rundowns: 1000 ticks = 0.1 ms): CPU time = Count × interval
+      expect(a.intervalsMs).toEqual([0.1]);
+      expect(a.cpuMs).toBeCloseTo(a.weight * 0.1, 9);
+      for (const g of [...a.byProcess, ...a.byModule, ...a.byAddress]) expect(g.cpuMs).toBeCloseTo(g.weight * 0.1, 9);
       // the reused process id's first process ran its image at a base where the next one loads another:
       // its samples are the first image's (by time), not the image seen last at that base
       const pid = sim.reusedProcessIds[0]!;
@@ -112,6 +119,8 @@ test.runIf(corpusTestsEnabled())('perfview-net.4.5.2.x64.etl: 79,528 samples by 
   const a = analyzeSamples(r);
   expect(a.samples).toBe(79_528);
   check(r, a);
+  // the DCStart/DCEnd rundowns say 1 ms (10000 × 100 ns): WPA's Weight
+  expect([a.intervalsMs, a.cpuMs]).toEqual([[1], 79_528]);
   expect(a.unresolvedProcess).toBe(0);
   // the idle loop in the kernel, then the test program (its JIT-compiled code is in no image)
   expect(a.byProcess.slice(0, 2).map((g) => [g.processId, g.imageFileName])).toEqual([
@@ -126,6 +135,7 @@ test.runIf(corpusTestsEnabled())('perfview-net.4.5.2.x64.etl: 79,528 samples by 
   expect(p.status, p.stderr).toBe(0);
   const json = JSON.parse(p.stdout);
   expect(json.rows.map((g: { module: string | null; weight: number }) => [g.module, g.weight])).toEqual(a.byModule.map((g) => [g.module, g.weight]));
+  expect([json.cpuMs, json.intervalsMs, json.rows[0].cpuMs]).toEqual([79_528, [1], a.byModule[0]!.cpuMs]);
   expect(spawnSync(process.execPath, [BIN, 'cpu', file, '--by', 'module'], { encoding: 'utf8' }).status).toBe(2);
   expect(spawnSync(process.execPath, [BIN, 'cpu', file, '--by', 'address'], { encoding: 'utf8' }).status).toBe(2);
   // module!offset: the finest grain, the kernel's idle loop first
@@ -133,8 +143,67 @@ test.runIf(corpusTestsEnabled())('perfview-net.4.5.2.x64.etl: 79,528 samples by 
   expect(a.byAddress.reduce((n, g) => n + g.samples, 0)).toBe(a.samples);
   const byAddress = spawnSync(process.execPath, [BIN, 'cpu', file, '--sampled', '--by', 'address', '--top', '3'], { encoding: 'utf8' });
   expect(byAddress.status, byAddress.stderr).toBe(0);
-  expect(byAddress.stdout.split('\n').slice(1, 3)).toEqual([
-    expect.stringMatching(/^address +samples +weight +%$/),
-    expect.stringMatching(/^ntoskrnl\.exe!0xa6552 +72805 +72805 +91\.5$/),
+  expect(byAddress.stdout.split('\n').slice(0, 3)).toEqual([
+    expect.stringMatching(/: CPU usage by address \(CPU Usage \(Sampled\)\): 79528 samples, weight 79528, CPU time 79528\.000 ms \(interval 1 ms\)$/),
+    expect.stringMatching(/^address +samples +weight +cpu ms +%$/),
+    expect.stringMatching(/^ntoskrnl\.exe!0xa6552 +72805 +72805 +72805\.000 +91\.5$/),
   ]);
+});
+
+describe('the profile interval (sampleIntervals, docs/format.md §G.4)', () => {
+  // rows: [timestamp, opcode, source, newInterval, oldInterval]
+  function intervals(rows: [bigint, number, number, number, number][]) {
+    const b = new DerivedRows('sampleIntervals');
+    for (const [ts, op, source, next, prev] of rows) {
+      const r = b.add();
+      b.set(r, L.SI_TIMESTAMP, ts);
+      b.set(r, L.SI_OPCODE, op);
+      b.set(r, L.SI_SOURCE, source);
+      b.set(r, L.SI_NEW_INTERVAL, next);
+      b.set(r, L.SI_OLD_INTERVAL, prev);
+    }
+    return b.take();
+  }
+  const at = (i: SampleInterval, t: bigint) => i.at(Number(t >> 32n), Number(t & 0xffffffffn));
+
+  test('the latest event at or before the time; before the first, the interval it started from; other sources ignored; row order not time order', () => {
+    const i = new SampleInterval(intervals([
+      [2n ** 33n, 72, 0, 2500, 5000], // SetInterval 0.25 ms, at 2^33 (high word 2)
+      [100n, 72, 0, 5000, 10000], // SetInterval 0.5 ms at 100 (from 1 ms)
+      [150n, 72, 1, 1, 5000], // another source
+    ]));
+    expect([at(i, 0n), at(i, 99n), at(i, 100n), at(i, 2n ** 33n - 1n), at(i, 2n ** 33n), at(i, 2n ** 40n)]).toEqual([10000, 10000, 5000, 5000, 2500, 2500]);
+    expect([i.known, i.intervals]).toEqual([true, [10000, 5000, 2500]]);
+    const rundown = new SampleInterval(intervals([[50n, 73, 0, 10000, 10000]]));
+    expect([at(rundown, 0n), at(rundown, 60n), rundown.intervals]).toEqual([10000, 10000, [10000]]);
+    const none = new SampleInterval(intervals([[50n, 73, 2, 10000, 10000]]));
+    expect([none.known, at(none, 60n), none.intervals]).toEqual([false, -1, []]);
+  });
+
+  test('CPU time: a sample\'s Count × the interval at its time (an interval changed in the middle), as a BigInt oracle; none: counts only', () => {
+    const sim = simulateSchedule({ seed: 7, cpus: 3, duration: 300_000, switchMode: 'mixed', profileInterval: 1_000, images: true });
+    const r = decodeSync(writeTrace(sim.description).bytes);
+    const ts = r.samples.column('timestamp');
+    const mid = ts[Math.floor(ts.length / 2)]!;
+    const table = intervals([[mid, 72, 0, 2_500, 10_000]]);
+    const a = analyzeSamples({ ...r, sampleIntervals: table });
+    let want = 0n;
+    const byPid = new Map<number | null, bigint>();
+    const pidOf = new Map(a.byThread.map((g) => [g.threadId, g.processId]));
+    for (const x of r.samples) {
+      const t = BigInt(x.count) * (x.timestamp < mid ? 10_000n : 2_500n);
+      want += t;
+      const p = pidOf.get(x.threadId) ?? null;
+      byPid.set(p, (byPid.get(p) ?? 0n) + t);
+    }
+    expect(a.cpuMs).toBe(Number(want) / 10_000);
+    expect(a.intervalsMs).toEqual([1, 0.25]);
+    // by process (each thread of the schedule in one process)
+    if (a.byThread.length === new Set(a.byThread.map((g) => g.threadId)).size) {
+      expect(new Map(a.byProcess.map((g) => [g.processId, g.cpuMs]))).toEqual(new Map([...byPid].map(([p, t]) => [p, Number(t) / 10_000])));
+    }
+    const without = analyzeSamples({ ...r, sampleIntervals: intervals([]) });
+    expect([without.cpuMs, without.intervalsMs, without.byProcess[0]!.cpuMs]).toEqual([null, [], null]);
+    expect(analyzeSamples({ samples: r.samples, images: r.images, threads: r.threads, processes: r.processes, clock: r.clock }).cpuMs).toBeNull();
+  });
 });

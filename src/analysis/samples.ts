@@ -2,13 +2,18 @@
 // part G) counted by process, thread, module and address (module!offset). A sample's process is its
 // thread's at the sample's time (the threads lifetimes, as src/select resolves it); its module the image
 // lifetime holding the instruction pointer at the sample's time (ImageMap, analysis/image-map.ts: the
-// images of its process, of process 0 first for a kernel-space address). Per sample: words compared, no
-// BigInt or object (a Map entry per new group).
+// images of its process, of process 0 first for a kernel-space address). CPU time is Count × the profile
+// interval in effect at the sample's time (SampleInterval, analysis/sample-interval.ts: WPA's Weight), when
+// the trace states it. Per sample: words compared, no BigInt or object (a Map entry per new group).
 import type { Table } from '../tables/table.js';
 import type { StreamResult } from '../result/summary.js';
 import { resolveSelection, type Selection, type SelectionSummary } from '../select/selection.js';
 import { selectTable } from '../select/tables.js';
 import { ImageMap } from './image-map.js';
+import { SampleInterval } from './sample-interval.js';
+
+/** a group's samples, Count summed, CPU time in 100 ns units */
+type Entry = [number, number, number];
 
 export interface SampledGroup {
   /** process (byProcess, byThread), null if unknown */
@@ -23,6 +28,8 @@ export interface SampledGroup {
   /** SampledProfile events, and their Count summed */
   samples: number;
   weight: number;
+  /** Count × the profile interval, in ms (WPA's Weight); null when the trace has no sample-interval event */
+  cpuMs: number | null;
   /** weight as a percentage of all */
   percent: number;
 }
@@ -30,6 +37,10 @@ export interface SampledGroup {
 export interface SampledAnalysis {
   samples: number;
   weight: number;
+  /** CPU time of all samples, ms; null when the trace has no sample-interval event (then counts only) */
+  cpuMs: number | null;
+  /** the profile intervals the trace states (sampleIntervals, timer source), in ms; empty when none */
+  intervalsMs: number[];
   byProcess: SampledGroup[];
   byThread: SampledGroup[];
   byModule: SampledGroup[];
@@ -51,11 +62,16 @@ export function isKernelAddress(pointerSize: number, hi: number, lo: number): bo
 }
 
 /** Samples by process, thread, module and address (WPA's CPU Usage (Sampled)), ordered by weight, then samples. */
-export function analyzeSamples(r: { samples: Table<'samples'>; images: Table<'images'> } & Pick<StreamResult, 'threads' | 'processes' | 'clock'>, options: SampledOptions = {}): SampledAnalysis {
+export function analyzeSamples(
+  r: { samples: Table<'samples'>; images: Table<'images'>; sampleIntervals?: Table<'sampleIntervals'> } & Pick<StreamResult, 'threads' | 'processes' | 'clock'>,
+  options: SampledOptions = {},
+): SampledAnalysis {
   const sel = options.selection?.active ? options.selection : null;
   const samples = sel ? selectTable(r.samples, sel) : r.samples;
   const lifetimes = resolveSelection({}, r.clock, r);
   const map = new ImageMap(r.images);
+  const interval = r.sampleIntervals ? new SampleInterval(r.sampleIntervals) : null;
+  const timed = interval?.known === true;
   const imageName = r.images.column('name');
   const fileName = r.images.column('fileName');
   const image = new Map<number, string>();
@@ -68,24 +84,27 @@ export function analyzeSamples(r: { samples: Table<'samples'>; images: Table<'im
   const ipw = new Uint32Array(ip.buffer, ip.byteOffset, 2 * samples.length);
   const count = samples.column('count');
   const pointerSize = samples.column('pointerSize');
-  const proc = new Map<number, [number, number]>();
-  const thread = new Map<number, Map<number, [number, number]>>();
-  const module = new Map<number, [number, number]>(); // images row (-1: none) → [samples, weight]
-  const inImage = new Map<number, Map<number, [number, number]>>(); // images row → offset → …
-  const noImage = new Map<number, Map<number, [number, number]>>(); // address high word → low word → …
-  const add = <K>(m: Map<K, [number, number]>, k: K, w: number) => {
+  const proc = new Map<number, Entry>();
+  const thread = new Map<number, Map<number, Entry>>();
+  const module = new Map<number, Entry>(); // images row (-1: none) → [samples, weight]
+  const inImage = new Map<number, Map<number, Entry>>(); // images row → offset → …
+  const noImage = new Map<number, Map<number, Entry>>(); // address high word → low word → …
+  // per sample: its Count and its CPU time in 100 ns units
+  const add = <K>(m: Map<K, Entry>, k: K, w: number, t: number) => {
     const e = m.get(k);
     if (e) {
       e[0]++;
       e[1] += w;
-    } else m.set(k, [1, w]);
+      e[2] += t;
+    } else m.set(k, [1, w, t]);
   };
-  const inner = <K>(m: Map<K, Map<number, [number, number]>>, k: K) => {
+  const inner = <K>(m: Map<K, Map<number, Entry>>, k: K) => {
     let v = m.get(k);
     if (!v) m.set(k, (v = new Map()));
     return v;
   };
   let weight = 0;
+  let time = 0;
   let unresolvedProcess = 0;
   let unresolvedModule = 0;
   for (let i = 0; i < samples.length; i++) {
@@ -95,32 +114,36 @@ export function analyzeSamples(r: { samples: Table<'samples'>; images: Table<'im
     const tHi = tsw[2 * i + 1]!;
     const tLo = tsw[2 * i]! >>> 0;
     const p = t === 0 ? 0 : lifetimes.processOf(t, tHi, tsw[2 * i]!);
+    const cpu = timed ? w * interval!.at(tHi, tLo) : 0;
+    time += cpu;
     if (p < 0) unresolvedProcess++;
-    add(proc, p, w);
-    add(inner(thread, t), p, w);
+    add(proc, p, w, cpu);
+    add(inner(thread, t), p, w, cpu);
     const hi = ipw[2 * i + 1]!;
     const lo = ipw[2 * i]!;
     const row = map.find(p, isKernelAddress(pointerSize[i]!, hi, lo), hi, lo, tHi, tLo);
-    add(module, row, w);
+    add(module, row, w, cpu);
     if (row < 0) {
       unresolvedModule++;
-      add(inner(noImage, hi), lo, w);
-    } else add(inner(inImage, row), map.offset(row, hi, lo), w);
+      add(inner(noImage, hi), lo, w, cpu);
+    } else add(inner(inImage, row), map.offset(row, hi, lo), w, cpu);
   }
   const percent = (x: number) => (weight === 0 ? 0 : (100 * x) / weight);
   const order = (a: SampledGroup, b: SampledGroup) => b.weight - a.weight || b.samples - a.samples || (a.processId ?? -1) - (b.processId ?? -1) || (a.threadId ?? -1) - (b.threadId ?? -1) || ((a.module ?? a.address ?? '') < (b.module ?? b.address ?? '') ? -1 : 1);
   const named = (p: number) => (p < 0 ? null : p);
-  const group = (o: Partial<SampledGroup>, [n, w]: [number, number]): SampledGroup => ({ processId: null, imageFileName: null, threadId: null, module: null, address: null, ...o, samples: n, weight: w, percent: percent(w) });
+  const ms = (t: number) => (timed ? t / 10_000 : null);
+  const group = (o: Partial<SampledGroup>, [n, w, t]: Entry): SampledGroup => ({ processId: null, imageFileName: null, threadId: null, module: null, address: null, ...o, samples: n, weight: w, cpuMs: ms(t), percent: percent(w) });
   const nameOf = (row: number) => (row < 0 ? null : (imageName[row] || fileName[row] || '(no name)'));
   // groups of the same module name (or module!offset) in several processes or lifetimes are one row
-  const merged = (entries: [string | null, [number, number], Partial<SampledGroup>][]) => {
-    const m = new Map<string | null, [[number, number], Partial<SampledGroup>]>();
-    for (const [k, [n, w], o] of entries) {
+  const merged = (entries: [string | null, Entry, Partial<SampledGroup>][]) => {
+    const m = new Map<string | null, [Entry, Partial<SampledGroup>]>();
+    for (const [k, [n, w, t], o] of entries) {
       const e = m.get(k);
       if (e) {
         e[0][0] += n;
         e[0][1] += w;
-      } else m.set(k, [[n, w], o]);
+        e[0][2] += t;
+      } else m.set(k, [[n, w, t], o]);
     }
     return [...m.values()].map(([nw, o]) => group(o, nw)).sort(order);
   };
@@ -128,14 +151,14 @@ export function analyzeSamples(r: { samples: Table<'samples'>; images: Table<'im
   const byThread = [...thread].flatMap(([t, m]) => [...m].map(([p, nw]) => group({ processId: named(p), imageFileName: p < 0 ? null : (image.get(p) ?? null), threadId: t }, nw))).sort(order);
   const byModule = merged([...module].map(([row, nw]) => [nameOf(row), nw, { module: nameOf(row) }]));
   const byAddress = merged([
-    ...[...inImage].flatMap(([row, m]) => [...m].map(([off, nw]): [string, [number, number], Partial<SampledGroup>] => {
+    ...[...inImage].flatMap(([row, m]) => [...m].map(([off, nw]): [string, Entry, Partial<SampledGroup>] => {
       const address = `${nameOf(row)}!0x${off.toString(16)}`;
       return [address, nw, { module: nameOf(row), address }];
     })),
-    ...[...noImage].flatMap(([hi, m]) => [...m].map(([lo, nw]): [string, [number, number], Partial<SampledGroup>] => {
+    ...[...noImage].flatMap(([hi, m]) => [...m].map(([lo, nw]): [string, Entry, Partial<SampledGroup>] => {
       const address = `0x${((BigInt(hi) << 32n) | BigInt(lo)).toString(16)}`;
       return [address, nw, { address }];
     })),
   ]);
-  return { samples: samples.length, weight, byProcess, byThread, byModule, byAddress, unresolvedProcess, unresolvedModule, selection: sel?.describe(r.clock) ?? null };
+  return { samples: samples.length, weight, cpuMs: ms(time), intervalsMs: (interval?.intervals ?? []).map((v) => v / 10_000), byProcess, byThread, byModule, byAddress, unresolvedProcess, unresolvedModule, selection: sel?.describe(r.clock) ?? null };
 }

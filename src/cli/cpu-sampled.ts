@@ -18,19 +18,21 @@ import { decodeOptions, type DecodingOpts, type SelectionOpts } from './options.
 export async function sampled(inp: { path: string; name: string }, file: string, o: DecodingOpts & SelectionOpts & { by: SampledBy; top: number; json?: boolean }): Promise<void> {
   const [{ commandSelection }, { analyzeSamples }] = await Promise.all([import('./selection.js'), import('../analysis/samples.js')]);
   const selection = await commandSelection(inp.path, inp.name, o, decodeOptions(o), true);
-  const chunks: ColumnChunk[] = [];
+  const chunks = { samples: [] as ColumnChunk[], sampleIntervals: [] as ColumnChunk[] };
   const res = await streamFile(inp.path, {
     ...decodeOptions(o),
     rows: 'copy', // kept until the end: the image and thread lifetimes must be complete to resolve a sample
     onRows: (rows) => {
-      if (rows.samples.length) chunks.push(rows.samples);
+      if (rows.samples.length) chunks.samples.push(rows.samples);
+      if (rows.sampleIntervals.length) chunks.sampleIntervals.push(rows.sampleIntervals);
     },
   });
-  const samples = new Table('samples', concatChunks('samples', chunks.splice(0)));
-  const a = analyzeSamples({ samples, images: res.images, threads: res.threads, processes: res.processes, clock: res.clock }, { selection: selection ?? undefined });
+  const samples = new Table('samples', concatChunks('samples', chunks.samples.splice(0)));
+  const sampleIntervals = new Table('sampleIntervals', concatChunks('sampleIntervals', chunks.sampleIntervals.splice(0)));
+  const a = analyzeSamples({ samples, images: res.images, sampleIntervals, threads: res.threads, processes: res.processes, clock: res.clock }, { selection: selection ?? undefined });
   const list = groupsBy(a, o.by);
   const out = stdoutOutput();
-  if (o.json) await out.write(JSON.stringify({ file, by: o.by, samples: a.samples, weight: a.weight, unresolvedProcess: a.unresolvedProcess, unresolvedModule: a.unresolvedModule, selection: a.selection, rows: o.top ? list.slice(0, o.top) : list }, jsonReplacer, 2) + '\n');
+  if (o.json) await out.write(JSON.stringify({ file, by: o.by, samples: a.samples, weight: a.weight, cpuMs: a.cpuMs, intervalsMs: a.intervalsMs, unresolvedProcess: a.unresolvedProcess, unresolvedModule: a.unresolvedModule, selection: a.selection, rows: o.top ? list.slice(0, o.top) : list }, jsonReplacer, 2) + '\n');
   else await out.write(renderSamples(inp.name, a, o.by, o.top));
   await out.commit();
   if (res.summary.samples === 0) note(emptyTableText('samples', res.summary));
@@ -44,14 +46,20 @@ function groupsBy(a: SampledAnalysis, by: SampledBy): SampledGroup[] {
 
 /** The text of `cpu --sampled`: one line on the samples, then the groups of `by` (first `top`; 0 = all). */
 export function renderSamples(file: string, a: SampledAnalysis, by: SampledBy, top: number): string {
-  const lines = [`${file}: CPU usage by ${by} (CPU Usage (Sampled)): ${a.samples} samples, weight ${a.weight}`];
+  const timed = a.cpuMs !== null;
+  const lines = [
+    `${file}: CPU usage by ${by} (CPU Usage (Sampled)): ${a.samples} samples, weight ${a.weight}` +
+      (timed ? `, CPU time ${a.cpuMs!.toFixed(3)} ms (interval ${a.intervalsMs.map((v) => `${v} ms`).join(', then ')})` : ''),
+  ];
+  if (!timed) lines.push('the trace has no sample-interval event (SampledProfileInterval): counts only, no CPU time');
   if (a.selection) lines.push(selectionText(a.selection));
   const list = groupsBy(a, by);
   const shown = top ? list.slice(0, top) : list;
   const name = (g: SampledGroup) => g.imageFileName ?? (g.processId === 0 ? 'Idle' : g.processId === null ? '(unknown)' : '?');
-  const header = by === 'module' ? ['module', 'samples', 'weight', '%'] : by === 'address' ? ['address', 'samples', 'weight', '%'] : by === 'thread' ? ['process', 'pid', 'tid', 'samples', 'weight', '%'] : ['process', 'pid', 'samples', 'weight', '%'];
+  const counts = ['samples', 'weight', ...(timed ? ['cpu ms'] : []), '%'];
+  const header = by === 'module' ? ['module', ...counts] : by === 'address' ? ['address', ...counts] : by === 'thread' ? ['process', 'pid', 'tid', ...counts] : ['process', 'pid', ...counts];
   const rows = shown.map((g) => {
-    const tail = [String(g.samples), String(g.weight), g.percent.toFixed(1)];
+    const tail = [String(g.samples), String(g.weight), ...(timed ? [g.cpuMs!.toFixed(3)] : []), g.percent.toFixed(1)];
     if (by === 'module') return [g.module ?? '(no image)', ...tail];
     if (by === 'address') return [g.address!, ...tail];
     const pid = g.processId === null ? '-' : String(g.processId);
