@@ -61,6 +61,11 @@ export function isKernelAddress(pointerSize: number, hi: number, lo: number): bo
   return pointerSize === 4 ? hi === 0 && lo >= 0x80000000 : hi >= 0x80000000;
 }
 
+/** The process of a sample's thread at its time (words: tHi signed, tLo): the idle thread's is 0; -1 when unknown. */
+export function processOfSample(lifetimes: ReturnType<typeof resolveSelection>, tid: number, tHi: number, tLo: number): number {
+  return tid === 0 ? 0 : lifetimes.processOf(tid, tHi, tLo);
+}
+
 /** Samples by process, thread, module and address (WPA's CPU Usage (Sampled)), ordered by weight, then samples. */
 export function analyzeSamples(
   r: { samples: Table<'samples'>; images: Table<'images'>; sampleIntervals?: Table<'sampleIntervals'> } & Pick<StreamResult, 'threads' | 'processes' | 'clock'>,
@@ -113,7 +118,7 @@ export function analyzeSamples(
     const t = tid[i]!;
     const tHi = tsw[2 * i + 1]!;
     const tLo = tsw[2 * i]! >>> 0;
-    const p = t === 0 ? 0 : lifetimes.processOf(t, tHi, tsw[2 * i]!);
+    const p = processOfSample(lifetimes, t, tHi, tsw[2 * i]!);
     const cpu = timed ? w * interval!.at(tHi, tLo) : 0;
     time += cpu;
     if (p < 0) unresolvedProcess++;

@@ -1,6 +1,6 @@
 // `etw-decode cpu FILE --sampled`: WPA's CPU Usage (Sampled) — the SampledProfile events by process, thread,
-// module or address (module!offset) (src/analysis/samples.ts), as JSON or an aligned table; loaded by cpu.ts
-// only when --sampled is given.
+// module or address (module!offset) (src/analysis/samples.ts), as JSON or an aligned table; with --pprof,
+// a gzipped pprof profile of them instead (output/pprof.ts). Loaded by cpu.ts only when --sampled is given.
 import type { SampledAnalysis, SampledGroup } from '../analysis/samples.js';
 import { selectionText } from '../select/selection.js';
 import { streamFile } from '../decode/files.js';
@@ -8,14 +8,14 @@ import { concatChunks, type ColumnChunk } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 import { emptyTableText, jsonReplacer } from '../output/summary-text.js';
 import { alignedTable } from './cpu-text.js';
-import { note, stdoutOutput } from './io.js';
+import { fileOutput, note, stdoutOutput, type Output } from './io.js';
 import { decodeOptions, type DecodingOpts, type SelectionOpts } from './options.js';
 
 /**
  * `cpu --sampled`: WPA's CPU Usage (Sampled) — the SampledProfile events by process, thread or module
  * (src/analysis/samples.ts), from the samples table and the thread, process and image lifetimes and the lifetimes of the whole decode.
  */
-export async function sampled(inp: { path: string; name: string }, file: string, o: DecodingOpts & SelectionOpts & { by: SampledBy; top: number; json?: boolean }): Promise<void> {
+export async function sampled(inp: { path: string; name: string }, file: string, o: DecodingOpts & SelectionOpts & { by: SampledBy; top: number; json?: boolean; pprof?: string }): Promise<void> {
   const [{ commandSelection }, { analyzeSamples }] = await Promise.all([import('./selection.js'), import('../analysis/samples.js')]);
   const selection = await commandSelection(inp.path, inp.name, o, decodeOptions(o), true);
   const chunks = { samples: [] as ColumnChunk[], sampleIntervals: [] as ColumnChunk[] };
@@ -29,7 +29,24 @@ export async function sampled(inp: { path: string; name: string }, file: string,
   });
   const samples = new Table('samples', concatChunks('samples', chunks.samples.splice(0)));
   const sampleIntervals = new Table('sampleIntervals', concatChunks('sampleIntervals', chunks.sampleIntervals.splice(0)));
-  const a = analyzeSamples({ samples, images: res.images, sampleIntervals, threads: res.threads, processes: res.processes, clock: res.clock }, { selection: selection ?? undefined });
+  const tables = { samples, images: res.images, sampleIntervals, threads: res.threads, processes: res.processes, clock: res.clock };
+  if (o.pprof !== undefined) {
+    const [{ samplesToPprof }, { gzipSync }, { VERSION }] = await Promise.all([import('../output/pprof.js'), import('node:zlib'), import('../version.js')]);
+    const comment = `etw-decode ${VERSION}: SampledProfile of ${inp.name}; frames are module!0xoffset (no symbols)`;
+    const profile = gzipSync(samplesToPprof(tables, { selection: selection ?? undefined, comment }));
+    const out: Output = o.pprof === '-' ? stdoutOutput() : await fileOutput(o.pprof);
+    try {
+      await out.write(profile);
+      await out.commit();
+    } catch (e) {
+      await out.abort();
+      throw e;
+    }
+    if (res.summary.samples === 0) note(emptyTableText('samples', res.summary));
+    else if (sampleIntervals.length === 0) note('the trace has no sample-interval event (SampledProfileInterval): the profile has sample counts only, no CPU time');
+    return;
+  }
+  const a = analyzeSamples(tables, { selection: selection ?? undefined });
   const list = groupsBy(a, o.by);
   const out = stdoutOutput();
   if (o.json) await out.write(JSON.stringify({ file, by: o.by, samples: a.samples, weight: a.weight, cpuMs: a.cpuMs, intervalsMs: a.intervalsMs, unresolvedProcess: a.unresolvedProcess, unresolvedModule: a.unresolvedModule, selection: a.selection, rows: o.top ? list.slice(0, o.top) : list }, jsonReplacer, 2) + '\n');

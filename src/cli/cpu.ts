@@ -15,11 +15,13 @@ export function addCpuCommand(program: Command, { input }: CommandContext): void
       .argument('<file>', 'ETL file; - (or a FIFO) reads the trace from a pipe')
       .addOption(option.by('what', 'group rows by (module, address: with --sampled)', ['process', 'thread', 'module', 'address']))
       .addOption(option.sampled())
+      .addOption(option.pprof())
       .addOption(option.top('rows to show (0 = all)', true))
       .addOption(option.worst())
       .addOption(option.json('64-bit values as decimal strings')),
-  ).action(async (file: string, o: DecodingOpts & SelectionOpts & { by: 'process' | 'thread' | 'module' | 'address'; top: number; worst: number; json?: boolean; sampled?: boolean }) => {
+  ).action(async (file: string, o: DecodingOpts & SelectionOpts & { by: 'process' | 'thread' | 'module' | 'address'; top: number; worst: number; json?: boolean; sampled?: boolean; pprof?: string }) => {
     if ((o.by === 'module' || o.by === 'address') && !o.sampled) throw new CliError(`--by ${o.by} needs --sampled (modules and addresses come from the sampled instruction pointers)`, EXIT.usage);
+    if (o.pprof !== undefined && !o.sampled) throw new CliError('--pprof needs --sampled (the profile is of the SampledProfile events)', EXIT.usage);
     const inp = await input(file);
     if (o.sampled) return (await import('./cpu-sampled.js')).sampled(inp, file, o);
     const { commandSelection } = await import('./selection.js');
