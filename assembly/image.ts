@@ -1,5 +1,5 @@
 // Image events, docs/format.md §G.2 (Image_Load: Load 0x030A, Unload 0x1402, DCStart 0x1403, DCEnd 0x1404;
-// versions 2 and 3, 32/64-bit): one images row per event. Payload WMI_IMAGELOAD_INFORMATION, P = pointer size:
+// versions 2 and 3, 32/64-bit): one imageEvents row per event. Payload WMI_IMAGELOAD_INFORMATION, P = pointer size:
 //
 //  x86  x64
 //  0x00 0x00 ptr ImageBase
@@ -43,31 +43,31 @@ export function imageEvent(data: usize, n: i32, version: i32, pointerSize: i32, 
     return;
   }
   count(L.D_IMAGE_DECODED);
-  const T = L.TABLE_IMAGES;
+  const T = L.TABLE_IMAGE_EVENTS;
   const r = addRow(T);
   const q = data + <usize>(2 * pointerSize);
-  let valid = L.IM_ALWAYS_VALID;
-  store<i64>(col(T, L.IM_TIMESTAMP) + (r << 3), load<i64>(tsAt));
-  store<u16>(col(T, L.IM_CPU) + (r << 1), <u16>cpu);
-  store<u8>(col(T, L.IM_OPCODE) + r, <u8>opcode);
-  store<u32>(col(T, L.IM_PROCESS_ID) + (r << 2), load<u32>(q, L.IMG_2P_PROCESS_ID));
-  store<u64>(col(T, L.IM_IMAGE_BASE) + (r << 3), pointerAt(data + <usize>L.IMG_IMAGE_BASE, pointerSize));
-  store<u64>(col(T, L.IM_IMAGE_SIZE) + (r << 3), pointerAt(data + <usize>(L.IMG_IMAGE_SIZE_INDEX * pointerSize), pointerSize));
-  store<u32>(col(T, L.IM_IMAGE_CHECKSUM) + (r << 2), load<u32>(q, L.IMG_2P_IMAGE_CHECKSUM));
-  store<u32>(col(T, L.IM_TIME_DATE_STAMP) + (r << 2), load<u32>(q, L.IMG_2P_TIME_DATE_STAMP));
+  let valid = L.IE_ALWAYS_VALID;
+  store<i64>(col(T, L.IE_TIMESTAMP) + (r << 3), load<i64>(tsAt));
+  store<u16>(col(T, L.IE_CPU) + (r << 1), <u16>cpu);
+  store<u8>(col(T, L.IE_OPCODE) + r, <u8>opcode);
+  store<u32>(col(T, L.IE_PROCESS_ID) + (r << 2), load<u32>(q, L.IMG_2P_PROCESS_ID));
+  store<u64>(col(T, L.IE_IMAGE_BASE) + (r << 3), pointerAt(data + <usize>L.IMG_IMAGE_BASE, pointerSize));
+  store<u64>(col(T, L.IE_IMAGE_SIZE) + (r << 3), pointerAt(data + <usize>(L.IMG_IMAGE_SIZE_INDEX * pointerSize), pointerSize));
+  store<u32>(col(T, L.IE_IMAGE_CHECKSUM) + (r << 2), load<u32>(q, L.IMG_2P_IMAGE_CHECKSUM));
+  store<u32>(col(T, L.IE_TIME_DATE_STAMP) + (r << 2), load<u32>(q, L.IMG_2P_TIME_DATE_STAMP));
   if (version >= 3) {
-    store<u8>(col(T, L.IM_SIGNATURE_LEVEL) + r, load<u8>(q, L.IMG_2P_SIGNATURE_LEVEL));
-    store<u8>(col(T, L.IM_SIGNATURE_TYPE) + r, load<u8>(q, L.IMG_2P_SIGNATURE_TYPE));
-    valid |= bit(L.IM_SIGNATURE_LEVEL) | bit(L.IM_SIGNATURE_TYPE);
+    store<u8>(col(T, L.IE_SIGNATURE_LEVEL) + r, load<u8>(q, L.IMG_2P_SIGNATURE_LEVEL));
+    store<u8>(col(T, L.IE_SIGNATURE_TYPE) + r, load<u8>(q, L.IMG_2P_SIGNATURE_TYPE));
+    valid |= bit(L.IE_SIGNATURE_LEVEL) | bit(L.IE_SIGNATURE_TYPE);
   }
-  store<u64>(col(T, L.IM_DEFAULT_BASE) + (r << 3), pointerAt(q + <usize>L.IMG_2P_DEFAULT_BASE, pointerSize));
+  store<u64>(col(T, L.IE_DEFAULT_BASE) + (r << 3), pointerAt(q + <usize>L.IMG_2P_DEFAULT_BASE, pointerSize));
   if (n > fixed) {
-    store<u32>(col(T, L.IM_FILE_NAME) + (r << 2), putString(data + <usize>fixed, data + <usize>n, L.STR_UNIT_UTF16));
-    valid |= bit(L.IM_FILE_NAME);
+    store<u32>(col(T, L.IE_FILE_NAME) + (r << 2), putString(data + <usize>fixed, data + <usize>n, L.STR_UNIT_UTF16));
+    valid |= bit(L.IE_FILE_NAME);
     if (!stringTerminated) issue(L.D_STRING_UNTERMINATED, <u32>fixed, fileOffset);
   }
-  store<u8>(col(T, L.IM_POINTER_SIZE) + r, <u8>pointerSize);
-  store<u8>(col(T, L.IM_VERSION) + r, <u8>version);
-  store<f64>(col(T, L.IM_FILE_OFFSET) + (r << 3), fileOffset);
-  store<u32>(col(T, L.IM_VALID) + (r << 2), valid);
+  store<u8>(col(T, L.IE_POINTER_SIZE) + r, <u8>pointerSize);
+  store<u8>(col(T, L.IE_VERSION) + r, <u8>version);
+  store<f64>(col(T, L.IE_FILE_OFFSET) + (r << 3), fileOffset);
+  store<u32>(col(T, L.IE_VALID) + (r << 2), valid);
 }

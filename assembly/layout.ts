@@ -476,3 +476,13 @@ export const STK_OPCODE_KEY_DELETE: i32 = 0x23;
 export const STK_OPCODE_KEY_RUNDOWN: i32 = 0x24;
 export const STK_OPCODE_KEY_KERNEL: i32 = 0x25;
 export const STK_OPCODE_KEY_USER: i32 = 0x26;
+
+// G.4 PERFINFO_SAMPLED_PROFILE_CONFIG (SampledProfileInterval: SetInterval 0x0F48, DCStart 0x0F49, DCEnd 0x0F4A;
+// versions 2 and 3; the same on x86 and x64)
+export const SPI_SOURCE: i32 = 0x00; // u32 KPROFILE_SOURCE
+export const SPI_NEW_INTERVAL: i32 = 0x04; // u32, 100 ns units
+export const SPI_OLD_INTERVAL: i32 = 0x08; // u32
+export const SPI_SOURCE_NAME: i32 = 0x0c; // UTF-16Z (v3)
+export const SPI_SIZE: i32 = 0x0c; // the fixed part
+export const SPI_VERSION_MIN: i32 = 2;
+export const SPI_VERSION_MAX: i32 = 3;

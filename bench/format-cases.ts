@@ -28,7 +28,7 @@ function benchTables(s: CaseSettings, rows: number) {
   // and a schedule with SampledProfile and image events, for the samples and images rows
   const profiled = decodeSync(writeTrace(simulateSchedule({ seed: 0x5eed, cpus: 4, duration: 400_000, switchMode: 'mixed', profileInterval: 500, images: true }).description).bytes);
   const source = (name: TableName): Table =>
-    name === 'cpuUsage' ? cpuUsage(r) : name === 'threadStates' ? threadStates(r) : name === 'spinlock' ? mixed.spinlock : name === 'samples' || name === 'images' ? profiled[name] : r[name];
+    name === 'cpuUsage' ? cpuUsage(r) : name === 'threadStates' ? threadStates(r) : name === 'spinlock' ? mixed.spinlock : name === 'samples' || name === 'imageEvents' || name === 'images' ? profiled[name] : r[name];
   const counts: string[] = [];
   const tables = TABLE_NAMES.map((name) => {
     const t = source(name);

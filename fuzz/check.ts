@@ -160,6 +160,11 @@ export function invariants(r: DecodeResult): [string, string] | null {
         [L.HOOK_STACKWALK, L.HOOK_STACKTRACE_CREATE, L.HOOK_STACKTRACE_DELETE, L.HOOK_STACKTRACE_RUNDOWN, L.HOOK_STACKTRACE_KEY_KERNEL, L.HOOK_STACKTRACE_KEY_USER].reduce((n, h) => n + byHook(h), 0),
         d['stackEventsDecoded']! + d['stackEventsSkippedVersion']! + d['stackEventsSkippedShort']!,
       ],
+      [
+        'sample-interval events',
+        byHook(L.HOOK_SAMPLED_PROFILE_SET_INTERVAL) + byHook(L.HOOK_SAMPLED_PROFILE_DC_START) + byHook(L.HOOK_SAMPLED_PROFILE_DC_END),
+        d['sampleIntervalsDecoded']! + d['sampleIntervalsSkippedVersion']! + d['sampleIntervalsSkippedShort']!,
+      ],
     ];
     for (const [name, seen, accounted] of checks) if (seen !== accounted) return [name, `${seen} seen, ${accounted} decoded + skipped`];
   }
@@ -181,7 +186,8 @@ export function invariants(r: DecodeResult): [string, string] | null {
   if (unknownNew !== d['compactNewThreadUnknown']) return ['row sources', `${unknownNew} compact rows without a new thread, counter ${d['compactNewThreadUnknown']}`];
   if (r.spinlock.length !== d['spinlockDecoded']) return ['row sources', `${r.spinlock.length} spinlock rows, ${d['spinlockDecoded']} decoded`];
   if (r.samples.length !== d['samplesDecoded']) return ['row sources', `${r.samples.length} samples rows, ${d['samplesDecoded']} decoded`];
-  if (r.images.length !== d['imageEventsDecoded']) return ['row sources', `${r.images.length} images rows, ${d['imageEventsDecoded']} decoded`];
+  if (r.imageEvents.length !== d['imageEventsDecoded']) return ['row sources', `${r.imageEvents.length} imageEvents rows, ${d['imageEventsDecoded']} decoded`];
+  if (r.sampleIntervals.length !== d['sampleIntervalsDecoded']) return ['row sources', `${r.sampleIntervals.length} sampleIntervals rows, ${d['sampleIntervalsDecoded']} decoded`];
   if (r.stackEvents.length !== d['stackEventsDecoded']) return ['row sources', `${r.stackEvents.length} stackEvents rows, ${d['stackEventsDecoded']} decoded`];
   // the frames of the stackEvents rows are the stackEventFrames rows, each event's from depth 0
   const frameCount = r.stackEvents.column('frameCount');

@@ -212,4 +212,13 @@ export const STATS = [
     description: 'StackWalk and stack-key events shorter than their fixed part (StackWalk 0x10 bytes; key definitions P; key references 0x10 + P)',
     detail: 'payload bytes',
   },
+  { id: 'D_SAMPLE_INTERVAL_DECODED', name: 'sampleIntervalsDecoded', severity: 'info', description: 'SampledProfileInterval SetInterval/DCStart/DCEnd (0x0F48-0x0F4A) events decoded' },
+  { id: 'D_SAMPLE_INTERVAL_SKIPPED_VERSION', name: 'sampleIntervalsSkippedVersion', severity: 'dataLoss', description: 'SampledProfileInterval events of an unknown version (not 2 or 3)' },
+  {
+    id: 'D_SAMPLE_INTERVAL_SKIPPED_SHORT',
+    name: 'sampleIntervalsSkippedShort',
+    severity: 'dataLoss',
+    description: 'SampledProfileInterval events shorter than their fixed part (0x0C bytes)',
+    detail: 'payload bytes',
+  },
 ];

@@ -278,8 +278,8 @@ export const TABLES = [
     ],
   },
   {
-    name: 'images',
-    prefix: 'IM',
+    name: 'imageEvents',
+    prefix: 'IE',
     reserve: 1,
     kernelFlags: [['LOADER', 0x00000004]], // PERF_LOADER (Masks[0])
     description: 'one row per Image event: Load (0x030A), Unload (0x1402), DCStart (0x1403) and DCEnd (0x1404)',
@@ -368,6 +368,38 @@ export const TABLES = [
       ['timestamp', 'i64', 'timestamp of its stackEvents row (the stack event)', 'time'],
       ['depth', 'u16', 'index of the frame in its event: 0 = Stack1, the innermost frame (the instruction pointer of the event)'],
       ['address', 'u64', 'the frame address (Stack<n>; a 32-bit pointer zero-extended)', 'address'],
+    ],
+  },
+  {
+    name: 'sampleIntervals',
+    prefix: 'SI',
+    reserve: 1,
+    kernelFlags: [['PROFILE', 0x20000002]], // logged with SampledProfile (§G.4)
+    description: 'one row per sample-interval event (SampledProfileInterval): SetInterval (0x0F48), DCStart (0x0F49) and DCEnd (0x0F4A), the profile interval of a sample source',
+    decoders: [
+      {
+        file: 'sampleinterval',
+        fn: 'sampleIntervalEvent',
+        args: ['data', 'n', 'version', 'opcode', 'cpu', 'tsAt', 'fileOffset'],
+        // §G.4: PERFINFO_LOG_TYPE_SAMPLED_PROFILE_SET_INTERVAL / _DC_START / _DC_END
+        hooks: [
+          ['SAMPLED_PROFILE_SET_INTERVAL', 0x0f48, 'PERFINFO_LOG_TYPE_SAMPLED_PROFILE_SET_INTERVAL'],
+          ['SAMPLED_PROFILE_DC_START', 0x0f49, 'PERFINFO_LOG_TYPE_SAMPLED_PROFILE_DC_START'],
+          ['SAMPLED_PROFILE_DC_END', 0x0f4a, 'PERFINFO_LOG_TYPE_SAMPLED_PROFILE_DC_END'],
+        ],
+      },
+    ],
+    columns: [
+      ['timestamp', 'i64', 'raw session-clock ticks of the event', 'time'],
+      ['cpu', 'u16', 'processor of the buffer'],
+      ['opcode', 'u8', '72 SetInterval, 73 DCStart (the interval when the trace starts), 74 DCEnd (when it ends) (the low byte of the HookId)', 'sampleIntervalEvent'],
+      ['source', 'u32', 'Source: the KPROFILE_SOURCE (0 ProfileTime, the timer of SampledProfile)'],
+      ['newInterval', 'u32', 'NewInterval: the interval, in 100 ns units (10000 = 1 ms)'],
+      ['oldInterval', 'u32', 'OldInterval: the interval before, in 100 ns units'],
+      ['sourceName', 'str?', 'SourceName (v3, UTF-16, e.g. Timer); null for v2'],
+      ['version', 'u8', 'event version'],
+      ['fileOffset', 'f64', 'file offset of the event'],
+      ['valid', 'u32', 'bit mask of present columns (bit = column id)'],
     ],
   },
   {
@@ -493,6 +525,27 @@ export const TABLES = [
       ['events', 'u64', 'events walked, every kind'],
       ['dataLoss', 'str?', 'what was not decoded, as `etw-decode summary` says it (null when nothing was lost)'],
       ['decoder', 'str', 'etw-decode version that wrote the row'],
+      ['valid', 'u32', 'bit mask of present columns (bit = column id)'],
+    ],
+  },
+  {
+    name: 'images',
+    prefix: 'IM',
+    derived: true,
+    kernelFlags: [['LOADER', 0x00000004]],
+    description:
+      'one row per image lifetime in a process (the kernel\'s images in process 0), from imageEvents applied in timestamp order with the rules of `threads`: a Load opens one, an Unload ends it, DCStart and DCEnd add to the open one of their (processId, imageBase)',
+    columns: [
+      ['processId', 'u32', 'process id (0 for kernel-mode images: drivers and the kernel)'],
+      ['imageBase', 'u64', 'ImageBase (with processId, the key of a lifetime)', 'address'],
+      ['imageSize', 'u64', 'ImageSize (bytes; first value of the lifetime)'],
+      ['imageChecksum', 'u32', 'ImageChecksum (first value of the lifetime)'],
+      ['timeDateStamp', 'u32', 'TimeDateStamp (first value of the lifetime)'],
+      ['defaultBase', 'u64', 'DefaultBase (first value of the lifetime)', 'address'],
+      ['fileName', 'str?', 'FileName, the kernel path as written (first non-null value), e.g. \\Device\\HarddiskVolume2\\Windows\\System32\\ntdll.dll'],
+      ['name', 'str?', 'the file name without its folders (ntdll.dll); null when fileName is null or ends with a separator'],
+      ['loadTime', 'i64?', 'timestamp of its Load event; null when first seen in a rundown or its Unload (loaded before the trace)', 'time'],
+      ['unloadTime', 'i64?', 'timestamp of its Unload event; null when it has none (DCEnd does not unload an image)', 'time'],
       ['valid', 'u32', 'bit mask of present columns (bit = column id)'],
     ],
   },

@@ -16,6 +16,8 @@ export { ParquetTableWriter, tableToParquet, DEFAULT_ROW_GROUP_ROWS, DEFAULT_COM
 export type { ParquetOptions, ParquetCompression, ParquetWriteResult } from './output/parquet.js';
 export { analyzeSpinlocks, SpinlockAnalyzer, type SpinlockAnalysis, type SpinlockStats, type SpinlockTotals, type SpinlockOptions } from './analysis/spinlocks.js';
 export { analyzeSamples, type SampledAnalysis, type SampledGroup, type SampledOptions } from './analysis/samples.js';
+export { samplesToPprof, PprofBuilder, type PprofOptions, type PprofContext } from './output/pprof.js';
+export { ImageMap } from './analysis/image-map.js';
 export { resolveSelection, parseTimeSpec, selectionText, Selection, type SelectionOptions, type SelectionSummary, type TimeSpec } from './select/selection.js';
 export { selectTable } from './select/tables.js';
 export { PerfettoWriter, toPerfetto, type PerfettoOptions, type PerfettoStats, type ToPerfettoOptions } from './output/perfetto.js';

@@ -7,6 +7,7 @@ import { corpusFiles, corpusTestsEnabled, readCorpus, readExpected } from './hel
 
 const SAMPLE_HOOKS = /^0x0F2E$/;
 const IMAGE_HOOKS = /^0x(030A|140[234])$/;
+const INTERVAL_HOOKS = /^0x0F4[89A]$/;
 const ENGINES = ['wasm', 'reference'] as const;
 const corpus = corpusTestsEnabled();
 
@@ -18,23 +19,31 @@ describe.skipIf(!corpus).each(ENGINES)('%s engine', (engine) => {
     const d = r.summary.diagnostics;
     expect(r.samples.length).toBe(count(SAMPLE_HOOKS));
     expect(d['samplesDecoded']).toBe(count(SAMPLE_HOOKS));
-    expect(r.images.length).toBe(count(IMAGE_HOOKS));
+    expect(r.imageEvents.length).toBe(count(IMAGE_HOOKS));
     expect(d['imageEventsDecoded']).toBe(count(IMAGE_HOOKS));
+    expect(r.sampleIntervals.length).toBe(count(INTERVAL_HOOKS));
+    expect(d['sampleIntervalsDecoded']).toBe(count(INTERVAL_HOOKS));
     // per HookId: the opcode column counts the events of each kind
-    const opcodes = r.images.column('opcode');
+    const opcodes = r.imageEvents.column('opcode');
     for (const [hook, opcode] of [['0x030A', 10], ['0x1402', 2], ['0x1403', 3], ['0x1404', 4]] as const) {
       let n = 0;
-      for (let i = 0; i < r.images.length; i++) if (opcodes[i] === opcode) n++;
+      for (let i = 0; i < r.imageEvents.length; i++) if (opcodes[i] === opcode) n++;
       expect([hook, n]).toEqual([hook, count(new RegExp(`^${hook}$`))]);
     }
-    for (const c of ['samplesSkippedVersion', 'samplesSkippedShort', 'imageEventsSkippedVersion', 'imageEventsSkippedShort', 'stringUnterminated']) {
+    for (const c of ['samplesSkippedVersion', 'samplesSkippedShort', 'imageEventsSkippedVersion', 'imageEventsSkippedShort', 'sampleIntervalsSkippedVersion', 'sampleIntervalsSkippedShort', 'stringUnterminated']) {
       expect([c, d[c]]).toEqual([c, 0]);
     }
   });
 
   test('perfview-net.4.5.2.x64 (compressed, Windows 8): 79 528 samples and 3596 image events; rows checked against the bytes', () => {
     const r = decodeSync(readCorpus('perfview-net.4.5.2.x64.etl'), { engine });
-    expect([r.samples.length, r.images.length]).toEqual([79528, 3596]);
+    expect([r.samples.length, r.imageEvents.length]).toEqual([79528, 3596]);
+    // the sample interval's rundowns (§G.4), SYSTEM64 v3, payload 0x18: Source 0, NewInterval = OldInterval =
+    // 10000 (1 ms), SourceName "Timer"; the first samples come before the DCStart
+    expect(r.sampleIntervals.toArray().map((x) => [x.fileOffset, x.timestamp, x.cpu, x.opcode, x.source, x.newInterval, x.oldInterval, x.sourceName, x.version])).toEqual([
+      [309920, 1942978442n, 3, 73, 0, 10000, 10000, 'Timer', 3],
+      [2252809, 2042423726n, 5, 74, 0, 10000, 10000, 'Timer', 3],
+    ]);
     const samples = r.samples.toArray();
     // event at 0x4DF9F = buffer 0x4DAFF + 0x48 + 0x458 in its decompressed data: marker C0110002 (PERFINFO64 v2),
     // Size 0x20, HookId 0x0F2E, TS 0x73CE5B3D; payload: InstructionPointer 0xFFFFF8002152F552, ThreadId 0,
@@ -49,7 +58,7 @@ describe.skipIf(!corpus).each(ENGINES)('%s engine', (engine) => {
       timestamp: 0x75661f56n, cpu: 2, threadId: 0xf78, instructionPointer: 0xfffff80021434313n, count: 1, flags: 0x29,
       executingDpc: 1, executingIsr: 0, priority: 5, rank: 0, pointerSize: 8, version: 2, fileOffset: 0x780a5,
     });
-    const images = r.images.toArray();
+    const images = r.imageEvents.toArray();
     // event at 0x5620 = buffer 0x200 + 0x48 + 0x53D8: marker C0020002 (SYSTEM64 v2), Size 0x9C, HookId 0x1403
     // (DCStart), TS 0x73CE39C4; payload: ImageBase 0xFFFFF80021489000, ImageSize 0x748000, ProcessId 0,
     // ImageChecksum 0x6AA6C8, TimeDateStamp 0x5010AC4B, Reserved0 0 (v2), DefaultBase 0, Reserved1-4 0,
@@ -76,8 +85,8 @@ describe.skipIf(!corpus).each(ENGINES)('%s engine', (engine) => {
 
   test('ShutdownPerfDiagLogger (build 18362): 13 753 image events, v3 with signature bytes; rows checked against the bytes', () => {
     const r = decodeSync(readCorpus('airbus-ShutdownPerfDiagLogger.etl'), { engine });
-    expect([r.samples.length, r.images.length]).toEqual([0, 13753]);
-    const images = r.images.toArray();
+    expect([r.samples.length, r.imageEvents.length]).toEqual([0, 13753]);
+    const images = r.imageEvents.toArray();
     // file offset 0x134C0: marker C0110003 (PERFINFO64 v3), Size 0xAE, HookId 0x1403 (DCStart), TS 0x44BB790A4A;
     // payload: ImageBase 0x7FF993B80000, ImageSize 0x1F0000, ProcessId 4, ImageChecksum 0x1EF8E0,
     // TimeDateStamp 0, SignatureLevel 0x0C, SignatureType 2, Reserved0 0, DefaultBase 0x7FF993B80000,

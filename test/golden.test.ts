@@ -588,9 +588,9 @@ function utf16z(name: string): string {
   return [...name].map((ch) => ch.charCodeAt(0).toString(16).padStart(2, '0') + ' 00').join(' ') + ' 00 00';
 }
 
-/** the images row of the literal `row` with its valid mask (bit c set exactly for the non-null columns) */
+/** the imageEvents row of the literal `row` with its valid mask (bit c set exactly for the non-null columns) */
 function imageRow(r: DecodeResult, row: Record<string, bigint | number | string | null>): Record<string, bigint | number | string | null> {
-  return { ...row, valid: validMask(r.images.columnNames, row as Row) };
+  return { ...row, valid: validMask(r.imageEvents.columnNames, row as Row) };
 }
 
 describe.each(ENGINES)('%s engine: samples and images (§G)', (engine) => {
@@ -687,13 +687,13 @@ describe.each(ENGINES)('%s engine: samples and images (§G)', (engine) => {
     );
     const r = decode(trace([load, dcStart]), engine);
     expect(r.summary.diagnostics['imageEventsDecoded']).toBe(2);
-    expect(r.images.length).toBe(2);
-    expect(r.images.get(0)).toEqual(imageRow(r, {
+    expect(r.imageEvents.length).toBe(2);
+    expect(r.imageEvents.get(0)).toEqual(imageRow(r, {
       timestamp: 1000n, cpu: 1, opcode: 10, processId: 4660, imageBase: 140717184778240n, imageSize: 2064384n, imageChecksum: 2071148,
       timeDateStamp: 1587362331, signatureLevel: 12, signatureType: 1, defaultBase: 1311768467463790320n, fileName: '\\ntdll.dll',
       pointerSize: 8, version: 3, fileOffset: 0x448,
     }));
-    expect(r.images.get(1)).toEqual(imageRow(r, {
+    expect(r.imageEvents.get(1)).toEqual(imageRow(r, {
       timestamp: 1001n, cpu: 1, opcode: 3, processId: 0, imageBase: 18446735287280205824n, imageSize: 11231232n, imageChecksum: 4294967295,
       timeDateStamp: 0, signatureLevel: null, signatureType: null, defaultBase: 18446735287280205824n, fileName: 'C:\\\u00e9.sys',
       pointerSize: 8, version: 2, fileOffset: 0x448 + 0x70, // align8(0x6E)
@@ -733,11 +733,11 @@ describe.each(ENGINES)('%s engine: samples and images (§G)', (engine) => {
       '00'.repeat(16), // 0x1C Reserved1-4
     );
     const r = decode(trace([unload, dcEnd], { pointerSize: 4 }), engine);
-    expect(r.images.get(0)).toEqual(imageRow(r, {
+    expect(r.imageEvents.get(0)).toEqual(imageRow(r, {
       timestamp: 5n, cpu: 1, opcode: 2, processId: 22136, imageBase: 4194304n, imageSize: 380928n, imageChecksum: 1, timeDateStamp: 2,
       signatureLevel: 8, signatureType: 3, defaultBase: 268435456n, fileName: 'a.exe', pointerSize: 4, version: 3, fileOffset: 0x448,
     }));
-    expect(r.images.get(1)).toEqual(imageRow(r, {
+    expect(r.imageEvents.get(1)).toEqual(imageRow(r, {
       timestamp: 6n, cpu: 1, opcode: 4, processId: 4, imageBase: 4294967295n, imageSize: 4096n, imageChecksum: 0, timeDateStamp: 0,
       signatureLevel: null, signatureType: null, defaultBase: 4294967295n, fileName: null, pointerSize: 4, version: 2, fileOffset: 0x448 + 0x58,
     }));
@@ -759,9 +759,70 @@ describe.each(ENGINES)('%s engine: samples and images (§G)', (engine) => {
       ['imageEventsSkippedShort', 0x37, 0x448 + 0x50 + 0x50],
       ['stringUnterminated', 0x38, 0x448 + 0x50 + 0x50 + 0x48],
     ]);
-    expect(r.images.length).toBe(1);
-    expect(r.images.get(0)!.fileName).toBe('AB');
-    expect(r.images.get(0)!.opcode).toBe(4);
+    expect(r.imageEvents.length).toBe(1);
+    expect(r.imageEvents.get(0)!.fileName).toBe('AB');
+    expect(r.imageEvents.get(0)!.opcode).toBe(4);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// G.4: SampledProfileInterval (HookIds 0x0F48-0x0F4A), docs/format.md §G.4
+
+describe.each(ENGINES)('%s engine: sample intervals (§G.4)', (engine) => {
+  const row = (r: DecodeResult, x: Record<string, bigint | number | string | null>) => ({ ...x, valid: validMask(r.sampleIntervals.columnNames, x as Row) });
+
+  test('v3 DCStart (0x0F49, SYSTEM64) as in perfview-net, v2 SetInterval (0x0F48, PERFINFO32), v3 DCEnd (0x0F4A) under SYSTEM32: the same layout for both pointer sizes', () => {
+    const dcStart = hexBytes(
+      '03 00 02 c0', // marker: version 3, SYSTEM64
+      '38 00', // Size 0x38 = 0x20 + 0x0C + 12
+      '49 0f', // HookId 0x0F49 (PERFINFO_LOG_TYPE_SAMPLED_PROFILE_DC_START)
+      'ff ff ff ff', 'ff ff ff ff', // header ThreadId, ProcessId (not read)
+      'e8 03 00 00 00 00 00 00', // timestamp 1000
+      '00 00 00 00 00 00 00 00', // KernelTime, UserTime
+      '00 00 00 00', // 0x00 Source 0 (ProfileTime)
+      '10 27 00 00', // 0x04 NewInterval 10000 (1 ms)
+      '10 27 00 00', // 0x08 OldInterval 10000
+      utf16z('Timer'), // 0x0C SourceName
+    );
+    const setInterval = hexBytes(
+      '02 00 10 c0', // marker: version 2, PERFINFO32
+      '1c 00', // Size 0x1C = 0x10 + 0x0C
+      '48 0f', // HookId 0x0F48 (SetInterval)
+      'e9 03 00 00 00 00 00 00', // timestamp 1001
+      '00 00 00 00', // Source 0
+      '88 13 00 00', // NewInterval 5000 (0.5 ms)
+      '10 27 00 00', // OldInterval 10000
+    );
+    const dcEnd = hexBytes(
+      '03 00 01 c0', // marker: version 3, SYSTEM32
+      '2e 00', // Size 0x2E = 0x20 + 0x0C + 2
+      '4a 0f', // HookId 0x0F4A (DCEnd)
+      '00 00 00 00', '00 00 00 00', // header ThreadId, ProcessId
+      'ea 03 00 00 00 00 00 00', // timestamp 1002
+      '00 00 00 00 00 00 00 00', // KernelTime, UserTime
+      '02 00 00 00', // Source 2 (ProfileTotalIssues)
+      'ff ff ff ff', // NewInterval 2^32 - 1
+      '88 13 00 00', // OldInterval 5000
+      '00 00', // SourceName '' (its terminator only)
+    );
+    const r = decode(trace([dcStart, setInterval, dcEnd], { pointerSize: 4 }), engine);
+    expect(r.summary.diagnostics['sampleIntervalsDecoded']).toBe(3);
+    expect(r.sampleIntervals.toArray()).toEqual([
+      row(r, { timestamp: 1000n, cpu: 1, opcode: 73, source: 0, newInterval: 10000, oldInterval: 10000, sourceName: 'Timer', version: 3, fileOffset: 0x448 }),
+      row(r, { timestamp: 1001n, cpu: 1, opcode: 72, source: 0, newInterval: 5000, oldInterval: 10000, sourceName: null, version: 2, fileOffset: 0x448 + 0x38 }),
+      row(r, { timestamp: 1002n, cpu: 1, opcode: 74, source: 2, newInterval: 4294967295, oldInterval: 5000, sourceName: '', version: 3, fileOffset: 0x448 + 0x38 + 0x20 }),
+    ]);
+  });
+
+  test('another version is skipped and counted; a payload shorter than 0x0C bytes is skipped with its size; v3 without a SourceName has it null', () => {
+    const v4 = hexBytes('04 00 10 c0', '1c 00', '48 0f', '01 00 00 00 00 00 00 00', '00'.repeat(12));
+    const short = hexBytes('02 00 10 c0', '18 00', '48 0f', '02 00 00 00 00 00 00 00', '00'.repeat(8)); // 8 bytes
+    const bare = hexBytes('03 00 10 c0', '1c 00', '49 0f', '03 00 00 00 00 00 00 00', '00 00 00 00', '10 27 00 00', '10 27 00 00'); // v3, no name
+    const r = decodeSync(trace([v4, short, bare], { pointerSize: 4 }), { engine });
+    expect(r.summary.diagnostics['sampleIntervalsSkippedVersion']).toBe(1);
+    expect(r.summary.diagnostics['sampleIntervalsSkippedShort']).toBe(1);
+    expect(r.summary.issues.map((i) => [i.counter, i.detail, i.fileOffset])).toEqual([['sampleIntervalsSkippedShort', 8, 0x468]]);
+    expect(r.sampleIntervals.toArray().map((x) => [x.opcode, x.newInterval, x.sourceName, x.version])).toEqual([[73, 10000, null, 3]]);
   });
 });
 

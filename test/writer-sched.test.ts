@@ -498,7 +498,7 @@ describe('SetName (F.5) and ReadyThread (F.4)', () => {
   });
 });
 
-describe('SampledProfile (G.1) and Image_Load (G.2)', () => {
+describe('SampledProfile (G.1), Image_Load (G.2) and SampledProfileInterval (G.4)', () => {
   /** G.1 at literal offsets: x86 IP 0, ThreadId 4, Count 8, Flags 0x0A, Rank 0x0B; x64 IP 0, ThreadId 8, Count 0x0C, Flags 0x0E, Rank 0x0F */
   const parseSample = (b: Uint8Array, P: number) => ({
     instructionPointer: ptr(b, 0, P), threadId: u32(b, P), count: u16(b, P + 4), flags: b[P + 6]!, rank: b[P + 7]!, size: b.length,
@@ -556,6 +556,21 @@ describe('SampledProfile (G.1) and Image_Load (G.2)', () => {
     expect(() => writeOne({ ...s, version: 4 as 3 })).toThrow(/version/);
     expect(() => writeOne({ ...s, opcode: 'start' as 'load' })).toThrow(/opcode/);
     expect(() => writeOne({ ...s, fileName: 'a\u0000' })).toThrow(/fileName/);
+  });
+
+  test('SampledProfileInterval (G.4): SYSTEM v3 by default; Source 0, NewInterval 4, OldInterval 8, SourceName at 0x0C (v3 only), for both pointer sizes', () => {
+    const hooks = { setInterval: 0x0f48, dcStart: 0x0f49, dcEnd: 0x0f4a } as const;
+    for (const P of [4, 8] as const) {
+      for (const opcode of ['setInterval', 'dcStart', 'dcEnd'] as const) {
+        const ev = writeOne({ kind: 'sampleInterval', cpu: 1, timestamp: 4_000_000n, opcode, newInterval: 10_000, oldInterval: 5_000, source: 2 }, P);
+        expect([ev.hookId, ev.headerType, ev.version]).toEqual([hooks[opcode], P === 8 ? 0x02 : 0x01, 3]);
+        expect([u32(ev.payload, 0), u32(ev.payload, 4), u32(ev.payload, 8), ...utf16z(ev.payload, 0x0c), ev.payload.length]).toEqual([2, 10_000, 5_000, 'Timer', 0x0c + 12, 0x0c + 12]);
+      }
+      const v2 = writeOne({ kind: 'sampleInterval', cpu: 0, timestamp: 2_000_000n, opcode: 'setInterval', newInterval: 1, version: 2, header: P === 8 ? 'PERFINFO64' : 'PERFINFO32' }, P);
+      expect([v2.headerType, v2.version, u32(v2.payload, 0), u32(v2.payload, 4), u32(v2.payload, 8), v2.payload.length]).toEqual([P === 8 ? 0x11 : 0x10, 2, 0, 1, 1, 0x0c]);
+    }
+    expect(() => writeOne({ kind: 'sampleInterval', cpu: 0, timestamp: 2_000_000n, opcode: 'dcStart', newInterval: 2 ** 32 })).toThrow(/newInterval/);
+    expect(() => writeOne({ kind: 'sampleInterval', cpu: 0, timestamp: 2_000_000n, opcode: 'start' as 'dcStart', newInterval: 1 })).toThrow(/opcode/);
   });
 });
 
@@ -1001,10 +1016,15 @@ describe('simulateSchedule', () => {
       };
       for (const x of sim.samples.slice(0, 200)) if (running(x.cpu, x.timestamp) >= 0) expect(x.threadId).toBe(running(x.cpu, x.timestamp));
       const opcodes = { load: 10, unload: 2, dcStart: 3, dcEnd: 4 } as const;
-      const images = [...r.images].sort(byTime);
+      const images = [...r.imageEvents].sort(byTime);
       expect(images.map((x) => [x.timestamp, x.opcode, x.processId, x.imageBase, x.imageSize, x.imageChecksum, x.timeDateStamp, x.fileName, x.version])).toEqual(
         sim.images.map((x) => [x.timestamp, opcodes[x.opcode], x.processId, x.imageBase, x.imageSize, x.imageChecksum, x.timeDateStamp, x.fileName, opts.imageVersion ?? 3]),
       );
+      // the sample interval's rundowns at both ends (§G.4): SYSTEM v3, Source 0, "Timer"
+      expect([...r.sampleIntervals].map((x) => [x.timestamp, x.opcode, x.source, x.newInterval, x.oldInterval, x.sourceName, x.version])).toEqual(
+        sim.sampleIntervals.map((x) => [x.timestamp, x.opcode === 'dcStart' ? 73 : 74, 0, opts.profileInterval, opts.profileInterval, 'Timer', 3]),
+      );
+      expect(sim.sampleIntervals.map((x) => x.opcode)).toEqual(['dcStart', 'dcEnd']);
       expect(r.summary.issues).toEqual([]);
       // the group masks say PERF_LOADER (Masks[0] 0x4) and PERF_PROFILE (Masks[1] 0x2) were on (§G)
       const masks = r.summary.trace!.groupMasks!.masks;
@@ -1014,8 +1034,8 @@ describe('simulateSchedule', () => {
 
   test('without profileInterval and images, no SampledProfile or image event, and their kernel flags off', () => {
     const sim = simulateSchedule({ seed: 33, duration: 300_000 });
-    expect([sim.samples.length, sim.images.length]).toEqual([0, 0]);
-    expect(sim.description.events.some((e) => e.kind === 'sampledProfile' || e.kind === 'image')).toBe(false);
+    expect([sim.samples.length, sim.images.length, sim.sampleIntervals.length]).toEqual([0, 0, 0]);
+    expect(sim.description.events.some((e) => e.kind === 'sampledProfile' || e.kind === 'image' || e.kind === 'sampleInterval')).toBe(false);
     // nor stacks without the stacks option
     expect([sim.stacks.length, sim.description.events.some((e) => e.kind === 'stackWalk')]).toEqual([0, false]);
     const masks = decodeSync(writeTrace(sim.description).bytes).summary.trace!.groupMasks!.masks;

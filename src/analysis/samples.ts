@@ -1,13 +1,19 @@
 // CPU usage from samples (WPA's CPU Usage (Sampled)): the `samples` table (SampledProfile, docs/format.md
-// part G) counted by process, thread and module. A sample's process is its thread's at the sample's time
-// (the threads lifetimes, as src/select resolves it); its module the image whose [imageBase, imageBase +
-// imageSize) holds the instruction pointer, among the images of its process, or of process 0 (the
-// system's: drivers and the kernel) for a kernel-space address. An image's load and unload times are not
-// used yet (the last image seen at a base wins). Per sample: words compared, no BigInt or object.
+// part G) counted by process, thread, module and address (module!offset). A sample's process is its
+// thread's at the sample's time (the threads lifetimes, as src/select resolves it); its module the image
+// lifetime holding the instruction pointer at the sample's time (ImageMap, analysis/image-map.ts: the
+// images of its process, of process 0 first for a kernel-space address). CPU time is Count × the profile
+// interval in effect at the sample's time (SampleInterval, analysis/sample-interval.ts: WPA's Weight), when
+// the trace states it. Per sample: words compared, no BigInt or object (a Map entry per new group).
 import type { Table } from '../tables/table.js';
 import type { StreamResult } from '../result/summary.js';
 import { resolveSelection, type Selection, type SelectionSummary } from '../select/selection.js';
 import { selectTable } from '../select/tables.js';
+import { ImageMap } from './image-map.js';
+import { SampleInterval } from './sample-interval.js';
+
+/** a group's samples, Count summed, CPU time in 100 ns units */
+type Entry = [number, number, number];
 
 export interface SampledGroup {
   /** process (byProcess, byThread), null if unknown */
@@ -15,11 +21,15 @@ export interface SampledGroup {
   imageFileName: string | null;
   /** thread (byThread), else null */
   threadId: number | null;
-  /** module file name (byModule: null for addresses in no image), else null */
+  /** module: the image's name (byModule, byAddress: null for addresses in no image), else null */
   module: string | null;
+  /** byAddress: the instruction pointer as module!0xoffset, or 0x<address> when in no image; else null */
+  address: string | null;
   /** SampledProfile events, and their Count summed */
   samples: number;
   weight: number;
+  /** Count × the profile interval, in ms (WPA's Weight); null when the trace has no sample-interval event */
+  cpuMs: number | null;
   /** weight as a percentage of all */
   percent: number;
 }
@@ -27,9 +37,14 @@ export interface SampledGroup {
 export interface SampledAnalysis {
   samples: number;
   weight: number;
+  /** CPU time of all samples, ms; null when the trace has no sample-interval event (then counts only) */
+  cpuMs: number | null;
+  /** the profile intervals the trace states (sampleIntervals, timer source), in ms; empty when none */
+  intervalsMs: number[];
   byProcess: SampledGroup[];
   byThread: SampledGroup[];
   byModule: SampledGroup[];
+  byAddress: SampledGroup[];
   /** samples whose thread's process is not known, and whose address is in no image of their process */
   unresolvedProcess: number;
   unresolvedModule: number;
@@ -41,74 +56,29 @@ export interface SampledOptions {
   selection?: Selection;
 }
 
-/** The base name of a kernel path (\Device\HarddiskVolume2\Windows\System32\ntdll.dll → ntdll.dll). */
-function baseName(path: string): string {
-  return path.slice(Math.max(path.lastIndexOf('\\'), path.lastIndexOf('/')) + 1);
+/** Kernel space: the upper half of the address space of the pointer size (4: 0x80000000 up; 8: bit 63 set); words as numbers. */
+export function isKernelAddress(pointerSize: number, hi: number, lo: number): boolean {
+  return pointerSize === 4 ? hi === 0 && lo >= 0x80000000 : hi >= 0x80000000;
 }
 
-/** (aHi, aLo) <= (bHi, bLo), unsigned 64-bit, words as uint32 numbers. */
-function le(aHi: number, aLo: number, bHi: number, bLo: number): boolean {
-  return aHi < bHi || (aHi === bHi && aLo <= bLo);
+/** The process of a sample's thread at its time (words: tHi signed, tLo): the idle thread's is 0; -1 when unknown. */
+export function processOfSample(lifetimes: ReturnType<typeof resolveSelection>, tid: number, tHi: number, tLo: number): number {
+  return tid === 0 ? 0 : lifetimes.processOf(tid, tHi, tLo);
 }
 
-/** The images of each process as ranges sorted by base (words), for lookups by address. */
-class ImageRanges {
-  private readonly byPid = new Map<number, { baseHi: Float64Array; baseLo: Float64Array; endHi: Float64Array; endLo: Float64Array; name: string[] }>();
-
-  constructor(images: Table<'images'>) {
-    const pid = images.column('processId');
-    const base = images.column('imageBase');
-    const size = images.column('imageSize');
-    const file = images.column('fileName');
-    const per = new Map<number, Map<bigint, [bigint, string]>>();
-    // a few thousand images: one BigInt each is fine here
-    for (let i = 0; i < images.length; i++) {
-      let m = per.get(pid[i]!);
-      if (!m) per.set(pid[i]!, (m = new Map()));
-      m.set(base[i]!, [base[i]! + size[i]!, baseName(file[i]!) || '(no name)']);
-    }
-    for (const [p, m] of per) {
-      const bases = [...m.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-      const n = bases.length;
-      const r = { baseHi: new Float64Array(n), baseLo: new Float64Array(n), endHi: new Float64Array(n), endLo: new Float64Array(n), name: new Array<string>(n) };
-      bases.forEach((b, k) => {
-        const [end, name] = m.get(b)!;
-        r.baseHi[k] = Number(b >> 32n);
-        r.baseLo[k] = Number(b & 0xffffffffn);
-        const e = end > 0xffffffffffffffffn ? 0xffffffffffffffffn : end;
-        r.endHi[k] = Number(e >> 32n);
-        r.endLo[k] = Number(e & 0xffffffffn);
-        r.name[k] = name;
-      });
-      this.byPid.set(p, r);
-    }
-  }
-
-  /** The module of process `pid` holding the address (words), or null. */
-  find(pid: number, hi: number, lo: number): string | null {
-    const r = this.byPid.get(pid);
-    if (!r) return null;
-    let a = 0;
-    let b = r.name.length;
-    // the last base <= the address
-    while (a < b) {
-      const mid = (a + b) >>> 1;
-      if (le(r.baseHi[mid]!, r.baseLo[mid]!, hi, lo)) a = mid + 1;
-      else b = mid;
-    }
-    const k = a - 1;
-    if (k < 0) return null;
-    // inside [base, end)
-    return le(r.endHi[k]!, r.endLo[k]!, hi, lo) ? null : r.name[k]!;
-  }
-}
-
-/** Samples by process, thread and module (WPA's CPU Usage (Sampled)), ordered by weight, then samples. */
-export function analyzeSamples(r: { samples: Table<'samples'>; images: Table<'images'> } & Pick<StreamResult, 'threads' | 'processes' | 'clock'>, options: SampledOptions = {}): SampledAnalysis {
+/** Samples by process, thread, module and address (WPA's CPU Usage (Sampled)), ordered by weight, then samples. */
+export function analyzeSamples(
+  r: { samples: Table<'samples'>; images: Table<'images'>; sampleIntervals?: Table<'sampleIntervals'> } & Pick<StreamResult, 'threads' | 'processes' | 'clock'>,
+  options: SampledOptions = {},
+): SampledAnalysis {
   const sel = options.selection?.active ? options.selection : null;
   const samples = sel ? selectTable(r.samples, sel) : r.samples;
   const lifetimes = resolveSelection({}, r.clock, r);
-  const modules = new ImageRanges(r.images);
+  const map = new ImageMap(r.images);
+  const interval = r.sampleIntervals ? new SampleInterval(r.sampleIntervals) : null;
+  const timed = interval?.known === true;
+  const imageName = r.images.column('name');
+  const fileName = r.images.column('fileName');
   const image = new Map<number, string>();
   for (const p of r.processes) if (p.imageFileName !== null) image.set(p.processId, p.imageFileName);
 
@@ -119,44 +89,81 @@ export function analyzeSamples(r: { samples: Table<'samples'>; images: Table<'im
   const ipw = new Uint32Array(ip.buffer, ip.byteOffset, 2 * samples.length);
   const count = samples.column('count');
   const pointerSize = samples.column('pointerSize');
-  const proc = new Map<number, [number, number]>();
-  const thread = new Map<number, Map<number, [number, number]>>();
-  const module = new Map<string | null, [number, number]>();
-  const add = <K>(m: Map<K, [number, number]>, k: K, w: number) => {
+  const proc = new Map<number, Entry>();
+  const thread = new Map<number, Map<number, Entry>>();
+  const module = new Map<number, Entry>(); // images row (-1: none) → [samples, weight]
+  const inImage = new Map<number, Map<number, Entry>>(); // images row → offset → …
+  const noImage = new Map<number, Map<number, Entry>>(); // address high word → low word → …
+  // per sample: its Count and its CPU time in 100 ns units
+  const add = <K>(m: Map<K, Entry>, k: K, w: number, t: number) => {
     const e = m.get(k);
     if (e) {
       e[0]++;
       e[1] += w;
-    } else m.set(k, [1, w]);
+      e[2] += t;
+    } else m.set(k, [1, w, t]);
+  };
+  const inner = <K>(m: Map<K, Map<number, Entry>>, k: K) => {
+    let v = m.get(k);
+    if (!v) m.set(k, (v = new Map()));
+    return v;
   };
   let weight = 0;
+  let time = 0;
   let unresolvedProcess = 0;
   let unresolvedModule = 0;
   for (let i = 0; i < samples.length; i++) {
     const w = count[i]!;
     weight += w;
     const t = tid[i]!;
-    const p = t === 0 ? 0 : lifetimes.processOf(t, tsw[2 * i + 1]!, tsw[2 * i]!);
+    const tHi = tsw[2 * i + 1]!;
+    const tLo = tsw[2 * i]! >>> 0;
+    const p = processOfSample(lifetimes, t, tHi, tsw[2 * i]!);
+    const cpu = timed ? w * interval!.at(tHi, tLo) : 0;
+    time += cpu;
     if (p < 0) unresolvedProcess++;
-    add(proc, p, w);
-    let ofThread = thread.get(t);
-    if (!ofThread) thread.set(t, (ofThread = new Map()));
-    add(ofThread, p, w);
+    add(proc, p, w, cpu);
+    add(inner(thread, t), p, w, cpu);
     const hi = ipw[2 * i + 1]!;
     const lo = ipw[2 * i]!;
-    // kernel space: the upper half of the address space of the sample's pointer size
-    const kernel = pointerSize[i] === 4 ? hi === 0 && lo >= 0x80000000 : hi >= 0x80000000;
-    const name = modules.find(kernel ? 0 : p, hi, lo);
-    if (name === null) unresolvedModule++;
-    add(module, name, w);
+    const row = map.find(p, isKernelAddress(pointerSize[i]!, hi, lo), hi, lo, tHi, tLo);
+    add(module, row, w, cpu);
+    if (row < 0) {
+      unresolvedModule++;
+      add(inner(noImage, hi), lo, w, cpu);
+    } else add(inner(inImage, row), map.offset(row, hi, lo), w, cpu);
   }
   const percent = (x: number) => (weight === 0 ? 0 : (100 * x) / weight);
-  const order = (a: SampledGroup, b: SampledGroup) => b.weight - a.weight || b.samples - a.samples || (a.processId ?? -1) - (b.processId ?? -1) || (a.threadId ?? -1) - (b.threadId ?? -1);
+  const order = (a: SampledGroup, b: SampledGroup) => b.weight - a.weight || b.samples - a.samples || (a.processId ?? -1) - (b.processId ?? -1) || (a.threadId ?? -1) - (b.threadId ?? -1) || ((a.module ?? a.address ?? '') < (b.module ?? b.address ?? '') ? -1 : 1);
   const named = (p: number) => (p < 0 ? null : p);
-  const byProcess = [...proc].map(([p, [n, w]]) => ({ processId: named(p), imageFileName: p < 0 ? null : (image.get(p) ?? null), threadId: null, module: null, samples: n, weight: w, percent: percent(w) })).sort(order);
-  const byThread = [...thread]
-    .flatMap(([t, m]) => [...m].map(([p, [n, w]]) => ({ processId: named(p), imageFileName: p < 0 ? null : (image.get(p) ?? null), threadId: t, module: null, samples: n, weight: w, percent: percent(w) })))
-    .sort(order);
-  const byModule = [...module].map(([m, [n, w]]) => ({ processId: null, imageFileName: null, threadId: null, module: m, samples: n, weight: w, percent: percent(w) })).sort(order);
-  return { samples: samples.length, weight, byProcess, byThread, byModule, unresolvedProcess, unresolvedModule, selection: sel?.describe(r.clock) ?? null };
+  const ms = (t: number) => (timed ? t / 10_000 : null);
+  const group = (o: Partial<SampledGroup>, [n, w, t]: Entry): SampledGroup => ({ processId: null, imageFileName: null, threadId: null, module: null, address: null, ...o, samples: n, weight: w, cpuMs: ms(t), percent: percent(w) });
+  const nameOf = (row: number) => (row < 0 ? null : (imageName[row] || fileName[row] || '(no name)'));
+  // groups of the same module name (or module!offset) in several processes or lifetimes are one row
+  const merged = (entries: [string | null, Entry, Partial<SampledGroup>][]) => {
+    const m = new Map<string | null, [Entry, Partial<SampledGroup>]>();
+    for (const [k, [n, w, t], o] of entries) {
+      const e = m.get(k);
+      if (e) {
+        e[0][0] += n;
+        e[0][1] += w;
+        e[0][2] += t;
+      } else m.set(k, [[n, w, t], o]);
+    }
+    return [...m.values()].map(([nw, o]) => group(o, nw)).sort(order);
+  };
+  const byProcess = [...proc].map(([p, nw]) => group({ processId: named(p), imageFileName: p < 0 ? null : (image.get(p) ?? null) }, nw)).sort(order);
+  const byThread = [...thread].flatMap(([t, m]) => [...m].map(([p, nw]) => group({ processId: named(p), imageFileName: p < 0 ? null : (image.get(p) ?? null), threadId: t }, nw))).sort(order);
+  const byModule = merged([...module].map(([row, nw]) => [nameOf(row), nw, { module: nameOf(row) }]));
+  const byAddress = merged([
+    ...[...inImage].flatMap(([row, m]) => [...m].map(([off, nw]): [string, Entry, Partial<SampledGroup>] => {
+      const address = `${nameOf(row)}!0x${off.toString(16)}`;
+      return [address, nw, { module: nameOf(row), address }];
+    })),
+    ...[...noImage].flatMap(([hi, m]) => [...m].map(([lo, nw]): [string, Entry, Partial<SampledGroup>] => {
+      const address = `0x${((BigInt(hi) << 32n) | BigInt(lo)).toString(16)}`;
+      return [address, nw, { address }];
+    })),
+  ]);
+  return { samples: samples.length, weight, cpuMs: ms(time), intervalsMs: (interval?.intervals ?? []).map((v) => v / 10_000), byProcess, byThread, byModule, byAddress, unresolvedProcess, unresolvedModule, selection: sel?.describe(r.clock) ?? null };
 }

@@ -2,7 +2,6 @@
 // thread (by thread also the ready time's p50/p90/p99/max), times in milliseconds when the trace's clock
 // converts (raw ticks otherwise), then the longest ready delays when asked (--worst).
 import { selectionText } from '../select/selection.js';
-import type { SampledAnalysis, SampledGroup } from '../analysis/samples.js';
 import type { CpuAnalysis, CpuTotals, Percentiles } from '../analysis/cpu.js';
 import type { CpuUsageStats } from '../derive/cpu-usage.js';
 
@@ -80,25 +79,5 @@ export function renderCpu(file: string, a: CpuAnalysis, by: 'process' | 'thread'
   }
   if (stats.lateEvents) lines.push(`note: ${stats.lateEvents} events arrived behind the reorder window (ready times or process ids may be missing)`);
   if (stats.unresolvedRows) lines.push(`note: ${stats.unresolvedRows} switch-ins were counted before their thread's process was known (more were waiting than the hold keeps): they may count as (unknown)`);
-  return lines.join('\n') + '\n';
-}
-
-/** The text of `cpu --sampled`: one line on the samples, then the groups of `by` (first `top`; 0 = all). */
-export function renderSamples(file: string, a: SampledAnalysis, by: 'process' | 'thread' | 'module', top: number): string {
-  const lines = [`${file}: CPU usage by ${by} (CPU Usage (Sampled)): ${a.samples} samples, weight ${a.weight}`];
-  if (a.selection) lines.push(selectionText(a.selection));
-  const list = by === 'thread' ? a.byThread : by === 'module' ? a.byModule : a.byProcess;
-  const shown = top ? list.slice(0, top) : list;
-  const name = (g: SampledGroup) => g.imageFileName ?? (g.processId === 0 ? 'Idle' : g.processId === null ? '(unknown)' : '?');
-  const header = by === 'module' ? ['module', 'samples', 'weight', '%'] : by === 'thread' ? ['process', 'pid', 'tid', 'samples', 'weight', '%'] : ['process', 'pid', 'samples', 'weight', '%'];
-  const rows = shown.map((g) => {
-    const tail = [String(g.samples), String(g.weight), g.percent.toFixed(1)];
-    if (by === 'module') return [g.module ?? '(no image)', ...tail];
-    const pid = g.processId === null ? '-' : String(g.processId);
-    return by === 'thread' ? [name(g), pid, String(g.threadId), ...tail] : [name(g), pid, ...tail];
-  });
-  lines.push(...alignedTable(header, rows, new Set([0])));
-  if (list.length > shown.length) lines.push(`… ${list.length - shown.length} more (--top 0 shows all)`);
-  if (a.unresolvedProcess || a.unresolvedModule) lines.push(`${a.unresolvedProcess} samples of threads whose process is unknown; ${a.unresolvedModule} in no image of their process`);
   return lines.join('\n') + '\n';
 }

@@ -3,8 +3,6 @@
 // (analysis/cpu.ts); text: cpu-text.ts, loaded with the command as the analysis is.
 import type { Command } from 'commander';
 import { streamFile } from '../decode/files.js';
-import { concatChunks, type ColumnChunk } from '../tables/schema.js';
-import { Table } from '../tables/table.js';
 import { emptyTableText, jsonReplacer } from '../output/summary-text.js';
 import { dataLossText } from '../result/diagnostics.js';
 import { CliError, EXIT, note, stdoutOutput, type CommandContext } from './io.js';
@@ -15,15 +13,17 @@ export function addCpuCommand(program: Command, { input }: CommandContext): void
     addSelection(program.command('cpu'))
       .description('CPU time, ready time and waits by process or thread (WPA CPU Usage (Precise)), from CSwitch or compact switches')
       .argument('<file>', 'ETL file; - (or a FIFO) reads the trace from a pipe')
-      .addOption(option.by('what', 'group rows by (module: with --sampled)', ['process', 'thread', 'module']))
+      .addOption(option.by('what', 'group rows by (module, address: with --sampled)', ['process', 'thread', 'module', 'address']))
       .addOption(option.sampled())
+      .addOption(option.pprof())
       .addOption(option.top('rows to show (0 = all)', true))
       .addOption(option.worst())
       .addOption(option.json('64-bit values as decimal strings')),
-  ).action(async (file: string, o: DecodingOpts & SelectionOpts & { by: 'process' | 'thread' | 'module'; top: number; worst: number; json?: boolean; sampled?: boolean }) => {
-    if (o.by === 'module' && !o.sampled) throw new CliError('--by module needs --sampled (modules come from the sampled instruction pointers)', EXIT.usage);
+  ).action(async (file: string, o: DecodingOpts & SelectionOpts & { by: 'process' | 'thread' | 'module' | 'address'; top: number; worst: number; json?: boolean; sampled?: boolean; pprof?: string }) => {
+    if ((o.by === 'module' || o.by === 'address') && !o.sampled) throw new CliError(`--by ${o.by} needs --sampled (modules and addresses come from the sampled instruction pointers)`, EXIT.usage);
+    if (o.pprof !== undefined && !o.sampled) throw new CliError('--pprof needs --sampled (the profile is of the SampledProfile events)', EXIT.usage);
     const inp = await input(file);
-    if (o.sampled) return sampled(inp, file, o);
+    if (o.sampled) return (await import('./cpu-sampled.js')).sampled(inp, file, o);
     const { commandSelection } = await import('./selection.js');
     const [{ CpuAnalyzer, CpuUsageDeriver }, { renderCpu }] = await Promise.all([import('../analysis/cpu.js'), import('./cpu-text.js')]);
     // every row carries its process: the lifetimes are needed only to resolve process names
@@ -49,31 +49,4 @@ export function addCpuCommand(program: Command, { input }: CommandContext): void
     for (const w of a.warnings) note(w.message);
     if (res.summary.cswitch === 0) note(emptyTableText('cswitch', res.summary));
   });
-}
-
-/**
- * `cpu --sampled`: WPA's CPU Usage (Sampled) — the SampledProfile events by process, thread or module
- * (src/analysis/samples.ts), from the samples and images tables and the lifetimes of the whole decode.
- */
-async function sampled(inp: { path: string; name: string }, file: string, o: DecodingOpts & SelectionOpts & { by: 'process' | 'thread' | 'module'; top: number; json?: boolean }): Promise<void> {
-  const [{ commandSelection }, { analyzeSamples }, { renderSamples }] = await Promise.all([import('./selection.js'), import('../analysis/samples.js'), import('./cpu-text.js')]);
-  const selection = await commandSelection(inp.path, inp.name, o, decodeOptions(o), true);
-  const chunks = { samples: [] as ColumnChunk[], images: [] as ColumnChunk[] };
-  const res = await streamFile(inp.path, {
-    ...decodeOptions(o),
-    rows: 'copy', // kept until the end: the images and lifetimes must be complete to resolve a sample
-    onRows: (rows) => {
-      if (rows.samples.length) chunks.samples.push(rows.samples);
-      if (rows.images.length) chunks.images.push(rows.images);
-    },
-  });
-  const samples = new Table('samples', concatChunks('samples', chunks.samples.splice(0)));
-  const images = new Table('images', concatChunks('images', chunks.images.splice(0)));
-  const a = analyzeSamples({ samples, images, threads: res.threads, processes: res.processes, clock: res.clock }, { selection: selection ?? undefined });
-  const list = o.by === 'thread' ? a.byThread : o.by === 'module' ? a.byModule : a.byProcess;
-  const out = stdoutOutput();
-  if (o.json) await out.write(JSON.stringify({ file, by: o.by, samples: a.samples, weight: a.weight, unresolvedProcess: a.unresolvedProcess, unresolvedModule: a.unresolvedModule, selection: a.selection, rows: o.top ? list.slice(0, o.top) : list }, jsonReplacer, 2) + '\n');
-  else await out.write(renderSamples(inp.name, a, o.by, o.top));
-  await out.commit();
-  if (res.summary.samples === 0) note(emptyTableText('samples', res.summary));
 }

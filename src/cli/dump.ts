@@ -88,7 +88,7 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
       }
       summary = res.summary;
       // derived tables are complete only at the end of the decode
-      if (table === 'threads' || table === 'processes' || table === 'traces') {
+      if (table === 'threads' || table === 'processes' || table === 'images' || table === 'traces') {
         const t = pick(res[table]);
         if (t.length) await write(t);
       }

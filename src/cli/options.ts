@@ -119,7 +119,7 @@ export const option = {
   by: <T extends string>(placeholder: string, help: string, choices: readonly [T, ...T[]]) =>
     new Option(`--by <${placeholder}>`, help).choices(choices).default(choices[0]),
   worst: () => new Option('--worst <n>', 'also list the N longest ready delays of the trace: who waited, on which cpu, when, readied by whom').argParser(parseCount('none')).default(0),
-  sampled: () => new Option('--sampled', "WPA's CPU Usage (Sampled): SampledProfile events by process, thread or module (--by module) instead of the switches"),
+  sampled: () => new Option('--sampled', "WPA's CPU Usage (Sampled): SampledProfile events by process, thread, module or address (--by) instead of the switches"),
   names: () => new Option('--names', 'add name columns for enum values (wait reason, wait mode, thread state, row source, acquire mode)'),
 
   // the selection (src/select)
@@ -152,6 +152,9 @@ export const option = {
   tables: () => new Option('--tables <list>', `comma-separated tables to write (default: all: ${TABLE_NAMES.join(',')})`).argParser(parseTables),
   partRows: () => new Option('--part-rows <n>', 'rows per part file, sorted by (cpu, time) (default 1048576: one Parquet row group)').argParser(parsePositive),
   force: () => new Option('--force', 'convert traces that are in the dataset already (default: skip them)'),
+
+  // cpu --sampled
+  pprof: () => new Option('--pprof <path>', 'with --sampled: write the samples as a gzipped pprof profile (profile.proto; - = standard output) instead of the table'),
 };
 
 /** The decoding options' values (commander's camelCase keys). */

@@ -364,7 +364,7 @@ async function convertParts(
     deriver.finish();
     for (const c of derived.splice(0)) await usage!.add(pickChunk('cpuUsage', c, pick));
   }
-  const ends: Partial<Record<TableName, Table>> = { threads: res.threads, processes: res.processes, traces: res.traces };
+  const ends: Partial<Record<TableName, Table>> = { threads: res.threads, processes: res.processes, images: res.images, traces: res.traces };
   if (whole) {
     const cswitch = new Table('cswitch', concatChunks('cswitch', whole.cswitch.splice(0)));
     const readythread = new Table('readythread', concatChunks('readythread', whole.readythread.splice(0)));

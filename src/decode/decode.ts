@@ -22,7 +22,7 @@ export type { DecodeResult, StreamResult, TraceSummary, BiasInfo } from '../resu
 export type { KindRow } from '../result/event-kinds.js';
 export type { TraceInfo, GroupMasks } from '../result/logfile.js';
 export type { Clock } from '../time.js';
-export type { CpuUsageRow, ThreadStateRow, CSwitchRow, SpinLockRow, ReadyThreadRow, ThreadEventRow, ProcessEventRow, SampleRow, ImageRow, ThreadRow, ProcessRow, Tables, DecodedTables } from '../tables/table.js';
+export type { CpuUsageRow, ThreadStateRow, CSwitchRow, SpinLockRow, ReadyThreadRow, ThreadEventRow, ProcessEventRow, SampleRow, ImageEventRow, ImageRow, ThreadRow, ProcessRow, Tables, DecodedTables } from '../tables/table.js';
 export type { ColumnChunk, ColumnSpec, TableName, DecodedTableName, TypedColumn, RowOf } from '../tables/schema.js';
 export type { ColumnArray, ColumnName, TableColumns } from '../tables/schema.js';
 export type { Issue, Severity, DiagnosticCounters, CounterSpec } from '../result/diagnostics.js';

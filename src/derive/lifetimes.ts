@@ -1,26 +1,28 @@
-// Thread and process lifetimes (docs/format.md §F.1-F.3): the derived `threads` and `processes` tables,
-// built from the decoded threadEvents / processEvents rows applied in timestamp order (ties: decode
-// order) — buffers of different CPUs interleave, so file order is not time order.
+// Thread, process and image lifetimes (docs/format.md §F.1-F.3, §G.2): the derived `threads`,
+// `processes` and `images` tables, built from the decoded threadEvents / processEvents / imageEvents rows
+// applied in timestamp order (ties: decode order) — buffers of different CPUs interleave, so file order
+// is not time order.
 //
-// Ids are reused, so a table has one row per lifetime: a Start always opens a new one; End closes the
-// open one (or makes a closed row of its own when the id was never seen); DCStart, DCEnd and SetName add
-// to the open lifetime of their id or open one with startTime null; Defunct adds to an open process
-// lifetime and never opens one. Fields take the first non-null value (later events only fill nulls),
-// except the thread name (the last non-empty one) and the process exit status (its End event's).
-// Memory is proportional to the number of thread and process events, never to the file size.
+// Ids are reused, so a table has one row per lifetime: a Start (an image's Load) always opens a new one;
+// End (Unload) closes the open one (or makes a closed row of its own when the id was never seen);
+// DCStart, DCEnd and SetName add to the open lifetime of their id or open one with startTime (loadTime)
+// null; Defunct adds to an open process lifetime and never opens one. An image's id is its (processId,
+// imageBase). Fields take the first non-null value (later events only fill nulls), except the thread name
+// (the last non-empty one) and the process exit status (its End event's).
+// Memory is proportional to the number of thread, process and image events, never to the file size.
 import * as L from '../generated/layout.js';
 import { timeOrder } from '../order.js';
 import { concatChunks, type Chunks, type ColumnChunk, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 
-const THREAD_TABLES = ['threadEvents', 'processEvents'] as const;
+const LIFETIME_EVENT_TABLES = ['threadEvents', 'processEvents', 'imageEvents'] as const;
 
-/** Keeps the thread and process event rows of a decode (copies of borrowed chunks). */
+/** Keeps the thread, process and image event rows of a decode (copies of borrowed chunks). */
 export class LifetimeCollector {
-  private readonly chunks = { threadEvents: [] as ColumnChunk[], processEvents: [] as ColumnChunk[] };
+  private readonly chunks = { threadEvents: [] as ColumnChunk[], processEvents: [] as ColumnChunk[], imageEvents: [] as ColumnChunk[] };
 
   add(chunks: Chunks, borrowed: boolean): void {
-    for (const t of THREAD_TABLES) {
+    for (const t of LIFETIME_EVENT_TABLES) {
       const c = chunks[t];
       if (c.length === 0) continue;
       this.chunks[t].push(borrowed ? { length: c.length, columns: c.columns.map((col) => col.slice() as TypedColumn) } : c);
@@ -33,6 +35,10 @@ export class LifetimeCollector {
 
   processes(): Table<'processes'> {
     return deriveProcesses(new Table('processEvents', concatChunks('processEvents', this.chunks.processEvents)));
+  }
+
+  images(): Table<'images'> {
+    return deriveImages(new Table('imageEvents', concatChunks('imageEvents', this.chunks.imageEvents)));
   }
 }
 
@@ -275,4 +281,101 @@ export class IdIndex {
       this.vals[h] = vals[i]!;
     }
   }
+}
+
+/** The file name of a kernel path without its folders (\Device\HarddiskVolume2\Windows\System32\ntdll.dll → ntdll.dll); null when nothing follows the last separator. */
+export function imageName(fileName: string): string | null {
+  const name = fileName.slice(Math.max(fileName.lastIndexOf('\\'), fileName.lastIndexOf('/')) + 1);
+  return name === '' ? null : name;
+}
+
+/**
+ * The `images` table from imageEvents rows: a lifetime per (processId, imageBase), as threads per id — the
+ * events in time order (the CPUs' runs merged), typed columns (at most one row per event).
+ */
+export function deriveImages(ev: Table<'imageEvents'>): Table<'images'> {
+  const n = ev.length;
+  const ts = words(ev.column('timestamp'));
+  const opcode = ev.column('opcode');
+  const pid = ev.column('processId');
+  const base = words(ev.column('imageBase'));
+  const size = words(ev.column('imageSize'));
+  const checksum = ev.column('imageChecksum');
+  const stamp = ev.column('timeDateStamp');
+  const defaultBase = words(ev.column('defaultBase'));
+  const file = ev.column('fileName');
+  const valid = ev.column('valid');
+  const oPid = new Uint32Array(n);
+  const oBase = new Uint32Array(2 * n);
+  const oSize = new Uint32Array(2 * n);
+  const oChecksum = new Uint32Array(n);
+  const oStamp = new Uint32Array(n);
+  const oDefault = new Uint32Array(2 * n);
+  const oFile = new Array<string>(n);
+  const oName = new Array<string>(n);
+  const oLoad = new Uint32Array(2 * n);
+  const oUnload = new Uint32Array(2 * n);
+  const oValid = new Uint32Array(n);
+  // (processId, imageBase) → row of its open lifetime; image events are few (thousands per trace)
+  const open = new Map<string, number>();
+  const order = timeOrder(ts, ev.column('cpu'), n);
+  let rows = 0;
+  for (let k = 0; k < n; k++) {
+    const i = order[k]!;
+    const key = `${pid[i]!}:${base[2 * i + 1]!}:${base[2 * i]!}`;
+    const op = opcode[i]!;
+    let row = open.get(key) ?? -1;
+    if (op === L.OPCODE_IMAGE_LOAD || row < 0) {
+      row = rows++;
+      oPid[row] = pid[i]!;
+      copy64(base, i, oBase, row);
+      oFile[row] = '';
+      oName[row] = '';
+      oValid[row] = (1 << L.IM_PROCESS_ID) | (1 << L.IM_IMAGE_BASE);
+      open.set(key, row);
+      if (op === L.OPCODE_IMAGE_LOAD) {
+        copy64(ts, i, oLoad, row);
+        oValid[row]! |= 1 << L.IM_LOAD_TIME;
+      }
+    }
+    let w = oValid[row]!;
+    // fields take the first value of the lifetime (the file name: the first non-null one)
+    if (((w >>> L.IM_IMAGE_SIZE) & 1) === 0) {
+      copy64(size, i, oSize, row);
+      oChecksum[row] = checksum[i]!;
+      oStamp[row] = stamp[i]!;
+      copy64(defaultBase, i, oDefault, row);
+      w |= (1 << L.IM_IMAGE_SIZE) | (1 << L.IM_IMAGE_CHECKSUM) | (1 << L.IM_TIME_DATE_STAMP) | (1 << L.IM_DEFAULT_BASE);
+    }
+    if ((valid[i]! >>> L.IE_FILE_NAME) & 1 && ((w >>> L.IM_FILE_NAME) & 1) === 0) {
+      oFile[row] = file[i]!;
+      w |= 1 << L.IM_FILE_NAME;
+      const name = imageName(file[i]!);
+      if (name !== null) {
+        oName[row] = name;
+        w |= 1 << L.IM_NAME;
+      }
+    }
+    if (op === L.OPCODE_END) {
+      copy64(ts, i, oUnload, row);
+      w |= 1 << L.IM_UNLOAD_TIME;
+      open.delete(key);
+    }
+    oValid[row] = w;
+  }
+  const u64 = (w: Uint32Array) => new BigUint64Array(w.buffer.slice(0, 8 * rows));
+  const i64 = (w: Uint32Array) => new BigInt64Array(w.buffer.slice(0, 8 * rows));
+  const columns: TypedColumn[] = [];
+  columns[L.IM_PROCESS_ID] = oPid.slice(0, rows);
+  columns[L.IM_IMAGE_BASE] = u64(oBase);
+  columns[L.IM_IMAGE_SIZE] = u64(oSize);
+  columns[L.IM_IMAGE_CHECKSUM] = oChecksum.slice(0, rows);
+  columns[L.IM_TIME_DATE_STAMP] = oStamp.slice(0, rows);
+  columns[L.IM_DEFAULT_BASE] = u64(oDefault);
+  columns[L.IM_FILE_NAME] = oFile.slice(0, rows);
+  columns[L.IM_NAME] = oName.slice(0, rows);
+  columns[L.IM_LOAD_TIME] = i64(oLoad);
+  columns[L.IM_UNLOAD_TIME] = i64(oUnload);
+  columns[L.IM_VALID] = withValidBit(oValid, rows, L.IM_VALID);
+  return new Table('images', { length: rows, columns });
 }

@@ -52,7 +52,7 @@ export function autoMinBytes(input: AutoInput): number {
 }
 
 /** Tables a consumer of `ship` gets: all of them, or only those the lifetimes need (no consumer). */
-export const LIFETIME_TABLES: readonly DecodedTableName[] = ['threadEvents', 'processEvents'];
+export const LIFETIME_TABLES: readonly DecodedTableName[] = ['threadEvents', 'processEvents', 'imageEvents'];
 
 /** The parallel decode of `source` with `threads` decoders; rows of `ship` to `onChunks` (owned copies). */
 export async function decodeInParallel(

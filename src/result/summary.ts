@@ -35,7 +35,7 @@ export type TraceSummary = {
   /** the first 1024 problems with their file offsets (the counters stay exact) */
   issues: Issue[];
 } & {
-  /** rows of each table (`cswitch`, `spinlock`, …, `threads`, `processes`); not `threadStates`, derived after a decode */
+  /** rows of each table (`cswitch`, `spinlock`, …, `threads`, `processes`, `images`); not `threadStates`, derived after a decode */
   [T in SummaryTableName]: number;
 };
 
@@ -45,6 +45,8 @@ export interface StreamResult {
   threads: Table<'threads'>;
   /** process lifetimes (derived from the Process events) */
   processes: Table<'processes'>;
+  /** image lifetimes per process (derived from the Image events; process 0: the kernel's images) */
+  images: Table<'images'>;
   /** one row describing the trace: source, machine, clock anchor, what was lost (schema/tables.mjs `traces`) */
   traces: Table<'traces'>;
   summary: TraceSummary;
@@ -72,9 +74,10 @@ export function buildResult(
   const info = traceInfo(result);
   const threads = lifetimes.threads();
   const processes = lifetimes.processes();
+  const images = lifetimes.images();
   // cpuUsage has a row per cswitch row whose new thread is known: all but each CPU's last compact switch
   const cpuUsage = result.rows.cswitch - (result.engine.counters[L.D_COMPCS_NEW_THREAD_UNKNOWN] ?? 0);
-  const rows = { ...result.rows, threads: threads.length, processes: processes.length, cpuUsage, traces: 1 };
+  const rows = { ...result.rows, threads: threads.length, processes: processes.length, cpuUsage, traces: 1, images: images.length };
   const summary = summarize(result, rows, info, engineKind, biasOverride);
   const clock = clockOf(info);
   const traces = traceRow({
@@ -87,7 +90,7 @@ export function buildResult(
     diagnostics: summary.diagnostics,
     dataLoss: dataLossText(summary.diagnostics),
   });
-  return { summary, buffers: result.buffers, info, clock, threads, processes, traces };
+  return { summary, buffers: result.buffers, info, clock, threads, processes, images, traces };
 }
 
 function summarize(

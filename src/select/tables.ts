@@ -83,29 +83,34 @@ export function selectTable<T extends TableName>(t: Table<T>, sel: Selection): T
       break;
     }
     case 'processEvents':
-    case 'images': {
+    case 'imageEvents': {
       const ts = words(any.column('timestamp') as BigInt64Array);
       const pid = any.column('processId') as Uint32Array;
       for (let i = 0; i < t.length; i++) if (sel.timeIn(ts[2 * i + 1]!, ts[2 * i]!) && sel.process(pid[i]!)) keep[n++] = i;
       break;
     }
     case 'stackEvents':
-    case 'stackEventFrames': {
-      // by the time of the stack event only: a key definition has no thread, and the frames of a row must stay
-      // with it (docs/selection.md)
+    case 'stackEventFrames':
+    case 'sampleIntervals': {
+      // by the time of the event only: a stack key definition has no thread, the frames of a stackEvents row
+      // must stay with it (docs/selection.md), and sample intervals are trace-wide settings
       const ts = words(any.column('timestamp') as BigInt64Array);
       for (let i = 0; i < t.length; i++) if (sel.timeIn(ts[2 * i + 1]!, ts[2 * i]!)) keep[n++] = i;
       break;
     }
     case 'threads':
-    case 'processes': {
-      const s = words(any.column('startTime') as BigInt64Array);
-      const e = words(any.column('endTime') as BigInt64Array);
+    case 'processes':
+    case 'images': {
+      // an image's lifetime runs from its loadTime to its unloadTime
+      const image = t.name === 'images';
+      const [start, end] = image ? ['loadTime', 'unloadTime'] : ['startTime', 'endTime'];
+      const s = words((image ? any.column('loadTime') : any.column('startTime')) as BigInt64Array);
+      const e = words((image ? any.column('unloadTime') : any.column('endTime')) as BigInt64Array);
       const pid = any.column('processId') as Uint32Array;
       const tid = t.name === 'threads' ? (any.column('threadId') as Uint32Array) : null;
       const valid = any.column('valid') as Uint32Array;
-      const sb = bitOf(any, 'startTime');
-      const eb = bitOf(any, 'endTime');
+      const sb = bitOf(any, start);
+      const eb = bitOf(any, end);
       const pb = bitOf(any, 'processId');
       for (let i = 0; i < t.length; i++) {
         const v = valid[i]!;

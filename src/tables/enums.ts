@@ -41,6 +41,8 @@ export const PROCESS_EVENT_OPCODES = sparse({ 1: 'Start', 2: 'End', 3: 'DCStart'
 export const IMAGE_EVENT_OPCODES = sparse({ 2: 'Unload', 3: 'DCStart', 4: 'DCEnd', 10: 'Load' });
 /** StackWalk event opcodes (docs/format.md §H.1) */
 export const STACK_EVENT_OPCODES = sparse({ 32: 'Stack', 34: 'KeyCreate', 35: 'KeyDelete', 36: 'KeyRundown', 37: 'StackKeyKernel', 38: 'StackKeyUser' });
+/** SampledProfileInterval opcodes (docs/format.md §G.4) */
+export const SAMPLE_INTERVAL_EVENT_OPCODES = sparse({ 72: 'SetInterval', 73: 'DCStart', 74: 'DCEnd' });
 
 /** Every enumeration a table column can name (schema/tables.mjs, 4th field of a column). */
 export const ENUMS: Record<string, readonly string[]> = {
@@ -54,6 +56,7 @@ export const ENUMS: Record<string, readonly string[]> = {
   processEvent: PROCESS_EVENT_OPCODES,
   imageEvent: IMAGE_EVENT_OPCODES,
   stackEvent: STACK_EVENT_OPCODES,
+  sampleIntervalEvent: SAMPLE_INTERVAL_EVENT_OPCODES,
 };
 
 export function nameOf(table: readonly string[], value: number | null | undefined): string | null {

@@ -86,6 +86,7 @@ export type ReadyThreadRow = RowOf<'readythread'>;
 export type ThreadEventRow = RowOf<'threadEvents'>;
 export type ProcessEventRow = RowOf<'processEvents'>;
 export type SampleRow = RowOf<'samples'>;
+export type ImageEventRow = RowOf<'imageEvents'>;
 export type ImageRow = RowOf<'images'>;
 export type ThreadRow = RowOf<'threads'>;
 export type ProcessRow = RowOf<'processes'>;

@@ -41,6 +41,8 @@ export type {
   RawEventSpec,
   ReadyThreadSpec,
   SampledProfileSpec,
+  SampleIntervalOpcode,
+  SampleIntervalSpec,
   SetThreadNameSpec,
   SpinLockSpec,
   StackWalkOpcode,
@@ -54,7 +56,7 @@ export type {
 } from './types.js';
 export { Rng } from './random.js';
 export * as schedLayout from './sched-layout.js';
-export { IMAGE_HOOK_IDS, PROCESS_HOOK_IDS, THREAD_HOOK_IDS, sidToBytes, DEFAULT_USER_SID } from './sched-events.js';
+export { IMAGE_HOOK_IDS, SAMPLE_INTERVAL_HOOK_IDS, PROCESS_HOOK_IDS, THREAD_HOOK_IDS, sidToBytes, DEFAULT_USER_SID } from './sched-events.js';
 export { guidToBytes, bytesToGuid, HEADER_KINDS, HEADER_SIZE, HEADER_TYPE } from './events.js';
 export {
   CCS_MAX_PACKET_BYTES,

@@ -1,6 +1,6 @@
 // Encoders of the part F and G events (docs/format.md §F, §G): Thread_TypeGroup1 (F.2), Process_TypeGroup1
-// (F.3), ReadyThread (F.4), Thread SetName (F.5), SampledProfile (G.1), Image_Load (G.2) and the StackWalk
-// group (H.1), each under a
+// (F.3), ReadyThread (F.4), Thread SetName (F.5), SampledProfile (G.1), Image_Load (G.2), SampledProfileInterval
+// (G.4) and the StackWalk group (H.1), each under a
 // SYSTEM32/64 or PERFINFO32/64 header (B.3).
 // As in events.ts, `measure*` validates a spec and returns the event Size; `encode*` writes the event into a
 // zero-initialised buffer. The payload layout is chosen by the event version and by the header's pointer
@@ -25,6 +25,8 @@ import type {
   SampledProfileSpec,
   StackWalkOpcode,
   StackWalkSpec,
+  SampleIntervalOpcode,
+  SampleIntervalSpec,
   ProcessOpcode,
   ProcessSpec,
   ReadyThreadSpec,
@@ -38,6 +40,12 @@ export const THREAD_HOOK_IDS: Readonly<Record<ThreadOpcode, number>> = {
   end: F.HOOK_THREAD_END,
   dcStart: F.HOOK_THREAD_DC_START,
   dcEnd: F.HOOK_THREAD_DC_END,
+};
+
+export const SAMPLE_INTERVAL_HOOK_IDS: Readonly<Record<SampleIntervalOpcode, number>> = {
+  setInterval: F.HOOK_SAMPLED_PROFILE_SET_INTERVAL,
+  dcStart: F.HOOK_SAMPLED_PROFILE_DC_START,
+  dcEnd: F.HOOK_SAMPLED_PROFILE_DC_END,
 };
 
 export const IMAGE_HOOK_IDS: Readonly<Record<ImageOpcode, number>> = {
@@ -580,4 +588,34 @@ export function encodeStackWalk(dv: DataView, off: number, s: StackWalkSpec, siz
     writePointer(dv, at, f, P);
     at += P;
   }
+}
+
+// SampledProfileInterval (G.4)
+
+function sampleIntervalVersion(s: SampleIntervalSpec, index: number): 2 | 3 {
+  return checkOptInt(s.version, 2, 3, index, 'version', F.SPI_EVENT_VERSION) as 2 | 3;
+}
+
+export function measureSampleInterval(s: SampleIntervalSpec, index: number, pointerSize: 4 | 8): number {
+  if (!Object.prototype.hasOwnProperty.call(SAMPLE_INTERVAL_HOOK_IDS, s.opcode)) {
+    throw new RangeError(`${fieldName(index, 'opcode')}: ${String(s.opcode)} is not setInterval, dcStart or dcEnd`);
+  }
+  const h = identityHeader(s.header, true, pointerSize, index);
+  const version = sampleIntervalVersion(s, index);
+  checkHeaderIds(s, index);
+  checkOptInt(s.source, 0, 0xffffffff, index, 'source', 0);
+  checkInt(s.newInterval, 0, 0xffffffff, index, 'newInterval');
+  checkOptInt(s.oldInterval, 0, 0xffffffff, index, 'oldInterval', 0);
+  return eventSize(h, F.SPI_SOURCE_NAME + (version === 3 ? utf16Size(s.sourceName ?? 'Timer', index, 'sourceName') : 0), index);
+}
+
+export function encodeSampleInterval(u8: Uint8Array, dv: DataView, off: number, s: SampleIntervalSpec, size: number, pointerSize: 4 | 8): void {
+  const h = identityHeader(s.header, true, pointerSize, -1);
+  const version = sampleIntervalVersion(s, -1);
+  // SYSTEM header default ids: 0 ^ 4 (logged by the kernel)
+  const p = writeIdentityHeader(dv, off, h, version, SAMPLE_INTERVAL_HOOK_IDS[s.opcode], size, s, 0, 0);
+  dv.setUint32(p + F.SPI_SOURCE, s.source ?? 0, true);
+  dv.setUint32(p + F.SPI_NEW_INTERVAL, s.newInterval, true);
+  dv.setUint32(p + F.SPI_OLD_INTERVAL, s.oldInterval ?? s.newInterval, true);
+  if (version === 3) writeUtf16z(u8, p + F.SPI_SOURCE_NAME, s.sourceName ?? 'Timer');
 }

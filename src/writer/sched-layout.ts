@@ -23,6 +23,9 @@ export const HOOK_IMAGE_LOAD = 0x030a; // WMI_LOG_TYPE_PROCESS_LOAD_IMAGE: a loa
 export const HOOK_IMAGE_UNLOAD = 0x1402; // WMI_LOG_TYPE_IMAGE_UNLOAD
 export const HOOK_IMAGE_DC_START = 0x1403;
 export const HOOK_IMAGE_DC_END = 0x1404;
+export const HOOK_SAMPLED_PROFILE_SET_INTERVAL = 0x0f48; // PERFINFO_LOG_TYPE_SAMPLED_PROFILE_SET_INTERVAL
+export const HOOK_SAMPLED_PROFILE_DC_START = 0x0f49;
+export const HOOK_SAMPLED_PROFILE_DC_END = 0x0f4a;
 
 // ---------------------------------------------------------------------------------------------
 // F.2 Thread_TypeGroup1, versions 2-4 (P = pointer size: 4 for ...32 headers, 8 for ...64)
@@ -172,3 +175,9 @@ export const STW_FRAMES = 0x10; // ptr Stack1..StackN (stack)
 export const STW_REF_KEY = 0x10; // ptr StackKey (keyKernel, keyUser): the payload is 0x14 (x86) or 0x18 (x64)
 export const STW_DEF_KEY = 0x00; // ptr StackKey (key definitions), then the frames from P
 export const STW_EVENT_VERSION = 2;
+// G.4 PERFINFO_SAMPLED_PROFILE_CONFIG (SampledProfileInterval v2/v3; no pointer-sized field)
+export const SPI_SOURCE = 0x00; // u32
+export const SPI_NEW_INTERVAL = 0x04; // u32
+export const SPI_OLD_INTERVAL = 0x08; // u32
+export const SPI_SOURCE_NAME = 0x0c; // UTF-16Z (v3)
+export const SPI_EVENT_VERSION = 3;

@@ -227,6 +227,8 @@ export interface SimulatedSchedule {
   images: ImageTruth[];
   /** every stacked event, in timestamp order (none without stacks) */
   stacks: StackTruth[];
+  /** the sample-interval rundowns (G.4: DCStart and DCEnd, newInterval = profileInterval, in 100 ns units at the default 10 MHz clock; none without profileInterval) */
+  sampleIntervals: { timestamp: bigint; opcode: 'dcStart' | 'dcEnd'; newInterval: number }[];
   /** the switch encoding of each CPU */
   cpuEncodings: SwitchEncoding[];
   /** thread ids with more than one lifetime / process ids with more than one lifetime */
@@ -529,6 +531,7 @@ class Simulation {
   /** stack caching of the sample stacks: the key of each distinct half (by its frames) and the half of each key */
   private readonly keyOfHalf = new Map<string, bigint>();
   private readonly halfOfKey = new Map<bigint, { frames: bigint[]; kernel: boolean }>();
+  readonly sampleIntervals: SimulatedSchedule['sampleIntervals'] = [];
   private idle!: SimProcess;
   private system!: SimProcess;
   private rundownThread!: SimThread;
@@ -840,7 +843,9 @@ class Simulation {
   private sampleEvent(c: number, t: number): void {
     const cur = this.cpus[c]!.cur;
     const ts = this.stamp(t);
-    const ip = cur ? cur.win32StartAddr + BigInt((Number(ts) * 0x35) & 0xfff) : this.ptr === 8 ? 0xfffff8024266ffd0n : 0x8266ffd0n;
+    // with images, a thread's samples fall in its process's own image (a lifetime of it: a reused process id loads another image at its base)
+    const own = cur && this.o.images && cur.proc !== this.idle ? this.imageFiles(cur.proc)[0]! : null;
+    const ip = own ? own[1] + BigInt((Number(ts) * 0x35) & 0xffff) : cur ? cur.win32StartAddr + BigInt((Number(ts) * 0x35) & 0xfff) : this.ptr === 8 ? 0xfffff8024266ffd0n : 0x8266ffd0n;
     const flags = (cur ? cur.prio : 16) << 3;
     this.events.push({
       kind: 'sampledProfile', cpu: c, timestamp: ts, header: this.header('sampledProfile'), headerThreadId: cur ? cur.tid : 0,
@@ -863,9 +868,8 @@ class Simulation {
     }
   }
 
-  /** The image events of process p (its image; ntdll.dll in user processes), no random draw (images) */
-  private imageEvents(opcode: ImageOpcode, p: SimProcess, cpu: number, header?: { tid: number; pid: number }): void {
-    if (!this.o.images || p === this.idle) return;
+  /** The images of process p: [file name, base, size], its own image first (then ntdll.dll in user processes) */
+  private imageFiles(p: SimProcess): [string, bigint, bigint][] {
     const w = this.ptr === 8;
     const files: [string, bigint, bigint][] = [];
     if (p.kernel) {
@@ -875,6 +879,13 @@ class Simulation {
       files.push([`\\Device\\HarddiskVolume3\\Windows\\System32\\${p.image}`, w ? 0x7ff600000000n + BigInt(p.pid) * 0x100000n : 0x00400000n + BigInt(p.pid) * 0x1000n, 0x5d000n]);
       files.push(['\\Device\\HarddiskVolume3\\Windows\\System32\\ntdll.dll', w ? 0x7ffb45d00000n : 0x77a00000n, 0x1f8000n]);
     }
+    return files;
+  }
+
+  /** The image events of process p (its image; ntdll.dll in user processes), no random draw (images) */
+  private imageEvents(opcode: ImageOpcode, p: SimProcess, cpu: number, header?: { tid: number; pid: number }): void {
+    if (!this.o.images || p === this.idle) return;
+    const files = this.imageFiles(p);
     const rundown = opcode === 'dcStart' || opcode === 'dcEnd';
     for (const [fileName, imageBase, imageSize] of files) {
       const ts = this.stamp(this.last + 1);
@@ -893,6 +904,13 @@ class Simulation {
 
   private rundown(opcode: 'dcStart' | 'dcEnd'): void {
     const hdr = { tid: this.rundownThread.tid, pid: 4 };
+    // the profile interval with the samples (G.4), in the session clock's ticks
+    if (this.o.profileInterval > 0) {
+      const ts = this.stamp(this.last + 1);
+      const newInterval = Math.min(this.o.profileInterval, 0xffffffff); // 100 ns units at the default 10 MHz clock
+      this.events.push({ kind: 'sampleInterval', cpu: 0, timestamp: ts, opcode, header: this.pointerHeader.system, newInterval });
+      this.sampleIntervals.push({ timestamp: ts, opcode, newInterval });
+    }
     const procs = [...this.liveProcs.values()];
     for (const p of procs) {
       if (opcode === 'dcStart') this.processEvent('dcStart', p, 0, this.stamp(this.last + 1));
@@ -1326,6 +1344,7 @@ class Simulation {
       samples: this.samples,
       images: this.images,
       stacks: this.stacks,
+      sampleIntervals: this.sampleIntervals,
       cpuEncodings: this.o.encodings.slice(),
       reusedThreadIds: this.reusedThreadIds.slice(),
       reusedProcessIds: this.reusedProcessIds.slice(),

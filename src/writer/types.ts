@@ -84,7 +84,8 @@ export type EventSpec =
   | ReadyThreadSpec
   | SampledProfileSpec
   | ImageSpec
-  | StackWalkSpec;
+  | StackWalkSpec
+  | SampleIntervalSpec;
 
 export interface CSwitchSpec {
   kind: 'cswitch';
@@ -414,6 +415,29 @@ export interface StackWalkSpec extends IdentityEventBase {
   stackKey?: bigint;
   /** pointers (stack and key definitions), innermost first; default none */
   frames?: readonly bigint[];
+}
+
+export type SampleIntervalOpcode = 'setInterval' | 'dcStart' | 'dcEnd';
+
+/**
+ * SampledProfileInterval (G.4): HookId 0x0F48 setInterval, 0x0F49 dcStart, 0x0F4A dcEnd; payload
+ * PERFINFO_SAMPLED_PROFILE_CONFIG (u32 Source, NewInterval, OldInterval; v3: UTF-16Z SourceName), the same
+ * for both pointer sizes. Default header SYSTEM (the 32 or 64 form by the trace's pointerSize), as in real
+ * files; version 2 or 3 (default 3).
+ */
+export interface SampleIntervalSpec extends IdentityEventBase {
+  kind: 'sampleInterval';
+  opcode: SampleIntervalOpcode;
+  /** 2 | 3, default 3 */
+  version?: 2 | 3;
+  /** u32 KPROFILE_SOURCE, default 0 (ProfileTime) */
+  source?: number;
+  /** u32, 100 ns units (10000 = 1 ms) */
+  newInterval: number;
+  /** u32, default newInterval */
+  oldInterval?: number;
+  /** v3 only, default 'Timer'; must not contain U+0000 */
+  sourceName?: string;
 }
 
 export interface WrittenBuffer {

@@ -22,6 +22,7 @@ import {
 } from './events.js';
 import {
   encodeImage,
+  encodeSampleInterval,
   encodeProcess,
   encodeReadyThread,
   encodeSampledProfile,
@@ -29,6 +30,7 @@ import {
   encodeSetThreadName,
   encodeThread,
   measureImage,
+  measureSampleInterval,
   measureProcess,
   measureReadyThread,
   measureSampledProfile,
@@ -271,6 +273,14 @@ export class TraceWriter {
         this.checkFits(size, index);
         const off = this.reserve(st.buf, size);
         encodeImage(st.buf.u8, st.buf.dv, off, e, size, o.pointerSize);
+        this.commit(st.buf, size, e.timestamp);
+        return;
+      }
+      case 'sampleInterval': {
+        const size = measureSampleInterval(e, index, o.pointerSize);
+        this.checkFits(size, index);
+        const off = this.reserve(st.buf, size);
+        encodeSampleInterval(st.buf.u8, st.buf.dv, off, e, size, o.pointerSize);
         this.commit(st.buf, size, e.timestamp);
         return;
       }

@@ -84,7 +84,7 @@ async function csv(file: Blob, table: ExportTable, selection: Selection | null, 
     onRows: isDecoded(table) ? (t) => put(t[table]) : deriver ? (t) => deriver.add(t.cswitch, t.readythread, t.threadEvents) : undefined,
   });
   deriver?.finish();
-  if (table === 'threads' || table === 'processes') put(res[table]);
+  if (table === 'threads' || table === 'processes' || table === 'images') put(res[table]);
   w.end();
   return { blob: out.finish('text/csv'), rows };
 }
@@ -115,7 +115,7 @@ async function parquet(file: Blob, table: ExportTable, selection: Selection | nu
     deriver.finish();
     await flush();
   }
-  if (table === 'threads' || table === 'processes') await w.write(pick(res[table], selection));
+  if (table === 'threads' || table === 'processes' || table === 'images') await w.write(pick(res[table], selection));
   const { rows } = await w.close();
   return { blob: out.finish('application/vnd.apache.parquet'), rows };
 }

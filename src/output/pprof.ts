@@ -1,0 +1,371 @@
+// pprof output (the profile.proto of github.com/google/pprof, message perftools.profiles.Profile) of the
+// `samples` table: one pprof sample per distinct (stack, process, thread) with its SampledProfile events
+// and, when the trace states the profile interval (sampleIntervals), its CPU time in nanoseconds. A frame's
+// location is its address; its mapping the image lifetime holding it at the sample's time (ImageMap:
+// base, limit, the kernel path, a build id of TimeDateStamp and ImageSize as symbol servers key PE files);
+// with no symbols, its function is named module!0xoffset (the address itself outside any image). Labels:
+// pid, tid and the process's image name.
+//
+// PprofBuilder takes a stack per sample (addresses leaf first): SampledProfile gives one frame, the
+// instruction pointer; a stack-walk decoder can pass whole stacks to the same add(). Per sample: no
+// allocation beyond the first sight of a location, stack or (stack, process, thread). Browser-safe: the
+// bytes are not compressed here (pprof files are gzipped: the CLI does it).
+import type { Table } from '../tables/table.js';
+import type { StreamResult } from '../result/summary.js';
+import { FILETIME_UNIX_EPOCH } from '../time.js';
+import { resolveSelection, type Selection } from '../select/selection.js';
+import { selectTable } from '../select/tables.js';
+import { ImageMap } from '../analysis/image-map.js';
+import { SampleInterval } from '../analysis/sample-interval.js';
+import { isKernelAddress, processOfSample } from '../analysis/samples.js';
+import { ProtoWriter, VARINT } from './protobuf.js';
+
+// perftools.profiles field numbers (proto/profile.proto)
+const PROFILE_SAMPLE_TYPE = 1;
+const PROFILE_SAMPLE = 2;
+const PROFILE_MAPPING = 3;
+const PROFILE_LOCATION = 4;
+const PROFILE_FUNCTION = 5;
+const PROFILE_STRING_TABLE = 6;
+const PROFILE_TIME_NANOS = 9;
+const PROFILE_DURATION_NANOS = 10;
+const PROFILE_PERIOD_TYPE = 11;
+const PROFILE_PERIOD = 12;
+const PROFILE_COMMENT = 13;
+const PROFILE_DEFAULT_SAMPLE_TYPE = 14;
+const VALUE_TYPE_TYPE = 1;
+const VALUE_TYPE_UNIT = 2;
+const SAMPLE_LOCATION_ID = 1;
+const SAMPLE_VALUE = 2;
+const SAMPLE_LABEL = 3;
+const LABEL_KEY = 1;
+const LABEL_STR = 2;
+const LABEL_NUM = 3;
+const MAPPING_ID = 1;
+const MAPPING_MEMORY_START = 2;
+const MAPPING_MEMORY_LIMIT = 3;
+const MAPPING_FILENAME = 5;
+const MAPPING_BUILD_ID = 6;
+const LOCATION_ID = 1;
+const LOCATION_MAPPING_ID = 2;
+const LOCATION_ADDRESS = 3;
+const LOCATION_LINE = 4;
+const LINE_FUNCTION_ID = 1;
+const FUNCTION_ID = 1;
+const FUNCTION_NAME = 2;
+const FUNCTION_SYSTEM_NAME = 3;
+const FUNCTION_FILENAME = 4;
+
+
+/** What the builder resolves samples against: the image lifetimes, the processes' names, the interval. */
+export interface PprofContext {
+  images: Table<'images'>;
+  processes: Table<'processes'>;
+  sampleIntervals?: Table<'sampleIntervals'>;
+}
+
+/** A map of number → number maps, made on first use. */
+function inner<K>(m: Map<K, Map<number, number>>, k: K): Map<number, number> {
+  let v = m.get(k);
+  if (!v) m.set(k, (v = new Map()));
+  return v;
+}
+
+export class PprofBuilder {
+  private readonly map: ImageMap;
+  private readonly interval: SampleInterval | null;
+  /** whether the trace states the interval: the profile then has a cpu/nanoseconds value */
+  readonly timed: boolean;
+  private readonly strings = new Map<string, number>([['', 0]]);
+  private readonly stringList: string[] = [''];
+  private readonly processName = new Map<number, string>();
+  // mappings: per images row, its mapping id (0: none yet); equal lifetimes (same file at the same range) share one
+  private readonly mappingOfRow: Int32Array;
+  private readonly mappingByKey = new Map<string, number>();
+  private readonly mappingRow: number[] = [];
+  // locations: per mapping, by offset; outside any image, by address words
+  private readonly locInImage = new Map<number, Map<number, number>>();
+  private readonly locNoImage = new Map<number, Map<number, number>>();
+  private readonly locMapping: number[] = [];
+  private readonly locHi: number[] = [];
+  private readonly locLo: number[] = [];
+  private readonly locName: number[] = [];
+  // stacks: a trie from the outermost frame; node 0 is the empty stack
+  private readonly children = new Map<number, Map<number, number>>();
+  private readonly nodeParent: number[] = [0];
+  private readonly nodeLoc: number[] = [0];
+  // samples: one per (stack node, process, thread)
+  private readonly sampleIndex = new Map<number, Map<number, Map<number, number>>>();
+  private readonly sampleNode: number[] = [];
+  private readonly samplePid: number[] = [];
+  private readonly sampleTid: number[] = [];
+  private readonly sampleCount: number[] = [];
+  private readonly sampleTime: number[] = [];
+  private firstHi = Infinity;
+  private firstLo = 0;
+  private lastHi = -Infinity;
+  private lastLo = 0;
+  /** samples added, and their Count summed */
+  samples = 0;
+  weight = 0;
+
+  constructor(private readonly context: PprofContext) {
+    this.map = new ImageMap(context.images);
+    this.interval = context.sampleIntervals ? new SampleInterval(context.sampleIntervals) : null;
+    this.timed = this.interval?.known === true;
+    this.mappingOfRow = new Int32Array(context.images.length);
+    for (const p of context.processes) if (p.imageFileName !== null) this.processName.set(p.processId, p.imageFileName);
+  }
+
+  private str(s: string): number {
+    let i = this.strings.get(s);
+    if (i === undefined) {
+      i = this.stringList.length;
+      this.strings.set(s, i);
+      this.stringList.push(s);
+    }
+    return i;
+  }
+
+  private mappingOf(row: number): number {
+    const known = this.mappingOfRow[row]!;
+    if (known) return known;
+    const im = this.context.images;
+    const key = `${im.column('imageBase')[row]}/${im.column('imageSize')[row]}/${im.column('timeDateStamp')[row]}/${im.column('fileName')[row]}`;
+    let id = this.mappingByKey.get(key);
+    if (id === undefined) {
+      this.mappingRow.push(row);
+      id = this.mappingRow.length;
+      this.mappingByKey.set(key, id);
+    }
+    this.mappingOfRow[row] = id;
+    return id;
+  }
+
+  /** The location of address (hi, lo) of process `pid` at time (tHi, tLo); ids from 1. */
+  private location(pid: number, pointerSize: number, hi: number, lo: number, tHi: number, tLo: number): number {
+    const row = this.map.find(pid, isKernelAddress(pointerSize, hi, lo), hi, lo, tHi, tLo);
+    if (row < 0) {
+      const m = inner(this.locNoImage, hi);
+      let id = m.get(lo);
+      if (id === undefined) {
+        id = this.newLocation(0, hi, lo, `0x${((BigInt(hi) << 32n) | BigInt(lo)).toString(16)}`); // once per location
+        m.set(lo, id);
+      }
+      return id;
+    }
+    const mapping = this.mappingOf(row);
+    const offset = this.map.offset(row, hi, lo);
+    const m = inner(this.locInImage, mapping);
+    let id = m.get(offset);
+    if (id === undefined) {
+      const im = this.context.images;
+      const name = im.column('name')[row] || im.column('fileName')[row] || '(no name)';
+      id = this.newLocation(mapping, hi, lo, `${name}!0x${offset.toString(16)}`);
+      m.set(offset, id);
+    }
+    return id;
+  }
+
+  private newLocation(mapping: number, hi: number, lo: number, name: string): number {
+    this.locMapping.push(mapping);
+    this.locHi.push(hi);
+    this.locLo.push(lo);
+    this.locName.push(this.str(name));
+    return this.locMapping.length;
+  }
+
+  /**
+   * One sample: `n` frames, leaf first, as address words in `frames` (frame k: low word at 2k, high at
+   * 2k + 1) of a process (-1: unknown) and thread, at time (tHi signed, tLo unsigned), standing for `count`
+   * profile interrupts.
+   */
+  add(frames: Uint32Array, n: number, pointerSize: number, pid: number, tid: number, tHi: number, tLo: number, count: number): void {
+    let node = 0;
+    for (let k = n - 1; k >= 0; k--) {
+      const loc = this.location(pid, pointerSize, frames[2 * k + 1]!, frames[2 * k]!, tHi, tLo);
+      const m = inner(this.children, node);
+      let next = m.get(loc);
+      if (next === undefined) {
+        next = this.nodeParent.length;
+        this.nodeParent.push(node);
+        this.nodeLoc.push(loc);
+        m.set(loc, next);
+      }
+      node = next;
+    }
+    let byPid = this.sampleIndex.get(node);
+    if (!byPid) this.sampleIndex.set(node, (byPid = new Map()));
+    const byTid = inner(byPid, pid);
+    let s = byTid.get(tid);
+    if (s === undefined) {
+      s = this.sampleNode.length;
+      this.sampleNode.push(node);
+      this.samplePid.push(pid);
+      this.sampleTid.push(tid);
+      this.sampleCount.push(0);
+      this.sampleTime.push(0);
+      byTid.set(tid, s);
+    }
+    this.sampleCount[s] += count;
+    if (this.timed) this.sampleTime[s] += count * this.interval!.at(tHi, tLo) * 100;
+    this.samples++;
+    this.weight += count;
+    if (tHi < this.firstHi || (tHi === this.firstHi && tLo < this.firstLo)) [this.firstHi, this.firstLo] = [tHi, tLo];
+    if (tHi > this.lastHi || (tHi === this.lastHi && tLo > this.lastLo)) [this.lastHi, this.lastLo] = [tHi, tLo];
+  }
+
+  /** The Profile message (not compressed). `clock`: the trace's, for time_nanos and duration_nanos. */
+  finish(clock: StreamResult['clock'], comment?: string): Uint8Array {
+    const w = new ProtoWriter();
+    const samplesStr = this.str('samples');
+    const countStr = this.str('count');
+    const cpuStr = this.str('cpu');
+    const nsStr = this.str('nanoseconds');
+    const pidKey = this.str('pid');
+    const tidKey = this.str('tid');
+    const processKey = this.str('process');
+    const valueType = (field: number, type: number, unit: number) => {
+      w.begin(field);
+      w.uint32Field(VALUE_TYPE_TYPE, type);
+      w.uint32Field(VALUE_TYPE_UNIT, unit);
+      w.end();
+    };
+    valueType(PROFILE_SAMPLE_TYPE, samplesStr, countStr);
+    if (this.timed) valueType(PROFILE_SAMPLE_TYPE, cpuStr, nsStr);
+    // samples
+    const stack: number[] = [];
+    for (let s = 0; s < this.sampleNode.length; s++) {
+      w.begin(PROFILE_SAMPLE);
+      stack.length = 0;
+      for (let node = this.sampleNode[s]!; node !== 0; node = this.nodeParent[node]!) stack.push(this.nodeLoc[node]!);
+      if (stack.length) {
+        w.begin(SAMPLE_LOCATION_ID); // packed
+        for (const loc of stack) w.varint32(loc);
+        w.end();
+      }
+      w.begin(SAMPLE_VALUE); // packed
+      w.varintNumber(this.sampleCount[s]!);
+      if (this.timed) w.varintNumber(this.sampleTime[s]!);
+      w.end();
+      const pid = this.samplePid[s]!;
+      if (pid >= 0) {
+        this.label(w, pidKey, pid);
+        const name = this.processName.get(pid) ?? (pid === 0 ? 'Idle' : null);
+        if (name !== null) {
+          w.begin(SAMPLE_LABEL);
+          w.uint32Field(LABEL_KEY, processKey);
+          w.uint32Field(LABEL_STR, this.str(name));
+          w.end();
+        }
+      }
+      this.label(w, tidKey, this.sampleTid[s]!);
+      w.end();
+    }
+    // mappings
+    const im = this.context.images;
+    const base = im.column('imageBase');
+    const size = im.column('imageSize');
+    const file = im.column('fileName');
+    const stamp = im.column('timeDateStamp');
+    this.mappingRow.forEach((row, i) => {
+      w.begin(PROFILE_MAPPING);
+      w.uint32Field(MAPPING_ID, i + 1);
+      w.tag(MAPPING_MEMORY_START, VARINT);
+      w.varintBigInt(base[row]!);
+      w.tag(MAPPING_MEMORY_LIMIT, VARINT);
+      w.varintBigInt(base[row]! + size[row]!);
+      w.uint32Field(MAPPING_FILENAME, this.str(file[row] || '(no name)'));
+      // the key of a PE file on a symbol server: TimeDateStamp (8 hex digits) then SizeOfImage (hex)
+      w.uint32Field(MAPPING_BUILD_ID, this.str(`${stamp[row]!.toString(16).toUpperCase().padStart(8, '0')}${size[row]!.toString(16).toUpperCase()}`));
+      w.end();
+    });
+    // locations, and a function per location (module!0xoffset)
+    for (let i = 0; i < this.locMapping.length; i++) {
+      w.begin(PROFILE_LOCATION);
+      w.uint32Field(LOCATION_ID, i + 1);
+      if (this.locMapping[i]) w.uint32Field(LOCATION_MAPPING_ID, this.locMapping[i]!);
+      w.tag(LOCATION_ADDRESS, VARINT);
+      w.varint64(this.locLo[i]!, this.locHi[i]!);
+      w.begin(LOCATION_LINE);
+      w.uint32Field(LINE_FUNCTION_ID, i + 1);
+      w.end();
+      w.end();
+    }
+    for (let i = 0; i < this.locMapping.length; i++) {
+      w.begin(PROFILE_FUNCTION);
+      w.uint32Field(FUNCTION_ID, i + 1);
+      w.uint32Field(FUNCTION_NAME, this.locName[i]!);
+      w.uint32Field(FUNCTION_SYSTEM_NAME, this.locName[i]!);
+      const mapping = this.locMapping[i]!;
+      if (mapping) w.uint32Field(FUNCTION_FILENAME, this.str(file[this.mappingRow[mapping - 1]!] || '(no name)'));
+      w.end();
+    }
+    if (clock && this.samples > 0) {
+      const first = BigInt(this.firstHi) * 2n ** 32n + BigInt(this.firstLo);
+      const last = BigInt(this.lastHi) * 2n ** 32n + BigInt(this.lastLo);
+      w.tag(PROFILE_TIME_NANOS, VARINT);
+      w.varintBigInt((clock.toFileTime(first) - FILETIME_UNIX_EPOCH) * 100n);
+      w.tag(PROFILE_DURATION_NANOS, VARINT);
+      w.varintBigInt(clock.toNanoseconds(last) - clock.toNanoseconds(first));
+    }
+    if (this.timed) {
+      valueType(PROFILE_PERIOD_TYPE, cpuStr, nsStr);
+      w.tag(PROFILE_PERIOD, VARINT);
+      w.varintNumber(this.interval!.intervals[0]! * 100);
+      w.uint32Field(PROFILE_DEFAULT_SAMPLE_TYPE, cpuStr);
+    }
+    if (comment) {
+      w.tag(PROFILE_COMMENT, VARINT);
+      w.varint32(this.str(comment));
+    }
+    // the string table last: every index above is in it
+    for (const s of this.stringList) w.stringField(PROFILE_STRING_TABLE, s);
+    return w.take();
+  }
+
+  private label(w: ProtoWriter, key: number, num: number): void {
+    w.begin(SAMPLE_LABEL);
+    w.uint32Field(LABEL_KEY, key);
+    w.tag(LABEL_NUM, VARINT);
+    w.varintNumber(num);
+    w.end();
+  }
+}
+
+export interface PprofOptions {
+  /** only these times, processes and threads (as cpu --sampled) */
+  selection?: Selection;
+  /** a comment stored in the profile */
+  comment?: string;
+}
+
+/**
+ * The pprof Profile (uncompressed bytes) of a trace's SampledProfile rows: one frame per sample, the
+ * instruction pointer. Totals equal analyzeSamples's over the same selection.
+ */
+export function samplesToPprof(
+  r: { samples: Table<'samples'>; images: Table<'images'>; sampleIntervals?: Table<'sampleIntervals'> } & Pick<StreamResult, 'threads' | 'processes' | 'clock'>,
+  options: PprofOptions = {},
+): Uint8Array {
+  const sel = options.selection?.active ? options.selection : null;
+  const samples = sel ? selectTable(r.samples, sel) : r.samples;
+  const lifetimes = resolveSelection({}, r.clock, r);
+  const b = new PprofBuilder(r);
+  const ts = samples.column('timestamp');
+  const tsw = new Int32Array(ts.buffer, ts.byteOffset, 2 * samples.length);
+  const tid = samples.column('threadId');
+  const ip = samples.column('instructionPointer');
+  const ipw = new Uint32Array(ip.buffer, ip.byteOffset, 2 * samples.length);
+  const count = samples.column('count');
+  const pointerSize = samples.column('pointerSize');
+  const frame = new Uint32Array(2);
+  for (let i = 0; i < samples.length; i++) {
+    const tHi = tsw[2 * i + 1]!;
+    const tLo = tsw[2 * i]!;
+    frame[0] = ipw[2 * i]!;
+    frame[1] = ipw[2 * i + 1]!;
+    b.add(frame, 1, pointerSize[i]!, processOfSample(lifetimes, tid[i]!, tHi, tLo), tid[i]!, tHi, tLo >>> 0, count[i]!);
+  }
+  return b.finish(r.clock, options.comment);
+}
