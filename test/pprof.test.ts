@@ -14,6 +14,7 @@ import { describe, expect, test } from 'vitest';
 import { analyzeSamples } from '../src/analysis/samples.js';
 import { PprofBuilder, samplesToPprof } from '../src/output/pprof.js';
 import { decodeSync, resolveSelection, type DecodeResult } from '../src/node.js';
+import { resolveStacks } from '../src/derive/stacks.js';
 import { simulateSchedule, writeTrace } from '../src/writer/index.js';
 import { corpusTestsEnabled, readCorpus } from './helpers/corpus.js';
 
@@ -177,6 +178,42 @@ describe('simulated traces', () => {
   });
 });
 
+describe('samplesToPprof with the trace\'s stacks', () => {
+  test.each([7, 8])('seed %i: each sample with a stack has its instruction pointer then its callers; the totals stay those of analyzeSamples', (seed) => {
+    const r = decodeSync(writeTrace(simulateSchedule({ seed, cpus: 2, duration: 400_000, switchMode: 'mixed', profileInterval: 1_000, images: true, stacks: true }).description).bytes);
+    const st = resolveStacks(r);
+    const stacked = st.stackIdOf.samples.filter((x) => x >= 0).length;
+    expect(stacked).toBeGreaterThan(10);
+    const withStacks = read(samplesToPprof(r, { stacks: r }));
+    checkTotals(withStacks, analyzeSamples(r));
+    // the expected location addresses of each sample (as a key), weighted by count
+    const ip = r.samples.column('instructionPointer');
+    const count = r.samples.column('count');
+    const want = new Map<string, bigint>();
+    for (let i = 0; i < r.samples.length; i++) {
+      const frames = [ip[i]!];
+      const s = st.stackIdOf.samples[i]!;
+      if (s >= 0) {
+        const from = st.stacks.firstFrame[s]!;
+        const to = from + st.stacks.frameCount[s]!;
+        const walk = Array.from(st.frames.address.subarray(from, to));
+        frames.push(...(walk[0] === ip[i] ? walk.slice(1) : walk));
+      }
+      const key = frames.join(',');
+      want.set(key, (want.get(key) ?? 0n) + BigInt(count[i]!));
+    }
+    const got = new Map<string, bigint>();
+    for (const x of withStacks.samples) {
+      const key = x.locations.map((l) => withStacks.locations.get(l)!.address).join(',');
+      got.set(key, (got.get(key) ?? 0n) + x.values[0]!);
+    }
+    expect(got).toEqual(want);
+    expect([...got.keys()].some((k) => k.split(',').length > 2)).toBe(true);
+    // without the stacks: one location per sample
+    expect(read(samplesToPprof(r)).samples.every((x) => x.locations.length === 1)).toBe(true);
+  });
+});
+
 describe('PprofBuilder: stacks', () => {
   test('frames leaf first, shared locations, one sample per (stack, process, thread) with the values summed', () => {
     const r = decodeSync(writeTrace(simulateSchedule({ seed: 5, cpus: 2, duration: 200_000, switchMode: 'mixed', profileInterval: 1_000, images: true }).description).bytes);
@@ -220,6 +257,12 @@ test.runIf(corpusTestsEnabled())('perfview-net.4.5.2.x64.etl: cpu --sampled --pp
   };
   const p = run();
   checkTotals(p, a);
+  // the samples with a stack (resolveStacks: 6318 of them in this file) have their callers in the profile
+  const stackedWeight = resolveStacks(r).stackIdOf.samples.reduce((n, s, i) => n + (s >= 0 ? r.samples.column('count')[i]! : 0), 0);
+  expect(stackedWeight).toBeGreaterThan(6000);
+  const deep = p.samples.filter((x) => x.locations.length > 1).reduce((n, x) => n + x.values[0]!, 0n);
+  expect(deep).toBeGreaterThan(0n);
+  expect(deep).toBeLessThanOrEqual(BigInt(stackedWeight));
   expect([p.period, p.sampleType.length]).toEqual([1_000_000n, 2]);
   // the idle loop of the kernel: ntoskrnl.exe's mapping, a kernel path
   const top = [...p.samples].sort((x, y) => Number(y.values[0]! - x.values[0]!))[0]!;

@@ -18,13 +18,16 @@ import { decodeOptions, type DecodingOpts, type SelectionOpts } from './options.
 export async function sampled(inp: { path: string; name: string }, file: string, o: DecodingOpts & SelectionOpts & { by: SampledBy; top: number; json?: boolean; pprof?: string }): Promise<void> {
   const [{ commandSelection }, { analyzeSamples }] = await Promise.all([import('./selection.js'), import('../analysis/samples.js')]);
   const selection = await commandSelection(inp.path, inp.name, o, decodeOptions(o), true);
-  const chunks = { samples: [] as ColumnChunk[], sampleIntervals: [] as ColumnChunk[] };
+  const chunks = { samples: [] as ColumnChunk[], sampleIntervals: [] as ColumnChunk[], stackEvents: [] as ColumnChunk[], stackEventFrames: [] as ColumnChunk[] };
+  const stacked = o.pprof !== undefined; // the profile's samples get their stacks
   const res = await streamFile(inp.path, {
     ...decodeOptions(o),
     rows: 'copy', // kept until the end: the image and thread lifetimes must be complete to resolve a sample
     onRows: (rows) => {
       if (rows.samples.length) chunks.samples.push(rows.samples);
       if (rows.sampleIntervals.length) chunks.sampleIntervals.push(rows.sampleIntervals);
+      if (stacked && rows.stackEvents.length) chunks.stackEvents.push(rows.stackEvents);
+      if (stacked && rows.stackEventFrames.length) chunks.stackEventFrames.push(rows.stackEventFrames);
     },
   });
   const samples = new Table('samples', concatChunks('samples', chunks.samples.splice(0)));
@@ -32,8 +35,12 @@ export async function sampled(inp: { path: string; name: string }, file: string,
   const tables = { samples, images: res.images, sampleIntervals, threads: res.threads, processes: res.processes, clock: res.clock };
   if (o.pprof !== undefined) {
     const [{ samplesToPprof }, { gzipSync }, { VERSION }] = await Promise.all([import('../output/pprof.js'), import('node:zlib'), import('../version.js')]);
-    const comment = `etw-decode ${VERSION}: SampledProfile of ${inp.name}; frames are module!0xoffset (no symbols)`;
-    const profile = gzipSync(samplesToPprof(tables, { selection: selection ?? undefined, comment }));
+    const comment = `etw-decode ${VERSION}: SampledProfile of ${inp.name}, with their stacks where the trace has them; frames are module!0xoffset (no symbols)`;
+    const stacks = {
+      stackEvents: new Table('stackEvents', concatChunks('stackEvents', chunks.stackEvents.splice(0))),
+      stackEventFrames: new Table('stackEventFrames', concatChunks('stackEventFrames', chunks.stackEventFrames.splice(0))),
+    };
+    const profile = gzipSync(samplesToPprof(tables, { selection: selection ?? undefined, comment, stacks }));
     const out: Output = o.pprof === '-' ? stdoutOutput() : await fileOutput(o.pprof);
     try {
       await out.write(profile);

@@ -6,8 +6,8 @@
 // with no symbols, its function is named module!0xoffset (the address itself outside any image). Labels:
 // pid, tid and the process's image name.
 //
-// PprofBuilder takes a stack per sample (addresses leaf first): SampledProfile gives one frame, the
-// instruction pointer; a stack-walk decoder can pass whole stacks to the same add(). Per sample: no
+// PprofBuilder takes a stack per sample (addresses leaf first): the instruction pointer of a SampledProfile
+// and, when the trace has stacks (resolveStacks, src/derive/stacks.ts), its callers. Per sample: no
 // allocation beyond the first sight of a location, stack or (stack, process, thread). Browser-safe: the
 // bytes are not compressed here (pprof files are gzipped: the CLI does it).
 import type { Table } from '../tables/table.js';
@@ -19,6 +19,7 @@ import { ImageMap } from '../analysis/image-map.js';
 import { SampleInterval } from '../analysis/sample-interval.js';
 import { isKernelAddress, processOfSample } from '../analysis/samples.js';
 import { ProtoWriter, VARINT } from './protobuf.js';
+import { resolveStacks } from '../derive/stacks.js';
 
 // perftools.profiles field numbers (proto/profile.proto)
 const PROFILE_SAMPLE_TYPE = 1;
@@ -336,13 +337,20 @@ export class PprofBuilder {
 export interface PprofOptions {
   /** only these times, processes and threads (as cpu --sampled) */
   selection?: Selection;
+  /**
+   * the trace's stack events (DecodeResult.stackEvents, stackEventFrames): each sample with a stack
+   * (resolveStacks) gets it — its instruction pointer, then the callers; without them, or for a sample
+   * without a stack, the instruction pointer alone
+   */
+  stacks?: { stackEvents: Table<'stackEvents'>; stackEventFrames: Table<'stackEventFrames'> };
   /** a comment stored in the profile */
   comment?: string;
 }
 
 /**
- * The pprof Profile (uncompressed bytes) of a trace's SampledProfile rows: one frame per sample, the
- * instruction pointer. Totals equal analyzeSamples's over the same selection.
+ * The pprof Profile (uncompressed bytes) of a trace's SampledProfile rows: per sample its instruction
+ * pointer, and its callers when `options.stacks` gives the trace's stacks. Totals equal analyzeSamples's over
+ * the same selection (the leaf of every sample is its instruction pointer).
  */
 export function samplesToPprof(
   r: { samples: Table<'samples'>; images: Table<'images'>; sampleIntervals?: Table<'sampleIntervals'> } & Pick<StreamResult, 'threads' | 'processes' | 'clock'>,
@@ -359,13 +367,35 @@ export function samplesToPprof(
   const ipw = new Uint32Array(ip.buffer, ip.byteOffset, 2 * samples.length);
   const count = samples.column('count');
   const pointerSize = samples.column('pointerSize');
-  const frame = new Uint32Array(2);
+  // the samples' stacks (-1: none): frames of stack s are rows firstFrame[s] … + frameCount[s] of the frames
+  const st = options.stacks && options.stacks.stackEvents.length > 0 ? resolveStacks({ ...options.stacks, samples }) : null;
+  const stackOf = st?.stackIdOf.samples ?? null;
+  const fw = st ? new Uint32Array(st.frames.address.buffer, st.frames.address.byteOffset, 2 * st.frames.length) : new Uint32Array(0);
+  let frame = new Uint32Array(2);
   for (let i = 0; i < samples.length; i++) {
     const tHi = tsw[2 * i + 1]!;
     const tLo = tsw[2 * i]!;
+    // the leaf is the instruction pointer (as analyzeSamples counts it), then the stack's callers: its frames
+    // after Stack1, which is the instruction pointer (all of them when it is not)
     frame[0] = ipw[2 * i]!;
     frame[1] = ipw[2 * i + 1]!;
-    b.add(frame, 1, pointerSize[i]!, processOfSample(lifetimes, tid[i]!, tHi, tLo), tid[i]!, tHi, tLo >>> 0, count[i]!);
+    let n = 1;
+    const s = stackOf !== null ? stackOf[i]! : -1;
+    if (s >= 0) {
+      let at = st!.stacks.firstFrame[s]!;
+      const end = at + st!.stacks.frameCount[s]!;
+      if (at < end && fw[2 * at] === frame[0] && fw[2 * at + 1] === frame[1]) at++;
+      if (2 * (1 + end - at) > frame.length) {
+        const grown = new Uint32Array(Math.max(2 * (1 + end - at), 2 * frame.length));
+        grown.set(frame.subarray(0, 2));
+        frame = grown;
+      }
+      for (; at < end; at++, n++) {
+        frame[2 * n] = fw[2 * at]!;
+        frame[2 * n + 1] = fw[2 * at + 1]!;
+      }
+    }
+    b.add(frame, n, pointerSize[i]!, processOfSample(lifetimes, tid[i]!, tHi, tLo), tid[i]!, tHi, tLo >>> 0, count[i]!);
   }
   return b.finish(r.clock, options.comment);
 }
