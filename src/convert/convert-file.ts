@@ -124,9 +124,14 @@ class Parts {
     this.rows += chunk.length;
   }
 
-  /** Writes what is pending (a table without rows still gets an empty part-0: its schema) and waits until every part is written. */
-  async finish(): Promise<void> {
+  /** Hands over what is pending as the last part (a table without rows still gets an empty part-0: its schema). */
+  async end(): Promise<void> {
     if (this.pending > 0 || this.files === 0) await this.flush();
+  }
+
+  /** Ends the table and waits until every part is written. */
+  async finish(): Promise<void> {
+    await this.end();
     for (const size of this.sizes.splice(0)) this.bytes += await size;
   }
 }
@@ -365,6 +370,8 @@ async function convertParts(
     for (const c of derived.splice(0)) await usage!.add(pickChunk('cpuUsage', c, pick));
   }
   const ends: Partial<Record<TableName, Table>> = { threads: res.threads, processes: res.processes, images: res.images, traces: res.traces };
+  // the streamed tables' last parts go to the writers now: part workers encode them while threadStates is derived
+  for (const [t, p] of parts) if (!(t in ends) && t !== 'threadStates') await p.end();
   if (whole) {
     const cswitch = new Table('cswitch', concatChunks('cswitch', whole.cswitch.splice(0)));
     const readythread = new Table('readythread', concatChunks('readythread', whole.readythread.splice(0)));
