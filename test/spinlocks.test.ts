@@ -499,3 +499,26 @@ describe('etw-decode spinlocks', () => {
     expect(cli(['--help']).stdout).toMatch(/spinlocks \[options\] <file>/);
   });
 });
+
+describe('SpinlockAnalyzer result({ top })', () => {
+  test('the first `top` of the whole order, with the totals of all (ties of contended and wait broken by address; many locks)', () => {
+    const rng = new Rng(31);
+    const rows: Fields[] = [];
+    for (let i = 0; i < 3000; i++) {
+      // few values of spin and wait so that ties are common; addresses on both sides of 2^63
+      const lock = (BigInt(rng.int(0, 400)) << 4n) | (i % 3 === 0 ? 0xffff800000000000n : 0n);
+      rows.push({ spinLockAddress: lock, callerAddress: BigInt(rng.int(0, 900)) * 8n, acquireTime: 100n, releaseTime: 100n + BigInt(rng.int(0, 50)), spinCount: rng.int(0, 2), waitTimeInCycles: rng.int(0, 3) * 10 });
+    }
+    const r = decodeSync(writeTrace({ events: specs(rows) }).bytes);
+    const an = new SpinlockAnalyzer();
+    an.add(r.spinlock);
+    const all = an.result(r.info);
+    expect(all).toEqual(oracle(rows, 3000));
+    for (const top of [1, 7, 50, 399, 5000]) {
+      const some = an.result(r.info, { top });
+      expect(some.totals).toEqual(all.totals);
+      expect(some.byLock).toEqual(all.byLock.slice(0, top));
+      expect(some.byCaller).toEqual(all.byCaller.slice(0, top));
+    }
+  });
+});

@@ -32,7 +32,8 @@ export function addSpinlocksCommand(program: Command, { input }: CommandContext)
       rows: 'borrow', // aggregated before onRows returns; nothing of a chunk is kept
       onRows: ({ spinlock }) => analyzer.add(selection ? selectTable(spinlock, selection) : spinlock),
     });
-    const analysis = analyzer.result(res.info);
+    // only the rows shown are built (a trace can have millions of distinct locks)
+    const analysis = analyzer.result(res.info, { top: o.top });
     const out = stdoutOutput();
     if (o.json) await out.write(JSON.stringify({ ...spinlocksJson(file, analysis, o.by, o.top), ...(selection ? { selection: selection.describe(res.clock) } : {}) }, jsonReplacer, 2) + '\n');
     else if (analysis.totals.rows > 0) await out.write((selection ? selectionText(selection.describe(res.clock)) + '\n' : '') + renderSpinlocks(inp.name, analysis, o.by, o.top));
@@ -119,7 +120,7 @@ export function renderSpinlocks(name: string, a: SpinlockAnalysis, by: Spinlocks
     `${name}: ${t.rows} spin lock rows, ${t.contended} contended (${percent(t.contended, t.rows)}%), ${t.locks} locks, ${t.callers} callers` +
       (a.cpuSpeedInMHz !== null ? `; CPU ${a.cpuSpeedInMHz} MHz (ns = cycles × 1000 / MHz)` : '; CpuSpeedInMHz unknown: cycles only') +
       (t.inconsistent > 0 ? `; ${t.inconsistent} ${t.inconsistent === 1 ? 'row' : 'rows'} with releaseTime < acquireTime (inconsistent: not in hold)` : ''),
-    `top ${rows.length} of ${all.length} ${by === 'lock' ? 'locks' : 'callers'} by contended rows, then wait cycles:`,
+    `top ${rows.length} of ${by === 'lock' ? t.locks : t.callers} ${by === 'lock' ? 'locks' : 'callers'} by contended rows, then wait cycles:`,
     ...table(cols, rows),
   ];
   return lines.join('\n') + '\n';
