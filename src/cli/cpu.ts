@@ -15,15 +15,18 @@ export function addCpuCommand(program: Command, { input }: CommandContext): void
       .argument('<file>', 'ETL file; - (or a FIFO) reads the trace from a pipe')
       .addOption(option.by('what', 'group rows by (module, address: with --sampled)', ['process', 'thread', 'module', 'address']))
       .addOption(option.sampled())
+      .addOption(option.waits())
       .addOption(option.pprof())
       .addOption(option.top('rows to show (0 = all)', true))
       .addOption(option.worst())
       .addOption(option.json('64-bit values as decimal strings')),
-  ).action(async (file: string, o: DecodingOpts & SelectionOpts & { by: 'process' | 'thread' | 'module' | 'address'; top: number; worst: number; json?: boolean; sampled?: boolean; pprof?: string }) => {
+  ).action(async (file: string, o: DecodingOpts & SelectionOpts & { by: 'process' | 'thread' | 'module' | 'address'; top: number; worst: number; json?: boolean; sampled?: boolean; waits?: boolean; pprof?: string }) => {
     if ((o.by === 'module' || o.by === 'address') && !o.sampled) throw new CliError(`--by ${o.by} needs --sampled (modules and addresses come from the sampled instruction pointers)`, EXIT.usage);
     if (o.pprof !== undefined && !o.sampled) throw new CliError('--pprof needs --sampled (the profile is of the SampledProfile events)', EXIT.usage);
     const inp = await input(file);
+    if (o.sampled && o.waits) throw new CliError('--sampled and --waits are two analyses: give one', EXIT.usage);
     if (o.sampled) return (await import('./cpu-sampled.js')).sampled(inp, file, o);
+    if (o.waits) return (await import('./cpu-waits.js')).waits(inp, file, o);
     const { commandSelection } = await import('./selection.js');
     const [{ CpuAnalyzer, CpuUsageDeriver }, { renderCpu }] = await Promise.all([import('../analysis/cpu.js'), import('./cpu-text.js')]);
     // every row carries its process: the lifetimes are needed only to resolve process names

@@ -119,6 +119,7 @@ export const option = {
   by: <T extends string>(placeholder: string, help: string, choices: readonly [T, ...T[]]) =>
     new Option(`--by <${placeholder}>`, help).choices(choices).default(choices[0]),
   worst: () => new Option('--worst <n>', 'also list the N longest ready delays of the trace: who waited, on which cpu, when, readied by whom').argParser(parseCount('none')).default(0),
+  waits: () => new Option('--waits', "blocked time by the stack where threads waited and by the stack of the thread that readied them (PerfView's Thread Time with ReadyThread; needs CSwitch and ReadyThread stacks)"),
   sampled: () => new Option('--sampled', "WPA's CPU Usage (Sampled): SampledProfile events by process, thread, module or address (--by) instead of the switches"),
   names: () => new Option('--names', 'add name columns for enum values (wait reason, wait mode, thread state, row source, acquire mode)'),
 

@@ -37,7 +37,7 @@ class Ints {
 }
 
 /** Open-addressing map from a key of three int32 words to an int32 value (get: -1 when absent). */
-class WordMap {
+export class WordMap {
   private keys: Int32Array;
   private vals: Int32Array;
   private full: Uint8Array;

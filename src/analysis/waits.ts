@@ -1,0 +1,172 @@
+// Wait analysis (PerfView's "Thread Time (with ReadyThread)", WPA's NewThreadStack / ReadyThreadStack): the
+// blocked time of the switch-ins — each cpuUsage row's `waits`, from the thread's switch-out to the ReadyThread
+// that readied it — by the stack where the thread waited (the stack of its switch-in's cswitch row: a thread
+// resumes where it blocked) and by the stack of the thread that readied it (the stack of the ReadyThread row),
+// from the stacks resolveStacks attaches (src/derive/stacks.ts). Frames are named module!0xoffset through the
+// image lifetimes (ImageMap; no symbols). Rows are joined on (time, thread) through typed maps — no object or
+// BigInt per row; sums in doubles (exact below 2^53 ticks).
+import * as L from '../generated/layout.js';
+import { resolveStacks, WordMap } from '../derive/stacks.js';
+import type { Table } from '../tables/table.js';
+import { ImageMap } from './image-map.js';
+import { isKernelAddress } from './samples.js';
+
+export interface WaitsInput {
+  cpuUsage: Table<'cpuUsage'>;
+  cswitch: Table<'cswitch'>;
+  readythread: Table<'readythread'>;
+  stackEvents: Table<'stackEvents'>;
+  stackEventFrames: Table<'stackEventFrames'>;
+  images: Table<'images'>;
+  /** ticks per second, for the ms (null: ticks only) */
+  ticksPerSecond: bigint | null;
+}
+
+/** Blocked time of one stack: its frames (leaf first, module!0xoffset), the waits and their sum. */
+export interface WaitStack {
+  /** stack id (resolveStacks), -1 for the waits without a stack */
+  stackId: number;
+  /** the stack's process (null: a kernel-only stack) */
+  processId: number | null;
+  frames: string[];
+  waits: number;
+  waitTicks: bigint;
+  waitMs: number | null;
+}
+
+export interface WaitAnalysis {
+  /** switch-ins with a wait (a readyTime after a switch-out) */
+  waits: number;
+  waitTicks: bigint;
+  waitMs: number | null;
+  /** of them: with the stack where the thread waited, with the stack of its readying thread */
+  withWaitStack: number;
+  withReadyStack: number;
+  /** by the stack where the thread waited, most blocked time first (the waits without one: stackId -1) */
+  byWaitStack: WaitStack[];
+  /** by the stack of the readying thread */
+  byReadyStack: WaitStack[];
+}
+
+/** int32 words of an int64 column */
+function words(col: BigInt64Array | BigUint64Array): Int32Array {
+  return new Int32Array(col.buffer, col.byteOffset, col.length * 2);
+}
+
+/** The wait analysis of a whole decode's rows (cpuUsage rows already selected, if a selection applies). */
+export function analyzeWaits(r: WaitsInput, options: { top?: number } = {}): WaitAnalysis {
+  const st = resolveStacks({ stackEvents: r.stackEvents, stackEventFrames: r.stackEventFrames, cswitch: r.cswitch, readythread: r.readythread });
+  // (time words, thread) → row of cswitch (by its new thread) and of readythread
+  const cs = new WordMap(r.cswitch.length);
+  const csTs = words(r.cswitch.column('timestamp'));
+  const csNew = r.cswitch.column('newThreadId');
+  for (let i = 0; i < r.cswitch.length; i++) if (st.stackIdOf.cswitch[i]! >= 0) cs.set(csTs[2 * i]!, csTs[2 * i + 1]!, csNew[i]! | 0, i);
+  const rt = new WordMap(r.readythread.length);
+  const rtTs = words(r.readythread.column('timestamp'));
+  const rtTid = r.readythread.column('threadId');
+  for (let i = 0; i < r.readythread.length; i++) if (st.stackIdOf.readythread[i]! >= 0) rt.set(rtTs[2 * i]!, rtTs[2 * i + 1]!, rtTid[i]! | 0, i);
+
+  const u = r.cpuUsage;
+  const valid = u.column('valid');
+  const inT = words(u.column('switchInTime'));
+  const readyT = words(u.column('readyTime'));
+  const tid = u.column('newThreadId');
+  const waitW = words(u.column('waits'));
+  // per stack id + 1 (0: none): count and ticks
+  const n = st.stacks.length + 1;
+  const waitCount = new Float64Array(n);
+  const waitSum = new Float64Array(n);
+  const readyCount = new Float64Array(n);
+  const readySum = new Float64Array(n);
+  let waits = 0;
+  let total = 0;
+  let withWait = 0;
+  let withReady = 0;
+  for (let i = 0; i < u.length; i++) {
+    if (((valid[i]! >>> L.CU_WAITS) & 1) === 0) continue;
+    const ticks = waitW[2 * i + 1]! * 4294967296 + (waitW[2 * i]! >>> 0);
+    waits++;
+    total += ticks;
+    const c = cs.get(inT[2 * i]!, inT[2 * i + 1]!, tid[i]! | 0);
+    const ws = c >= 0 ? st.stackIdOf.cswitch[c]! + 1 : 0;
+    if (ws > 0) withWait++;
+    waitCount[ws]!++;
+    waitSum[ws]! += ticks;
+    const rr = (valid[i]! >>> L.CU_READY_TIME) & 1 ? rt.get(readyT[2 * i]!, readyT[2 * i + 1]!, tid[i]! | 0) : -1;
+    const rs = rr >= 0 ? st.stackIdOf.readythread[rr]! + 1 : 0;
+    if (rs > 0) withReady++;
+    readyCount[rs]!++;
+    readySum[rs]! += ticks;
+  }
+  const ms = (t: number) => (r.ticksPerSecond === null ? null : (t * 1000) / Number(r.ticksPerSecond));
+  const names = new FrameNames(st, r.images, r.stackEvents);
+  const list = (count: Float64Array, sum: Float64Array): WaitStack[] => {
+    const ids: number[] = [];
+    for (let s = 0; s < n; s++) if (count[s]! > 0) ids.push(s);
+    ids.sort((a, b) => sum[b]! - sum[a]! || a - b);
+    const shown = options.top ? ids.slice(0, options.top) : ids;
+    return shown.map((s) => ({
+      stackId: s - 1,
+      processId: s === 0 || st.stacks.processId[s - 1] === 0xffffffff ? null : st.stacks.processId[s - 1]!,
+      frames: s === 0 ? [] : names.of(s - 1),
+      waits: count[s]!,
+      waitTicks: BigInt(sum[s]!),
+      waitMs: ms(sum[s]!),
+    }));
+  };
+  return {
+    waits,
+    waitTicks: BigInt(total),
+    waitMs: ms(total),
+    withWaitStack: withWait,
+    withReadyStack: withReady,
+    byWaitStack: list(waitCount, waitSum),
+    byReadyStack: list(readyCount, readySum),
+  };
+}
+
+/** module!0xoffset names of a stack's frames (leaf first), through the image lifetimes of its process. */
+class FrameNames {
+  private readonly map: ImageMap;
+  private readonly addr: Int32Array;
+  /** per stack: the time of its first event (words), where its images are looked up */
+  private readonly firstHi: Int32Array;
+  private readonly firstLo: Int32Array;
+  private readonly pointerSize: number;
+  constructor(
+    private readonly st: ReturnType<typeof resolveStacks>,
+    private readonly images: Table<'images'>,
+    stackEvents: Table<'stackEvents'>,
+  ) {
+    this.map = new ImageMap(images);
+    this.addr = words(st.frames.address);
+    this.pointerSize = stackEvents.length > 0 ? stackEvents.column('pointerSize')[0]! : 8;
+    const n = st.stacks.length;
+    this.firstHi = new Int32Array(n).fill(0x7fffffff);
+    this.firstLo = new Int32Array(n).fill(-1);
+    const ev = st.events;
+    const t = words(ev.eventTimestamp);
+    for (let i = 0; i < ev.length; i++) {
+      const s = ev.stackId[i]!;
+      const hi = t[2 * i + 1]!;
+      const lo = t[2 * i]!;
+      if (hi < this.firstHi[s]! || (hi === this.firstHi[s] && lo >>> 0 < this.firstLo[s]! >>> 0)) {
+        this.firstHi[s] = hi;
+        this.firstLo[s] = lo;
+      }
+    }
+  }
+  of(s: number): string[] {
+    const { stacks } = this.st;
+    const pid = stacks.processId[s] === 0xffffffff ? 0 : stacks.processId[s]!;
+    const out: string[] = [];
+    const name = this.images.column('name');
+    for (let f = stacks.firstFrame[s]!, end = f + stacks.frameCount[s]!; f < end; f++) {
+      const hi = this.addr[2 * f + 1]! >>> 0;
+      const lo = this.addr[2 * f]! >>> 0;
+      const row = this.map.find(pid, isKernelAddress(this.pointerSize, hi, lo), hi, lo, this.firstHi[s]!, this.firstLo[s]! >>> 0);
+      out.push(row < 0 ? `0x${((BigInt(hi) << 32n) | BigInt(lo)).toString(16)}` : `${name[row] || '?'}!0x${this.map.offset(row, hi, lo).toString(16)}`);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,112 @@
+// Wait analysis (src/analysis/waits.ts, `etw-decode cpu --waits`): the blocked time of every switch-in by the
+// stack where the thread waited (its switch-in's cswitch stack) and by its readying thread's stack (the
+// ReadyThread row's), against an oracle that joins the rows with BigInt keys in Maps — simulated schedules
+// with CSwitch and ReadyThread stacks, a selection, the CLI's JSON and text.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, test } from 'vitest';
+import { analyzeWaits } from '../src/analysis/waits.js';
+import { cpuUsage, decodeSync, resolveSelection, selectTable, type DecodeResult } from '../src/node.js';
+import { resolveStacks } from '../src/derive/stacks.js';
+import { simulateSchedule, writeTrace } from '../src/writer/index.js';
+
+const BIN = fileURLToPath(new URL('../bin/etw-decode.js', import.meta.url));
+
+function trace(seed: number): { bytes: Uint8Array; r: DecodeResult } {
+  const bytes = writeTrace(simulateSchedule({ seed, cpus: 3, duration: 1_500_000, switchMode: 'mixed', profileInterval: 1_000, images: true, stacks: true }).description).bytes;
+  return { bytes, r: decodeSync(bytes) };
+}
+
+/** blocked ticks and waits by stack id (-1: none), wait side and ready side, by the simplest joins */
+function oracle(r: DecodeResult, usage = cpuUsage(r)) {
+  const st = resolveStacks(r);
+  const cs = new Map<string, number>();
+  r.cswitch.toArray().forEach((row, i) => cs.set(`${row.timestamp}/${row.newThreadId}`, st.stackIdOf.cswitch[i]!));
+  const rt = new Map<string, number>();
+  r.readythread.toArray().forEach((row, i) => rt.set(`${row.timestamp}/${row.threadId}`, st.stackIdOf.readythread[i]!));
+  const wait = new Map<number, [number, bigint]>();
+  const ready = new Map<number, [number, bigint]>();
+  const add = (m: Map<number, [number, bigint]>, k: number, t: bigint) => {
+    const v = m.get(k) ?? [0, 0n];
+    m.set(k, [v[0] + 1, v[1] + t]);
+  };
+  let total = 0n;
+  for (const u of usage.toArray()) {
+    if (u.waits === null) continue;
+    total += u.waits;
+    add(wait, cs.get(`${u.switchInTime}/${u.newThreadId}`) ?? -1, u.waits);
+    add(ready, u.readyTime === null ? -1 : (rt.get(`${u.readyTime}/${u.newThreadId}`) ?? -1), u.waits);
+  }
+  return { total, wait, ready, st };
+}
+
+const asMap = (list: { stackId: number; waits: number; waitTicks: bigint }[]) => new Map(list.map((s) => [s.stackId, [s.waits, s.waitTicks] as [number, bigint]]));
+
+describe('analyzeWaits', () => {
+  test.each([3, 4])('seed %i: blocked time by wait stack and by ready stack, as the oracle; frames of each stack; most blocked first', (seed) => {
+    const { r } = trace(seed);
+    const usage = cpuUsage(r);
+    const a = analyzeWaits({ cpuUsage: usage, cswitch: r.cswitch, readythread: r.readythread, stackEvents: r.stackEvents, stackEventFrames: r.stackEventFrames, images: r.images, ticksPerSecond: r.clock!.ticksPerSecond });
+    const o = oracle(r, usage);
+    expect(a.waitTicks).toBe(o.total);
+    expect(asMap(a.byWaitStack)).toEqual(o.wait);
+    expect(asMap(a.byReadyStack)).toEqual(o.ready);
+    expect(a.withWaitStack).toBeGreaterThan(0);
+    expect(a.withReadyStack).toBeGreaterThan(0);
+    for (const s of [...a.byWaitStack, ...a.byReadyStack]) {
+      expect(s.frames.length).toBe(s.stackId < 0 ? 0 : o.st.stacks.frameCount[s.stackId]!);
+      expect(s.waitMs).toBeCloseTo((Number(s.waitTicks) * 1000) / Number(r.clock!.ticksPerSecond), 6);
+    }
+    for (let i = 1; i < a.byWaitStack.length; i++) expect(a.byWaitStack[i - 1]!.waitTicks >= a.byWaitStack[i]!.waitTicks).toBe(true);
+    // top: the head of the list
+    const top = analyzeWaits({ cpuUsage: usage, cswitch: r.cswitch, readythread: r.readythread, stackEvents: r.stackEvents, stackEventFrames: r.stackEventFrames, images: r.images, ticksPerSecond: null }, { top: 3 });
+    expect(top.byWaitStack.map((s) => s.stackId)).toEqual(a.byWaitStack.slice(0, 3).map((s) => s.stackId));
+    expect(top.waitMs).toBeNull();
+  });
+
+  test('a selection: the waits of the selected switch-ins', () => {
+    const { r } = trace(5);
+    const usage = cpuUsage(r);
+    const tid = usage.get(usage.length >> 1).newThreadId;
+    const sel = resolveSelection({ threadIds: [tid] }, r.clock, r);
+    const picked = selectTable(usage, sel);
+    const a = analyzeWaits({ cpuUsage: picked, cswitch: r.cswitch, readythread: r.readythread, stackEvents: r.stackEvents, stackEventFrames: r.stackEventFrames, images: r.images, ticksPerSecond: null });
+    const o = oracle(r, picked);
+    expect(a.waitTicks).toBe(o.total);
+    expect(asMap(a.byWaitStack)).toEqual(o.wait);
+    expect(a.waits).toBeLessThan(analyzeWaits({ cpuUsage: usage, cswitch: r.cswitch, readythread: r.readythread, stackEvents: r.stackEvents, stackEventFrames: r.stackEventFrames, images: r.images, ticksPerSecond: null }).waits);
+  });
+});
+
+describe('cpu --waits', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'etw-waits-'));
+  const { bytes, r } = trace(6);
+  const file = join(dir, 'stk.etl');
+  writeFileSync(file, bytes);
+  const run = (...args: string[]) => spawnSync(process.execPath, [BIN, 'cpu', file, '--waits', ...args], { encoding: 'utf8' });
+
+  test('--json: the library analysis; text: totals and both lists', () => {
+    const j = run('--json', '--top', '0');
+    expect(j.status, j.stderr).toBe(0);
+    const got = JSON.parse(j.stdout);
+    const o = oracle(r);
+    expect(BigInt(got.waitTicks)).toBe(o.total);
+    expect(new Map(got.byWaitStack.map((s: { stackId: number; waits: number; waitTicks: string }) => [s.stackId, [s.waits, BigInt(s.waitTicks)]]))).toEqual(o.wait);
+    const t = run('--top', '4');
+    expect(t.status, t.stderr).toBe(0);
+    const lines = t.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(new RegExp(`stk\\.etl: ${got.waits} waits, [\\d.]+ ms blocked; ${got.withWaitStack} with the stack where the thread waited`));
+    expect(lines[1]).toBe('where threads waited (top 4):');
+    expect(lines.filter((l) => l.includes(' ← ')).length).toBeGreaterThan(2);
+    expect(lines).toContain('readied by (top 4):');
+  });
+
+  test('--sampled and --waits together are refused', () => {
+    const x = run('--sampled');
+    expect(x.status).toBe(2);
+    expect(x.stderr).toMatch(/--sampled and --waits/);
+  });
+});
