@@ -3,7 +3,9 @@
 // ReadyThread row's), against an oracle that joins the rows with BigInt keys in Maps — simulated schedules
 // with CSwitch and ReadyThread stacks, a selection, the CLI's JSON and text.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import protobuf from 'protobufjs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +16,38 @@ import { resolveStacks } from '../src/derive/stacks.js';
 import { simulateSchedule, writeTrace } from '../src/writer/index.js';
 
 const BIN = fileURLToPath(new URL('../bin/etw-decode.js', import.meta.url));
+
+// perftools.profiles (github.com/google/pprof proto/profile.proto): only the fields read here
+const i64 = { type: 'int64' };
+const u64 = { type: 'uint64' };
+const Profile = protobuf.Root.fromJSON({
+  nested: {
+    Profile: { fields: { sampleType: { type: 'ValueType', id: 1, rule: 'repeated' }, sample: { type: 'Sample', id: 2, rule: 'repeated' }, location: { type: 'Location', id: 4, rule: 'repeated' }, function: { type: 'Function', id: 5, rule: 'repeated' }, stringTable: { type: 'string', id: 6, rule: 'repeated' } } },
+    ValueType: { fields: { type: { ...i64, id: 1 }, unit: { ...i64, id: 2 } } },
+    Sample: { fields: { locationId: { ...u64, id: 1, rule: 'repeated' }, value: { ...i64, id: 2, rule: 'repeated' } } },
+    Location: { fields: { id: { ...u64, id: 1 }, line: { type: 'Line', id: 4, rule: 'repeated' } } },
+    Line: { fields: { functionId: { ...u64, id: 1 } } },
+    Function: { fields: { id: { ...u64, id: 1 }, name: { ...i64, id: 2 } } },
+  },
+}).lookupType('Profile');
+
+/** The profile's value types and samples (values, and function names leaf first). */
+function readProfile(bytes: Uint8Array) {
+  const m = Profile.toObject(Profile.decode(bytes), { longs: String, defaults: true }) as {
+    sampleType: { type: string; unit: string }[];
+    sample: { locationId: string[]; value: string[] }[];
+    location: { id: string; line: { functionId: string }[] }[];
+    function: { id: string; name: string }[];
+    stringTable: string[];
+  };
+  const str = (i: string) => m.stringTable[Number(i)]!;
+  const fn = new Map(m.function.map((f) => [f.id, str(f.name)]));
+  const loc = new Map(m.location.map((l) => [l.id, fn.get(l.line[0]!.functionId)!]));
+  return {
+    sampleType: m.sampleType.map((t) => [str(t.type), str(t.unit)]),
+    samples: m.sample.map((s) => ({ values: s.value.map(BigInt), functions: s.locationId.map((l) => loc.get(l)!) })),
+  };
+}
 
 function trace(seed: number): { bytes: Uint8Array; r: DecodeResult } {
   const bytes = writeTrace(simulateSchedule({ seed, cpus: 3, duration: 1_500_000, switchMode: 'mixed', profileInterval: 1_000, images: true, stacks: true }).description).bytes;
@@ -102,6 +136,27 @@ describe('cpu --waits', () => {
     expect(lines[1]).toBe('where threads waited (top 4):');
     expect(lines.filter((l) => l.includes(' ← ')).length).toBeGreaterThan(2);
     expect(lines).toContain('readied by (top 4):');
+  });
+
+  test('--pprof: one sample per wait, its nanoseconds summing to the blocked time; stacks leaf first: readying stack, READIED BY, waiting stack', () => {
+    const out = join(dir, 'waits.pb.gz');
+    const x = run('--pprof', out);
+    expect(x.status, x.stderr).toBe(0);
+    const p = readProfile(gunzipSync(readFileSync(out)));
+    expect(p.sampleType).toEqual([['waits', 'count'], ['wait', 'nanoseconds']]);
+    const usage = cpuUsage(r).toArray().filter((u) => u.waits !== null);
+    expect(p.samples.reduce((n, s) => n + s.values[0]!, 0n)).toBe(BigInt(usage.length));
+    const wantNs = usage.reduce((n, u) => n + (u.waits! * 1_000_000_000n) / r.clock!.ticksPerSecond, 0n);
+    expect(p.samples.reduce((n, s) => n + s.values[1]!, 0n)).toBe(wantNs);
+    const o = oracle(r);
+    // the waits with a readying thread known have the marker; with both stacks: frames on both sides of it
+    const marked = p.samples.filter((s) => s.functions.some((f) => f.startsWith('READIED BY ')));
+    expect(marked.length).toBeGreaterThan(0);
+    const both = marked.filter((s) => s.functions[0] !== s.functions.find((f) => f.startsWith('READIED BY ')) && !s.functions.at(-1)!.startsWith('READIED BY '));
+    expect(both.length).toBeGreaterThan(0);
+    // a stack's frames appear as the frames of its stack id (count check against the oracle's stacks)
+    const maxFrames = Math.max(...Array.from(o.st.stacks.frameCount));
+    expect(Math.max(...p.samples.map((s) => s.functions.length))).toBeLessThanOrEqual(2 * maxFrames + 1);
   });
 
   test('--sampled and --waits together are refused', () => {

@@ -53,8 +53,15 @@ function words(col: BigInt64Array | BigUint64Array): Int32Array {
   return new Int32Array(col.buffer, col.byteOffset, col.length * 2);
 }
 
-/** The wait analysis of a whole decode's rows (cpuUsage rows already selected, if a selection applies). */
-export function analyzeWaits(r: WaitsInput, options: { top?: number } = {}): WaitAnalysis {
+/** Per cpuUsage row: the stack id where its thread waited and its readying thread's (-1: none), and the stacks. */
+export interface RowStacks {
+  wait: Int32Array;
+  ready: Int32Array;
+  stacks: ReturnType<typeof resolveStacks>;
+}
+
+/** The stacks of each cpuUsage row of `r`: its switch-in's cswitch row's, and its ReadyThread row's (joined on time and thread). */
+export function rowStacks(r: Omit<WaitsInput, 'images' | 'ticksPerSecond'>): RowStacks {
   const st = resolveStacks({ stackEvents: r.stackEvents, stackEventFrames: r.stackEventFrames, cswitch: r.cswitch, readythread: r.readythread });
   // (time words, thread) → row of cswitch (by its new thread) and of readythread
   const cs = new WordMap(r.cswitch.length);
@@ -65,12 +72,28 @@ export function analyzeWaits(r: WaitsInput, options: { top?: number } = {}): Wai
   const rtTs = words(r.readythread.column('timestamp'));
   const rtTid = r.readythread.column('threadId');
   for (let i = 0; i < r.readythread.length; i++) if (st.stackIdOf.readythread[i]! >= 0) rt.set(rtTs[2 * i]!, rtTs[2 * i + 1]!, rtTid[i]! | 0, i);
-
   const u = r.cpuUsage;
   const valid = u.column('valid');
   const inT = words(u.column('switchInTime'));
   const readyT = words(u.column('readyTime'));
   const tid = u.column('newThreadId');
+  const wait = new Int32Array(u.length);
+  const ready = new Int32Array(u.length);
+  for (let i = 0; i < u.length; i++) {
+    const c = cs.get(inT[2 * i]!, inT[2 * i + 1]!, tid[i]! | 0);
+    wait[i] = c >= 0 ? st.stackIdOf.cswitch[c]! : -1;
+    const k = (valid[i]! >>> L.CU_READY_TIME) & 1 ? rt.get(readyT[2 * i]!, readyT[2 * i + 1]!, tid[i]! | 0) : -1;
+    ready[i] = k >= 0 ? st.stackIdOf.readythread[k]! : -1;
+  }
+  return { wait, ready, stacks: st };
+}
+
+/** The wait analysis of a whole decode's rows (cpuUsage rows already selected, if a selection applies). */
+export function analyzeWaits(r: WaitsInput, options: { top?: number } = {}): WaitAnalysis {
+  const rs = rowStacks(r);
+  const st = rs.stacks;
+  const u = r.cpuUsage;
+  const valid = u.column('valid');
   const waitW = words(u.column('waits'));
   // per stack id + 1 (0: none): count and ticks
   const n = st.stacks.length + 1;
@@ -87,16 +110,14 @@ export function analyzeWaits(r: WaitsInput, options: { top?: number } = {}): Wai
     const ticks = waitW[2 * i + 1]! * 4294967296 + (waitW[2 * i]! >>> 0);
     waits++;
     total += ticks;
-    const c = cs.get(inT[2 * i]!, inT[2 * i + 1]!, tid[i]! | 0);
-    const ws = c >= 0 ? st.stackIdOf.cswitch[c]! + 1 : 0;
+    const ws = rs.wait[i]! + 1;
     if (ws > 0) withWait++;
     waitCount[ws]!++;
     waitSum[ws]! += ticks;
-    const rr = (valid[i]! >>> L.CU_READY_TIME) & 1 ? rt.get(readyT[2 * i]!, readyT[2 * i + 1]!, tid[i]! | 0) : -1;
-    const rs = rr >= 0 ? st.stackIdOf.readythread[rr]! + 1 : 0;
-    if (rs > 0) withReady++;
-    readyCount[rs]!++;
-    readySum[rs]! += ticks;
+    const rr = rs.ready[i]! + 1;
+    if (rr > 0) withReady++;
+    readyCount[rr]!++;
+    readySum[rr]! += ticks;
   }
   const ms = (t: number) => (r.ticksPerSecond === null ? null : (t * 1000) / Number(r.ticksPerSecond));
   const names = new FrameNames(st, r.images, r.stackEvents);

@@ -1,6 +1,6 @@
 // `etw-decode cpu FILE --waits`: the blocked time of the switch-ins by the stack where threads waited and by
 // the stack of the thread that readied them (src/analysis/waits.ts; PerfView's Thread Time with ReadyThread),
-// as an aligned table or JSON. Stacks need the whole trace (a stack key can be defined at its end), so the
+// as an aligned table or JSON, or with --pprof a gzipped pprof profile of it (output/pprof.ts waitsToPprof). Stacks need the whole trace (a stack key can be defined at its end), so the
 // switch, ready, thread and stack rows are kept until the decode ends. Loaded by cpu.ts only with --waits.
 import type { WaitAnalysis, WaitStack } from '../analysis/waits.js';
 import { selectionText } from '../select/selection.js';
@@ -9,12 +9,12 @@ import { concatChunks, type ColumnChunk, type DecodedTableName } from '../tables
 import { Table } from '../tables/table.js';
 import { emptyTableText, jsonReplacer } from '../output/summary-text.js';
 import { alignedTable } from './cpu-text.js';
-import { note, stdoutOutput } from './io.js';
+import { fileOutput, note, stdoutOutput, type Output } from './io.js';
 import { decodeOptions, type DecodingOpts, type SelectionOpts } from './options.js';
 
 const KEPT = ['cswitch', 'readythread', 'threadEvents', 'stackEvents', 'stackEventFrames'] as const satisfies readonly DecodedTableName[];
 
-export async function waits(inp: { path: string; name: string }, file: string, o: DecodingOpts & SelectionOpts & { top: number; json?: boolean }): Promise<void> {
+export async function waits(inp: { path: string; name: string }, file: string, o: DecodingOpts & SelectionOpts & { top: number; json?: boolean; pprof?: string }): Promise<void> {
   const [{ commandSelection }, { analyzeWaits }, { cpuUsage }, { selectTable }] = await Promise.all([
     import('./selection.js'),
     import('../analysis/waits.js'),
@@ -34,13 +34,31 @@ export async function waits(inp: { path: string; name: string }, file: string, o
   const cswitch = table('cswitch');
   const readythread = table('readythread');
   const usage = cpuUsage({ cswitch, readythread, threadEvents: table('threadEvents'), threads: res.threads } as Parameters<typeof cpuUsage>[0]);
+  const selected = selection ? selectTable(usage, selection) : usage;
+  const stackEvents = table('stackEvents');
+  const stackEventFrames = table('stackEventFrames');
+  if (o.pprof !== undefined) {
+    const [{ waitsToPprof }, { gzipSync }, { VERSION }] = await Promise.all([import('../output/pprof.js'), import('node:zlib'), import('../version.js')]);
+    const comment = `etw-decode ${VERSION}: blocked time of ${inp.name}: the readying thread's stack, READIED BY, the stack where the thread waited; frames are module!0xoffset (no symbols)`;
+    const profile = gzipSync(waitsToPprof({ cpuUsage: selected, cswitch, readythread, stackEvents, stackEventFrames, images: res.images, processes: res.processes, clock: res.clock }, { comment }));
+    const out: Output = o.pprof === '-' ? stdoutOutput() : await fileOutput(o.pprof);
+    try {
+      await out.write(profile);
+      await out.commit();
+    } catch (e) {
+      await out.abort();
+      throw e;
+    }
+    if (res.summary.cswitch === 0) note(emptyTableText('cswitch', res.summary));
+    return;
+  }
   const a = analyzeWaits(
     {
-      cpuUsage: selection ? selectTable(usage, selection) : usage,
+      cpuUsage: selected,
       cswitch,
       readythread,
-      stackEvents: table('stackEvents'),
-      stackEventFrames: table('stackEventFrames'),
+      stackEvents,
+      stackEventFrames,
       images: res.images,
       ticksPerSecond: res.clock?.ticksPerSecond ?? null,
     },

@@ -22,7 +22,7 @@ export function addCpuCommand(program: Command, { input }: CommandContext): void
       .addOption(option.json('64-bit values as decimal strings')),
   ).action(async (file: string, o: DecodingOpts & SelectionOpts & { by: 'process' | 'thread' | 'module' | 'address'; top: number; worst: number; json?: boolean; sampled?: boolean; waits?: boolean; pprof?: string }) => {
     if ((o.by === 'module' || o.by === 'address') && !o.sampled) throw new CliError(`--by ${o.by} needs --sampled (modules and addresses come from the sampled instruction pointers)`, EXIT.usage);
-    if (o.pprof !== undefined && !o.sampled) throw new CliError('--pprof needs --sampled (the profile is of the SampledProfile events)', EXIT.usage);
+    if (o.pprof !== undefined && !o.sampled && !o.waits) throw new CliError('--pprof needs --sampled (a profile of the SampledProfile events) or --waits (of the blocked time)', EXIT.usage);
     const inp = await input(file);
     if (o.sampled && o.waits) throw new CliError('--sampled and --waits are two analyses: give one', EXIT.usage);
     if (o.sampled) return (await import('./cpu-sampled.js')).sampled(inp, file, o);

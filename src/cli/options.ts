@@ -155,7 +155,7 @@ export const option = {
   force: () => new Option('--force', 'convert traces that are in the dataset already (default: skip them)'),
 
   // cpu --sampled
-  pprof: () => new Option('--pprof <path>', 'with --sampled: write the samples as a gzipped pprof profile (profile.proto; - = standard output) instead of the table'),
+  pprof: () => new Option('--pprof <path>', 'with --sampled or --waits: write the samples, or the blocked time by stack, as a gzipped pprof profile (profile.proto; - = standard output) instead of the table'),
 };
 
 /** The decoding options' values (commander's camelCase keys). */

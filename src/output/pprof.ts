@@ -12,7 +12,7 @@
 // bytes are not compressed here (pprof files are gzipped: the CLI does it).
 import type { Table } from '../tables/table.js';
 import type { StreamResult } from '../result/summary.js';
-import { FILETIME_UNIX_EPOCH } from '../time.js';
+import { FILETIME_UNIX_EPOCH, TickConverter } from '../time.js';
 import { resolveSelection, type Selection } from '../select/selection.js';
 import { selectTable } from '../select/tables.js';
 import { ImageMap } from '../analysis/image-map.js';
@@ -20,6 +20,8 @@ import { SampleInterval } from '../analysis/sample-interval.js';
 import { isKernelAddress, processOfSample } from '../analysis/samples.js';
 import { ProtoWriter, VARINT } from './protobuf.js';
 import { resolveStacks } from '../derive/stacks.js';
+import { rowStacks } from '../analysis/waits.js';
+import * as L from '../generated/layout.js';
 
 // perftools.profiles field numbers (proto/profile.proto)
 const PROFILE_SAMPLE_TYPE = 1;
@@ -95,6 +97,9 @@ export class PprofBuilder {
   private readonly children = new Map<number, Map<number, number>>();
   private readonly nodeParent: number[] = [0];
   private readonly nodeLoc: number[] = [0];
+  /** locations of namedLocation, by name */
+  private readonly named = new Map<string, number>();
+  private scratch = new Int32Array(64);
   // samples: one per (stack node, process, thread)
   private readonly sampleIndex = new Map<number, Map<number, Map<number, number>>>();
   private readonly sampleNode: number[] = [];
@@ -110,10 +115,17 @@ export class PprofBuilder {
   samples = 0;
   weight = 0;
 
-  constructor(private readonly context: PprofContext) {
+  /**
+   * @param kind 'samples': values samples/count and, with the trace's interval, cpu/nanoseconds; 'waits':
+   *   values waits/count and wait/nanoseconds, each given to add() (blocked time: analysis/waits.ts)
+   */
+  constructor(
+    private readonly context: PprofContext,
+    private readonly kind: 'samples' | 'waits' = 'samples',
+  ) {
     this.map = new ImageMap(context.images);
-    this.interval = context.sampleIntervals ? new SampleInterval(context.sampleIntervals) : null;
-    this.timed = this.interval?.known === true;
+    this.interval = kind === 'samples' && context.sampleIntervals ? new SampleInterval(context.sampleIntervals) : null;
+    this.timed = kind === 'waits' || this.interval?.known === true;
     this.mappingOfRow = new Int32Array(context.images.length);
     for (const p of context.processes) if (p.imageFileName !== null) this.processName.set(p.processId, p.imageFileName);
   }
@@ -182,9 +194,31 @@ export class PprofBuilder {
    * profile interrupts.
    */
   add(frames: Uint32Array, n: number, pointerSize: number, pid: number, tid: number, tHi: number, tLo: number, count: number): void {
+    if (this.scratch.length < n) this.scratch = new Int32Array(Math.max(n, 2 * this.scratch.length));
+    for (let k = 0; k < n; k++) this.scratch[k] = this.location(pid, pointerSize, frames[2 * k + 1]!, frames[2 * k]!, tHi, tLo);
+    this.addLocations(this.scratch, n, pid, tid, tHi, tLo, count, 0);
+  }
+
+  /** The location of a frame (address words) of process `pid` at time (tHi, tLo): module!0xoffset. */
+  frameLocation(pid: number, pointerSize: number, hi: number, lo: number, tHi: number, tLo: number): number {
+    return this.location(pid, pointerSize, hi, lo, tHi, tLo);
+  }
+
+  /** A location of its own, named `name`, with no address (a marker frame, e.g. who readied a thread). */
+  namedLocation(name: string): number {
+    let id = this.named.get(name);
+    if (id === undefined) this.named.set(name, (id = this.newLocation(0, 0, 0, name)));
+    return id;
+  }
+
+  /**
+   * One sample of `n` locations, leaf first (frameLocation, namedLocation), of a process (-1: unknown) and
+   * thread at time (tHi, tLo): `count`, and for a 'waits' builder `ns` nanoseconds.
+   */
+  addLocations(locs: Int32Array, n: number, pid: number, tid: number, tHi: number, tLo: number, count: number, ns: number): void {
     let node = 0;
     for (let k = n - 1; k >= 0; k--) {
-      const loc = this.location(pid, pointerSize, frames[2 * k + 1]!, frames[2 * k]!, tHi, tLo);
+      const loc = locs[k]!;
       const m = inner(this.children, node);
       let next = m.get(loc);
       if (next === undefined) {
@@ -209,7 +243,8 @@ export class PprofBuilder {
       byTid.set(tid, s);
     }
     this.sampleCount[s] += count;
-    if (this.timed) this.sampleTime[s] += count * this.interval!.at(tHi, tLo) * 100;
+    if (this.kind === 'waits') this.sampleTime[s] += ns;
+    else if (this.timed) this.sampleTime[s] += count * this.interval!.at(tHi, tLo) * 100;
     this.samples++;
     this.weight += count;
     if (tHi < this.firstHi || (tHi === this.firstHi && tLo < this.firstLo)) [this.firstHi, this.firstLo] = [tHi, tLo];
@@ -232,8 +267,9 @@ export class PprofBuilder {
       w.uint32Field(VALUE_TYPE_UNIT, unit);
       w.end();
     };
-    valueType(PROFILE_SAMPLE_TYPE, samplesStr, countStr);
-    if (this.timed) valueType(PROFILE_SAMPLE_TYPE, cpuStr, nsStr);
+    const waits = this.kind === 'waits';
+    valueType(PROFILE_SAMPLE_TYPE, waits ? this.str('waits') : samplesStr, countStr);
+    if (this.timed) valueType(PROFILE_SAMPLE_TYPE, waits ? this.str('wait') : cpuStr, nsStr);
     // samples
     const stack: number[] = [];
     for (let s = 0; s < this.sampleNode.length; s++) {
@@ -286,8 +322,10 @@ export class PprofBuilder {
       w.begin(PROFILE_LOCATION);
       w.uint32Field(LOCATION_ID, i + 1);
       if (this.locMapping[i]) w.uint32Field(LOCATION_MAPPING_ID, this.locMapping[i]!);
-      w.tag(LOCATION_ADDRESS, VARINT);
-      w.varint64(this.locLo[i]!, this.locHi[i]!);
+      if (this.locHi[i] !== 0 || this.locLo[i] !== 0) {
+        w.tag(LOCATION_ADDRESS, VARINT);
+        w.varint64(this.locLo[i]!, this.locHi[i]!);
+      }
       w.begin(LOCATION_LINE);
       w.uint32Field(LINE_FUNCTION_ID, i + 1);
       w.end();
@@ -310,7 +348,8 @@ export class PprofBuilder {
       w.tag(PROFILE_DURATION_NANOS, VARINT);
       w.varintBigInt(clock.toNanoseconds(last) - clock.toNanoseconds(first));
     }
-    if (this.timed) {
+    if (waits) w.uint32Field(PROFILE_DEFAULT_SAMPLE_TYPE, this.str('wait'));
+    else if (this.timed) {
       valueType(PROFILE_PERIOD_TYPE, cpuStr, nsStr);
       w.tag(PROFILE_PERIOD, VARINT);
       w.varintNumber(this.interval!.intervals[0]! * 100);
@@ -396,6 +435,67 @@ export function samplesToPprof(
       }
     }
     b.add(frame, n, pointerSize[i]!, processOfSample(lifetimes, tid[i]!, tHi, tLo), tid[i]!, tHi, tLo >>> 0, count[i]!);
+  }
+  return b.finish(r.clock, options.comment);
+}
+
+/**
+ * The pprof Profile (uncompressed bytes) of the blocked time of a trace's switch-ins (PerfView's Thread Time
+ * with ReadyThread): one sample per wait (the cpuUsage rows with `waits`), values waits/count and
+ * wait/nanoseconds, its stack leaf first: the readying thread's stack (its ReadyThread row's), a frame
+ * `READIED BY <process> (<pid>) tid <tid>`, then the stack where the thread waited (its switch-in's cswitch
+ * row's). Missing stacks are left out (a wait with neither has the marker frame alone when its readying
+ * thread is known, else no frame). Labels pid, tid, process of the waiting thread.
+ */
+export function waitsToPprof(
+  r: { cpuUsage: Table<'cpuUsage'>; cswitch: Table<'cswitch'>; readythread: Table<'readythread'>; stackEvents: Table<'stackEvents'>; stackEventFrames: Table<'stackEventFrames'>; images: Table<'images'>; processes: Table<'processes'>; clock: StreamResult['clock'] },
+  options: { comment?: string } = {},
+): Uint8Array {
+  const rs = rowStacks(r);
+  const st = rs.stacks;
+  const b = new PprofBuilder({ images: r.images, processes: r.processes }, 'waits');
+  const pointerSize = r.stackEvents.length > 0 ? r.stackEvents.column('pointerSize')[0]! : 8;
+  const fw = new Uint32Array(st.frames.address.buffer, st.frames.address.byteOffset, 2 * st.frames.length);
+  const u = r.cpuUsage;
+  const valid = u.column('valid');
+  const waitW = new Uint32Array(u.column('waits').buffer, u.column('waits').byteOffset, 2 * u.length);
+  const inW = new Int32Array(u.column('switchInTime').buffer, u.column('switchInTime').byteOffset, 2 * u.length);
+  const rdW = new Int32Array(u.column('readyTime').buffer, u.column('readyTime').byteOffset, 2 * u.length);
+  const pid = u.column('newProcessId');
+  const tid = u.column('newThreadId');
+  const rTid = u.column('readyingThreadId');
+  const rPid = u.column('readyingProcessId');
+  const names = new Map<number, string>();
+  for (const p of r.processes) if (p.imageFileName !== null) names.set(p.processId, p.imageFileName);
+  const conv = r.clock ? new TickConverter(r.clock, 'duration') : null;
+  let locs = new Int32Array(256);
+  for (let i = 0; i < u.length; i++) {
+    const v = valid[i]!;
+    if (((v >>> L.CU_WAITS) & 1) === 0) continue;
+    let ns = conv ? conv.fromHalves(waitW[2 * i + 1]!, waitW[2 * i]!) : waitW[2 * i + 1]! * 4294967296 + waitW[2 * i]!;
+    if (Number.isNaN(ns)) ns = Number(conv!.exact(u.column('waits')[i]!)); // beyond the number path (corrupt times only)
+    const p = (v >>> L.CU_NEW_PROCESS_ID) & 1 ? pid[i]! : -1;
+    let n = 0;
+    const ws = rs.wait[i]!;
+    const rsid = rs.ready[i]!;
+    const need = 1 + (ws >= 0 ? st.stacks.frameCount[ws]! : 0) + (rsid >= 0 ? st.stacks.frameCount[rsid]! : 0);
+    if (need > locs.length) locs = new Int32Array(2 * need);
+    // the readying thread's stack (at the ready time), leaf first
+    if (rsid >= 0) {
+      const rp = st.stacks.processId[rsid] === 0xffffffff ? 0 : st.stacks.processId[rsid]!;
+      for (let f = st.stacks.firstFrame[rsid]!, end = f + st.stacks.frameCount[rsid]!; f < end; f++) locs[n++] = b.frameLocation(rp, pointerSize, fw[2 * f + 1]!, fw[2 * f]!, rdW[2 * i + 1]!, rdW[2 * i]! >>> 0);
+    }
+    if ((v >>> L.CU_READYING_THREAD_ID) & 1) {
+      const rp = (v >>> L.CU_READYING_PROCESS_ID) & 1 ? rPid[i]! : -1;
+      const who = rp < 0 ? '?' : rp === 0 ? 'Idle (0)' : `${names.get(rp) ?? '?'} (${rp})`;
+      locs[n++] = b.namedLocation(`READIED BY ${who} tid ${rTid[i]!}`);
+    }
+    // where the thread waited (its switch-in's stack), leaf first
+    if (ws >= 0) {
+      const wp = st.stacks.processId[ws] === 0xffffffff ? 0 : st.stacks.processId[ws]!;
+      for (let f = st.stacks.firstFrame[ws]!, end = f + st.stacks.frameCount[ws]!; f < end; f++) locs[n++] = b.frameLocation(wp, pointerSize, fw[2 * f + 1]!, fw[2 * f]!, inW[2 * i + 1]!, inW[2 * i]! >>> 0);
+    }
+    b.addLocations(locs, n, p, tid[i]!, inW[2 * i + 1]!, inW[2 * i]! >>> 0, 1, ns);
   }
   return b.finish(r.clock, options.comment);
 }
