@@ -16,7 +16,8 @@ export { ParquetTableWriter, tableToParquet, DEFAULT_ROW_GROUP_ROWS, DEFAULT_COM
 export type { ParquetOptions, ParquetCompression, ParquetWriteResult } from './output/parquet.js';
 export { analyzeSpinlocks, SpinlockAnalyzer, type SpinlockAnalysis, type SpinlockStats, type SpinlockTotals, type SpinlockOptions } from './analysis/spinlocks.js';
 export { analyzeSamples, type SampledAnalysis, type SampledGroup, type SampledOptions } from './analysis/samples.js';
-export { samplesToPprof, PprofBuilder, type PprofOptions, type PprofContext } from './output/pprof.js';
+export { samplesToPprof, waitsToPprof, PprofBuilder, type PprofOptions, type PprofContext } from './output/pprof.js';
+export { analyzeWaits, rowStacks, type WaitAnalysis, type WaitStack, type WaitsInput, type RowStacks } from './analysis/waits.js';
 export { ImageMap } from './analysis/image-map.js';
 export { resolveSelection, parseTimeSpec, selectionText, Selection, type SelectionOptions, type SelectionSummary, type TimeSpec } from './select/selection.js';
 export { selectTable } from './select/tables.js';
