@@ -66,9 +66,12 @@ export function processOfSample(lifetimes: ReturnType<typeof resolveSelection>, 
   return tid === 0 ? 0 : lifetimes.processOf(tid, tHi, tLo);
 }
 
+/** What the samples' analyses read of a decode: the samples, image lifetimes, intervals and thread lifetimes. */
+export type SamplesInput = { samples: Table<'samples'>; images: Table<'images'>; sampleIntervals?: Table<'sampleIntervals'> } & Pick<StreamResult, 'threads' | 'processes' | 'clock'>;
+
 /** Samples by process, thread, module and address (WPA's CPU Usage (Sampled)), ordered by weight, then samples. */
 export function analyzeSamples(
-  r: { samples: Table<'samples'>; images: Table<'images'>; sampleIntervals?: Table<'sampleIntervals'> } & Pick<StreamResult, 'threads' | 'processes' | 'clock'>,
+  r: SamplesInput,
   options: SampledOptions = {},
 ): SampledAnalysis {
   const sel = options.selection?.active ? options.selection : null;

@@ -8,7 +8,7 @@ import { concatChunks, type ColumnChunk } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 import { emptyTableText, jsonReplacer } from '../output/summary-text.js';
 import { alignedTable } from './cpu-text.js';
-import { fileOutput, note, stdoutOutput, type Output } from './io.js';
+import { note, stdoutOutput, writeWhole } from './io.js';
 import { decodeOptions, type DecodingOpts, type SelectionOpts } from './options.js';
 
 /**
@@ -41,14 +41,7 @@ export async function sampled(inp: { path: string; name: string }, file: string,
       stackEventFrames: new Table('stackEventFrames', concatChunks('stackEventFrames', chunks.stackEventFrames.splice(0))),
     };
     const profile = gzipSync(samplesToPprof(tables, { selection: selection ?? undefined, comment, stacks }));
-    const out: Output = o.pprof === '-' ? stdoutOutput() : await fileOutput(o.pprof);
-    try {
-      await out.write(profile);
-      await out.commit();
-    } catch (e) {
-      await out.abort();
-      throw e;
-    }
+    await writeWhole(o.pprof, profile);
     if (res.summary.samples === 0) note(emptyTableText('samples', res.summary));
     else if (sampleIntervals.length === 0) note('the trace has no sample-interval event (SampledProfileInterval): the profile has sample counts only, no CPU time');
     return;

@@ -9,7 +9,7 @@ import { concatChunks, type ColumnChunk, type DecodedTableName } from '../tables
 import { Table } from '../tables/table.js';
 import { emptyTableText, jsonReplacer } from '../output/summary-text.js';
 import { alignedTable } from './cpu-text.js';
-import { fileOutput, note, stdoutOutput, type Output } from './io.js';
+import { note, stdoutOutput, writeWhole } from './io.js';
 import { decodeOptions, type DecodingOpts, type SelectionOpts } from './options.js';
 
 const KEPT = ['cswitch', 'readythread', 'threadEvents', 'stackEvents', 'stackEventFrames'] as const satisfies readonly DecodedTableName[];
@@ -41,14 +41,7 @@ export async function waits(inp: { path: string; name: string }, file: string, o
     const [{ waitsToPprof }, { gzipSync }, { VERSION }] = await Promise.all([import('../output/pprof.js'), import('node:zlib'), import('../version.js')]);
     const comment = `etw-decode ${VERSION}: blocked time of ${inp.name}: the readying thread's stack, READIED BY, the stack where the thread waited; frames are module!0xoffset (no symbols)`;
     const profile = gzipSync(waitsToPprof({ cpuUsage: selected, cswitch, readythread, stackEvents, stackEventFrames, images: res.images, processes: res.processes, clock: res.clock }, { comment }));
-    const out: Output = o.pprof === '-' ? stdoutOutput() : await fileOutput(o.pprof);
-    try {
-      await out.write(profile);
-      await out.commit();
-    } catch (e) {
-      await out.abort();
-      throw e;
-    }
+    await writeWhole(o.pprof, profile);
     if (res.summary.cswitch === 0) note(emptyTableText('cswitch', res.summary));
     return;
   }

@@ -490,6 +490,18 @@ async function openFifoForWriting(target: string): Promise<Socket> {
  * is refused (exit 2). A device or FIFO is written in place (a FIFO through a non-blocking descriptor,
  * on Linux). Fails at once with a CliError when the target cannot be written.
  */
+/** Writes `bytes` to `target` (a path, or - for standard output) whole: committed, or nothing left behind. */
+export async function writeWhole(target: string, bytes: Uint8Array): Promise<void> {
+  const out: Output = target === '-' ? stdoutOutput() : await fileOutput(target);
+  try {
+    await out.write(bytes);
+    await out.commit();
+  } catch (e) {
+    await out.abort();
+    throw e;
+  }
+}
+
 export async function fileOutput(target: string): Promise<Output> {
   const cannot = (e: unknown) => new CliError(`cannot write ${target}: ${errnoText(e)}`);
   let st = null;

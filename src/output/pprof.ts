@@ -17,7 +17,7 @@ import { resolveSelection, type Selection } from '../select/selection.js';
 import { selectTable } from '../select/tables.js';
 import { ImageMap } from '../analysis/image-map.js';
 import { SampleInterval } from '../analysis/sample-interval.js';
-import { isKernelAddress, processOfSample } from '../analysis/samples.js';
+import { isKernelAddress, processOfSample, type SamplesInput } from '../analysis/samples.js';
 import { ProtoWriter, VARINT } from './protobuf.js';
 import { resolveStacks } from '../derive/stacks.js';
 import { rowStacks } from '../analysis/waits.js';
@@ -392,7 +392,7 @@ export interface PprofOptions {
  * the same selection (the leaf of every sample is its instruction pointer).
  */
 export function samplesToPprof(
-  r: { samples: Table<'samples'>; images: Table<'images'>; sampleIntervals?: Table<'sampleIntervals'> } & Pick<StreamResult, 'threads' | 'processes' | 'clock'>,
+  r: SamplesInput,
   options: PprofOptions = {},
 ): Uint8Array {
   const sel = options.selection?.active ? options.selection : null;
