@@ -6,6 +6,7 @@ import { analyzeSamples, decodeSync, resolveSelection, resolveStacks } from '../
 import { Table } from '../src/tables/table.js';
 import { emptyChunk } from '../src/tables/schema.js';
 import { simulateSchedule, writeTrace } from '../src/writer/index.js';
+import { SampleFrames } from '../src/analysis/sample-frames.js';
 import { FlameSource, NAME_PROCESS, type FlameData } from '../web/src/flame-data.js';
 
 const r = decodeSync(writeTrace(simulateSchedule({ seed: 7, cpus: 2, duration: 400_000, switchMode: 'mixed', profileInterval: 1_000, images: true, stacks: true }).description).bytes);
@@ -100,5 +101,30 @@ describe('the call tree of the samples', () => {
     expect(one.names[one.name[1]!]).toMatch(new RegExp(`\\(${p.processId}\\)$`));
     // nothing matches: an empty tree
     expect(source.build(null, 'no such process anywhere').nodes).toBe(0);
+  });
+});
+
+describe('SampleFrames', () => {
+  test('the instruction pointer, then the walk after Stack1 when Stack1 is it, else the whole walk; no stack: the pointer alone', () => {
+    const ip = r.samples.column('instructionPointer');
+    const [a, b] = [ip[0]!, ip[1]!];
+    // stack 0 starts with sample 0's pointer, stack 1 does not
+    const address = BigUint64Array.from([a, 0x1000n, 0x2000n, 0xffff800000001234n, 0x3000n]);
+    const stackIdOf = new Int32Array(r.samples.length).fill(-1);
+    stackIdOf[0] = 0;
+    stackIdOf[1] = 1;
+    const sf = new SampleFrames(r.samples, {
+      stacks: { length: 2, processId: new Uint32Array(2), frameCount: Uint32Array.from([3, 2]), kernelFrameCount: new Uint32Array(2), firstFrame: Uint32Array.from([0, 3]) },
+      frames: { length: 5, stackId: Uint32Array.from([0, 0, 0, 1, 1]), depth: Uint32Array.from([0, 1, 2, 0, 1]), address },
+      stackIdOf: { samples: stackIdOf, cswitch: new Int32Array(0), readythread: new Int32Array(0) },
+    });
+    const got = (i: number) => {
+      const n = sf.at(i);
+      return Array.from({ length: n }, (_, k) => (BigInt(sf.frames[2 * k + 1]!) << 32n) | BigInt(sf.frames[2 * k]!));
+    };
+    expect(got(0)).toEqual([a, 0x1000n, 0x2000n]);
+    expect(got(1)).toEqual([b, 0xffff800000001234n, 0x3000n]);
+    expect(got(2)).toEqual([ip[2]!]);
+    expect([sf.stacked(0), sf.stacked(2)]).toEqual([true, false]);
   });
 });
