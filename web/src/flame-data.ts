@@ -17,6 +17,7 @@ import {
 import { isKernelAddress, processOfSample } from '../../src/analysis/samples.js';
 import { SampleInterval } from '../../src/analysis/sample-interval.js';
 import { SampleFrames } from '../../src/analysis/sample-frames.js';
+import { processMatches } from './search.js';
 
 /** kinds of names */
 export const NAME_ROOT = 0;
@@ -60,11 +61,6 @@ function inner<K>(m: Map<K, Map<number, number>>, k: K): Map<number, number> {
   let v = m.get(k);
   if (!v) m.set(k, (v = new Map()));
   return v;
-}
-
-/** Does a process (id, image) match the page's search: its id exactly, or a part of its image name? */
-export function processMatches(q: string, pid: number | null, image: string | null): boolean {
-  return q === '' || (pid !== null && String(pid) === q) || (image !== null && image.toLowerCase().includes(q));
 }
 
 /** The samples of a whole decode, resolved once (process, stack, interval); `build` makes a tree for a selection and search. */
@@ -128,7 +124,7 @@ export class FlameSource {
       keepTid = new Set();
       for (let i = 0; i < s.length; i++) {
         const p = this.pid[i]!;
-        if (!keepPid.has(p) && p >= 0 && processMatches(search, p, this.image.get(p) ?? (p === 0 ? 'idle' : null))) keepPid.add(p);
+        if (!keepPid.has(p) && p >= 0 && processMatches(search, p, this.image.get(p) ?? null)) keepPid.add(p);
       }
       if (/^\d+$/.test(search)) keepTid.add(Number(search));
       for (const [t, names] of this.threadNames) if (names.some((n) => n.toLowerCase().includes(search))) keepTid.add(t);
