@@ -2,7 +2,8 @@
 // numbers shown against the library's own result for the same bytes, the timeline's pixels, hover and
 // keyboard, the CSV download against `etw-decode dump`, Parquet read back with hyparquet, the Perfetto trace,
 // a range shift-dragged on the timeline (the tables against analyzeCpu with the same selection, the downloads
-// against `dump --from --to`), the search box, the thread lanes (threadStates), a non-ETL file, cancelling, a million switches,
+// against `dump --from --to`), the search box, the thread lanes (threadStates), the flame graph of the samples (against
+// analyzeSamples, whole and for a selection), a non-ETL file, cancelling, a million switches,
 // and that the page makes no request off this machine. Skipped (one line) without Chromium; failed under
 // CI=true. A screenshot of the loaded page goes to test/artifacts/page.png.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -13,9 +14,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
-import { analyzeCpu, analyzeSpinlocks, cpuUsage, decodeSync, resolveSelection, selectTable, threadStates, type DecodeResult } from '../../src/node.js';
+import { analyzeCpu, analyzeSamples, analyzeSpinlocks, cpuUsage, decodeSync, resolveSelection, selectTable, threadStates, type DecodeResult } from '../../src/node.js';
 import { ms } from '../../web/src/format.js';
-import { generateMixedTrace } from '../../src/writer/index.js';
+import { generateMixedTrace, simulateSchedule, writeTrace } from '../../src/writer/index.js';
 import { template, tinyBuffers } from '../helpers/hostile.js';
 import { corpusPath, corpusTestsEnabled } from '../helpers/corpus.js';
 import { hyparquetRows, readBytes } from '../helpers/readers.js';
@@ -478,6 +479,88 @@ describe.skipIf(!enabled)('the web page in Chromium', () => {
     const kept = [...lanes].filter((k) => pids.has(Number(k.split('/')[1]))).length;
     expect(kept).toBeGreaterThan(0);
     expect(await page.locator('#threads-note').innerText()).toBe(`${en(kept)} of ${en(lanes.size)} threads, ${en(states.length)} state intervals (search “csrss”).`);
+    await page.close();
+  });
+
+  test('the flame graph of the sampled CPU: analyzeSamples’s totals, whole, for a selected range and a search; hover, zoom; none in the sample', async () => {
+    const bytes = writeTrace(simulateSchedule({ seed: 7, cpus: 4, duration: 3_000_000, switchMode: 'mixed', profileInterval: 1_000, images: true, stacks: true }).description).bytes;
+    const path = join(tmp, 'sampled.etl');
+    writeFileSync(path, bytes);
+    const r = decodeSync(bytes);
+    const whole = analyzeSamples(r);
+    expect(whole.samples).toBeGreaterThan(1000);
+    expect(whole.cpuMs).not.toBeNull();
+    const { page, state } = await openPage({ file: path });
+    expect(state).toBe('result');
+    const canvas = page.locator('canvas.flame-canvas');
+    /** the root's totals as the canvas states them, once drawn with `note` in its note */
+    const totals = async (note: string) => {
+      await page.waitForFunction((n) => document.querySelector<HTMLCanvasElement>('canvas.flame-canvas')?.dataset.drawMs !== undefined && document.getElementById('flame-note')!.textContent!.includes(n), note);
+      const a = (k: string) => canvas.getAttribute(`data-${k}`).then(Number);
+      return { samples: await a('samples'), weight: await a('weight'), cpuMs: (await a('time')) / 10_000 };
+    };
+    expect(await totals(`${en(whole.samples)} samples`)).toEqual({ samples: whole.samples, weight: whole.weight, cpuMs: whole.cpuMs });
+    expect(await page.locator('#flame-note').innerText()).toContain(`${ms(whole.cpuMs)} of CPU`);
+    // drawn: the root row grey, the process row blue, frames in warm colours below
+    const px = await page.evaluate(() => {
+      const c = document.querySelector<HTMLCanvasElement>('canvas.flame-canvas')!;
+      const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+      let warm = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i]! > 200 && d[i]! - d[i + 2]! > 60) warm++;
+      return { warm: warm / (d.length / 4), rows: c.height / window.devicePixelRatio / 18 };
+    });
+    expect(px.warm).toBeGreaterThan(0.05);
+    expect(px.rows).toBeGreaterThan(4);
+    // hover: the root, then the widest process
+    await page.locator('#flame-panel').scrollIntoViewIfNeeded();
+    const box = (await canvas.boundingBox())!;
+    const tip = page.locator('#flame .tooltip');
+    await page.mouse.move(box.x + box.width / 2, box.y + 9);
+    expect(await tip.innerText()).toContain('all samples');
+    expect(await tip.innerText()).toMatch(/of total\s+100(\.0)? %/);
+    await page.mouse.move(box.x + 4, box.y + 18 + 9);
+    const top = whole.byProcess[0]!;
+    const tipText = await tip.innerText();
+    expect(tipText).toContain(`(${top.processId})`);
+    expect(tipText).toContain(`samples\n${en(top.samples)}`);
+    expect(tipText).toContain(ms(top.cpuMs));
+    // click a frame (row 3): zoomed into it; Reset zooms out
+    await page.mouse.click(box.x + 4, box.y + 3 * 18 + 9);
+    expect(await canvas.getAttribute('data-focus')).toMatch(/!0x[0-9a-f]+$|^0x[0-9a-f]+$/);
+    expect(await page.locator('#flame-focus').innerText()).toMatch(/^zoomed into /);
+    await page.mouse.move(box.x + box.width * 0.4, box.y + 4 * 18 + 9);
+    expect(await tip.innerText()).toMatch(/of zoom\s+[\d.]+ %/);
+    await page.screenshot({ path: join(ARTIFACTS, 'flame-zoomed.png'), clip: { x: box.x - 20, y: box.y - 120, width: box.width + 40, height: Math.min(700, box.height + 180) } });
+    await page.click('#flame-reset');
+    expect(await canvas.getAttribute('data-focus')).toBe('');
+    expect(await page.locator('#flame-reset').isDisabled()).toBe(true);
+    await page.locator('#flame-panel').screenshot({ path: join(ARTIFACTS, 'flame.png') });
+    // a selected range: the samples the library's selection keeps
+    await page.waitForFunction(() => document.querySelector<HTMLCanvasElement>('canvas.timeline-canvas')?.dataset.drawMs !== undefined);
+    await page.locator('canvas.timeline-canvas').scrollIntoViewIfNeeded();
+    await shiftDrag(page, 0.3, 0.6);
+    const { from, to } = await selectedRange(page);
+    const part = analyzeSamples(r, { selection: resolveSelection({ from: { ns: from }, to: { ns: to } }, r.clock, r) });
+    expect(part.samples).toBeLessThan(whole.samples);
+    expect(part.samples).toBeGreaterThan(0);
+    expect(await totals(`In the selected range: ${en(part.samples)} samples`)).toEqual({ samples: part.samples, weight: part.weight, cpuMs: part.cpuMs });
+    // the search: the samples of the processes (or threads) it matches, as the CPU table's rule
+    const q = 'svchost';
+    const kept = part.byThread.filter((t) => (t.imageFileName ?? '').toLowerCase().includes(q));
+    expect(kept.length).toBeGreaterThan(0);
+    await page.fill('#search', q);
+    const n = kept.reduce((a, t) => a + t.samples, 0);
+    expect(await totals(`${en(n)} samples`)).toMatchObject({ samples: n, weight: kept.reduce((a, t) => a + t.weight, 0) });
+    expect(await page.locator('#flame-note').innerText()).toContain(`(search “${q}”)`);
+    // cleared: the whole trace again
+    await page.fill('#search', '');
+    await page.click('#selection-clear');
+    expect(await totals(`${en(whole.samples)} samples`)).toEqual({ samples: whole.samples, weight: whole.weight, cpuMs: whole.cpuMs });
+    // the sample trace has no samples: the panel says so
+    await page.setInputFiles('#file-input', SAMPLE);
+    await page.waitForFunction(() => document.getElementById('summary-file')!.textContent === '· sample.etl' && !document.getElementById('result')!.hidden);
+    expect(await page.locator('[data-testid="flame-empty"]').innerText()).toContain('No SampledProfile events in this trace');
+    expect(await page.locator('canvas.flame-canvas').count()).toBe(0);
     await page.close();
   });
 

@@ -3,7 +3,8 @@
 // tables. A range shift-dragged on the timeline is the library's selection (resolveSelection, in the
 // decoding worker, which stays alive for it): the CPU usage and spin-lock tables are recomputed for it and
 // the downloads keep only it; the search box filters the CPU tables and highlights the timeline. The thread
-// lanes (threadStates, computed on demand in that worker) follow the timeline's range and the search.
+// lanes (threadStates, computed on demand in that worker) follow the timeline's range and the search, and
+// so does the flame graph of the sampled CPU (built in that worker from the samples and their stacks).
 // No framework, no network: the worker's code is part of this script (started from a Blob URL, which works
 // from file:// too) and the sample is a script (sample.js) loaded on demand.
 import { COUNTERS, selectionText, type CpuAnalysis, type KindRow, type ProcessCpu, type SpinlockAnalysis, type SpinlockStats, type ThreadCpu } from '../../src/index.js';
@@ -11,9 +12,12 @@ import { bytes, esc, fileTime, hex, int, ms, msCell, percent } from './format.js
 import { EXPORT_TABLES, FORMATS, rangeSuffix, type ExportFormat, type ExportTable } from './export-formats.js';
 import type { FromWorker, PageRange, PageResult, ToWorker } from './protocol.js';
 import { renderTable, type Column } from './table-view.js';
+import { processMatches } from './search.js';
 import { TimelineView } from './timeline-view.js';
 import { ThreadLanesView } from './thread-lanes-view.js';
 import type { ThreadLanesData } from './thread-lanes-data.js';
+import { FlameView } from './flame-view.js';
+import type { FlameData } from './flame-data.js';
 
 declare const __WORKER_SOURCE__: string;
 
@@ -61,6 +65,8 @@ let current: { file: Blob; name: string; result: PageResult | null } | null = nu
 /** the selected time range (null: the whole trace), and the number of the last recomputation asked for */
 let range: PageRange | null = null;
 let selectSeq = 0;
+/** the number of the last flame graph asked for */
+let flameSeq = 0;
 
 function show(which: 'drop' | 'progress' | 'result' | 'error-only'): void {
   $('drop').hidden = which !== 'drop' && which !== 'error-only';
@@ -92,6 +98,7 @@ function open(file: Blob, name: string): void {
   exporting = null;
   range = null;
   selectSeq++;
+  flameSeq++;
   $('dl-status').textContent = '';
   current = { file, name, result: null };
   show('progress');
@@ -115,6 +122,11 @@ function open(file: Blob, name: string): void {
       $('threads-note').textContent = `The thread lanes could not be computed: ${m.message}`;
       const again = document.getElementById('threads-show') as HTMLButtonElement | null;
       if (again) again.disabled = false;
+    } else if (m.type === 'flame') {
+      if (m.seq === flameSeq && current?.result) showFlame(current.result, m.flame);
+    } else if (m.type === 'error' && m.for === 'flame') {
+      $('flame').classList.remove('busy');
+      $('flame-note').textContent = `The flame graph could not be computed: ${m.message}`;
     } else if (m.type === 'selected') {
       if (m.seq === selectSeq && current?.result) showAnalysis(current.result, m.cpu, m.spin);
     } else if (m.type === 'error' && m.for === 'select') {
@@ -248,11 +260,64 @@ function render(r: PageResult): void {
   $<HTMLInputElement>('search').value = '';
   renderTimeline(r, tpms);
   renderThreadsPanel(r);
+  renderFlamePanel(r);
   renderSelection(r);
   showAnalysis(r, r.cpu, r.spin);
   renderKinds(s.eventsByKind);
   renderDiagnostics(r);
   renderDownloads(r);
+}
+
+let flameView: FlameView | null = null;
+let flameTimer: ReturnType<typeof setTimeout> | null = null;
+
+/** The flame graph panel of a new trace: the reason when it has no samples, else its graph for the whole trace. */
+function renderFlamePanel(r: PageResult): void {
+  flameView?.destroy();
+  flameView = null;
+  $('flame-focus').textContent = '';
+  $('flame-note').textContent = '';
+  $<HTMLButtonElement>('flame-reset').disabled = true;
+  $('flame-reset').onclick = () => flameView?.zoom(0);
+  if (r.noSamples) {
+    $('flame').innerHTML = `<p class="muted" data-testid="flame-empty">No SampledProfile events in this trace (${esc(r.noSamples.replace(/^no samples rows: /, ''))}): the flame graph needs the kernel's sampled profile (xperf -on PROC_THREAD+LOADER+PROFILE, with -stackwalk Profile for stacks, or WPR's CPU profile).</p>`;
+    return;
+  }
+  $('flame').innerHTML = '<p class="muted">computing the flame graph…</p>';
+  requestFlame();
+}
+
+/** Asks the worker for the flame graph of the selected range and the search (none when the trace has no samples). */
+function requestFlame(): void {
+  flameTimer = null;
+  const r = current?.result;
+  if (!r || !pageWorker || r.noSamples) return;
+  $('flame').classList.add('busy');
+  pageWorker.postMessage({ type: 'flame', seq: ++flameSeq, range, search } satisfies ToWorker);
+}
+
+function showFlame(r: PageResult, d: FlameData | null): void {
+  $('flame').classList.remove('busy');
+  flameView?.destroy();
+  flameView = null;
+  $<HTMLButtonElement>('flame-reset').disabled = true;
+  $('flame-focus').textContent = '';
+  const where = range ? 'In the selected range: ' : '';
+  const q = search ? ` (search “${search}”)` : '';
+  if (!d || d.nodes === 0) {
+    $('flame').innerHTML = `<p class="muted" data-testid="flame-none">${!d ? 'No SampledProfile events in this trace.' : search ? 'No sample matches the search.' : 'No samples in the selected range.'}</p>`;
+    $('flame-note').textContent = '';
+    return;
+  }
+  const n = d.samples[0]!;
+  $('flame-note').textContent =
+    `${where}${int(n)} samples${d.weight[0] !== n ? ` (Count ${int(d.weight[0]!)})` : ''}${d.timed ? `, ${ms(d.time[0]! / 10_000)} of CPU` : ''}${q}; ${int(d.stacked)} with a stack. ` +
+    (d.timed ? 'Widths are CPU time (Count × the profile interval).' : 'The trace states no profile interval: widths are samples (their Count).');
+  flameView = new FlameView($('flame'), d);
+  flameView.focusListener = (k) => {
+    $<HTMLButtonElement>('flame-reset').disabled = k === 0;
+    $('flame-focus').textContent = k === 0 ? '' : `zoomed into ${flameView!.label(k)}`;
+  };
 }
 
 let timeline: TimelineView | null = null;
@@ -334,6 +399,7 @@ function selectRange(a: number | null, b = 0): void {
   range = a === null ? null : rangeOf(r, a, b);
   const seq = ++selectSeq;
   renderSelection(r);
+  requestFlame();
   if (!range) {
     showAnalysis(r, r.cpu, r.spin);
     return;
@@ -382,11 +448,6 @@ function showAnalysis(r: PageResult, cpu: CpuAnalysis, spin: SpinlockAnalysis): 
 /** The search box's text (lower case, trimmed) */
 let search = '';
 let shownCpu: CpuAnalysis | null = null;
-
-/** Does a process (id, image) match the search: its id exactly, or a part of its image name? */
-function processMatches(q: string, pid: number | null, image: string | null): boolean {
-  return q === '' || (pid !== null && String(pid) === q) || (image !== null && image.toLowerCase().includes(q));
-}
 
 /** The thread lanes the search keeps (a thread by its id or name, or its process), and the note saying so. */
 function filterThreads(r: PageResult): void {
@@ -808,6 +869,9 @@ function init(): void {
   searchBox.addEventListener('input', () => {
     search = searchBox.value.trim().toLowerCase();
     if (current?.result) applySearch(current.result);
+    // the flame graph is rebuilt in the worker: once the typing pauses
+    if (flameTimer) clearTimeout(flameTimer);
+    flameTimer = setTimeout(requestFlame, 200);
   });
   window.addEventListener('keydown', (e) => {
     if (e.key !== 'Escape') return;

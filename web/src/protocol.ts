@@ -4,6 +4,7 @@
 import type { CpuAnalysis, SpinlockAnalysis, TimeSpec, TraceSummary } from '../../src/index.js';
 import type { TimelineData } from './timeline-data.js';
 import type { ThreadLanesData } from './thread-lanes-data.js';
+import type { FlameData } from './flame-data.js';
 import type { ExportFormat, ExportTable } from './export-formats.js';
 
 /** The page's selected time range (the library's SelectionOptions `from`/`to`: ns since the trace start, or raw ticks without a clock). */
@@ -18,6 +19,8 @@ export type ToWorker =
   | { type: 'select'; seq: number; range: PageRange | null }
   /** the per-thread lanes (threadStates) of the trace decoded last */
   | { type: 'threads' }
+  /** the flame graph of the samples of the trace decoded last, for `range` (null: the whole trace) and the search (lower case; '': all) */
+  | { type: 'flame'; seq: number; range: PageRange | null; search: string }
   | { type: 'export'; file: Blob; name: string; table: ExportTable; format: ExportFormat; range: PageRange | null };
 
 export type FromWorker =
@@ -25,9 +28,11 @@ export type FromWorker =
   | { type: 'result'; result: PageResult }
   | { type: 'selected'; seq: number; cpu: CpuAnalysis; spin: SpinlockAnalysis }
   | { type: 'threads'; lanes: ThreadLanesData }
+  /** flame null: the trace has no samples */
+  | { type: 'flame'; seq: number; flame: FlameData | null }
   | { type: 'exported'; blob: Blob; fileName: string; rows: number }
   /** `for`: a recomputation for a range or the thread lanes failed (the trace stays shown) */
-  | { type: 'error'; message: string; code: string | null; for?: 'select' | 'threads' };
+  | { type: 'error'; message: string; code: string | null; for?: 'select' | 'threads' | 'flame' };
 
 /** A thread's name and process, for the timeline's tooltips. */
 export interface ThreadName {
@@ -51,6 +56,8 @@ export interface PageResult {
   /** why cswitch / spinlock came out empty, or null */
   noSwitches: string | null;
   noSpinlocks: string | null;
+  /** why the trace has no samples (the flame graph's empty state), or null */
+  noSamples: string | null;
   cpu: CpuAnalysis;
   spin: SpinlockAnalysis;
   timeline: TimelineData;

@@ -17,7 +17,7 @@ export function progress(): (phase: string, done: number, total: number) => void
 }
 
 /** An error as the page shows it: EtlError's message (what went wrong and where), or an internal error. */
-export function fail(e: unknown, what?: 'select' | 'threads'): void {
+export function fail(e: unknown, what?: 'select' | 'threads' | 'flame'): void {
   if (e instanceof EtlError) post({ type: 'error', message: e.message, code: e.code, for: what });
   else post({ type: 'error', message: `internal error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`, code: null, for: what });
 }

@@ -5,7 +5,9 @@
 // lifetimes: a selected time range is resolved by the library (resolveSelection) and the CPU usage
 // (CpuAnalyzer with that selection, as analyzeCpu) and spin locks (selectTable) are streamed again for it.
 // The per-thread lanes come on demand, from a whole decode (threadStates needs every switch: memory
-// grows with the trace, so only when asked). Cancelling is terminating this worker. (Downloads run in export-worker.ts, loaded only when one is asked for.)
+// grows with the trace, so only when asked). The flame graph's rows (samples, sample intervals and the stack
+// events, copied from the first pass) are kept for it: resolved once (FlameSource: processes, stacks), its
+// tree is built for each selection and search. Cancelling is terminating this worker. (Downloads run in export-worker.ts, loaded only when one is asked for.)
 import {
   CpuAnalyzer,
   CpuUsageDeriver,
@@ -15,22 +17,40 @@ import {
   resolveSelection,
   selectTable,
   SpinlockAnalyzer,
+  Table,
   type Selection,
   type StreamResult,
 } from '../../src/index.js';
+import { concatChunks, type ColumnChunk, type TableName } from '../../src/tables/schema.js';
 import { emptyTableText } from '../../src/output/summary-text.js';
 import { dataLossText } from '../../src/result/diagnostics.js';
 import type { PageRange, PageResult, ToWorker } from './protocol.js';
 import { TimelineBuilder, timelineBuffers } from './timeline-data.js';
 import { packThreadLanes, threadLanesBuffers } from './thread-lanes-data.js';
+import { FlameSource, flameBuffers, type FlameInput } from './flame-data.js';
 
 import { fail, post, progress } from './worker-common.js';
 
-/** the trace decoded last: what a selection needs */
-let decoded: { file: Blob; res: StreamResult; baseTicks: bigint; last: number } | null = null;
+/** the trace decoded last: what a selection needs; the flame graph's rows (then their resolution), null without samples */
+let decoded: { file: Blob; res: StreamResult; baseTicks: bigint; last: number; flame: FlameInput | FlameSource | null } | null = null;
 
-/** One streamed pass: CPU usage and spin locks (for `selection`, if any), and the timeline when given. */
-async function analyze(file: Blob, selection: Selection | null, timeline: TimelineBuilder | null, onProgress?: (phase: string, done: number, total: number) => void) {
+/** the tables the flame graph keeps */
+const FLAME_TABLES = ['samples', 'sampleIntervals', 'stackEvents', 'stackEventFrames'] as const;
+type FlameTable = (typeof FLAME_TABLES)[number];
+
+/** A copy of a borrowed chunk of rows (its columns are views the decoder reuses). */
+function copyRows(t: Table): ColumnChunk {
+  return { length: t.length, columns: t.columns.map((c) => c.slice()) as ColumnChunk['columns'] };
+}
+
+/** One streamed pass: CPU usage and spin locks (for `selection`, if any), the timeline and the flame graph's rows when given. */
+async function analyze(
+  file: Blob,
+  selection: Selection | null,
+  timeline: TimelineBuilder | null,
+  onProgress?: (phase: string, done: number, total: number) => void,
+  keep?: Record<FlameTable, ColumnChunk[]>,
+) {
   const cpu = new CpuAnalyzer(selection ? { selection } : {});
   const spin = new SpinlockAnalyzer();
   const deriver = new CpuUsageDeriver((rows) => {
@@ -43,6 +63,7 @@ async function analyze(file: Blob, selection: Selection | null, timeline: Timeli
     onRows: (t) => {
       deriver.add(t.cswitch, t.readythread, t.threadEvents);
       spin.add(selection ? selectTable(t.spinlock, selection) : t.spinlock);
+      if (keep) for (const name of FLAME_TABLES) if (t[name].length) keep[name].push(copyRows(t[name]));
     },
   });
   const stats = deriver.finish();
@@ -52,10 +73,15 @@ async function analyze(file: Blob, selection: Selection | null, timeline: Timeli
 async function decodeForPage(file: Blob, name: string): Promise<PageResult> {
   const t0 = performance.now();
   const timeline = new TimelineBuilder();
-  const { res, stats, cpu, spin } = await analyze(file, null, timeline, progress());
+  const keep: Record<FlameTable, ColumnChunk[]> = { samples: [], sampleIntervals: [], stackEvents: [], stackEventFrames: [] };
+  const { res, stats, cpu, spin } = await analyze(file, null, timeline, progress(), keep);
   const s = res.summary;
   const tl = timeline.finish();
-  decoded = { file, res, baseTicks: tl.baseTicks, last: tl.last };
+  const table = <T extends FlameTable>(name: T) => new Table(name as TableName, concatChunks(name, keep[name].splice(0))) as unknown as Table<T>;
+  const flame: FlameInput | null = keep.samples.length
+    ? { ...res, samples: table('samples'), sampleIntervals: table('sampleIntervals'), stackEvents: table('stackEvents'), stackEventFrames: table('stackEventFrames') }
+    : null;
+  decoded = { file, res, baseTicks: tl.baseTicks, last: tl.last, flame };
   const info = res.info;
   const processNames: [number, string][] = [];
   for (const p of res.processes) if (p.imageFileName) processNames.push([p.processId, p.imageFileName]);
@@ -70,6 +96,7 @@ async function decodeForPage(file: Blob, name: string): Promise<PageResult> {
     dataLoss: dataLossText(s.diagnostics),
     noSwitches: s.cswitch === 0 ? emptyTableText('cswitch', s) : null,
     noSpinlocks: s.spinlock === 0 ? emptyTableText('spinlock', s) : null,
+    noSamples: flame ? null : emptyTableText('samples', s),
     cpu,
     spin,
     timeline: tl,
@@ -90,6 +117,16 @@ async function select(range: PageRange | null) {
   return { cpu, spin };
 }
 
+/** The flame graph of the decoded trace's samples for `range` (null: the whole trace) and `search`; null without samples. */
+function flameGraph(range: PageRange | null, search: string) {
+  if (!decoded) throw new Error('no trace decoded');
+  const d = decoded;
+  if (!d.flame) return null;
+  if (!(d.flame instanceof FlameSource)) d.flame = new FlameSource(d.flame); // once: the raw stack events are dropped
+  const selection = range ? resolveSelection({ from: range.from, to: range.to }, d.res.clock, d.res) : null;
+  return d.flame.build(selection, search);
+}
+
 /** The per-thread lanes of the decoded trace: its threadStates, from a whole decode. */
 async function threadLanes() {
   if (!decoded) throw new Error('no trace decoded');
@@ -103,6 +140,13 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
     decodeForPage(m.file, m.name).then((result) => post({ type: 'result', result }, timelineBuffers(result.timeline)), fail);
   } else if (m.type === 'select') {
     select(m.range).then((x) => post({ type: 'selected', seq: m.seq, ...x }), (e) => fail(e, 'select'));
+  } else if (m.type === 'flame') {
+    try {
+      const flame = flameGraph(m.range, m.search);
+      post({ type: 'flame', seq: m.seq, flame }, flame ? flameBuffers(flame) : []);
+    } catch (e) {
+      fail(e, 'flame');
+    }
   } else if (m.type === 'threads') {
     threadLanes().then((lanes) => post({ type: 'threads', lanes }, threadLanesBuffers(lanes)), (e) => fail(e, 'threads'));
   }

@@ -1,0 +1,130 @@
+// The page's flame graph data (web/src/flame-data.ts): the call tree of the samples against analyzeSamples
+// over the same rows — the root's and each process's totals, the self weight of every frame name (the leaf
+// is the instruction pointer), a selected range and the search — and the samples' stacks as its paths.
+import { describe, expect, test } from 'vitest';
+import { analyzeSamples, decodeSync, resolveSelection, resolveStacks } from '../src/node.js';
+import { Table } from '../src/tables/table.js';
+import { emptyChunk } from '../src/tables/schema.js';
+import { simulateSchedule, writeTrace } from '../src/writer/index.js';
+import { SampleFrames } from '../src/analysis/sample-frames.js';
+import { FlameSource, NAME_PROCESS, type FlameData } from '../web/src/flame-data.js';
+
+const r = decodeSync(writeTrace(simulateSchedule({ seed: 7, cpus: 2, duration: 400_000, switchMode: 'mixed', profileInterval: 1_000, images: true, stacks: true }).description).bytes);
+const source = new FlameSource(r);
+
+/** Self weight (weight not in a child) summed by name, and the structure checked on the way. */
+function selfByName(d: FlameData): Map<string, number> {
+  const self = new Map<string, number>();
+  for (let k = 0; k < d.nodes; k++) {
+    let kids = 0;
+    for (let c = k + 1; c < d.end[k]!; c = d.end[c]!) {
+      expect(d.depth[c]).toBe(d.depth[k]! + 1);
+      expect(d.x[c]).toBe(d.x[k]! + (d.timed ? d.time : d.weight).subarray(k + 1, c).reduce((a, v, i) => a + (d.depth[k + 1 + i] === d.depth[k]! + 1 ? v : 0), 0));
+      kids += d.weight[c]!;
+    }
+    const s = d.weight[k]! - kids;
+    expect(s).toBeGreaterThanOrEqual(0);
+    if (s > 0) self.set(d.names[d.name[k]!]!, (self.get(d.names[d.name[k]!]!) ?? 0) + s);
+  }
+  return self;
+}
+
+describe('the call tree of the samples', () => {
+  const d = source.build(null);
+  const a = analyzeSamples(r);
+
+  test('the root is analyzeSamples’s total; its children are the processes, with their totals', () => {
+    expect(a.samples).toBeGreaterThan(100);
+    expect(a.cpuMs).not.toBeNull();
+    expect([d.samples[0], d.weight[0], d.time[0]! / 10_000]).toEqual([a.samples, a.weight, a.cpuMs]);
+    expect(d.timed).toBe(true);
+    const procs = new Map<string, number>();
+    for (let c = 1; c < d.nodes; c = d.end[c]!) {
+      expect(d.nameKind[d.name[c]!]).toBe(NAME_PROCESS);
+      procs.set(d.names[d.name[c]!]!.replace(/^.* \((\d+)\)$/, '$1'), d.weight[c]!);
+    }
+    expect(procs).toEqual(new Map(a.byProcess.map((p) => [String(p.processId), p.weight])));
+  });
+
+  test('every leaf is an instruction pointer: the self weights by frame are analyzeSamples’s byAddress', () => {
+    expect(selfByName(d)).toEqual(new Map(a.byAddress.map((x) => [x.address!, x.weight])));
+  });
+
+  test('the samples with a stack have their callers: paths deeper than process → instruction pointer', () => {
+    const st = resolveStacks(r);
+    const stacked = st.stackIdOf.samples.filter((x) => x >= 0).length;
+    expect(stacked).toBeGreaterThan(10);
+    expect(d.stacked).toBe(stacked);
+    expect(d.maxDepth).toBeGreaterThan(3);
+    // each sample's path: its instruction pointer, then the walk's frames after Stack1 (all when Stack1 is not it)
+    const ip = r.samples.column('instructionPointer');
+    const count = r.samples.column('count');
+    const want = new Map<number, number>(); // depth of the leaf → weight
+    for (let i = 0; i < r.samples.length; i++) {
+      const s = st.stackIdOf.samples[i]!;
+      let n = 1;
+      if (s >= 0) {
+        const from = st.stacks.firstFrame[s]!;
+        n += st.stacks.frameCount[s]! - (st.frames.address[from] === ip[i] ? 1 : 0);
+      }
+      want.set(n + 1, (want.get(n + 1) ?? 0) + count[i]!);
+    }
+    const got = new Map<number, number>();
+    for (let k = 0; k < d.nodes; k++) {
+      let kids = 0;
+      for (let c = k + 1; c < d.end[k]!; c = d.end[c]!) kids += d.weight[c]!;
+      if (d.weight[k]! > kids) got.set(d.depth[k]!, (got.get(d.depth[k]!) ?? 0) + d.weight[k]! - kids);
+    }
+    expect(got).toEqual(want);
+    expect([...want.keys()].some((n) => n > 3)).toBe(true);
+    // without stacks: root → process → instruction pointer
+    const flat = new FlameSource({ ...r, stackEvents: new Table('stackEvents', emptyChunk('stackEvents')), stackEventFrames: new Table('stackEventFrames', emptyChunk('stackEventFrames')) }).build(null);
+    expect(flat.maxDepth).toBe(2);
+    expect(flat.stacked).toBe(0);
+    expect(selfByName(flat)).toEqual(selfByName(d));
+  });
+
+  test('a selected range and the search keep the samples analyzeSamples keeps', () => {
+    const first = r.samples.column('timestamp')[0]!;
+    const last = r.samples.column('timestamp')[r.samples.length - 1]!;
+    const selection = resolveSelection({ from: { ticks: first + (last - first) / 3n }, to: { ticks: first + (2n * (last - first)) / 3n } }, r.clock, r);
+    const part = source.build(selection);
+    const b = analyzeSamples(r, { selection });
+    expect(b.samples).toBeLessThan(a.samples);
+    expect([part.samples[0], part.weight[0], part.time[0]! / 10_000]).toEqual([b.samples, b.weight, b.cpuMs]);
+    expect(selfByName(part)).toEqual(new Map(b.byAddress.map((x) => [x.address!, x.weight])));
+    // the search: a process by id
+    const p = a.byProcess.find((x) => x.processId !== null && x.processId !== 0)!;
+    const one = source.build(null, String(p.processId));
+    expect(one.weight[0]).toBeGreaterThanOrEqual(p.weight);
+    expect(d.names[one.name[1]!]).toBeDefined();
+    expect(one.names[one.name[1]!]).toMatch(new RegExp(`\\(${p.processId}\\)$`));
+    // nothing matches: an empty tree
+    expect(source.build(null, 'no such process anywhere').nodes).toBe(0);
+  });
+});
+
+describe('SampleFrames', () => {
+  test('the instruction pointer, then the walk after Stack1 when Stack1 is it, else the whole walk; no stack: the pointer alone', () => {
+    const ip = r.samples.column('instructionPointer');
+    const [a, b] = [ip[0]!, ip[1]!];
+    // stack 0 starts with sample 0's pointer, stack 1 does not
+    const address = BigUint64Array.from([a, 0x1000n, 0x2000n, 0xffff800000001234n, 0x3000n]);
+    const stackIdOf = new Int32Array(r.samples.length).fill(-1);
+    stackIdOf[0] = 0;
+    stackIdOf[1] = 1;
+    const sf = new SampleFrames(r.samples, {
+      stacks: { length: 2, processId: new Uint32Array(2), frameCount: Uint32Array.from([3, 2]), kernelFrameCount: new Uint32Array(2), firstFrame: Uint32Array.from([0, 3]) },
+      frames: { length: 5, stackId: Uint32Array.from([0, 0, 0, 1, 1]), depth: Uint32Array.from([0, 1, 2, 0, 1]), address },
+      stackIdOf: { samples: stackIdOf, cswitch: new Int32Array(0), readythread: new Int32Array(0) },
+    });
+    const got = (i: number) => {
+      const n = sf.at(i);
+      return Array.from({ length: n }, (_, k) => (BigInt(sf.frames[2 * k + 1]!) << 32n) | BigInt(sf.frames[2 * k]!));
+    };
+    expect(got(0)).toEqual([a, 0x1000n, 0x2000n]);
+    expect(got(1)).toEqual([b, 0xffff800000001234n, 0x3000n]);
+    expect(got(2)).toEqual([ip[2]!]);
+    expect([sf.stacked(0), sf.stacked(2)]).toEqual([true, false]);
+  });
+});
