@@ -163,6 +163,32 @@ function scheduleDecodeCase(): BenchCase {
   };
 }
 
+function stacksCases(): BenchCase[] {
+  return [
+    {
+      name: 'decode/stacks',
+      group: 'decode',
+      description: 'a simulated schedule with SampledProfile, images and stacks (StackWalk after every CSwitch and ReadyThread, stack keys after samples): the decode of the new tables beside the core ones; native decodes the switches only',
+      prepare(s) {
+        const bytes = scheduleFixture(s.fixtureBytes, true);
+        const notes: string[] = [];
+        const { events, rows } = checkEngines(bytes, notes, 'decode/stacks');
+        const r = decodeSync(bytes);
+        notes.push(
+          `decode/stacks: ${(bytes.length / 2 ** 20).toFixed(1)} MiB, ${r.summary.cswitch} switches, ${r.summary.samples} samples, ` +
+            `${r.summary.stackEvents} stack events with ${r.summary.stackEventFrames} frames, ${r.summary.imageEvents} image events`,
+        );
+        return {
+          work: { inputBytes: bytes.length, outputBytes: 0, throughputOf: 'input', events, rows },
+          run: { wasm: streamRunner(bytes, 'wasm'), reference: streamRunner(bytes, 'reference') },
+          notes,
+          nativeInput: bytes,
+        };
+      },
+    },
+  ];
+}
+
 function cpuUsageCase(): BenchCase {
   return {
     name: 'derive/cpuUsage',
@@ -484,6 +510,7 @@ export const CASES: readonly BenchCase[] = [
   traceCase('decode/mixed', 'decode', 'realistic mix: CSwitch 3 : compact 4 : SpinLock 1 : noise 2 (event weights)', MIXED, 'mixed'),
   scheduleDecodeCase(),
   cpuUsageCase(),
+  ...stacksCases(),
   realisticTablesCase(),
   lifetimesCase(),
   threadStatesCase(),

@@ -50,14 +50,20 @@ export function realisticFixture(bytes: number): Uint8Array {
   return f;
 }
 
-const schedules = new Map<number, Uint8Array>();
-/** A simulated schedule of about `bytes` (generated once per run). */
-export function scheduleFixture(bytes: number): Uint8Array {
-  let f = schedules.get(bytes);
+const schedules = new Map<string, Uint8Array>();
+/**
+ * A simulated schedule of about `bytes` (generated once per run); `profiled`: with SampledProfile, images and
+ * stacks (StackWalk halves after CSwitch and ReadyThread, cached keys after samples).
+ */
+export function scheduleFixture(bytes: number, profiled = false): Uint8Array {
+  const key = `${bytes}/${profiled}`;
+  let f = schedules.get(key);
   if (!f) {
-    // the simulation writes ~0.2 bytes per tick of duration on 8 CPUs
-    f = writeTrace(simulateSchedule({ seed: SEED + 9, cpus: 8, threads: 400, processes: 40, switchMode: 'mixed', duration: Math.round(bytes * 5.3) }).description).bytes;
-    schedules.set(bytes, f);
+    // the simulation writes ~0.2 bytes per tick of duration on 8 CPUs (stacks and samples add about as much again)
+    const duration = Math.round(bytes * (profiled ? 2.2 : 5.3));
+    const extra = profiled ? { profileInterval: 1_000, images: true, stacks: true } : {};
+    f = writeTrace(simulateSchedule({ seed: SEED + 9, cpus: 8, threads: 400, processes: 40, switchMode: 'mixed', duration, ...extra }).description).bytes;
+    schedules.set(key, f);
   }
   return f;
 }
