@@ -5,6 +5,10 @@
 // here from the images rows by a plain search (module!0xoffset), and its frames from the stacks as
 // resolveStacks attaches them. The interning is checked as Perfetto reads it: ids defined once, before or in
 // the packet that first refers to them, on the samples' own sequence.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import { describe, expect, test } from 'vitest';
@@ -259,6 +263,28 @@ describe('PerfettoWriter.samples', () => {
     v.samples({ ...r });
     v.close();
     expect([...readSamples(Buffer.concat(parts)).sequences]).toEqual([5]);
+  });
+});
+
+describe('etw-decode convert --to perfetto (dist/)', () => {
+  test('the timeline has the samples with their callstacks, as toPerfetto writes them', () => {
+    const sim = simulateSchedule({ seed: 35, cpus: 2, duration: 300_000, switchMode: 'mixed', profileInterval: 1_000, images: true, stacks: true });
+    const bytes = writeTrace(sim.description).bytes;
+    const dir = mkdtempSync(join(tmpdir(), 'etw-perfetto-samples-'));
+    try {
+      writeFileSync(join(dir, 'trace.etl'), bytes);
+      const bin = fileURLToPath(new URL('../bin/etw-decode.js', import.meta.url));
+      const run = spawnSync(process.execPath, [bin, 'convert', join(dir, 'trace.etl'), '--to', 'perfetto', '--out', join(dir, 'out'), '--no-progress'], { encoding: 'utf8' });
+      expect(run.status, run.stderr).toBe(0);
+      const file = readdirSync(join(dir, 'out')).find((f) => f.endsWith('.perfetto-trace'))!;
+      const got = readSamples(readFileSync(join(dir, 'out', file)));
+      const want = readSamples(toPerfetto(decodeSync(bytes)));
+      expect(got.samples.length).toBeGreaterThan(300);
+      expect(got.samples).toEqual(want.samples);
+      expect(got.samples.some((s) => s.names.length > 2)).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
