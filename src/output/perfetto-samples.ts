@@ -16,7 +16,8 @@
 //
 // Interning: every id is the count of its kind at its first use (1, 2, …), stable for a given input; each
 // entry is written once, in the InternedData of the first packet that refers to it (take()). A mapping per
-// image lifetime (a row of `images`: its base and end, its kernel path as one path component, a build id
+// image lifetime (a row of `images`: its base and end, its kernel path as path components — split at each
+// backslash, which Perfetto joins with slashes: /Device/HarddiskVolume2/Windows/System32/ntdll.dll —, a build id
 // of TimeDateStamp and SizeOfImage as symbol servers key PE files); a frame per (mapping, offset), or per
 // address outside any image (no mapping); its function name module!0xoffset, or the address (no symbols:
 // analysis/sample-frames.ts); a callstack per distinct frame sequence (a trie from the outermost frame).
@@ -184,7 +185,10 @@ export class CallstackInterner {
     if (known) return known;
     const im = this.images;
     const buildId = this.string(this.buildIds, ID_BUILD_IDS, peBuildId(im, row), 'buildIds');
-    const path = this.string(this.paths, ID_MAPPING_PATHS, im.column('fileName')[row] || im.column('name')[row] || '(no name)', 'mappingPaths');
+    const parts = (im.column('fileName')[row] || im.column('name')[row] || '(no name)').split('\\').filter((x) => x !== '');
+    const path = this.scratch;
+    path.length = 0;
+    for (const part of parts) path.push(this.string(this.paths, ID_MAPPING_PATHS, part, 'mappingPaths'));
     const iid = (this.mappingOfRow[row] = ++this.counts.mappings);
     const base = im.column('imageBase')[row]!;
     const f = this.fresh;
@@ -195,7 +199,7 @@ export class CallstackInterner {
     f.varintBigInt(base);
     f.tag(MAPPING_END, VARINT);
     f.varintBigInt(base + im.column('imageSize')[row]!);
-    f.uint32Field(MAPPING_PATH_STRING_IDS, path);
+    for (const id of path) f.uint32Field(MAPPING_PATH_STRING_IDS, id);
     f.end();
     return iid;
   }
