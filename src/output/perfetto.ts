@@ -1,11 +1,14 @@
-// Perfetto timeline: context switches and ReadyThread events as a Perfetto protobuf trace
-// (https://ui.perfetto.dev opens it: a track per CPU, thread states, wake-ups, process and thread names).
+// Perfetto timeline: context switches, ReadyThread events and CPU samples as a Perfetto protobuf trace
+// (https://ui.perfetto.dev opens it: a track per CPU, thread states, wake-ups, process and thread names,
+// callstack samples on the threads' tracks).
 //
 // The trace is a `Trace` of `packet` (1) fields. Messages and field numbers, from google/perfetto
 // protos/perfetto/trace/etw/{etw_event_bundle,etw_event,etw}.proto, ps/process_tree.proto and
 // trace_packet.proto (proto2, package perfetto.protos):
 //
-//   TracePacket        etw_events 95 (EtwTraceEventBundle), process_tree 2, trusted_packet_sequence_id 10 (uint32)
+//   TracePacket        etw_events 95 (EtwTraceEventBundle), process_tree 2, trusted_packet_sequence_id 10 (uint32),
+//                      timestamp 8 (uint64), interned_data 12, sequence_flags 13 (uint32), perf_sample 66
+//                      (the samples: output/perfetto-samples.ts)
 //   EtwTraceEventBundle cpu 1 (uint32), event 2 (repeated EtwTraceEvent)
 //   EtwTraceEvent      timestamp 1 (uint64), cpu 4 (uint32), thread_id 5 (uint32),
 //                      oneof event { c_switch 2 (CSwitchEtwEvent), ready_thread 3 (ReadyThreadEtwEvent) }
