@@ -119,12 +119,12 @@ describe('SampleFrames', () => {
       stackIdOf: { samples: stackIdOf, cswitch: new Int32Array(0), readythread: new Int32Array(0) },
     });
     const got = (i: number) => {
-      const n = sf.at(i);
-      return Array.from({ length: n }, (_, k) => (BigInt(sf.frames[2 * k + 1]!) << 32n) | BigInt(sf.frames[2 * k]!));
+      const n = sf.of(i);
+      return Array.from({ length: n }, (_, k) => (BigInt(sf.words[2 * k + 1]!) << 32n) | BigInt(sf.words[2 * k]!));
     };
     expect(got(0)).toEqual([a, 0x1000n, 0x2000n]);
     expect(got(1)).toEqual([b, 0xffff800000001234n, 0x3000n]);
     expect(got(2)).toEqual([ip[2]!]);
-    expect([sf.stacked(0), sf.stacked(2)]).toEqual([true, false]);
+    expect([sf.stackOfSample(0) >= 0, sf.stackOfSample(2) >= 0]).toEqual([true, false]);
   });
 });

@@ -10,6 +10,7 @@ import { resolveStacks, WordMap } from '../derive/stacks.js';
 import type { Table } from '../tables/table.js';
 import { ImageMap } from './image-map.js';
 import { isKernelAddress } from './samples.js';
+import { addressName, moduleOffsetName } from './sample-frames.js';
 
 export interface WaitsInput {
   cpuUsage: Table<'cpuUsage'>;
@@ -181,12 +182,11 @@ class FrameNames {
     const { stacks } = this.st;
     const pid = stacks.processId[s] === 0xffffffff ? 0 : stacks.processId[s]!;
     const out: string[] = [];
-    const name = this.images.column('name');
     for (let f = stacks.firstFrame[s]!, end = f + stacks.frameCount[s]!; f < end; f++) {
       const hi = this.addr[2 * f + 1]! >>> 0;
       const lo = this.addr[2 * f]! >>> 0;
       const row = this.map.find(pid, isKernelAddress(this.pointerSize, hi, lo), hi, lo, this.firstHi[s]!, this.firstLo[s]! >>> 0);
-      out.push(row < 0 ? `0x${((BigInt(hi) << 32n) | BigInt(lo)).toString(16)}` : `${name[row] || '?'}!0x${this.map.offset(row, hi, lo).toString(16)}`);
+      out.push(row < 0 ? addressName(hi, lo) : moduleOffsetName(this.images, row, this.map.offset(row, hi, lo)));
     }
     return out;
   }

@@ -243,7 +243,12 @@ async function moveParts(from: string, to: string, ext: string): Promise<number>
   return parts.length;
 }
 
-/** One Perfetto timeline (CPU tracks with thread states, wake-ups, process and thread names) per trace. */
+/**
+ * One Perfetto timeline (CPU tracks with thread states, wake-ups, process and thread names, callstack
+ * samples) per trace. Switches and ReadyThread events are written chunk by chunk; the samples and stack
+ * events are kept (copied: the rows are borrowed) and written at the end, when the image and thread
+ * lifetimes are complete and the stacks can be resolved (PerfettoWriter.samples).
+ */
 async function convertToPerfetto(
   source: string,
   id: string,
@@ -256,6 +261,7 @@ async function convertToPerfetto(
   let res: Awaited<ReturnType<typeof streamFile>>;
   try {
     const writer = new PerfettoWriter(sink.write, { clock: clockOfInfo(info) });
+    const kept = { samples: [] as ColumnChunk[], stackEvents: [] as ColumnChunk[], stackEventFrames: [] as ColumnChunk[] };
     res = await streamFile(source, {
       engine: options.engine,
       bias: options.bias,
@@ -265,9 +271,19 @@ async function convertToPerfetto(
       onRows: async (rows) => {
         await writer.readyThread(pick(rows.readythread));
         await writer.cswitch(pick(rows.cswitch));
+        const samples = pick(rows.samples);
+        if (samples.length) kept.samples.push(ownedChunk(samples));
+        if (rows.stackEvents.length) kept.stackEvents.push(ownedChunk(rows.stackEvents));
+        if (rows.stackEventFrames.length) kept.stackEventFrames.push(ownedChunk(rows.stackEventFrames));
       },
     });
     await writer.processTree(res.threads, res.processes);
+    const samples = new Table('samples', concatChunks('samples', kept.samples.splice(0)));
+    if (samples.length) {
+      const stackEvents = new Table('stackEvents', concatChunks('stackEvents', kept.stackEvents.splice(0)));
+      const stackEventFrames = new Table('stackEventFrames', concatChunks('stackEventFrames', kept.stackEventFrames.splice(0)));
+      await writer.samples({ samples, images: res.images, threads: res.threads, processes: res.processes, stacks: { stackEvents, stackEventFrames } });
+    }
     await writer.close();
   } finally {
     await sink.close();
@@ -277,7 +293,7 @@ async function convertToPerfetto(
     id,
     source,
     status: 'converted',
-    rows: { cswitch: res.summary.cswitch, readythread: res.summary.readythread, threads: res.summary.threads, processes: res.summary.processes },
+    rows: { cswitch: res.summary.cswitch, readythread: res.summary.readythread, samples: res.summary.samples, threads: res.summary.threads, processes: res.summary.processes },
     files: 1,
     bytes,
     dataLoss: dataLossText(res.summary.diagnostics),
@@ -405,6 +421,11 @@ async function picker(source: string, info: Awaited<ReturnType<typeof readTraceI
   const lifetimes = o!.processIds || o!.processNames || o!.threadIds ? await streamFile(source, { engine: options.engine, bias: options.bias, threads: options.decodeThreads }) : undefined;
   const selection = resolveSelection(o!, clockOfInfo(info), lifetimes);
   return (t) => selectTable(t, selection);
+}
+
+/** A copy of a table's rows that the caller owns (the rows of a borrowed chunk are reused after onRows). */
+function ownedChunk(t: Table<TableName>): ColumnChunk {
+  return { length: t.length, columns: t.columns.map((c) => c.slice(0, t.length) as TypedColumn) };
 }
 
 /** A chunk of `table` through the picker. */

@@ -1,11 +1,14 @@
-// Perfetto timeline: context switches and ReadyThread events as a Perfetto protobuf trace
-// (https://ui.perfetto.dev opens it: a track per CPU, thread states, wake-ups, process and thread names).
+// Perfetto timeline: context switches, ReadyThread events and CPU samples as a Perfetto protobuf trace
+// (https://ui.perfetto.dev opens it: a track per CPU, thread states, wake-ups, process and thread names,
+// callstack samples on the threads' tracks).
 //
 // The trace is a `Trace` of `packet` (1) fields. Messages and field numbers, from google/perfetto
 // protos/perfetto/trace/etw/{etw_event_bundle,etw_event,etw}.proto, ps/process_tree.proto and
 // trace_packet.proto (proto2, package perfetto.protos):
 //
-//   TracePacket        etw_events 95 (EtwTraceEventBundle), process_tree 2, trusted_packet_sequence_id 10 (uint32)
+//   TracePacket        etw_events 95 (EtwTraceEventBundle), process_tree 2, trusted_packet_sequence_id 10 (uint32),
+//                      timestamp 8 (uint64), interned_data 12, sequence_flags 13 (uint32), perf_sample 66
+//                      (the samples: output/perfetto-samples.ts)
 //   EtwTraceEventBundle cpu 1 (uint32), event 2 (repeated EtwTraceEvent)
 //   EtwTraceEvent      timestamp 1 (uint64), cpu 4 (uint32), thread_id 5 (uint32),
 //                      oneof event { c_switch 2 (CSwitchEtwEvent), ready_thread 3 (ReadyThreadEtwEvent) }
@@ -49,23 +52,47 @@
 // oneof's _int field. Columns without a Perfetto field (quanta, priority decrement, remaining quantum,
 // BAM flags, wait-time-at-most-one-tick) are not written.
 //
+// * perf_sample (output/perfetto-samples.ts): one TracePacket per SampledProfile row, at its time (the
+//   packet's timestamp, the events' time line) with its cpu, process (pid omitted when the thread's process
+//   is unknown), thread and callstack — the instruction pointer, then the stack's callers when the trace has
+//   stacks — and cpu_mode (kernel or user, by the instruction pointer). Perfetto shows them on the thread's
+//   track as a CPU profile. They have their own packet sequence (`samplesSequenceId`): its first packet says
+//   SEQ_INCREMENTAL_STATE_CLEARED, the others SEQ_NEEDS_INCREMENTAL_STATE, and each carries the interned
+//   entries it is the first to use.
+//
 // Streaming: each cswitch()/readyThread() call writes one EtwTraceEventBundle packet per CPU present
 // (split every `maxBundleEvents` events) into a byte buffer, handed to the sink when it holds
 // `flushBytes` or more at the end of a call — memory is bounded by the chunk, the ReadyThread window and
-// a few per-CPU numbers, never by the trace. Browser-safe: no node imports.
+// a few per-CPU numbers, never by the trace. Samples are the exception: a sample's callstack needs the
+// trace's image lifetimes, its thread's process and its stack, known only once the whole trace is decoded
+// (a stack-key reference takes the frames of a later definition), so samples() takes the whole samples
+// table and stack events at the end — memory proportional to the samples, the stack events and the
+// distinct frames and callstacks — and hands its packets to the sink every `flushBytes`.
+// Browser-safe: no node imports.
 import * as R from '../generated/registry.js';
+import { SampleFrames, type SampleStacksInput } from '../analysis/sample-frames.js';
+import { isKernelAddress, processOfSample } from '../analysis/samples.js';
+import { resolveSelection } from '../select/selection.js';
 import type { DecodeResult } from '../result/summary.js';
 import { Table } from '../tables/table.js';
 import { TickConverter, type Clock } from '../time.js';
 import { concatBytes } from './bytes.js';
+import { CallstackInterner, MODE_KERNEL, MODE_USER, writePerfSample } from './perfetto-samples.js';
 import { ProtoWriter, putVarint32, putVarint64 } from './protobuf.js';
 import { sinkWait, type ByteSink } from './sink.js';
 
 // Trace / TracePacket / EtwTraceEventBundle / EtwTraceEvent
 const TRACE_PACKET = 1;
 const PACKET_PROCESS_TREE = 2;
+const PACKET_TIMESTAMP = 8;
 const PACKET_SEQUENCE_ID = 10;
+const PACKET_INTERNED_DATA = 12;
+const PACKET_SEQUENCE_FLAGS = 13;
+const PACKET_PERF_SAMPLE = 66;
 const PACKET_ETW_EVENTS = 95;
+/** TracePacket.SequenceFlags */
+const SEQ_INCREMENTAL_STATE_CLEARED = 1;
+const SEQ_NEEDS_INCREMENTAL_STATE = 2;
 const BUNDLE_CPU = 1;
 const BUNDLE_EVENT = 2;
 const EVENT_TIMESTAMP = 1;
@@ -149,8 +176,10 @@ export interface PerfettoOptions {
   clock: Clock | null;
   /** without a clock: the tick written as 0 (default: the first timestamp written) */
   originTicks?: bigint;
-  /** TracePacket.trusted_packet_sequence_id of every packet (default 1) */
+  /** TracePacket.trusted_packet_sequence_id of every packet but the samples' (default 1) */
   sequenceId?: number;
+  /** trusted_packet_sequence_id of the perf_sample packets, which carry interned data (default sequenceId + 1) */
+  samplesSequenceId?: number;
   /** most events in one EtwTraceEventBundle packet (default 8192) */
   maxBundleEvents?: number;
   /** the buffer is handed to the sink at the end of a call once it holds this many bytes (default 1 MiB) */
@@ -181,6 +210,25 @@ export interface PerfettoStats {
   /** ProcessTree entries written */
   processes: number;
   threads: number;
+  /** perf_sample packets (SampledProfile rows), those without pid (the thread's process unknown), those whose row has a stack (resolveStacks) */
+  perfSamples: number;
+  samplesNoProcess: number;
+  samplesWithStack: number;
+  /** interned entries written */
+  callstacks: number;
+  frames: number;
+  mappings: number;
+  functionNames: number;
+}
+
+/** What samples() needs: the SampledProfile rows, the lifetimes, and the stack events when the trace has them. */
+export interface PerfettoSamplesInput {
+  samples: Table<'samples'>;
+  images: Table<'images'>;
+  threads: Table<'threads'>;
+  processes: Table<'processes'>;
+  /** the trace's stack events (DecodeResult.stackEvents, stackEventFrames): samples with a stack get their callers */
+  stacks?: SampleStacksInput;
 }
 
 /** ReadyThread events of one CPU waiting for their readying thread (a queue of columns). */
@@ -226,6 +274,19 @@ class ReadyQueue {
     this.head = 0;
     this.tail = n;
   }
+}
+
+/** The state of a samples() call between flushes. */
+interface SamplesJob {
+  n: number;
+  /** timestamps as int32 words (low, high) */
+  time: Int32Array;
+  cpu: Uint16Array;
+  tid: Uint32Array;
+  pointerSize: Uint8Array;
+  frames: SampleFrames;
+  interner: CallstackInterner;
+  lifetimes: ReturnType<typeof resolveSelection>;
 }
 
 /** What the writer knows about one CPU. */
@@ -294,6 +355,8 @@ export class PerfettoWriter {
   /** timestamps → ns since the trace start (raw ticks since an origin without a clock); null until that origin is known */
   private ns: TickConverter | null;
   private readonly sequenceId: number;
+  private readonly samplesSequenceId: number;
+  private samplesDone = false;
   private readonly maxBundleEvents: number;
   private readonly flushBytes: number;
   private readonly readyWindow: number;
@@ -335,6 +398,13 @@ export class PerfettoWriter {
     beforeStart: 0,
     processes: 0,
     threads: 0,
+    perfSamples: 0,
+    samplesNoProcess: 0,
+    samplesWithStack: 0,
+    callstacks: 0,
+    frames: 0,
+    mappings: 0,
+    functionNames: 0,
   };
 
   /**
@@ -348,6 +418,7 @@ export class PerfettoWriter {
     const { clock, originTicks } = options;
     this.ns = clock ? new TickConverter(clock, 'ns') : originTicks !== undefined ? new TickConverter(null, 'ns', originTicks) : null;
     this.sequenceId = options.sequenceId ?? 1;
+    this.samplesSequenceId = options.samplesSequenceId ?? this.sequenceId + 1;
     this.maxBundleEvents = Math.max(1, options.maxBundleEvents ?? 8192);
     this.flushBytes = options.flushBytes ?? 1 << 20;
     this.readyWindow = Math.max(0, options.readyWindow ?? 1 << 16);
@@ -502,6 +573,68 @@ export class PerfettoWriter {
     return this.maybeFlush();
   }
 
+  /**
+   * Writes every SampledProfile row as a perf_sample packet with its callstack (see the file comment). Once,
+   * with the whole trace's rows and lifetimes (after streaming: StreamResult's images, threads, processes);
+   * packets go to the sink every `flushBytes` (await the returned promise).
+   */
+  samples(input: PerfettoSamplesInput): void | Promise<void> {
+    this.open();
+    if (this.samplesDone) throw new Error('PerfettoWriter: samples() already called');
+    this.samplesDone = true;
+    const t = input.samples;
+    const ts = t.column('timestamp');
+    const job: SamplesJob = {
+      n: t.length,
+      time: new Int32Array(ts.buffer, ts.byteOffset, 2 * t.length),
+      cpu: t.column('cpu'),
+      tid: t.column('threadId'),
+      pointerSize: t.column('pointerSize'),
+      frames: new SampleFrames(t, input.stacks),
+      interner: new CallstackInterner(input.images),
+      lifetimes: resolveSelection({}, null, input),
+    };
+    return this.samplesFrom(job, 0);
+  }
+
+  /** Writes the samples from row `from` on, yielding to the sink's promise when a flush returns one. */
+  private samplesFrom(j: SamplesJob, from: number): void | Promise<void> {
+    const w = this.w;
+    const words = j.frames;
+    for (let i = from; i < j.n; i++) {
+      const tHi = j.time[2 * i + 1]!;
+      const tLo = j.time[2 * i]! >>> 0;
+      const tid = j.tid[i]!;
+      const pid = processOfSample(j.lifetimes, tid, tHi, tLo);
+      const n = words.of(i);
+      const f = words.words;
+      const callstack = j.interner.callstack(f, n, j.pointerSize[i]!, pid, tHi, tLo);
+      w.begin(TRACE_PACKET);
+      w.ensure(11);
+      w.buf[w.pos++] = PACKET_TIMESTAMP << 3;
+      w.pos = this.putTimestamp(w.buf, w.pos, tLo, tHi);
+      w.uint32Field(PACKET_SEQUENCE_ID, this.samplesSequenceId);
+      w.uint32Field(PACKET_SEQUENCE_FLAGS, this.stats.perfSamples === 0 ? SEQ_INCREMENTAL_STATE_CLEARED : SEQ_NEEDS_INCREMENTAL_STATE);
+      j.interner.take(w, PACKET_INTERNED_DATA);
+      writePerfSample(w, PACKET_PERF_SAMPLE, j.cpu[i]!, pid, tid, callstack, isKernelAddress(j.pointerSize[i]!, f[1]!, f[0]!) ? MODE_KERNEL : MODE_USER);
+      w.end();
+      this.stats.packets++;
+      this.stats.perfSamples++;
+      if (pid < 0) this.stats.samplesNoProcess++;
+      if (words.stackOfSample(i) >= 0) this.stats.samplesWithStack++;
+      if (w.pos >= this.flushBytes) {
+        const wait = this.flush();
+        if (wait) return wait.then(() => this.samplesFrom(j, i + 1));
+      }
+    }
+    const c = j.interner.counts;
+    this.stats.callstacks = c.callstacks;
+    this.stats.frames = c.frames;
+    this.stats.mappings = c.mappings;
+    this.stats.functionNames = c.functionNames;
+    return undefined;
+  }
+
   /** Writes the ReadyThread events still held (every switch has arrived) and hands the rest to the sink. */
   close(): void | Promise<void> {
     this.open();
@@ -615,18 +748,26 @@ export class PerfettoWriter {
     b[p++] = KEY_BUNDLE_EVENT;
     this.eventLenAt = p++;
     b[p++] = KEY_EVENT_TIMESTAMP;
+    p = this.putTimestamp(b, p, lo, hi);
+    b[p++] = KEY_EVENT_CPU;
+    return putVarint32(b, p, cpuId);
+  }
+
+  /**
+   * Writes the uint64 varint (at most 10 bytes, room checked by the caller) of the time of the tick count
+   * (lo, hi) in ns since the trace start; returns the position after it. Before the start: a negative
+   * int64 in the uint64, as Perfetto reads it (counted in beforeStart).
+   */
+  private putTimestamp(b: Uint8Array, p: number, lo: number, hi: number): number {
     const conv = this.ns ?? (this.ns = new TickConverter(null, 'ns', ticksOf(hi, lo))); // no clock: the first timestamp is 0
     const ns = LITTLE_ENDIAN ? conv.fromHalves(hi, lo) : NaN;
     if (ns === ns) {
       if (ns < 0) this.stats.beforeStart++;
-      p = ns >= 0 && ns < TWO_32 ? putVarint32(b, p, ns) : putVarint64(b, p, ns - Math.floor(ns / TWO_32) * TWO_32, Math.floor(ns / TWO_32));
-    } else {
-      const v = BigInt.asUintN(64, conv.exact(ticksOf(hi, lo)));
-      if (v >= 1n << 63n) this.stats.beforeStart++;
-      p = putVarint64(b, p, Number(v & 0xffffffffn), Number(v >> 32n));
+      return ns >= 0 && ns < TWO_32 ? putVarint32(b, p, ns) : putVarint64(b, p, ns - Math.floor(ns / TWO_32) * TWO_32, Math.floor(ns / TWO_32));
     }
-    b[p++] = KEY_EVENT_CPU;
-    return putVarint32(b, p, cpuId);
+    const v = BigInt.asUintN(64, conv.exact(ticksOf(hi, lo)));
+    if (v >= 1n << 63n) this.stats.beforeStart++;
+    return putVarint64(b, p, Number(v & 0xffffffffn), Number(v >> 32n));
   }
 
   /** Closes the event begun at beginEvent(), whose write position is now `p`. */
@@ -749,7 +890,8 @@ const TO_PERFETTO_ROWS = 1 << 16;
 
 /**
  * A whole decode result as one Perfetto trace (in memory: for a browser download). The process tree comes
- * first, then the switches and ReadyThread events. `clock` defaults to the result's.
+ * first, then the switches and ReadyThread events, then the samples with their stacks. `clock` defaults to
+ * the result's.
  */
 export function toPerfetto(result: DecodeResult, options: ToPerfettoOptions = {}): Uint8Array {
   const parts: Uint8Array[] = [];
@@ -768,6 +910,8 @@ export function toPerfetto(result: DecodeResult, options: ToPerfettoOptions = {}
     const end = Math.min(cs.length, at + TO_PERFETTO_ROWS);
     writer.cswitch(new Table('cswitch', { length: end - at, columns: cs.columns.map((c) => (c as Uint8Array).subarray(at, end)) }));
   }
+  // (tolerant of a result assembled by hand without the samples or stack tables: none written, or no callers)
+  if (result.samples?.length) writer.samples({ ...result, stacks: result.stackEvents ? result : undefined });
   writer.close();
   return parts.length === 1 ? parts[0]! : concatBytes(parts);
 }

@@ -19,7 +19,7 @@ import { ImageMap } from '../analysis/image-map.js';
 import { SampleInterval } from '../analysis/sample-interval.js';
 import { isKernelAddress, processOfSample, type SamplesInput } from '../analysis/samples.js';
 import { ProtoWriter, VARINT } from './protobuf.js';
-import { resolveStacks } from '../derive/stacks.js';
+import { addressName, moduleOffsetName, peBuildId, SampleFrames } from '../analysis/sample-frames.js';
 import { rowStacks } from '../analysis/waits.js';
 import * as L from '../generated/layout.js';
 
@@ -162,7 +162,7 @@ export class PprofBuilder {
       const m = inner(this.locNoImage, hi);
       let id = m.get(lo);
       if (id === undefined) {
-        id = this.newLocation(0, hi, lo, `0x${((BigInt(hi) << 32n) | BigInt(lo)).toString(16)}`); // once per location
+        id = this.newLocation(0, hi, lo, addressName(hi, lo)); // once per location
         m.set(lo, id);
       }
       return id;
@@ -172,9 +172,7 @@ export class PprofBuilder {
     const m = inner(this.locInImage, mapping);
     let id = m.get(offset);
     if (id === undefined) {
-      const im = this.context.images;
-      const name = im.column('name')[row] || im.column('fileName')[row] || '(no name)';
-      id = this.newLocation(mapping, hi, lo, `${name}!0x${offset.toString(16)}`);
+      id = this.newLocation(mapping, hi, lo, moduleOffsetName(this.context.images, row, offset));
       m.set(offset, id);
     }
     return id;
@@ -304,7 +302,6 @@ export class PprofBuilder {
     const base = im.column('imageBase');
     const size = im.column('imageSize');
     const file = im.column('fileName');
-    const stamp = im.column('timeDateStamp');
     this.mappingRow.forEach((row, i) => {
       w.begin(PROFILE_MAPPING);
       w.uint32Field(MAPPING_ID, i + 1);
@@ -314,7 +311,7 @@ export class PprofBuilder {
       w.varintBigInt(base[row]! + size[row]!);
       w.uint32Field(MAPPING_FILENAME, this.str(file[row] || '(no name)'));
       // the key of a PE file on a symbol server: TimeDateStamp (8 hex digits) then SizeOfImage (hex)
-      w.uint32Field(MAPPING_BUILD_ID, this.str(`${stamp[row]!.toString(16).toUpperCase().padStart(8, '0')}${size[row]!.toString(16).toUpperCase()}`));
+      w.uint32Field(MAPPING_BUILD_ID, this.str(peBuildId(im, row)));
       w.end();
     });
     // locations, and a function per location (module!0xoffset)
@@ -402,38 +399,15 @@ export function samplesToPprof(
   const ts = samples.column('timestamp');
   const tsw = new Int32Array(ts.buffer, ts.byteOffset, 2 * samples.length);
   const tid = samples.column('threadId');
-  const ip = samples.column('instructionPointer');
-  const ipw = new Uint32Array(ip.buffer, ip.byteOffset, 2 * samples.length);
   const count = samples.column('count');
   const pointerSize = samples.column('pointerSize');
-  // the samples' stacks (-1: none): frames of stack s are rows firstFrame[s] … + frameCount[s] of the frames
-  const st = options.stacks && options.stacks.stackEvents.length > 0 ? resolveStacks({ ...options.stacks, samples }) : null;
-  const stackOf = st?.stackIdOf.samples ?? null;
-  const fw = st ? new Uint32Array(st.frames.address.buffer, st.frames.address.byteOffset, 2 * st.frames.length) : new Uint32Array(0);
-  let frame = new Uint32Array(2);
+  // each sample's frames, leaf first: its instruction pointer, then its stack's callers (SampleFrames)
+  const frames = new SampleFrames(samples, options.stacks);
   for (let i = 0; i < samples.length; i++) {
     const tHi = tsw[2 * i + 1]!;
     const tLo = tsw[2 * i]!;
-    // the leaf is the instruction pointer (as analyzeSamples counts it), then the stack's callers: its frames
-    // after Stack1, which is the instruction pointer (all of them when it is not)
-    frame[0] = ipw[2 * i]!;
-    frame[1] = ipw[2 * i + 1]!;
-    let n = 1;
-    const s = stackOf !== null ? stackOf[i]! : -1;
-    if (s >= 0) {
-      let at = st!.stacks.firstFrame[s]!;
-      const end = at + st!.stacks.frameCount[s]!;
-      if (at < end && fw[2 * at] === frame[0] && fw[2 * at + 1] === frame[1]) at++;
-      if (2 * (1 + end - at) > frame.length) {
-        const grown = new Uint32Array(Math.max(2 * (1 + end - at), 2 * frame.length));
-        grown.set(frame.subarray(0, 2));
-        frame = grown;
-      }
-      for (; at < end; at++, n++) {
-        frame[2 * n] = fw[2 * at]!;
-        frame[2 * n + 1] = fw[2 * at + 1]!;
-      }
-    }
+    const n = frames.of(i);
+    const frame = frames.words;
     b.add(frame, n, pointerSize[i]!, processOfSample(lifetimes, tid[i]!, tHi, tLo), tid[i]!, tHi, tLo >>> 0, count[i]!);
   }
   return b.finish(r.clock, options.comment);

@@ -173,9 +173,9 @@ export class FlameSource {
       if (keepPid && !keepPid.has(p) && !keepTid!.has(t)) continue;
       const w = count[i]!;
       const cpu = this.timed ? w * this.interval!.at(tHi, tLo) : 0;
-      const n = this.frames.at(i);
-      if (this.frames.stacked(i)) stacked++;
-      const f = this.frames.frames;
+      const n = this.frames.of(i);
+      if (this.frames.stackOfSample(i) >= 0) stacked++;
+      const f = this.frames.words;
       let pn = procName.get(p);
       if (pn === undefined) {
         pn = newName(p < 0 ? 'unknown process' : `${this.image.get(p) ?? (p === 0 ? 'Idle' : 'pid')} (${p})`, NAME_PROCESS);
