@@ -6,6 +6,7 @@
 // width), Home or the Reset button zooms out.
 import { esc, int, ms, percent } from './format.js';
 import { NAME_IN_IMAGE, NAME_NO_IMAGE, NAME_PROCESS, NAME_ROOT, type FlameData } from './flame-data.js';
+import { pixelRatio, sizeCanvas } from './canvas.js';
 
 const ROW_H = 18;
 const MAX_H = 560;
@@ -192,14 +193,8 @@ export class FlameView {
     const rows = this.path.length + this.bottom - d.depth[f]! + 1;
     const cssH = rows * ROW_H;
     this.scroller.style.maxHeight = `${MAX_H}px`;
-    const dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
-    const W = Math.round(this.cssW * dpr);
-    const H = Math.round(cssH * dpr);
-    if (this.canvas.width !== W || this.canvas.height !== H) {
-      this.canvas.width = W;
-      this.canvas.height = H;
-      this.canvas.style.height = `${cssH}px`;
-    }
+    const dpr = pixelRatio();
+    const { W, H } = sizeCanvas(this.canvas, this.cssW, cssH, dpr);
     const ctx = this.ctx;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.fillStyle = '#ffffff';

@@ -9,6 +9,7 @@ import { waitReasonName } from '../../src/index.js';
 import { esc } from './format.js';
 import { firstRowEndingAfter, NO_PRIORITY, NONE16, NONE8, ST_READY, ST_RUNNING, ST_WAITING, type ThreadLanesData } from './thread-lanes-data.js';
 import { axisMs, drawRangeOverlay, niceStep } from './timeline-view.js';
+import { pixelRatio, sizeCanvas } from './canvas.js';
 
 export interface ThreadLaneLabels {
   /** "chrome.exe (1234)" for a process id (-1: unknown) */
@@ -227,14 +228,8 @@ export class ThreadLanesView {
     const d = this.data;
     this.cssW = Math.max(300, this.host.clientWidth);
     const cssH = this.height();
-    const dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
-    const W = Math.round(this.cssW * dpr);
-    const H = Math.round(cssH * dpr);
-    if (this.canvas.width !== W || this.canvas.height !== H) {
-      this.canvas.width = W;
-      this.canvas.height = H;
-      this.canvas.style.height = `${cssH}px`;
-    }
+    const dpr = pixelRatio();
+    const { W, H } = sizeCanvas(this.canvas, this.cssW, cssH, dpr);
     const ctx = this.ctx;
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.fillStyle = '#ffffff';

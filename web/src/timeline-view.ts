@@ -8,6 +8,7 @@
 import { threadStateName, waitReasonName } from '../../src/index.js';
 import { esc, int, ms, msCell } from './format.js';
 import { firstEndingAfter, UNKNOWN, type Lane, type TimelineData } from './timeline-data.js';
+import { pixelRatio, sizeCanvas } from './canvas.js';
 
 export interface TimelineLabels {
   /** "chrome.exe (1234)" for a process index */
@@ -314,15 +315,9 @@ export class TimelineView {
     this.cssW = Math.max(200, this.host.clientWidth);
     this.laneH = lanes.length <= 8 ? 30 : lanes.length <= 16 ? 20 : lanes.length <= 32 ? 14 : lanes.length <= 64 ? 9 : 6;
     const cssH = AXIS_H + lanes.length * this.laneH + PAD_B;
-    this.dpr = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
+    this.dpr = pixelRatio();
     const dpr = this.dpr;
-    const W = Math.round(this.cssW * dpr);
-    const H = Math.round(cssH * dpr);
-    if (this.canvas.width !== W || this.canvas.height !== H) {
-      this.canvas.width = W;
-      this.canvas.height = H;
-      this.canvas.style.height = `${cssH}px`;
-    }
+    const { W, H } = sizeCanvas(this.canvas, this.cssW, cssH, dpr);
     const ctx = this.ctx;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.fillStyle = '#ffffff';
