@@ -84,5 +84,7 @@ describe('ImageMap', () => {
 
   test('isKernelAddress: the upper half of the pointer size', () => {
     expect([isKernelAddress(4, 0, 0x7fffffff), isKernelAddress(4, 0, 0x80000000), isKernelAddress(8, 0x7fffffff, 0xffffffff), isKernelAddress(8, 0x80000000, 0)]).toEqual([false, true, false, true]);
+    // the words as int32 (how the stack and sample columns are read) give the same answers
+    expect([isKernelAddress(4, 0, 0x80000000 | 0), isKernelAddress(8, 0xfffff800 | 0, 0), isKernelAddress(8, 0x7ff, -1)]).toEqual([true, true, false]);
   });
 });

@@ -5,6 +5,7 @@
 // images of its process, of process 0 first for a kernel-space address). CPU time is Count × the profile
 // interval in effect at the sample's time (SampleInterval, analysis/sample-interval.ts: WPA's Weight), when
 // the trace states it. Per sample: words compared, no BigInt or object (a Map entry per new group).
+import { isKernelAddress } from '../derive/stacks.js';
 import type { Table } from '../tables/table.js';
 import type { StreamResult } from '../result/summary.js';
 import { resolveSelection, type Selection, type SelectionSummary } from '../select/selection.js';
@@ -56,10 +57,8 @@ export interface SampledOptions {
   selection?: Selection;
 }
 
-/** Kernel space: the upper half of the address space of the pointer size (4: 0x80000000 up; 8: bit 63 set); words as numbers. */
-export function isKernelAddress(pointerSize: number, hi: number, lo: number): boolean {
-  return pointerSize === 4 ? hi === 0 && lo >= 0x80000000 : hi >= 0x80000000;
-}
+/** Kernel space: the one rule, src/derive/stacks.ts (re-exported for the sample analyses). */
+export { isKernelAddress };
 
 /** The process of a sample's thread at its time (words: tHi signed, tLo): the idle thread's is 0; -1 when unknown. */
 export function processOfSample(lifetimes: ReturnType<typeof resolveSelection>, tid: number, tHi: number, tLo: number): number {

@@ -108,9 +108,13 @@ const OPCODE_KEY_RUNDOWN = 0x24;
 const OPCODE_KEY_KERNEL = 0x25;
 const OPCODE_KEY_USER = 0x26;
 
-/** TraceEvent's TraceLog.IsKernelAddress (docs/format.md §H.2): x86 from 0x80000000, x64 from 0xFFFF000000000000. */
-export function isKernelAddress(lo: number, hi: number, pointerSize: number): boolean {
-  return pointerSize === 4 ? lo >>> 0 >= 0x80000000 : hi >>> 16 === 0xffff;
+/**
+ * Kernel space (docs/format.md §G.4, §H.2): the upper half of the pointer size's address space — x86 from
+ * 0x80000000, x64 with bit 63 set (Windows' kernel addresses are 0xFFFF8…; TraceEvent's TraceLog test, the top
+ * 16 bits set, differs only on non-canonical addresses). The address as its two 32-bit words, signed or not.
+ */
+export function isKernelAddress(pointerSize: number, hi: number, lo: number): boolean {
+  return pointerSize === 4 ? (hi | 0) === 0 && lo >>> 0 >= 0x80000000 : hi >>> 0 >= 0x80000000;
 }
 
 export interface StacksInput {
@@ -245,7 +249,7 @@ export function resolveStacks(input: StacksInput): ResolvedStacks {
       }
       const last = first[i]! + c - 1;
       src = i;
-      kernel = isKernelAddress(addr[2 * last]!, addr[2 * last + 1]!, pointerSize[i]!);
+      kernel = isKernelAddress(pointerSize[i]!, addr[2 * last + 1]!, addr[2 * last]!);
     } else if (op === OPCODE_KEY_KERNEL || op === OPCODE_KEY_USER) {
       src = definition[i]!;
       if (src < 0) {
