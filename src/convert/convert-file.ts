@@ -1,9 +1,11 @@
 // Converts one trace file into a dataset (dataset.ts) or a Perfetto timeline: under the trace's lock
 // (runs.ts), looks at its manifest for what was asked and is not there, decodes the file streaming,
-// buffers each of those tables' rows up to one part (partRows), writes the part sorted by (cpu, time),
+// buffers each of those tables' rows up to one part (partRows), hands the part sorted by (cpu, time) to the
+// part writers (part-writers.ts: this thread, or worker threads that encode while the decode goes on),
 // moves the finished outputs into place and records them. Memory: at most partRows rows per table
-// buffered (plus one decode chunk) — except for threadStates, derived at the end from the whole trace's
-// cswitch and readythread rows, which are kept until then.
+// buffered (plus one decode chunk) and the parts the writers hold — except for threadStates, derived at the
+// end from the whole trace's cswitch and readythread rows, which are kept until then (and, for a Perfetto
+// timeline, the samples and stack events, written at the end).
 import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
