@@ -2,8 +2,8 @@
 //   wasm       the byte encoder `dump` uses (src/output/text.ts TextTableWriter; TypeScript, no WebAssembly)
 //   reference  the former string formatter (test/helpers/format-oracle.ts) + UTF-8 encoding, as `dump` did
 // Input: every table of the decode/sched trace (cswitch, readythread, thread and process events, threads,
-// processes, cpuUsage), the spinlock rows of the decode/mixed trace and the samples and images of a profiled
-// schedule, each cut or repeated to the same
+// processes, cpuUsage), the spinlock rows of the decode/mixed trace and the samples, images, intervals and
+// stacks of a profiled schedule, each cut or repeated to the same
 // row count, so that small tables measure rows, not per-call costs. One iteration formats them all.
 import { concatChunks, TABLE_NAMES, type TableName } from '../src/tables/schema.js';
 import { Table } from '../src/tables/table.js';
@@ -25,10 +25,11 @@ function benchTables(s: CaseSettings, rows: number) {
   const r = decodeSync(scheduleFixture(s.fixtureBytes));
   // the same fixture as decode/mixed (cases.ts MIXED), for its SpinLock rows
   const mixed = decodeSync(traceFixture('mixed', { seed: 0x5eed, cpus: 4, targetBytes: s.fixtureBytes }).bytes);
-  // and a schedule with SampledProfile and image events, for the samples and images rows
-  const profiled = decodeSync(writeTrace(simulateSchedule({ seed: 0x5eed, cpus: 4, duration: 400_000, switchMode: 'mixed', profileInterval: 500, images: true }).description).bytes);
+  // and a schedule with SampledProfile, image, interval and stack events, for those tables' rows
+  const profiled = decodeSync(writeTrace(simulateSchedule({ seed: 0x5eed, cpus: 4, duration: 400_000, switchMode: 'mixed', profileInterval: 500, images: true, stacks: true }).description).bytes);
+  const PROFILED: readonly TableName[] = ['samples', 'imageEvents', 'images', 'sampleIntervals', 'stackEvents', 'stackEventFrames'];
   const source = (name: TableName): Table =>
-    name === 'cpuUsage' ? cpuUsage(r) : name === 'threadStates' ? threadStates(r) : name === 'spinlock' ? mixed.spinlock : name === 'samples' || name === 'imageEvents' || name === 'images' ? profiled[name] : r[name];
+    name === 'cpuUsage' ? cpuUsage(r) : name === 'threadStates' ? threadStates(r) : name === 'spinlock' ? mixed.spinlock : (PROFILED.includes(name) ? profiled : r)[name];
   const counts: string[] = [];
   const tables = TABLE_NAMES.map((name) => {
     const t = source(name);
