@@ -1,5 +1,6 @@
 // The page's canvases at the screen's resolution: one sizing of a canvas's backing store to its CSS size times
-// the device pixel ratio (capped at 3), for the timeline, the thread lanes and the flame graph.
+// the device pixel ratio (capped at 3), and their draws once per animation frame, for the timeline, the thread
+// lanes and the flame graph.
 
 /** The device pixel ratio the canvases draw at: 1 to 3. */
 export function pixelRatio(): number {
@@ -19,4 +20,31 @@ export function sizeCanvas(canvas: HTMLCanvasElement, cssW: number, cssH: number
     canvas.style.height = `${cssH}px`;
   }
   return { W, H };
+}
+
+/**
+ * At most one draw per animation frame, however many requests come before it; the time the last draw took is
+ * on the element's `data-draw-ms` (the browser tests read it).
+ */
+export class FrameDraw {
+  private frame = 0;
+  constructor(
+    private readonly draw: () => void,
+    private readonly element: () => HTMLElement,
+  ) {}
+
+  request(): void {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      const started = performance.now();
+      this.draw();
+      this.element().dataset.drawMs = (performance.now() - started).toFixed(1);
+    });
+  }
+
+  cancel(): void {
+    if (this.frame) cancelAnimationFrame(this.frame);
+    this.frame = 0;
+  }
 }

@@ -6,7 +6,7 @@
 // width), Home or the Reset button zooms out.
 import { esc, int, ms, percent } from './format.js';
 import { NAME_IN_IMAGE, NAME_NO_IMAGE, NAME_PROCESS, NAME_ROOT, type FlameData } from './flame-data.js';
-import { pixelRatio, sizeCanvas } from './canvas.js';
+import { FrameDraw, pixelRatio, sizeCanvas } from './canvas.js';
 
 const ROW_H = 18;
 const MAX_H = 560;
@@ -36,7 +36,7 @@ export class FlameView {
   private bottom: number;
   private readonly value: Float64Array;
   private readonly colours: (string | undefined)[] = [];
-  private frame = 0;
+  private readonly frames = new FrameDraw(() => this.draw(), () => this.canvas);
   private cssW = 0;
   private readonly resize: ResizeObserver;
   /** told the node zoomed into (0: none) */
@@ -100,7 +100,7 @@ export class FlameView {
 
   destroy(): void {
     this.resize.disconnect();
-    if (this.frame) cancelAnimationFrame(this.frame);
+    this.frames.cancel();
   }
 
   private bind(): void {
@@ -119,13 +119,7 @@ export class FlameView {
   }
 
   private schedule(): void {
-    if (this.frame) return;
-    this.frame = requestAnimationFrame(() => {
-      this.frame = 0;
-      const started = performance.now();
-      this.draw();
-      this.canvas.dataset.drawMs = (performance.now() - started).toFixed(1);
-    });
+    this.frames.request();
   }
 
   /** CSS x of value `v` in the zoomed view */

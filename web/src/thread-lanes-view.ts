@@ -9,7 +9,7 @@ import { waitReasonName } from '../../src/index.js';
 import { esc } from './format.js';
 import { firstRowEndingAfter, NO_PRIORITY, NONE16, NONE8, ST_READY, ST_RUNNING, ST_WAITING, type ThreadLanesData } from './thread-lanes-data.js';
 import { axisMs, drawRangeOverlay, niceStep } from './timeline-view.js';
-import { pixelRatio, sizeCanvas } from './canvas.js';
+import { FrameDraw, pixelRatio, sizeCanvas } from './canvas.js';
 
 export interface ThreadLaneLabels {
   /** "chrome.exe (1234)" for a process id (-1: unknown) */
@@ -49,7 +49,7 @@ export class ThreadLanesView {
   private sel: [number, number] | null = null;
   /** a wake-up to draw: [time, from item, to item] */
   private link: [number, number, number] | null = null;
-  private frame = 0;
+  private readonly frames = new FrameDraw(() => this.draw(), () => this.canvas);
   private cssW = 0;
   private readonly resize: ResizeObserver;
 
@@ -158,13 +158,7 @@ export class ThreadLanesView {
   }
 
   private schedule(): void {
-    if (this.frame) return;
-    this.frame = requestAnimationFrame(() => {
-      this.frame = 0;
-      const started = performance.now();
-      this.draw();
-      this.canvas.dataset.drawMs = (performance.now() - started).toFixed(1);
-    });
+    this.frames.request();
   }
 
   private plotWidth(): number {

@@ -8,7 +8,7 @@
 import { threadStateName, waitReasonName } from '../../src/index.js';
 import { esc, int, ms, msCell } from './format.js';
 import { firstEndingAfter, UNKNOWN, type Lane, type TimelineData } from './timeline-data.js';
-import { pixelRatio, sizeCanvas } from './canvas.js';
+import { FrameDraw, pixelRatio, sizeCanvas } from './canvas.js';
 
 export interface TimelineLabels {
   /** "chrome.exe (1234)" for a process index */
@@ -38,7 +38,7 @@ export class TimelineView {
   private laneH = 18;
   private cssW = 0;
   private dpr = 1;
-  private frame = 0;
+  private readonly frames = new FrameDraw(() => this.draw(), () => this.canvas);
   /** per process index: 1 drawn strongly (null: every process) */
   private strong: Uint8Array | null = null;
   /** with `strong`: threads drawn strongly whatever their process */
@@ -156,11 +156,7 @@ export class TimelineView {
   }
 
   private schedule(): void {
-    if (this.frame) return;
-    this.frame = requestAnimationFrame(() => {
-      this.frame = 0;
-      this.draw();
-    });
+    this.frames.request();
   }
 
   private plotWidth(): number {
