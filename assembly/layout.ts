@@ -417,7 +417,8 @@ export function imageFileNameOffset(p: i32): i32 {
 export const OPCODE_IMAGE_LOAD: i32 = 10; // the low byte of 0x030A (the other image opcodes are F.1's End/DCStart/DCEnd)
 
 // String heap entries (WebAssembly engine): u32 byteLength | unit << 16, then the bytes (no terminator);
-// unit 1 = ANSI (windows-1252), 2 = UTF-16LE. `str` columns hold the entry's offset in the heap.
+// unit 1 = ANSI (windows-1252), 2 = UTF-16LE. `str` columns hold the entry's offset in the heap. Entries
+// start on 32-bit words and their last word is padded with zero bytes, so a reader hashes and compares words.
 export const STR_ENTRY_HEADER: i32 = 4;
 export const STR_UNIT_ANSI: i32 = 1;
 export const STR_UNIT_UTF16: i32 = 2;

@@ -242,12 +242,15 @@ export function addRow(t: i32): usize {
   return <usize>r;
 }
 
-/** Takes `bytes` of the string heap (the walker made sure one event's strings fit) and returns their offset. */
+/**
+ * Takes `bytes` of the string heap (the walker made sure one event's strings fit), rounded up to whole
+ * 32-bit words so that every entry starts on one (layout.ts STR_*), and returns their offset.
+ */
 // @ts-ignore: decorator
 @inline
 export function heapTake(bytes: i32): i32 {
   const at = heapUsed;
-  heapUsed = at + bytes;
+  heapUsed = at + ((bytes + 3) & ~3);
   if (heapUsed > HEAP_CAPACITY - HEAP_RESERVE) store<u32>(DRAIN_WANTED, 1);
   return at;
 }

@@ -21,6 +21,8 @@ export function putString(p: usize, end: usize, unit: i32): u32 {
   const off = heapTake(L.STR_ENTRY_HEADER + n);
   const at = heapStart + <usize>off;
   store<u32>(at, <u32>n | (<u32>unit << 16));
+  // the entry's last word zeroed first: its bytes after the string are 0, so readers compare whole words
+  if (n & 3) store<u32>(at + L.STR_ENTRY_HEADER + <usize>(n & ~3), 0);
   memory.copy(at + L.STR_ENTRY_HEADER, p, <usize>n);
   return <u32>off;
 }

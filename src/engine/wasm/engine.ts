@@ -272,7 +272,13 @@ export class StringHeapReader {
   private text: string[] = [];
   private head = new Int32Array(SLOTS / 2);
   private at = new Int32Array(SLOTS / 2);
-  private bytes = new Uint8Array(MAX_BYTES);
+  /** distinct strings the table holds (since it last started again) */
+  get distinct(): number {
+    return this.entries;
+  }
+
+  /** the kept entries' words (the heap's words: the string's bytes, zero-padded to a whole word) */
+  private words = new Int32Array(MAX_BYTES / 4);
   private used = 0;
 
   /**
@@ -281,25 +287,26 @@ export class StringHeapReader {
    */
   read(buffer: ArrayBufferLike, heap: number, refs: Uint32Array, valid: Uint32Array | null, column: number): string[] {
     const out = new Array<string>(refs.length);
-    const mem = new Uint8Array(buffer);
-    const dv = new DataView(buffer);
+    const mem = new Int32Array(buffer);
     for (let i = 0; i < refs.length; i++) {
       if (valid !== null && ((valid[i]! >>> column) & 1) === 0) {
         out[i] = '';
         continue;
       }
-      const entry = heap + refs[i]!;
-      const head = dv.getUint32(entry, true);
-      const n = head & 0xffff;
-      out[i] = n === 0 ? '' : this.lookup(mem, entry + L.STR_ENTRY_HEADER, n, head);
+      const entry = (heap + refs[i]!) >>> 2;
+      const head = mem[entry]!;
+      out[i] = (head & 0xffff) === 0 ? '' : this.lookup(buffer, mem, entry + (L.STR_ENTRY_HEADER >>> 2), head);
     }
     return out;
   }
 
-  private lookup(mem: Uint8Array, p: number, n: number, head: number): string {
-    // FNV-1a over the bytes and the header (length and unit)
+  /** The string of the entry whose header is `head` and whose words start at word `w` of `mem`. */
+  private lookup(buffer: ArrayBufferLike, mem: Int32Array, w: number, head: number): string {
+    const n = head & 0xffff;
+    const nw = (n + 3) >>> 2;
+    // FNV-1a over the header (length and unit) and the words
     let h = Math.imul(0x811c9dc5 ^ head, 0x01000193);
-    for (let k = 0; k < n; k++) h = Math.imul(h ^ mem[p + k]!, 0x01000193);
+    for (let k = 0; k < nw; k++) h = Math.imul(h ^ mem[w + k]!, 0x01000193);
     const mask = SLOTS - 1;
     let s = (h ^ (h >>> 15)) & mask;
     for (; ; s = (s + 1) & mask) {
@@ -308,21 +315,21 @@ export class StringHeapReader {
       if (this.hash[s] !== h || this.head[e] !== head) continue;
       const a = this.at[e]!;
       let k = 0;
-      while (k < n && this.bytes[a + k] === mem[p + k]) k++;
-      if (k === n) return this.text[e]!;
+      while (k < nw && this.words[a + k] === mem[w + k]) k++;
+      if (k === nw) return this.text[e]!;
     }
-    const text = ((head >>> 16) === L.STR_UNIT_ANSI ? ansi : utf16).decode(mem.subarray(p, p + n));
-    if (this.used + n > MAX_BYTES || 2 * (this.entries + 1) > SLOTS) {
-      if (n > MAX_BYTES / 4) return text; // a huge string is not kept
+    const text = ((head >>> 16) === L.STR_UNIT_ANSI ? ansi : utf16).decode(new Uint8Array(buffer, 4 * w, n));
+    if (this.used + nw > this.words.length || 2 * (this.entries + 1) > SLOTS) {
+      if (nw > this.words.length / 4) return text; // a huge string is not kept
       this.clear();
       s = (h ^ (h >>> 15)) & mask;
     }
     const e = this.entries++;
-    this.bytes.set(mem.subarray(p, p + n), this.used);
+    this.words.set(mem.subarray(w, w + nw), this.used);
     this.at[e] = this.used;
     this.head[e] = head;
     this.text[e] = text;
-    this.used += n;
+    this.used += nw;
     this.hash[s] = h;
     this.slot[s] = e + 1;
     return text;
