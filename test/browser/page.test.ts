@@ -653,6 +653,22 @@ describe.skipIf(!enabled)('the web page in Chromium', () => {
     expect(await page.locator('#flame-note').innerText()).toContain(`(search “${pick.q}”)`);
     await page.locator('#flame-panel').scrollIntoViewIfNeeded();
     await page.locator('#flame-panel').screenshot({ path: join(ARTIFACTS, 'flame-waits-selected.png') });
+    // down the leftmost column: the READIED BY frame, its waits and blocked time on hover; a click zooms into it
+    const at = (await canvas.boundingBox())!;
+    let row = 2;
+    for (; row < 40; row++) {
+      await page.mouse.move(at.x + 4, at.y + row * 18 + 9);
+      if ((await tip.innerText()).startsWith('READIED BY ')) break;
+    }
+    expect(row).toBeLessThan(40);
+    const readied = await tip.innerText();
+    expect(readied).toMatch(/^READIED BY .+ tid \d+\nwaiting process\n.+\nwaits\n\d+\nof total\n[\d.]+ %\nblocked\n[\d.,]+ (ms|µs|s)\nclick to zoom in$/);
+    await page.mouse.click(at.x + 4, at.y + row * 18 + 9);
+    expect(await canvas.getAttribute('data-focus')).toMatch(/^READIED BY /);
+    await page.mouse.move(at.x + at.width / 2, at.y + (row + 1) * 18 + 9);
+    expect(await tip.innerText()).toMatch(/of zoom\s+[\d.]+ %/);
+    await page.locator('#flame-panel').screenshot({ path: join(ARTIFACTS, 'flame-waits-zoomed.png') });
+    await page.click('#flame-reset');
     // back to the sampled CPU, for the same selection and search
     await page.click('#tab-flame-samples');
     await page.waitForFunction(() => / samples/.test(document.getElementById('flame-note')!.textContent!) || document.querySelector('[data-testid="flame-none"]') !== null);

@@ -167,7 +167,7 @@ export class FlameView {
       // the process: the depth-1 ancestor
       let p = 1;
       while (d.end[p]! <= k) p = d.end[p]!;
-      rows.push(['process', this.label(p)]);
+      rows.push([d.of === 'waits' ? 'waiting process' : 'process', this.label(p)]);
     }
     const waits = d.of === 'waits';
     if (waits) rows.push(['waits', int(d.samples[k]!)]);
