@@ -1,13 +1,16 @@
 // The page's flame graph data (web/src/flame-data.ts): the call tree of the samples against analyzeSamples
 // over the same rows — the root's and each process's totals, the self weight of every frame name (the leaf
-// is the instruction pointer), a selected range and the search — and the samples' stacks as its paths.
+// is the instruction pointer), a selected range and the search — and the samples' stacks as its paths; the
+// tree of the wait time against analyzeWaits over the same cpuUsage rows — totals, per process, the stacks
+// where threads waited and the readying stacks as paths, a selected range and thread, the search, no stacks.
 import { describe, expect, test } from 'vitest';
-import { analyzeSamples, decodeSync, resolveSelection, resolveStacks } from '../src/node.js';
+import { analyzeSamples, cpuUsage, decodeSync, resolveSelection, resolveStacks, selectTable, type Selection } from '../src/node.js';
+import { analyzeWaits, type WaitStack } from '../src/analysis/waits.js';
 import { Table } from '../src/tables/table.js';
 import { emptyChunk } from '../src/tables/schema.js';
 import { simulateSchedule, writeTrace } from '../src/writer/index.js';
 import { SampleFrames } from '../src/analysis/sample-frames.js';
-import { FlameSource, NAME_PROCESS, type FlameData } from '../web/src/flame-data.js';
+import { FlameSource, NAME_PROCESS, NAME_READIED, NAME_READYING, WaitFlameSource, type FlameData } from '../web/src/flame-data.js';
 
 const r = decodeSync(writeTrace(simulateSchedule({ seed: 7, cpus: 2, duration: 400_000, switchMode: 'mixed', profileInterval: 1_000, images: true, stacks: true }).description).bytes);
 const source = new FlameSource(r);
@@ -126,5 +129,129 @@ describe('SampleFrames', () => {
     expect(got(1)).toEqual([b, 0xffff800000001234n, 0x3000n]);
     expect(got(2)).toEqual([ip[2]!]);
     expect([sf.stackOfSample(0) >= 0, sf.stackOfSample(2) >= 0]).toEqual([true, false]);
+  });
+});
+
+describe('the call tree of the wait time', () => {
+  // a longer schedule on 3 CPUs (hundreds of waits), with CSwitch and ReadyThread stacks
+  const r = decodeSync(writeTrace(simulateSchedule({ seed: 3, cpus: 3, duration: 1_500_000, switchMode: 'mixed', profileInterval: 1_000, images: true, stacks: true }).description).bytes);
+  const usage = cpuUsage(r);
+  const source = new WaitFlameSource({ ...r, cpuUsage: usage });
+  const waitsOf = (u = usage) => analyzeWaits({ cpuUsage: u, cswitch: r.cswitch, readythread: r.readythread, stackEvents: r.stackEvents, stackEventFrames: r.stackEventFrames, images: r.images, ticksPerSecond: r.clock!.ticksPerSecond });
+  const d = source.build(null);
+  const a = waitsOf();
+  /** the root's totals as the page shows them */
+  const totals = (x: FlameData) => ({ waits: x.samples[0], ticks: x.weight[0], stacked: x.stacked, readyStacked: x.readyStacked });
+  const want = (w: ReturnType<typeof waitsOf>) => ({ waits: w.waits, ticks: Number(w.waitTicks), stacked: w.withWaitStack, readyStacked: w.withReadyStack });
+  /** the nodes under `from` (its children, then theirs) along `path` (names), or -1 */
+  const walk = (x: FlameData, from: number, path: string[]): number => {
+    let k = from;
+    for (const name of path) {
+      let c = k + 1;
+      while (c < x.end[k]! && x.names[x.name[c]!] !== name) c = x.end[c]!;
+      if (c >= x.end[k]!) return -1;
+      k = c;
+    }
+    return k;
+  };
+  const children = (x: FlameData, k: number) => {
+    const out: number[] = [];
+    for (let c = k + 1; c < x.end[k]!; c = x.end[c]!) out.push(c);
+    return out;
+  };
+  /** blocked ticks of the stacks of `list` whose frames (leaf first) end with `s`'s: the waits a root-first path through `s` holds */
+  const through = (list: WaitStack[], s: WaitStack) =>
+    list.filter((t) => t.stackId >= 0 && t.frames.length >= s.frames.length && t.frames.slice(t.frames.length - s.frames.length).join() === s.frames.join()).reduce((n, t) => n + Number(t.waitTicks), 0);
+
+  test('the root is analyzeWaits’s total (waits, ticks, time; with a wait stack, with a ready stack); its children the waiting processes', () => {
+    expect(a.waits).toBeGreaterThan(100);
+    expect(a.withWaitStack).toBeGreaterThan(10);
+    expect(a.withReadyStack).toBeGreaterThan(10);
+    expect(totals(d)).toEqual(want(a));
+    expect(d.of).toBe('waits');
+    expect(d.timed).toBe(true);
+    expect(d.time[0]! / 10_000).toBeCloseTo(a.waitMs!, 9);
+    expect(d.names[d.name[0]!]).toBe('all waits');
+    // per process: the waits of the rows of its threads, summed by hand
+    const valid = usage.toArray();
+    const byPid = new Map<string, number>();
+    for (const u of valid) if (u.waits !== null) byPid.set(String(u.newProcessId ?? -1), (byPid.get(String(u.newProcessId ?? -1)) ?? 0) + Number(u.waits));
+    const got = new Map<string, number>();
+    for (const c of children(d, 0)) {
+      expect(d.nameKind[d.name[c]!]).toBe(NAME_PROCESS);
+      got.set(d.names[d.name[c]!]!.replace(/^unknown process$/, '(-1)').replace(/^.*\((-?\d+)\)$/, '$1'), d.weight[c]!);
+    }
+    expect(got).toEqual(byPid);
+  });
+
+  test('the stacks where threads waited are paths under the processes, outermost frame first; the readying stacks follow READIED BY', () => {
+    // a few wait stacks by hand: the node at the end of the stack's path (over every process) holds the waits of the stacks ending with it
+    const waitStacks = a.byWaitStack.filter((s) => s.stackId >= 0).slice(0, 5);
+    expect(waitStacks.length).toBe(5);
+    for (const s of waitStacks) {
+      const path = [...s.frames].reverse();
+      let held = 0;
+      for (const p of children(d, 0)) {
+        const k = walk(d, p, path);
+        if (k >= 0) held += d.weight[k]!;
+      }
+      expect(held).toBe(through(a.byWaitStack, s));
+      expect(held).toBeGreaterThanOrEqual(Number(s.waitTicks));
+    }
+    // the readying stacks: below each READIED BY frame, their frames outermost first
+    const markers: number[] = [];
+    for (let k = 0; k < d.nodes; k++) if (d.nameKind[d.name[k]!] === NAME_READIED) markers.push(k);
+    expect(markers.length).toBeGreaterThan(0);
+    expect(d.names[d.name[markers[0]!]!]).toMatch(/^READIED BY .+ \(\d+\) tid \d+$|^READIED BY \? tid \d+$/);
+    for (const s of a.byReadyStack.filter((x) => x.stackId >= 0).slice(0, 5)) {
+      const path = [...s.frames].reverse();
+      let held = 0;
+      for (const m of markers) {
+        const k = walk(d, m, path);
+        if (k >= 0) {
+          held += d.weight[k]!;
+          expect(d.nameKind[d.name[k]!]! & NAME_READYING).toBe(NAME_READYING);
+        }
+      }
+      expect(held).toBe(through(a.byReadyStack, s));
+    }
+    // every wait with a readying thread passes one marker: the markers' weights sum to those waits' ticks
+    const marked = usage.toArray().filter((u) => u.waits !== null && u.readyingThreadId !== null).reduce((n, u) => n + Number(u.waits), 0);
+    expect(markers.reduce((n, m) => n + d.weight[m]!, 0)).toBe(marked);
+  });
+
+  test('a selected range and thread, and the search: the waits of selectTable’s rows, as analyzeWaits', () => {
+    const first = usage.column('switchInTime')[0]!;
+    const last = usage.column('switchInTime')[usage.length - 1]!;
+    const from = { ticks: first + (last - first) / 3n };
+    const to = { ticks: first + (2n * (last - first)) / 3n };
+    const check = (sel: Selection) => {
+      const got = source.build(sel);
+      const w = waitsOf(selectTable(usage, sel));
+      expect(totals(got)).toEqual(want(w));
+      return w;
+    };
+    const part = check(resolveSelection({ from, to }, r.clock, r));
+    expect(part.waits).toBeLessThan(a.waits);
+    expect(part.waits).toBeGreaterThan(0);
+    const tid = usage.toArray().find((u) => u.waits !== null && u.waits > 0n && u.newProcessId !== 0)!.newThreadId;
+    const one = check(resolveSelection({ from, to, threadIds: [tid] }, r.clock, r));
+    expect(one.waits).toBeLessThan(part.waits);
+    // the search: a process by (a part of) its image name — and the threads named with it, all of them in those processes here
+    const pid = usage.toArray().find((u) => u.waits !== null && u.newProcessId !== null && u.newProcessId > 4)!.newProcessId!;
+    const q = r.processes.toArray().find((p) => p.processId === pid)!.imageFileName!.toLowerCase().replace(/\.exe$/, '');
+    const pids = r.processes.toArray().filter((p) => (p.imageFileName ?? '').toLowerCase().includes(q)).map((p) => p.processId);
+    expect(r.threads.toArray().filter((t) => (t.name ?? '').toLowerCase().includes(q)).every((t) => pids.includes(t.processId!))).toBe(true);
+    const byName = source.build(null, q);
+    expect(totals(byName)).toEqual(want(waitsOf(selectTable(usage, resolveSelection({ processIds: pids }, r.clock, r)))));
+    expect(children(byName, 0).map((c) => byName.names[byName.name[c]!])).toContain(`${r.processes.toArray().find((p) => p.processId === pid)!.imageFileName} (${pid})`);
+    expect(source.build(null, 'no such process anywhere').nodes).toBe(0);
+  });
+
+  test('without stacks: root → process → READIED BY, the same totals, no stacked waits', () => {
+    const none = { stackEvents: new Table('stackEvents', emptyChunk('stackEvents')), stackEventFrames: new Table('stackEventFrames', emptyChunk('stackEventFrames')) };
+    const flat = new WaitFlameSource({ ...r, ...none, cpuUsage: usage }).build(null);
+    expect(flat.maxDepth).toBe(2);
+    expect([flat.samples[0], flat.weight[0], flat.stacked, flat.readyStacked]).toEqual([a.waits, Number(a.waitTicks), 0, 0]);
   });
 });

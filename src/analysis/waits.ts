@@ -61,32 +61,50 @@ export interface RowStacks {
   stacks: ReturnType<typeof resolveStacks>;
 }
 
+/**
+ * The stacks of a decode's switch-ins, joined once: the stacked cswitch rows by (time, new thread) and the
+ * stacked ReadyThread rows by (time, thread), so that any cpuUsage rows of that decode (all, or a selection's)
+ * get the stack where their thread waited and their readying thread's — the switch and ready tables need not
+ * be kept.
+ */
+export class WaitStackJoin {
+  readonly stacks: ReturnType<typeof resolveStacks>;
+  /** (time words, thread) → stack id of the cswitch row (by its new thread) and of the readythread row */
+  private readonly cs: WordMap;
+  private readonly rt: WordMap;
+  constructor(r: Omit<WaitsInput, 'cpuUsage' | 'images' | 'ticksPerSecond'>) {
+    const st = resolveStacks({ stackEvents: r.stackEvents, stackEventFrames: r.stackEventFrames, cswitch: r.cswitch, readythread: r.readythread });
+    this.stacks = st;
+    this.cs = new WordMap(r.cswitch.length);
+    const csTs = words(r.cswitch.column('timestamp'));
+    const csNew = r.cswitch.column('newThreadId');
+    for (let i = 0; i < r.cswitch.length; i++) if (st.stackIdOf.cswitch[i]! >= 0) this.cs.set(csTs[2 * i]!, csTs[2 * i + 1]!, csNew[i]! | 0, st.stackIdOf.cswitch[i]!);
+    this.rt = new WordMap(r.readythread.length);
+    const rtTs = words(r.readythread.column('timestamp'));
+    const rtTid = r.readythread.column('threadId');
+    for (let i = 0; i < r.readythread.length; i++) if (st.stackIdOf.readythread[i]! >= 0) this.rt.set(rtTs[2 * i]!, rtTs[2 * i + 1]!, rtTid[i]! | 0, st.stackIdOf.readythread[i]!);
+  }
+
+  /** Per row of `u`: the stack id where its thread waited and its readying thread's (-1: none). */
+  rows(u: Table<'cpuUsage'>): Omit<RowStacks, 'stacks'> {
+    const valid = u.column('valid');
+    const inT = words(u.column('switchInTime'));
+    const readyT = words(u.column('readyTime'));
+    const tid = u.column('newThreadId');
+    const wait = new Int32Array(u.length);
+    const ready = new Int32Array(u.length);
+    for (let i = 0; i < u.length; i++) {
+      wait[i] = this.cs.get(inT[2 * i]!, inT[2 * i + 1]!, tid[i]! | 0);
+      ready[i] = (valid[i]! >>> L.CU_READY_TIME) & 1 ? this.rt.get(readyT[2 * i]!, readyT[2 * i + 1]!, tid[i]! | 0) : -1;
+    }
+    return { wait, ready };
+  }
+}
+
 /** The stacks of each cpuUsage row of `r`: its switch-in's cswitch row's, and its ReadyThread row's (joined on time and thread). */
 export function rowStacks(r: Omit<WaitsInput, 'images' | 'ticksPerSecond'>): RowStacks {
-  const st = resolveStacks({ stackEvents: r.stackEvents, stackEventFrames: r.stackEventFrames, cswitch: r.cswitch, readythread: r.readythread });
-  // (time words, thread) → row of cswitch (by its new thread) and of readythread
-  const cs = new WordMap(r.cswitch.length);
-  const csTs = words(r.cswitch.column('timestamp'));
-  const csNew = r.cswitch.column('newThreadId');
-  for (let i = 0; i < r.cswitch.length; i++) if (st.stackIdOf.cswitch[i]! >= 0) cs.set(csTs[2 * i]!, csTs[2 * i + 1]!, csNew[i]! | 0, i);
-  const rt = new WordMap(r.readythread.length);
-  const rtTs = words(r.readythread.column('timestamp'));
-  const rtTid = r.readythread.column('threadId');
-  for (let i = 0; i < r.readythread.length; i++) if (st.stackIdOf.readythread[i]! >= 0) rt.set(rtTs[2 * i]!, rtTs[2 * i + 1]!, rtTid[i]! | 0, i);
-  const u = r.cpuUsage;
-  const valid = u.column('valid');
-  const inT = words(u.column('switchInTime'));
-  const readyT = words(u.column('readyTime'));
-  const tid = u.column('newThreadId');
-  const wait = new Int32Array(u.length);
-  const ready = new Int32Array(u.length);
-  for (let i = 0; i < u.length; i++) {
-    const c = cs.get(inT[2 * i]!, inT[2 * i + 1]!, tid[i]! | 0);
-    wait[i] = c >= 0 ? st.stackIdOf.cswitch[c]! : -1;
-    const k = (valid[i]! >>> L.CU_READY_TIME) & 1 ? rt.get(readyT[2 * i]!, readyT[2 * i + 1]!, tid[i]! | 0) : -1;
-    ready[i] = k >= 0 ? st.stackIdOf.readythread[k]! : -1;
-  }
-  return { wait, ready, stacks: st };
+  const join = new WaitStackJoin(r);
+  return { ...join.rows(r.cpuUsage), stacks: join.stacks };
 }
 
 /** The wait analysis of a whole decode's rows (cpuUsage rows already selected, if a selection applies). */

@@ -3,7 +3,7 @@
 // keyboard, the CSV download against `etw-decode dump`, Parquet read back with hyparquet, the Perfetto trace,
 // a range shift-dragged on the timeline (the tables against analyzeCpu with the same selection, the downloads
 // against `dump --from --to`), the search box, the thread lanes (threadStates), the flame graph of the samples (against
-// analyzeSamples, whole and for a selection), a non-ETL file, cancelling, a million switches,
+// analyzeSamples, whole and for a selection) and of the wait time (against analyzeWaits), a non-ETL file, cancelling, a million switches,
 // and that the page makes no request off this machine. Skipped (one line) without Chromium; failed under
 // CI=true. A screenshot of the loaded page goes to test/artifacts/page.png.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
+import { analyzeWaits } from '../../src/analysis/waits.js';
 import { analyzeCpu, analyzeSamples, analyzeSpinlocks, cpuUsage, decodeSync, resolveSelection, selectTable, threadStates, type DecodeResult } from '../../src/node.js';
 import { ms } from '../../web/src/format.js';
 import { generateMixedTrace, simulateSchedule, writeTrace } from '../../src/writer/index.js';
@@ -561,6 +562,130 @@ describe.skipIf(!enabled)('the web page in Chromium', () => {
     await page.waitForFunction(() => document.getElementById('summary-file')!.textContent === '· sample.etl' && !document.getElementById('result')!.hidden);
     expect(await page.locator('[data-testid="flame-empty"]').innerText()).toContain('No SampledProfile events in this trace');
     expect(await page.locator('canvas.flame-canvas').count()).toBe(0);
+    await page.close();
+  });
+
+  test('the flame graph of the wait time: analyzeWaits’s totals, whole, for a selected range and a thread; both stacks drawn; no stacks in the sample', async () => {
+    const bytes = writeTrace(simulateSchedule({ seed: 3, cpus: 3, duration: 1_500_000, switchMode: 'mixed', profileInterval: 1_000, images: true, stacks: true }).description).bytes;
+    const path = join(tmp, 'waits.etl');
+    writeFileSync(path, bytes);
+    const r = decodeSync(bytes);
+    const usage = cpuUsage(r);
+    const waitsOf = (u = usage) => analyzeWaits({ cpuUsage: u, cswitch: r.cswitch, readythread: r.readythread, stackEvents: r.stackEvents, stackEventFrames: r.stackEventFrames, images: r.images, ticksPerSecond: r.clock!.ticksPerSecond });
+    const whole = waitsOf();
+    expect(whole.waits).toBeGreaterThan(100);
+    const { page, state } = await openPage({ file: path });
+    expect(state).toBe('result');
+    const canvas = page.locator('canvas.flame-canvas');
+    /** the root's totals as the canvas states them, once the wait time is drawn with `note` in its note */
+    const totals = async (note: string) => {
+      await page.waitForFunction(
+        (n) => document.querySelector<HTMLCanvasElement>('canvas.flame-canvas')?.dataset.drawMs !== undefined && document.getElementById('flame-note')!.textContent!.includes(n) && document.getElementById('flame-note')!.textContent!.includes(' blocked'),
+        note,
+      );
+      const a = (k: string) => canvas.getAttribute(`data-${k}`).then(Number);
+      return { waits: await a('samples'), ticks: await a('weight'), ms: (await a('time')) / 10_000 };
+    };
+    const want = (w: typeof whole) => ({ waits: w.waits, ticks: Number(w.waitTicks), ms: expect.closeTo(w.waitMs!, 9) });
+    // the sampled CPU first; the choice switches to the wait time
+    await page.waitForFunction(() => document.getElementById('flame-note')!.textContent!.includes(' samples'));
+    await page.locator('#flame-panel').scrollIntoViewIfNeeded();
+    await page.click('#tab-flame-waits');
+    expect(await page.locator('#tab-flame-waits').getAttribute('aria-selected')).toBe('true');
+    expect(await totals(`${en(whole.waits)} waits`)).toEqual(want(whole));
+    const note = await page.locator('#flame-note').innerText();
+    expect(note).toContain(`${ms(whole.waitMs)} blocked`);
+    expect(note).toContain(`${en(whole.withWaitStack)} with the stack where the thread waited, ${en(whole.withReadyStack)} with the readying thread's stack`);
+    expect(await page.locator('#flame-hint').innerText()).toContain('READIED BY');
+    // drawn: frames where threads waited (warm in an image; grey outside any, as the simulation's switch stacks
+    // are), READIED BY (green), the readying stacks (cool)
+    const px = await page.evaluate(() => {
+      const c = document.querySelector<HTMLCanvasElement>('canvas.flame-canvas')!;
+      const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+      let warm = 0;
+      let green = 0;
+      let cool = 0;
+      for (let i = 0; i < d.length; i += 4) {
+        const [r, g, b] = [d[i]!, d[i + 1]!, d[i + 2]!];
+        if (r === 0x86 && g === 0xef && b === 0xac) green++;
+        else if ((r > 200 && r - b > 60) || (r === 0xd1 && g === 0xd5 && b === 0xdb)) warm++;
+        else if (b > 150 && g > 150 && r < 150) cool++;
+      }
+      const n = d.length / 4;
+      return { warm: warm / n, green: green / n, cool: cool / n, rows: c.height / window.devicePixelRatio / 18 };
+    });
+    expect(px.warm).toBeGreaterThan(0.02);
+    expect(px.green).toBeGreaterThan(0.005);
+    expect(px.cool).toBeGreaterThan(0.005);
+    expect(px.rows).toBeGreaterThan(6);
+    // hover: the root, then the widest process: its waits and blocked time
+    const box = (await canvas.boundingBox())!;
+    const tip = page.locator('#flame .tooltip');
+    await page.mouse.move(box.x + box.width / 2, box.y + 9);
+    expect(await tip.innerText()).toContain('all waits');
+    expect(await tip.innerText()).toMatch(/of total\s+100(\.0)? %/);
+    expect(await tip.innerText()).toContain(`blocked\n${ms(whole.waitMs)}`);
+    await page.screenshot({ path: join(ARTIFACTS, 'flame-waits.png'), clip: { x: box.x - 20, y: box.y - 130, width: box.width + 40, height: Math.min(760, box.height + 200) } });
+    // a selected range: the waits of the switch-ins selectTable keeps, as `cpu --waits --from --to`
+    await page.waitForFunction(() => document.querySelector<HTMLCanvasElement>('canvas.timeline-canvas')?.dataset.drawMs !== undefined);
+    await page.locator('canvas.timeline-canvas').scrollIntoViewIfNeeded();
+    await shiftDrag(page, 0.3, 0.6);
+    const { from, to } = await selectedRange(page);
+    const sel = (o: { threadIds?: number[] } = {}) => resolveSelection({ from: { ns: from }, to: { ns: to }, ...o }, r.clock, r);
+    const part = waitsOf(selectTable(usage, sel()));
+    expect(part.waits).toBeLessThan(whole.waits);
+    expect(part.waits).toBeGreaterThan(0);
+    expect(await totals(`In the selected range: ${en(part.waits)} waits`)).toEqual(want(part));
+    // and a thread, by its name in the search box: the waits of its switch-ins in the range
+    const threads = r.threads.toArray();
+    const images = r.processes.toArray().map((p) => (p.imageFileName ?? '').toLowerCase());
+    const pick = threads
+      .filter((t) => t.name)
+      .map((t) => {
+        const q = t.name!.toLowerCase();
+        const tids = threads.filter((x) => (x.name ?? '').toLowerCase().includes(q)).map((x) => x.threadId);
+        return { q, tids, w: images.some((i) => i.includes(q)) ? null : waitsOf(selectTable(usage, sel({ threadIds: tids }))) };
+      })
+      .find((x) => x.w !== null && x.w.waits > 0 && x.w.waits < part.waits)!;
+    expect(pick).toBeDefined();
+    await page.fill('#search', pick.q);
+    expect(await totals(`In the selected range: ${en(pick.w!.waits)} waits`)).toEqual(want(pick.w!));
+    expect(await page.locator('#flame-note').innerText()).toContain(`(search “${pick.q}”)`);
+    await page.locator('#flame-panel').scrollIntoViewIfNeeded();
+    await page.locator('#flame-panel').screenshot({ path: join(ARTIFACTS, 'flame-waits-selected.png') });
+    // down the leftmost column: the READIED BY frame, its waits and blocked time on hover; a click zooms into it
+    const at = (await canvas.boundingBox())!;
+    let row = 2;
+    for (; row < 40; row++) {
+      await page.mouse.move(at.x + 4, at.y + row * 18 + 9);
+      if ((await tip.innerText()).startsWith('READIED BY ')) break;
+    }
+    expect(row).toBeLessThan(40);
+    const readied = await tip.innerText();
+    expect(readied).toMatch(/^READIED BY .+ tid \d+\nwaiting process\n.+\nwaits\n\d+\nof total\n[\d.]+ %\nblocked\n[\d.,]+ (ms|µs|s)\nclick to zoom in$/);
+    await page.mouse.click(at.x + 4, at.y + row * 18 + 9);
+    expect(await canvas.getAttribute('data-focus')).toMatch(/^READIED BY /);
+    await page.mouse.move(at.x + at.width / 2, at.y + (row + 1) * 18 + 9);
+    expect(await tip.innerText()).toMatch(/of zoom\s+[\d.]+ %/);
+    await page.locator('#flame-panel').screenshot({ path: join(ARTIFACTS, 'flame-waits-zoomed.png') });
+    await page.click('#flame-reset');
+    // back to the sampled CPU, for the same selection and search
+    await page.click('#tab-flame-samples');
+    await page.waitForFunction(() => / samples/.test(document.getElementById('flame-note')!.textContent!) || document.querySelector('[data-testid="flame-none"]') !== null);
+    // cleared: the whole trace's waits again
+    await page.click('#tab-flame-waits');
+    await page.fill('#search', '');
+    await page.click('#selection-clear');
+    expect(await totals(`${en(whole.waits)} waits`)).toEqual(want(whole));
+    // the sample trace has switches but no stacks: the wait time says why it is empty
+    await page.setInputFiles('#file-input', SAMPLE);
+    await page.waitForFunction(() => document.getElementById('summary-file')!.textContent === '· sample.etl' && !document.getElementById('result')!.hidden);
+    expect(await page.locator('#tab-flame-waits').getAttribute('aria-selected')).toBe('true');
+    const empty = await page.locator('[data-testid="flame-empty"]').innerText();
+    expect(empty).toContain('No stacks in this trace');
+    expect(empty).toContain('-stackwalk CSwitch+ReadyThread');
+    expect(await page.locator('canvas.flame-canvas').count()).toBe(0);
+    await page.locator('#flame-panel').screenshot({ path: join(ARTIFACTS, 'flame-waits-empty.png') });
     await page.close();
   });
 

@@ -4,13 +4,14 @@
 // decoding worker, which stays alive for it): the CPU usage and spin-lock tables are recomputed for it and
 // the downloads keep only it; the search box filters the CPU tables and highlights the timeline. The thread
 // lanes (threadStates, computed on demand in that worker) follow the timeline's range and the search, and
-// so does the flame graph of the sampled CPU (built in that worker from the samples and their stacks).
+// so does the flame graph — of the sampled CPU (built in that worker from the samples and their stacks) or of
+// the wait time (the blocked time by the stack where threads waited and the readying thread's stack).
 // No framework, no network: the worker's code is part of this script (started from a Blob URL, which works
 // from file:// too) and the sample is a script (sample.js) loaded on demand.
 import { COUNTERS, selectionText, type CpuAnalysis, type KindRow, type ProcessCpu, type SpinlockAnalysis, type SpinlockStats, type ThreadCpu } from '../../src/index.js';
 import { bytes, esc, fileTime, hex, int, ms, msCell, percent } from './format.js';
 import { EXPORT_TABLES, FORMATS, rangeSuffix, type ExportFormat, type ExportTable } from './export-formats.js';
-import type { FromWorker, PageRange, PageResult, ToWorker } from './protocol.js';
+import type { FlameOf, FromWorker, PageRange, PageResult, ToWorker } from './protocol.js';
 import { renderTable, type Column } from './table-view.js';
 import { processMatches } from './search.js';
 import { TimelineView } from './timeline-view.js';
@@ -65,8 +66,9 @@ let current: { file: Blob; name: string; result: PageResult | null } | null = nu
 /** the selected time range (null: the whole trace), and the number of the last recomputation asked for */
 let range: PageRange | null = null;
 let selectSeq = 0;
-/** the number of the last flame graph asked for */
+/** the number of the last flame graph asked for, and what it weighs (the choice stays for the next trace) */
 let flameSeq = 0;
+let flameOf: FlameOf = 'samples';
 
 function show(which: 'drop' | 'progress' | 'result' | 'error-only'): void {
   $('drop').hidden = which !== 'drop' && which !== 'error-only';
@@ -123,7 +125,7 @@ function open(file: Blob, name: string): void {
       const again = document.getElementById('threads-show') as HTMLButtonElement | null;
       if (again) again.disabled = false;
     } else if (m.type === 'flame') {
-      if (m.seq === flameSeq && current?.result) showFlame(current.result, m.flame);
+      if (m.seq === flameSeq && m.of === flameOf && current?.result) showFlame(current.result, m.flame);
     } else if (m.type === 'error' && m.for === 'flame') {
       $('flame').classList.remove('busy');
       $('flame-note').textContent = `The flame graph could not be computed: ${m.message}`;
@@ -271,29 +273,61 @@ function render(r: PageResult): void {
 let flameView: FlameView | null = null;
 let flameTimer: ReturnType<typeof setTimeout> | null = null;
 
-/** The flame graph panel of a new trace: the reason when it has no samples, else its graph for the whole trace. */
+const FLAME_HINT: Record<FlameOf, string> = {
+  samples:
+    "The <code>samples</code> (SampledProfile) of the selection and the search: a row per process, then their stacks from the outermost frame down to the instruction pointer, as wide as their CPU time. Frames are <code>module!0xoffset</code> (no symbols). Hover for a frame's samples and share; click to zoom into it, <kbd>Home</kbd> or Reset zooms out.",
+  waits:
+    "The blocked time of the selection's switch-ins — from a thread's switch-out to the ReadyThread that readied it — as PerfView's Thread Time with ReadyThread: a row per process of the waiting threads, the stack where they waited (outermost frame first), then <span class=\"chip\" style=\"background:#86efac\"></span>READIED BY the thread that woke them and its stack, in cool colours; widths are blocked time. Frames are <code>module!0xoffset</code> (no symbols). Hover for a frame's waits and time; click to zoom into it, <kbd>Home</kbd> or Reset zooms out.",
+};
+
+/** Why the flame graph of `of` is empty for this trace (no samples; no switches or no stacks), or null. */
+function flameEmpty(r: PageResult, of: FlameOf): string | null {
+  if (of === 'samples')
+    return r.noSamples
+      ? `No SampledProfile events in this trace (${r.noSamples.replace(/^no samples rows: /, '')}): the flame graph needs the kernel's sampled profile (xperf -on PROC_THREAD+LOADER+PROFILE, with -stackwalk Profile for stacks, or WPR's CPU profile).`
+      : null;
+  if (r.noSwitches) return `No context switches in this trace (${r.noSwitches.replace(/^no cswitch rows: /, '')}): the wait time needs the CSWITCH and DISPATCHER kernel flags (xperf -on PROC_THREAD+LOADER+CSWITCH+DISPATCHER -stackwalk CSwitch+ReadyThread).`;
+  if (r.noStacks)
+    return `No stacks in this trace (${r.noStacks}): its context switches and ReadyThread events were recorded without stack walking. The flame graph of the wait time needs their stacks — where threads waited and who woke them (xperf -on PROC_THREAD+LOADER+CSWITCH+DISPATCHER -stackwalk CSwitch+ReadyThread, or WPR's CPU profile). The CPU usage table above has the waits by process and thread.`;
+  return null;
+}
+
+/** The flame graph panel of a new trace: the choice of what it weighs, and its graph for the whole trace. */
 function renderFlamePanel(r: PageResult): void {
+  $('flame-reset').onclick = () => flameView?.zoom(0);
+  tabs(['tab-flame-samples', 'tab-flame-waits'], flameOf === 'samples' ? 0 : 1, (i) => {
+    flameOf = i === 0 ? 'samples' : 'waits';
+    renderFlame(r);
+  });
+  renderFlame(r);
+}
+
+/** The flame graph of the current choice: the reason when it is empty for this trace, else asked for the selection. */
+function renderFlame(r: PageResult): void {
   flameView?.destroy();
   flameView = null;
   $('flame-focus').textContent = '';
   $('flame-note').textContent = '';
   $<HTMLButtonElement>('flame-reset').disabled = true;
-  $('flame-reset').onclick = () => flameView?.zoom(0);
-  if (r.noSamples) {
-    $('flame').innerHTML = `<p class="muted" data-testid="flame-empty">No SampledProfile events in this trace (${esc(r.noSamples.replace(/^no samples rows: /, ''))}): the flame graph needs the kernel's sampled profile (xperf -on PROC_THREAD+LOADER+PROFILE, with -stackwalk Profile for stacks, or WPR's CPU profile).</p>`;
+  $('flame-hint').innerHTML = FLAME_HINT[flameOf];
+  $('flame').classList.remove('busy');
+  const empty = flameEmpty(r, flameOf);
+  if (empty) {
+    flameSeq++; // an answer still on its way is not shown
+    $('flame').innerHTML = `<p class="muted" data-testid="flame-empty">${esc(empty)}</p>`;
     return;
   }
-  $('flame').innerHTML = '<p class="muted">computing the flame graph…</p>';
+  $('flame').innerHTML = `<p class="muted">computing the flame graph${flameOf === 'waits' ? ' of the wait time (the first time, the trace is decoded again, whole, for its switches and stacks)' : ''}…</p>`;
   requestFlame();
 }
 
-/** Asks the worker for the flame graph of the selected range and the search (none when the trace has no samples). */
+/** Asks the worker for the flame graph of the selected range and the search (none when it is empty for this trace). */
 function requestFlame(): void {
   flameTimer = null;
   const r = current?.result;
-  if (!r || !pageWorker || r.noSamples) return;
+  if (!r || !pageWorker || flameEmpty(r, flameOf)) return;
   $('flame').classList.add('busy');
-  pageWorker.postMessage({ type: 'flame', seq: ++flameSeq, range, search } satisfies ToWorker);
+  pageWorker.postMessage({ type: 'flame', seq: ++flameSeq, of: flameOf, range, search } satisfies ToWorker);
 }
 
 function showFlame(r: PageResult, d: FlameData | null): void {
@@ -304,15 +338,19 @@ function showFlame(r: PageResult, d: FlameData | null): void {
   $('flame-focus').textContent = '';
   const where = range ? 'In the selected range: ' : '';
   const q = search ? ` (search “${search}”)` : '';
+  const waits = flameOf === 'waits';
   if (!d || d.nodes === 0) {
-    $('flame').innerHTML = `<p class="muted" data-testid="flame-none">${!d ? 'No SampledProfile events in this trace.' : search ? 'No sample matches the search.' : 'No samples in the selected range.'}</p>`;
+    const what = waits ? 'wait' : 'sample';
+    $('flame').innerHTML = `<p class="muted" data-testid="flame-none">${!d ? (waits ? 'No context switches in this trace.' : 'No SampledProfile events in this trace.') : search ? `No ${what} matches the search.` : `No ${what}s in the selected range.`}</p>`;
     $('flame-note').textContent = '';
     return;
   }
   const n = d.samples[0]!;
-  $('flame-note').textContent =
-    `${where}${int(n)} samples${d.weight[0] !== n ? ` (Count ${int(d.weight[0]!)})` : ''}${d.timed ? `, ${ms(d.time[0]! / 10_000)} of CPU` : ''}${q}; ${int(d.stacked)} with a stack. ` +
-    (d.timed ? 'Widths are CPU time (Count × the profile interval).' : 'The trace states no profile interval: widths are samples (their Count).');
+  $('flame-note').textContent = waits
+    ? `${where}${int(n)} waits, ${d.timed ? ms(d.time[0]! / 10_000) : `${int(d.weight[0]!)} ticks`} blocked${q}; ${int(d.stacked)} with the stack where the thread waited, ${int(d.readyStacked)} with the readying thread's stack. ` +
+      (d.timed ? 'Widths are blocked time.' : "The trace's clock does not convert: widths are ticks.")
+    : `${where}${int(n)} samples${d.weight[0] !== n ? ` (Count ${int(d.weight[0]!)})` : ''}${d.timed ? `, ${ms(d.time[0]! / 10_000)} of CPU` : ''}${q}; ${int(d.stacked)} with a stack. ` +
+      (d.timed ? 'Widths are CPU time (Count × the profile interval).' : 'The trace states no profile interval: widths are samples (their Count).');
   flameView = new FlameView($('flame'), d);
   flameView.focusListener = (k) => {
     $<HTMLButtonElement>('flame-reset').disabled = k === 0;

@@ -1,27 +1,33 @@
-// The flame graph on a canvas (root at the top, callees below): a row per depth — all samples, the
-// processes, then the frames from the outermost to the instruction pointer — each node as wide as its CPU
-// time (or its samples when the trace has no profile interval). Drawing walks the pre-order arrays of
-// flame-data.ts once; a node narrower than a device pixel is drawn as one, without its subtree. Hovering shows the frame, its
-// samples, share of the total and CPU time; a click zooms into a node (its ancestors stay above it, full
-// width), Home or the Reset button zooms out.
+// The flame graph on a canvas (root at the top, callees below), of the sampled CPU or of the wait time
+// (flame-data.ts): a row per depth — the root, the processes, then the frames from the outermost down (to the
+// instruction pointer; for waits, the stack where the thread waited, READIED BY, the readying thread's stack
+// in cool colours) — each node as wide as its time (CPU or blocked; its samples or ticks when the trace gives
+// no time). Drawing walks the pre-order arrays once; a node narrower than a device pixel is drawn as one,
+// without its subtree. Hovering shows the frame, its samples or waits, share of the total and time; a click
+// zooms into a node (its ancestors stay above it, full width), Home or the Reset button zooms out.
 import { esc, int, ms, percent } from './format.js';
-import { NAME_IN_IMAGE, NAME_NO_IMAGE, NAME_PROCESS, NAME_ROOT, type FlameData } from './flame-data.js';
+import { NAME_IN_IMAGE, NAME_NO_IMAGE, NAME_PROCESS, NAME_READIED, NAME_READYING, NAME_ROOT, type FlameData } from './flame-data.js';
 import { FrameDraw, pixelRatio, sizeCanvas } from './canvas.js';
 
 const ROW_H = 18;
 const MAX_H = 560;
 const FONT = '11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif';
 
-/** A warm colour per module (a hash of its name), grey for addresses in no image, blue for processes. */
+/**
+ * A warm colour per module (a hash of its name) — cool for a readying thread's frames — grey for addresses in
+ * no image, blue for processes, green for READIED BY.
+ */
 function colourOf(name: string, kind: number): string {
   if (kind === NAME_ROOT) return '#cbd5e1';
   if (kind === NAME_PROCESS) return '#93c5fd';
-  if (kind === NAME_NO_IMAGE) return '#d1d5db';
+  if (kind === NAME_READIED) return '#86efac';
+  const readying = (kind & NAME_READYING) !== 0;
+  if ((kind & ~NAME_READYING) === NAME_NO_IMAGE) return readying ? '#c7d2fe' : '#d1d5db';
   const module = name.slice(0, name.lastIndexOf('!'));
   let h = 2166136261;
   for (let i = 0; i < module.length; i++) h = Math.imul(h ^ module.charCodeAt(i), 16777619);
   h >>>= 0;
-  return `hsl(${h % 50}, ${70 + ((h >>> 8) % 20)}%, ${58 + ((h >>> 16) % 14)}%)`;
+  return `hsl(${(readying ? 175 : 0) + (h % 50)}, ${(readying ? 45 : 70) + ((h >>> 8) % 20)}%, ${(readying ? 62 : 58) + ((h >>> 16) % 14)}%)`;
 }
 
 export class FlameView {
@@ -55,7 +61,8 @@ export class FlameView {
     this.canvas.className = 'flame-canvas';
     this.canvas.tabIndex = 0;
     this.canvas.setAttribute('role', 'img');
-    this.canvas.setAttribute('aria-label', `Flame graph of ${data.samples[0]} samples by process and stack. Click a frame to zoom into it; Home zooms out.`);
+    const what = data.of === 'waits' ? `${data.samples[0]} waits (their blocked time) by process, the stack where the threads waited and the readying thread's stack` : `${data.samples[0]} samples by process and stack`;
+    this.canvas.setAttribute('aria-label', `Flame graph of ${what}. Click a frame to zoom into it; Home zooms out.`);
     const c = this.canvas.dataset;
     c.samples = String(data.samples[0]);
     c.weight = String(data.weight[0]);
@@ -160,15 +167,20 @@ export class FlameView {
       // the process: the depth-1 ancestor
       let p = 1;
       while (d.end[p]! <= k) p = d.end[p]!;
-      rows.push(['process', this.label(p)]);
+      rows.push([d.of === 'waits' ? 'waiting process' : 'process', this.label(p)]);
     }
-    rows.push(['samples', `${int(d.samples[k]!)}${d.weight[k] !== d.samples[k] ? ` (Count ${int(d.weight[k]!)})` : ''}`]);
-    if (kids < d.samples[k]! && d.depth[k]! >= 2) rows.push(['self', `${int(d.samples[k]! - kids)} (as the instruction pointer)`]);
+    const waits = d.of === 'waits';
+    if (waits) rows.push(['waits', int(d.samples[k]!)]);
+    else {
+      rows.push(['samples', `${int(d.samples[k]!)}${d.weight[k] !== d.samples[k] ? ` (Count ${int(d.weight[k]!)})` : ''}`]);
+      if (kids < d.samples[k]! && d.depth[k]! >= 2) rows.push(['self', `${int(d.samples[k]! - kids)} (as the instruction pointer)`]);
+    }
     rows.push(['of total', percent(this.value[k]!, this.value[0]!)]);
     if (this.focus !== 0) rows.push(['of zoom', percent(this.value[k]!, this.value[this.focus]!)]);
-    if (d.timed) rows.push(['CPU', ms(d.time[k]! / 10_000)]);
-    const kind = d.nameKind[d.name[k]!]!;
-    this.tip.innerHTML = `<div class="tip-title"><span class="chip" style="background:${this.colour(k)}"></span>${esc(this.label(k))}</div><dl>${rows.map(([a, b]) => `<dt>${a}</dt><dd>${esc(b)}</dd>`).join('')}</dl>${kind === NAME_IN_IMAGE || kind === NAME_NO_IMAGE ? '<div class="muted small">click to zoom in</div>' : ''}`;
+    if (waits) rows.push(['blocked', d.timed ? ms(d.time[k]! / 10_000) : `${int(d.weight[k]!)} ticks`]);
+    else if (d.timed) rows.push(['CPU', ms(d.time[k]! / 10_000)]);
+    const kind = d.nameKind[d.name[k]!]! & ~NAME_READYING;
+    this.tip.innerHTML = `<div class="tip-title"><span class="chip" style="background:${this.colour(k)}"></span>${esc(this.label(k))}</div><dl>${rows.map(([a, b]) => `<dt>${a}</dt><dd>${esc(b)}</dd>`).join('')}</dl>${kind === NAME_IN_IMAGE || kind === NAME_NO_IMAGE || kind === NAME_READIED ? '<div class="muted small">click to zoom in</div>' : ''}`;
     this.tip.hidden = false;
     const tw = this.tip.offsetWidth;
     this.tip.style.left = `${Math.max(0, Math.min(this.host.clientWidth - tw - 4, x + 14))}px`;

@@ -5,6 +5,9 @@ import type { CpuAnalysis, SpinlockAnalysis, TimeSpec, TraceSummary } from '../.
 import type { TimelineData } from './timeline-data.js';
 import type { ThreadLanesData } from './thread-lanes-data.js';
 import type { FlameData } from './flame-data.js';
+
+/** what a flame graph weighs: the sampled CPU, or the blocked time of the switch-ins (wait time) */
+export type FlameOf = FlameData['of'];
 import type { ExportFormat, ExportTable } from './export-formats.js';
 
 /** The page's selected time range (the library's SelectionOptions `from`/`to`: ns since the trace start, or raw ticks without a clock). */
@@ -19,8 +22,11 @@ export type ToWorker =
   | { type: 'select'; seq: number; range: PageRange | null }
   /** the per-thread lanes (threadStates) of the trace decoded last */
   | { type: 'threads' }
-  /** the flame graph of the samples of the trace decoded last, for `range` (null: the whole trace) and the search (lower case; '': all) */
-  | { type: 'flame'; seq: number; range: PageRange | null; search: string }
+  /**
+   * the flame graph of the trace decoded last — of its samples, or of its wait time (the first one decodes the
+   * trace again, whole) — for `range` (null: the whole trace) and the search (lower case; '': all)
+   */
+  | { type: 'flame'; seq: number; of: FlameOf; range: PageRange | null; search: string }
   | { type: 'export'; file: Blob; name: string; table: ExportTable; format: ExportFormat; range: PageRange | null };
 
 export type FromWorker =
@@ -28,8 +34,8 @@ export type FromWorker =
   | { type: 'result'; result: PageResult }
   | { type: 'selected'; seq: number; cpu: CpuAnalysis; spin: SpinlockAnalysis }
   | { type: 'threads'; lanes: ThreadLanesData }
-  /** flame null: the trace has no samples */
-  | { type: 'flame'; seq: number; flame: FlameData | null }
+  /** flame null: the trace has no samples (of: 'samples') or no context switches (of: 'waits') */
+  | { type: 'flame'; seq: number; of: FlameOf; flame: FlameData | null }
   | { type: 'exported'; blob: Blob; fileName: string; rows: number }
   /** `for`: a recomputation for a range or the thread lanes failed (the trace stays shown) */
   | { type: 'error'; message: string; code: string | null; for?: 'select' | 'threads' | 'flame' };
@@ -56,8 +62,10 @@ export interface PageResult {
   /** why cswitch / spinlock came out empty, or null */
   noSwitches: string | null;
   noSpinlocks: string | null;
-  /** why the trace has no samples (the flame graph's empty state), or null */
+  /** why the trace has no samples (the sampled flame graph's empty state), or null */
   noSamples: string | null;
+  /** why the trace has no stacks ("the trace has no StackWalk events": the wait-time flame graph's empty state), or null */
+  noStacks: string | null;
   cpu: CpuAnalysis;
   spin: SpinlockAnalysis;
   timeline: TimelineData;

@@ -7,8 +7,11 @@
 // The per-thread lanes come on demand, from a whole decode (threadStates needs every switch: memory
 // grows with the trace, so only when asked). The flame graph's rows (samples, sample intervals and the stack
 // events, copied from the first pass) are kept for it: resolved once (FlameSource: processes, stacks), its
-// tree is built for each selection and search. Cancelling is terminating this worker. (Downloads run in export-worker.ts, loaded only when one is asked for.)
+// tree is built for each selection and search. The wait-time flame graph needs every switch and ready row
+// with their stacks: asked for once, a whole decode gives its cpuUsage rows and the stacks joined to them
+// (WaitFlameSource), kept for the next selections, the rest dropped. Cancelling is terminating this worker. (Downloads run in export-worker.ts, loaded only when one is asked for.)
 import {
+  cpuUsage,
   CpuAnalyzer,
   CpuUsageDeriver,
   decode,
@@ -27,12 +30,22 @@ import { dataLossText } from '../../src/result/diagnostics.js';
 import type { PageRange, PageResult, ToWorker } from './protocol.js';
 import { TimelineBuilder, timelineBuffers } from './timeline-data.js';
 import { packThreadLanes, threadLanesBuffers } from './thread-lanes-data.js';
-import { FlameSource, flameBuffers, type FlameInput } from './flame-data.js';
+import { FlameSource, flameBuffers, WaitFlameSource, type FlameInput } from './flame-data.js';
 
 import { fail, post, progress } from './worker-common.js';
 
-/** the trace decoded last: what a selection needs; the flame graph's rows (then their resolution), null without samples */
-let decoded: { file: Blob; res: StreamResult; baseTicks: bigint; last: number; flame: FlameInput | FlameSource | null } | null = null;
+/**
+ * the trace decoded last: what a selection needs; the sampled flame graph's rows (then their resolution), null
+ * without samples; the wait-time flame graph's source once asked for (null without context switches)
+ */
+let decoded: {
+  file: Blob;
+  res: StreamResult;
+  baseTicks: bigint;
+  last: number;
+  flame: FlameInput | FlameSource | null;
+  waits: Promise<WaitFlameSource | null> | null;
+} | null = null;
 
 /** the tables the flame graph keeps */
 const FLAME_TABLES = ['samples', 'sampleIntervals', 'stackEvents', 'stackEventFrames'] as const;
@@ -81,7 +94,7 @@ async function decodeForPage(file: Blob, name: string): Promise<PageResult> {
   const flame: FlameInput | null = keep.samples.length
     ? { ...res, samples: table('samples'), sampleIntervals: table('sampleIntervals'), stackEvents: table('stackEvents'), stackEventFrames: table('stackEventFrames') }
     : null;
-  decoded = { file, res, baseTicks: tl.baseTicks, last: tl.last, flame };
+  decoded = { file, res, baseTicks: tl.baseTicks, last: tl.last, flame, waits: null };
   const info = res.info;
   const processNames: [number, string][] = [];
   for (const p of res.processes) if (p.imageFileName) processNames.push([p.processId, p.imageFileName]);
@@ -97,6 +110,7 @@ async function decodeForPage(file: Blob, name: string): Promise<PageResult> {
     noSwitches: s.cswitch === 0 ? emptyTableText('cswitch', s) : null,
     noSpinlocks: s.spinlock === 0 ? emptyTableText('spinlock', s) : null,
     noSamples: flame ? null : emptyTableText('samples', s),
+    noStacks: s.stackEvents === 0 ? `the trace has no StackWalk events${dataLossText(s.diagnostics) === null ? '' : ' that could be decoded'}` : null,
     cpu,
     spin,
     timeline: tl,
@@ -127,6 +141,23 @@ function flameGraph(range: PageRange | null, search: string) {
   return d.flame.build(selection, search);
 }
 
+/** The wait-time flame graph of the decoded trace for `range` and `search`; null without context switches. */
+async function waitFlameGraph(range: PageRange | null, search: string) {
+  if (!decoded) throw new Error('no trace decoded');
+  const d = decoded;
+  d.waits ??= d.res.summary.cswitch === 0 ? Promise.resolve(null) : decode(d.file).then(
+    (whole) => new WaitFlameSource({ ...whole, cpuUsage: cpuUsage(whole) }),
+    (e) => {
+      d.waits = null; // asked again, it decodes again
+      throw e;
+    },
+  );
+  const source = await d.waits;
+  if (!source) return null;
+  const selection = range ? resolveSelection({ from: range.from, to: range.to }, d.res.clock, d.res) : null;
+  return source.build(selection, search);
+}
+
 /** The per-thread lanes of the decoded trace: its threadStates, from a whole decode. */
 async function threadLanes() {
   if (!decoded) throw new Error('no trace decoded');
@@ -141,11 +172,14 @@ self.onmessage = (ev: MessageEvent<ToWorker>) => {
   } else if (m.type === 'select') {
     select(m.range).then((x) => post({ type: 'selected', seq: m.seq, ...x }), (e) => fail(e, 'select'));
   } else if (m.type === 'flame') {
-    try {
-      const flame = flameGraph(m.range, m.search);
-      post({ type: 'flame', seq: m.seq, flame }, flame ? flameBuffers(flame) : []);
-    } catch (e) {
-      fail(e, 'flame');
+    const done = (flame: ReturnType<typeof flameGraph>) => post({ type: 'flame', seq: m.seq, of: m.of, flame }, flame ? flameBuffers(flame) : []);
+    if (m.of === 'waits') waitFlameGraph(m.range, m.search).then(done, (e) => fail(e, 'flame'));
+    else {
+      try {
+        done(flameGraph(m.range, m.search));
+      } catch (e) {
+        fail(e, 'flame');
+      }
     }
   } else if (m.type === 'threads') {
     threadLanes().then((lanes) => post({ type: 'threads', lanes }, threadLanesBuffers(lanes)), (e) => fail(e, 'threads'));
