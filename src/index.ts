@@ -10,7 +10,7 @@ export { analyzeCpu, cpuUsage, CpuAnalyzer, CpuUsageDeriver } from './analysis/c
 export { threadStates, THREAD_STATE_VALUES, type ThreadStateValue, type ThreadStatesInput } from './derive/thread-states.js';
 export { resolveStacks, StackAttacher, STACK_ATTACHED_TABLES, type ResolvedStacks, type StacksInput, type StackedTableName } from './derive/stacks.js';
 export { stackTables, stacksOfTrace, StackFrameImages } from './derive/stack-tables.js';
-export { fillStackIds, STACKED_TABLES } from './derive/stack-ids.js';
+export { attachWholeStacks, fillStackIds, STACKED_TABLES, type StackedRows } from './derive/stacks.js';
 export { needsStackPass, runStackPass, StackPass, type StackPassOptions } from './derive/stack-pass.js';
 export { wholeTraceTable, isWholeTraceTable, type WholeTraceTableName } from './derive/whole-trace.js';
 export { TextTableWriter, toCsv, toJsonl, type FormatOptions, type DumpFormat, type TimeColumn, type TextSink } from './output/text.js';

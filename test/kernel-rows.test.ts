@@ -4,7 +4,7 @@
 // also written over earlier rows); the tables must equal the reference decoder's, null cells included.
 import { describe, expect, test } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { TableCollector } from '../src/decode/collector.js';
+import { TableCollector } from '../src/decode/decode.js';
 import { decodeSteps } from '../src/decode/decode-steps.js';
 import { bytesSource, runSync } from '../src/decode/runners.js';
 import { DECODED_TABLE_NAMES, TABLE_COLUMNS, TABLE_IDS, type DecodedTableName } from '../src/tables/schema.js';

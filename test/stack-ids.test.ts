@@ -1,4 +1,4 @@
-// The stackId column of cswitch, readythread and samples rows (src/derive/stack-ids.ts, docs/design/stacks.md):
+// The stackId column of cswitch, readythread and samples rows (fillStackIds, src/derive/stacks.ts; docs/design/stacks.md):
 // filled by the one attachment (StackAttacher) after a whole decode and, chunk by chunk, after the first pass
 // of a streamed one (src/convert/stack-pass.ts) — both equal to resolveStacks' stackIdOf and to the
 // simulation's ground truth; null everywhere without stacks; carried by dump and by a converted dataset.

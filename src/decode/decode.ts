@@ -3,14 +3,14 @@
 // where decoding workers come from (parallel/host.ts); the CLI imports this module directly so that it
 // does not load what only some commands use (apache-arrow). Importing it registers nothing.
 import { blobSource } from '../input/blob-source.js';
-import { TableCollector } from './collector.js';
 import { decodeSteps, type DriverOptions } from './decode-steps.js';
 import { createEngine, createEngineAsync, loadEngine, releaseEngine } from '../engine/engines.js';
 import type { EngineKind } from '../engine/engine.js';
 import { EtlError } from '../errors.js';
 import { checkOptions, configureEngine, type DecodeOptions } from '../options.js';
 import { bytesSource, runAsync, runSync, type AsyncSource, type SyncSource } from './runners.js';
-import { perTable, type Chunks, type DecodedTableName } from '../tables/schema.js';
+import { concatChunks, DECODED_TABLE_NAMES, perTable, type Chunks, type ColumnChunk, type DecodedTableName } from '../tables/schema.js';
+import { attachWholeStacks } from '../derive/stacks.js';
 import { buildResult, type DecodeResult, type StreamResult } from '../result/summary.js';
 import { LifetimeCollector } from '../derive/lifetimes.js';
 import { Table, type DecodedTables } from '../tables/table.js';
@@ -38,6 +38,26 @@ export { createClock } from '../time.js';
 export { guidText, HEADER_TYPE_NAMES } from '../result/event-kinds.js';
 export * from '../tables/enums.js';
 export type { CpuAnalysis, CpuAnalyzerOptions, CpuResultContext, CpuWarning, CpuTotals, Percentiles, ProcessCpu, ReadyDelay, ThreadCpu, CpuUsageOptions, CpuUsageStats } from '../analysis/cpu.js';
+
+/**
+ * Collects the row chunks of a decode into whole tables (one copy per column at the end), and fills the
+ * rows' stackId column when the trace has stacks (attachWholeStacks, src/derive/stacks.ts): a whole
+ * decode's result carries it.
+ */
+export class TableCollector {
+  private readonly chunks = perTable((): ColumnChunk[] => []);
+
+  /** Keeps a set of chunks (they must be the collector's to keep: copied rows). */
+  add = (chunks: Chunks): void => {
+    for (const t of DECODED_TABLE_NAMES) if (chunks[t].length) this.chunks[t].push(chunks[t]);
+  };
+
+  tables(): DecodedTables {
+    const tables = perTable(<T extends DecodedTableName>(t: T) => new Table(t, concatChunks(t, this.chunks[t]))) as DecodedTables;
+    attachWholeStacks(tables);
+    return tables;
+  }
+}
 
 /**
  * Prepares an engine for decodeSync: compiles the WebAssembly module (default), or loads the reference

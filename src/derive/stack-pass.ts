@@ -5,9 +5,8 @@
 // decode's), and the stacks and stackFrames tables come from it, named through the image lifetimes this
 // pass decoded too. Browser-safe: the caller says how to stream its input (a file path, a Blob).
 import type { StreamOptions, StreamResult } from '../decode/decode.js';
-import { fillStackIds, type StackedRows } from './stack-ids.js';
 import { stackPointerSize, stackTables } from './stack-tables.js';
-import { StackAttacher } from './stacks.js';
+import { fillStackIds, StackAttacher, type StackedRows } from './stacks.js';
 import { concatChunks, type ColumnChunk, type TableName, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 
