@@ -13,7 +13,9 @@
 //   4. An event's stack is attached to the row with its timestamp and thread: samples (threadId), cswitch
 //      (newThreadId: the stack is walked on the thread switched in), readythread (the readying thread is not
 //      in the row: the processor of the stack's kernel half, logged with its event). A stack that matches no
-//      row, or a row claimed by a second stack, is counted, never guessed.
+//      row, or a row claimed by a second stack, is counted, never guessed. StackAttacher.attach takes the rows
+//      in order, whole tables or streamed chunks, and fillStackIds writes the ids into the rows' nullable
+//      stackId column: a whole decode's (TableCollector) and a streamed output's (stack-pass.ts) alike.
 //
 // Memory is proportional to the stack events and the distinct stacks; the hot loops read 64-bit values as
 // int32 words (no BigInt per record) and keep their state in typed arrays.
