@@ -24,4 +24,5 @@ export function readyThreadEvent(data: usize, n: i32, version: i32, cpu: i32, ts
   store<u8>(blk + r, load<u8>(data, L.RDY_FLAGS), L.RT_FLAGS_AT);
   store<u8>(blk + r, <u8>version, L.RT_VERSION_AT);
   store<f64>(blk + (r << 3), fileOffset, L.RT_FILE_OFFSET_AT);
+  store<u32>(blk + (r << 2), L.RT_ALWAYS_VALID, L.RT_VALID_AT); // stackId: null (attached after the decode)
 }

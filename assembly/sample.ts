@@ -43,4 +43,5 @@ export function sampledProfileEvent(data: usize, n: i32, version: i32, pointerSi
   store<u8>(blk + r, <u8>pointerSize, L.SP_POINTER_SIZE_AT);
   store<u8>(blk + r, <u8>version, L.SP_VERSION_AT);
   store<f64>(blk + (r << 3), fileOffset, L.SP_FILE_OFFSET_AT);
+  store<u32>(blk + (r << 2), L.SP_ALWAYS_VALID, L.SP_VALID_AT); // stackId: null (attached after the decode)
 }

@@ -7,7 +7,7 @@
 // row count, so that small tables measure rows, not per-call costs. One iteration formats them all.
 import { concatChunks, TABLE_NAMES, type TableName } from '../src/tables/schema.js';
 import { Table } from '../src/tables/table.js';
-import { cpuUsage, decodeSync, threadStates, TextTableWriter, type FormatOptions } from '../src/node.js';
+import { cpuUsage, decodeSync, threadStates, TextTableWriter, wholeTraceTable, type FormatOptions } from '../src/node.js';
 import { formatRows, headerLine } from '../test/helpers/format-oracle.js';
 import type { BenchCase, CaseSettings, PreparedCase } from './cases.js';
 import { scheduleFixture, traceFixture } from './fixtures.js';
@@ -29,7 +29,7 @@ function benchTables(s: CaseSettings, rows: number) {
   const profiled = decodeSync(writeTrace(simulateSchedule({ seed: 0x5eed, cpus: 4, duration: 400_000, switchMode: 'mixed', profileInterval: 500, images: true, stacks: true }).description).bytes);
   const PROFILED: readonly TableName[] = ['samples', 'imageEvents', 'images', 'sampleIntervals', 'stackEvents', 'stackEventFrames'];
   const source = (name: TableName): Table =>
-    name === 'cpuUsage' ? cpuUsage(r) : name === 'threadStates' ? threadStates(r) : name === 'spinlock' ? mixed.spinlock : (PROFILED.includes(name) ? profiled : r)[name];
+    name === 'cpuUsage' ? cpuUsage(r) : name === 'threadStates' ? threadStates(r) : name === 'stacks' || name === 'stackFrames' ? wholeTraceTable(profiled, name) : name === 'spinlock' ? mixed.spinlock : (PROFILED.includes(name) ? profiled : r)[name];
   const counts: string[] = [];
   const tables = TABLE_NAMES.map((name) => {
     const t = source(name);

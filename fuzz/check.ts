@@ -7,7 +7,8 @@
 import * as L from '../src/generated/layout.js';
 import { hex } from '../src/errors.js';
 import type { Seed } from './seeds.js';
-import { cpuUsage, threadStates, decodeStream, decodeSync, DECODED_TABLE_NAMES, EtlError, Table, TABLE_COLUMNS, TABLE_NAMES, type DecodeResult, type DecodedTableName, type TypedColumn } from '../src/node.js';
+import { cpuUsage, threadStates, isWholeTraceTable, wholeTraceTable, decodeStream, decodeSync, DECODED_TABLE_NAMES, EtlError, Table, TABLE_COLUMNS, TABLE_NAMES, type DecodeResult, type DecodedTableName, type DecodedTables, type TypedColumn } from '../src/node.js';
+import { attachWholeStacks } from '../src/derive/stacks.js';
 import { concatChunks, SUMMARY_TABLE_NAMES, type ColumnChunk } from '../src/tables/schema.js';
 
 export type FailureKind = 'crash' | 'engines' | 'window' | 'parallel' | 'invariant';
@@ -37,7 +38,7 @@ const sameBytes = (a: ArrayBufferView, b: ArrayBufferView): boolean => Buffer.co
 const sameColumn = (a: TypedColumn, b: TypedColumn): boolean =>
   Array.isArray(a) || Array.isArray(b) ? Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => v === b[i]) : sameBytes(a, b);
 /** Any table of a result (cpuUsage is derived on demand). */
-const tableOf = (r: DecodeResult, t: (typeof TABLE_NAMES)[number]): Table => (t === 'cpuUsage' ? cpuUsage(r) : t === 'threadStates' ? threadStates(r) : r[t]);
+const tableOf = (r: DecodeResult, t: (typeof TABLE_NAMES)[number]): Table => (t === 'cpuUsage' ? cpuUsage(r) : isWholeTraceTable(t) ? wholeTraceTable(r, t) : r[t]);
 
 function crash(where: string, e: unknown): Failure {
   const text = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
@@ -113,7 +114,8 @@ async function streamed(bytes: Uint8Array, engine: 'wasm' | 'reference', windowB
         for (const t of DECODED_TABLE_NAMES) if (tables[t].length) chunks[t].push({ length: tables[t].length, columns: tables[t].columns });
       },
     });
-    const tables = Object.fromEntries(DECODED_TABLE_NAMES.map((t) => [t, new Table(t, concatChunks(t, chunks[t]))]));
+    const tables = Object.fromEntries(DECODED_TABLE_NAMES.map((t) => [t, new Table(t, concatChunks(t, chunks[t]))])) as DecodedTables;
+    attachWholeStacks(tables); // the rows' stackId, as a whole decode fills it
     return { ok: true, result: { ...r, ...tables } as DecodeResult };
   } catch (e) {
     if (e instanceof EtlError && e.code !== 'BAD_OPTION') return { ok: false, error: e };

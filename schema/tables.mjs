@@ -111,6 +111,7 @@ export const TABLES = [
       ['source', 'u8', '0 CSwitch event, 1 IDLE_SHORT, 2 IDLE, 3 LITE, 4 FULL compact packet', 'rowSource'],
       ['version', 'u8', 'event version'],
       ['fileOffset', 'f64', 'file offset of the event (compressed buffers: buffer offset + 0x48 + offset in the decompressed payload)'],
+      ['stackId', 'u32?', 'the stack walked on the thread switched in (WPA\'s NewThreadStack: where it waited), a stacks row; null where the trace has none for the row (attached after the decode: docs/design/stacks.md)'],
       ['valid', 'u32', 'bit mask of present columns (bit = column id)'],
     ],
   },
@@ -172,6 +173,8 @@ export const TABLES = [
       ['flags', 'u8', 'bit 0 ExecutingDpc, 1 KernelStackNotResident, 2 ProcessOutOfMemory, 3 DirectSwitchAttempt'],
       ['version', 'u8', 'event version'],
       ['fileOffset', 'f64', 'file offset of the event'],
+      ['stackId', 'u32?', 'the stack of the readying thread (WPA\'s ReadyThreadStack: the code that woke the thread), a stacks row; null where the trace has none for the row (attached after the decode: docs/design/stacks.md)'],
+      ['valid', 'u32', 'bit mask of present columns (bit = column id)'],
     ],
   },
   {
@@ -275,6 +278,8 @@ export const TABLES = [
       ['pointerSize', 'u8', '4 (x86 layout) or 8 (x64 layout)'],
       ['version', 'u8', 'event version'],
       ['fileOffset', 'f64', 'file offset of the event'],
+      ['stackId', 'u32?', 'the stack of the sampled thread, a stacks row; null where the trace has none for the row (attached after the decode: docs/design/stacks.md)'],
+      ['valid', 'u32', 'bit mask of present columns (bit = column id)'],
     ],
   },
   {
@@ -546,6 +551,37 @@ export const TABLES = [
       ['name', 'str?', 'the file name without its folders (ntdll.dll); null when fileName is null or ends with a separator'],
       ['loadTime', 'i64?', 'timestamp of its Load event; null when first seen in a rundown or its Unload (loaded before the trace)', 'time'],
       ['unloadTime', 'i64?', 'timestamp of its Unload event; null when it has none (DCEnd does not unload an image)', 'time'],
+      ['valid', 'u32', 'bit mask of present columns (bit = column id)'],
+    ],
+  },
+  {
+    name: 'stacks',
+    prefix: 'ST',
+    derived: true,
+    kernelFlags: [['PROFILE', 0x20000002], ['CSWITCH', 0x20000004], ['DISPATCHER', 0x20000200]],
+    description:
+      'one row per distinct stack (resolveStacks: the kernel and user halves of an event joined, stack keys resolved), by stackId; the stackId of cswitch, readythread and samples rows; its frames in stackFrames (a whole trace: docs/design/stacks.md)',
+    columns: [
+      ['stackId', 'u32', 'the stack: 0, 1, … in the order of first use'],
+      ['processId', 'u32?', 'the process of its user frames (user addresses mean something only there); null for a kernel-only stack, shared by every process'],
+      ['frameCount', 'u32', 'its frames (rows of stackFrames)'],
+      ['kernelFrameCount', 'u32', 'how many of its first frames are kernel frames (the rest are user frames)'],
+      ['valid', 'u32', 'bit mask of present columns (bit = column id)'],
+    ],
+  },
+  {
+    name: 'stackFrames',
+    prefix: 'SK',
+    derived: true,
+    kernelFlags: [['PROFILE', 0x20000002], ['CSWITCH', 0x20000004], ['DISPATCHER', 0x20000200]],
+    description:
+      'one row per frame of each distinct stack, innermost first, ordered by (stackId, depth); the address named through the image lifetimes (images) of its process, at the time of the first event of the stack',
+    columns: [
+      ['stackId', 'u32', 'its stacks row'],
+      ['depth', 'u16', 'index of the frame in its stack: 0 the innermost (kernel frames first, then the user frames)'],
+      ['address', 'u64', 'the frame address', 'address'],
+      ['imageName', 'str?', 'name of the image holding the address (the `name` of its images row, e.g. ntdll.dll): kernel-space addresses among the images of process 0 first, then those of the stack\'s process; null outside any image'],
+      ['imageOffset', 'u64?', 'address - imageBase of that image (module!offset); null outside any image', 'address'],
       ['valid', 'u32', 'bit mask of present columns (bit = column id)'],
     ],
   },

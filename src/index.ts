@@ -8,7 +8,11 @@ export * from './decode/decode.js';
 // the entries' own (decode.ts does not load them: the CLI starts without them)
 export { analyzeCpu, cpuUsage, CpuAnalyzer, CpuUsageDeriver } from './analysis/cpu.js';
 export { threadStates, THREAD_STATE_VALUES, type ThreadStateValue, type ThreadStatesInput } from './derive/thread-states.js';
-export { resolveStacks, STACK_ATTACHED_TABLES, type ResolvedStacks, type StacksInput } from './derive/stacks.js';
+export { resolveStacks, StackAttacher, STACK_ATTACHED_TABLES, type ResolvedStacks, type StacksInput, type StackedTableName } from './derive/stacks.js';
+export { stackTables, stacksOfTrace, StackFrameImages } from './derive/stack-tables.js';
+export { attachWholeStacks, fillStackIds, STACKED_TABLES, type StackedRows } from './derive/stacks.js';
+export { needsStackPass, runStackPass, StackPass, type StackPassOptions } from './derive/stack-pass.js';
+export { wholeTraceTable, isWholeTraceTable, type WholeTraceTableName } from './derive/whole-trace.js';
 export { TextTableWriter, toCsv, toJsonl, type FormatOptions, type DumpFormat, type TimeColumn, type TextSink } from './output/text.js';
 export { toArrow, tableToArrowIpc, ArrowIpcWriter } from './output/arrow.js';
 export type { ArrowOptions, ArrowIpcWriterOptions, ByteSink } from './output/arrow.js';

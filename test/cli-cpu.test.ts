@@ -71,7 +71,7 @@ test('dump --table threads / processes / readythread with names', () => {
   const threads = JSON.parse(run(['dump', trace, '--table', 'threads', '--format', 'jsonl']).split('\n')[0]!);
   expect(Object.keys(threads)).toEqual(['threadId', 'processId', 'startTime', 'endTime', 'name', 'win32StartAddr', 'basePriority']);
   const ready = run(['dump', trace, '--table', 'readythread', '--names']).split('\n');
-  expect(ready[0]).toBe('timestamp,cpu,threadId,adjustReason,adjustIncrement,flags,version,fileOffset,adjustReasonName');
+  expect(ready[0]).toBe('timestamp,cpu,threadId,adjustReason,adjustIncrement,flags,version,fileOffset,stackId,adjustReasonName');
   expect(ready.length - 2).toBe(lib.readythread.length);
 });
 

@@ -4,7 +4,7 @@
 import { describe, expect, test, beforeAll } from 'vitest';
 import fc from 'fast-check';
 import protobuf from 'protobufjs';
-import { decodeSync, threadStates } from '../src/node.js';
+import { decodeSync, isWholeTraceTable, threadStates, wholeTraceTable } from '../src/node.js';
 import { tableFromIPC } from 'apache-arrow';
 import { duck } from './helpers/readers.js';
 import { spawnSync } from 'node:child_process';
@@ -190,7 +190,7 @@ describe('convert --to csv / jsonl', () => {
     for (const [file, name] of [[a, 'a'], [b, 'b']] as const) {
       const lib = decodeSync(readFileSync(file));
       for (const table of TABLE_NAMES) {
-        const want = table === 'cpuUsage' ? lib.summary.cpuUsage : table === 'threadStates' ? threadStates(lib).length : lib[table].length;
+        const want = table === 'cpuUsage' ? lib.summary.cpuUsage : isWholeTraceTable(table) ? wholeTraceTable(lib, table).length : lib[table].length;
         const [row] = await q(`SELECT count(*) AS n FROM ${glob(table)} WHERE trace LIKE '${name}-%'`);
         expect(Number(row!.n), `${table} of ${name}`).toBe(want);
       }

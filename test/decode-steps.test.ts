@@ -2,7 +2,7 @@
 // The buffers that need no step are decoded by a plain loop (BufferLoop.quiet); these tests pin what
 // still takes a step: rows only when the consumer wants a table that has some, turns only when asked.
 import { describe, expect, test } from 'vitest';
-import { TableCollector } from '../src/decode/collector.js';
+import { TableCollector } from '../src/decode/decode.js';
 import { decodeSteps, type DriverOptions } from '../src/decode/decode-steps.js';
 import { bytesSource, runSync } from '../src/decode/runners.js';
 import { DECODED_TABLE_NAMES, TABLE_COLUMNS, TABLE_IDS, type Chunks, type DecodedTableName } from '../src/tables/schema.js';

@@ -2,7 +2,7 @@
 // on corrupted and truncated traces, and on the real corpus. Bad input never crashes either engine.
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
-import { cpuUsage, decodeSync, EtlError, TABLE_NAMES, threadStates, type DecodeResult, type Table } from '../src/node.js';
+import { cpuUsage, decodeSync, EtlError, isWholeTraceTable, TABLE_NAMES, wholeTraceTable, type DecodeResult, type Table } from '../src/node.js';
 import { writeTrace, Rng, randomNoiseEvents, generateMixedTrace, simulateSchedule } from '../src/writer/index.js';
 import { corpusFiles, corpusTestsEnabled, readCorpus } from './helpers/corpus.js';
 
@@ -29,7 +29,7 @@ function expectSame(a: Outcome, b: Outcome): void {
   const y = b.result;
   expect({ ...x.summary, engine: '' }).toEqual({ ...y.summary, engine: '' });
   for (const t of TABLE_NAMES) {
-    const [p, q]: Table[] = t === 'cpuUsage' ? [cpuUsage(x), cpuUsage(y)] : t === 'threadStates' ? [threadStates(x), threadStates(y)] : [x[t], y[t]];
+    const [p, q]: Table[] = t === 'cpuUsage' ? [cpuUsage(x), cpuUsage(y)] : isWholeTraceTable(t) ? [wholeTraceTable(x, t), wholeTraceTable(y, t)] : [x[t], y[t]];
     expect(p!.length).toBe(q!.length);
     p!.columns.forEach((col, i) => expect(col, `${t}.${p!.specs[i]!.name}`).toEqual(q!.columns[i]));
   }

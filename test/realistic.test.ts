@@ -4,7 +4,7 @@
 // derivation needs neither late events nor held rows).
 import { createHash } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { COUNTERS, CpuUsageDeriver, decodeStream, decodeSync, TABLE_NAMES, threadStates, type DecodeResult, type Table } from '../src/node.js';
+import { COUNTERS, CpuUsageDeriver, decodeStream, decodeSync, isWholeTraceTable, TABLE_NAMES, threadStates, wholeTraceTable, type DecodeResult, type Table } from '../src/node.js';
 import { generateRealisticTrace, generateRealisticTraceChunks, type RealisticTraceOptions } from '../src/writer/index.js';
 
 const MiB = 2 ** 20;
@@ -130,7 +130,7 @@ describe('decodes clean on both engines', () => {
       expect({ ...w.summary, engine: '' }).toEqual({ ...ref.summary, engine: '' });
       for (const t of TABLE_NAMES) {
         if (t === 'cpuUsage') continue;
-        const [p, q]: Table[] = t === 'threadStates' ? [threadStates(w), threadStates(ref)] : [w[t], ref[t]];
+        const [p, q]: Table[] = isWholeTraceTable(t) ? [wholeTraceTable(w, t), wholeTraceTable(ref, t)] : [w[t], ref[t]];
         expect(p.length, t).toBe(q.length);
         p.columns.forEach((col, i) => expect(col, `${t}.${p.specs[i]!.name}`).toEqual(q.columns[i]));
       }

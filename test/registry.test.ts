@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import * as L from '../src/generated/layout.js';
 import { ENGINE_COLUMN_GAP, HOOK_NAMES, TABLES } from '../src/generated/registry.js';
 import { HOOK_DECODERS } from '../src/generated/reference-dispatch.js';
-import { COUNTERS, cpuUsage, DECODED_TABLE_NAMES, decodeSync, TABLE_COLUMNS, TABLE_NAMES, threadStates, type Table } from '../src/node.js';
+import { COUNTERS, cpuUsage, DECODED_TABLE_NAMES, decodeSync, isWholeTraceTable, TABLE_COLUMNS, TABLE_NAMES, threadStates, wholeTraceTable, type Table } from '../src/node.js';
 
 const c0 = <T>(cols: readonly T[]): T => cols[0]!;
 import { generateMixedTrace } from '../src/writer/index.js';
@@ -60,11 +60,11 @@ describe('table registry', () => {
   test('a decode returns one table per registry entry, and the summary counts each', () => {
     const r = decodeSync(generateMixedTrace({ seed: 3, targetBytes: 200_000, cpus: 2, bufferSize: 0x4000 }).bytes);
     for (const name of TABLE_NAMES) {
-      const t: Table = name === 'cpuUsage' ? cpuUsage(r) : name === 'threadStates' ? threadStates(r) : r[name];
+      const t: Table = name === 'cpuUsage' ? cpuUsage(r) : isWholeTraceTable(name) ? wholeTraceTable(r, name) : r[name];
       expect(t.name).toBe(name);
       expect(t.columnNames).toEqual(TABLE_COLUMNS[name].map((c) => c.name));
-      // threadStates is derived after a decode: the summary does not count it
-      if (name === 'threadStates') expect(name in r.summary).toBe(false);
+      // threadStates, stacks and stackFrames are derived after a decode: the summary does not count them
+      if (isWholeTraceTable(name)) expect(name in r.summary).toBe(false);
       else expect(r.summary[name]).toBe(t.length);
     }
     expect(r.cswitch.length).toBeGreaterThan(0);

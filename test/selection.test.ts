@@ -21,6 +21,7 @@ import {
   Selection,
   selectTable,
   threadStates,
+  stacksOfTrace,
   type DecodeResult,
   type Table,
   TABLE_NAMES,
@@ -227,7 +228,7 @@ describe('tables of a selection', () => {
   test('every table has its rule: a range over all time keeps every row of every table', () => {
     const r = decodeSync(writeTrace(simulateSchedule({ seed: 5, cpus: 2, duration: 300_000, switchMode: 'mixed', spinlocks: 0.05, profileInterval: 2_000, images: true, stacks: true }).description).bytes);
     const all = resolveSelection({ from: { ticks: -(2n ** 63n) } }, r.clock, r);
-    const tables = { ...r, cpuUsage: cpuUsage(r), threadStates: threadStates(r) } as unknown as Record<(typeof TABLE_NAMES)[number], Table>;
+    const tables = { ...r, cpuUsage: cpuUsage(r), threadStates: threadStates(r), ...stacksOfTrace(r) } as unknown as Record<(typeof TABLE_NAMES)[number], Table>;
     for (const name of TABLE_NAMES) {
       expect([name, selectTable(tables[name], all).length]).toEqual([name, tables[name].length]);
       expect([name, tables[name].length > 0]).toEqual([name, true]);

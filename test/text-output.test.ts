@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuUsage, CpuUsageDeriver, createClock, decodeStream, decodeSync, Table, TABLE_NAMES, threadStates, TextTableWriter, toCsv, toJsonl, type Clock, type DecodeResult, type FormatOptions, type TableName } from '../src/node.js';
+import { cpuUsage, CpuUsageDeriver, createClock, decodeStream, decodeSync, isWholeTraceTable, Table, TABLE_NAMES, threadStates, wholeTraceTable, TextTableWriter, toCsv, toJsonl, type Clock, type DecodeResult, type FormatOptions, type TableName } from '../src/node.js';
 import { TABLE_COLUMNS, validColumnOf, type ColumnSpec, type TypedColumn } from '../src/tables/schema.js';
 import { TABLES } from '../src/generated/registry.js';
 import { ENUMS } from '../src/tables/enums.js';
@@ -45,7 +45,7 @@ function written(t: Table, o: FormatOptions, chunk: number, bufferBytes = 4096):
 
 function allTables(r: DecodeResult): Record<TableName, Table> {
   const out = {} as Record<TableName, Table>;
-  for (const name of TABLE_NAMES) out[name] = name === 'cpuUsage' ? cpuUsage(r) : name === 'threadStates' ? threadStates(r) : (r[name as keyof DecodeResult] as Table);
+  for (const name of TABLE_NAMES) out[name] = name === 'cpuUsage' ? cpuUsage(r) : isWholeTraceTable(name) ? wholeTraceTable(r, name) : (r[name as keyof DecodeResult] as Table);
   return out;
 }
 

@@ -8,8 +8,7 @@
 import * as L from '../generated/layout.js';
 import { resolveStacks, WordMap } from '../derive/stacks.js';
 import type { Table } from '../tables/table.js';
-import { ImageMap } from './image-map.js';
-import { isKernelAddress } from './samples.js';
+import { StackFrameImages, stackPointerSize } from '../derive/stack-tables.js';
 import { addressName, moduleOffsetName } from './sample-frames.js';
 
 export interface WaitsInput {
@@ -165,46 +164,24 @@ export function analyzeWaits(r: WaitsInput, options: { top?: number } = {}): Wai
   };
 }
 
-/** module!0xoffset names of a stack's frames (leaf first), through the image lifetimes of its process. */
+/** module!0xoffset names of a stack's frames (leaf first), through the image lifetimes at its first use (StackFrameImages). */
 class FrameNames {
-  private readonly map: ImageMap;
+  private readonly named: StackFrameImages;
   private readonly addr: Int32Array;
-  /** per stack: the time of its first event (words), where its images are looked up */
-  private readonly firstHi: Int32Array;
-  private readonly firstLo: Int32Array;
-  private readonly pointerSize: number;
   constructor(
     private readonly st: ReturnType<typeof resolveStacks>,
     private readonly images: Table<'images'>,
     stackEvents: Table<'stackEvents'>,
   ) {
-    this.map = new ImageMap(images);
+    this.named = new StackFrameImages(st, images, stackPointerSize(stackEvents));
     this.addr = words(st.frames.address);
-    this.pointerSize = stackEvents.length > 0 ? stackEvents.column('pointerSize')[0]! : 8;
-    const n = st.stacks.length;
-    this.firstHi = new Int32Array(n).fill(0x7fffffff);
-    this.firstLo = new Int32Array(n).fill(-1);
-    const ev = st.events;
-    const t = words(ev.eventTimestamp);
-    for (let i = 0; i < ev.length; i++) {
-      const s = ev.stackId[i]!;
-      const hi = t[2 * i + 1]!;
-      const lo = t[2 * i]!;
-      if (hi < this.firstHi[s]! || (hi === this.firstHi[s] && lo >>> 0 < this.firstLo[s]! >>> 0)) {
-        this.firstHi[s] = hi;
-        this.firstLo[s] = lo;
-      }
-    }
   }
   of(s: number): string[] {
     const { stacks } = this.st;
-    const pid = stacks.processId[s] === 0xffffffff ? 0 : stacks.processId[s]!;
     const out: string[] = [];
     for (let f = stacks.firstFrame[s]!, end = f + stacks.frameCount[s]!; f < end; f++) {
-      const hi = this.addr[2 * f + 1]! >>> 0;
-      const lo = this.addr[2 * f]! >>> 0;
-      const row = this.map.find(pid, isKernelAddress(this.pointerSize, hi, lo), hi, lo, this.firstHi[s]!, this.firstLo[s]! >>> 0);
-      out.push(row < 0 ? addressName(hi, lo) : moduleOffsetName(this.images, row, this.map.offset(row, hi, lo)));
+      const row = this.named.row[f]!;
+      out.push(row < 0 ? addressName(this.addr[2 * f + 1]! >>> 0, this.addr[2 * f]! >>> 0) : moduleOffsetName(this.images, row, this.named.offset[f]!));
     }
     return out;
   }

@@ -2,12 +2,14 @@
 // are formatted chunk by chunk as they come; cpuUsage is derived while the trace streams by; the derived
 // tables (threads, processes, traces) are written at the end, and threadStates, derived at the end from
 // the whole trace's cswitch and readythread rows (kept until then); `events` is the counts by event kind.
+// cswitch, readythread and samples rows get their stackId, and stacks / stackFrames their rows, from a
+// first pass over the stack tables (convert/stack-pass.ts).
 import type { Command } from 'commander';
 import { readTraceInfo, streamFile } from '../decode/files.js';
 import { createClock } from '../time.js';
 import { EtlError } from '../errors.js';
 import type { TraceSummary } from '../result/summary.js';
-import { concatChunks, DECODED_TABLE_NAMES, type ColumnChunk, type DecodedTableName, type TableName } from '../tables/schema.js';
+import { concatChunks, DECODED_TABLE_NAMES, WHOLE_TRACE_TABLE_NAMES, type ColumnChunk, type DecodedTableName, type SummaryTableName, type TableName } from '../tables/schema.js';
 import type { DumpFormat, FormatOptions, TimeColumn } from '../output/text.js';
 import { Table } from '../tables/table.js';
 import { emptyTableText } from '../output/summary-text.js';
@@ -60,11 +62,14 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
       const deriver = table === 'cpuUsage' ? new CpuUsageDeriver((t) => pending.push(t)) : null;
       // threadStates: the whole trace's cswitch and readythread rows, derived at the end
       const whole = table === 'threadStates' ? { cswitch: [] as ColumnChunk[], readythread: [] as ColumnChunk[] } : null;
+      const { needsStackPass, stackPass } = await import('../convert/stack-pass.js');
+      const stacks = needsStackPass([table as TableName]) ? await stackPass(inp.path, decodeOptions(o)) : null;
       const res = await streamFile(inp.path, {
         ...decodeOptions(o),
         rows: whole ? 'copy' : 'borrow', // each chunk is formatted before onRows returns, or kept (threadStates)
         onRows: decoded
           ? async (rows) => {
+              stacks?.fill(rows);
               const t = pick(rows[decoded]);
               if (t.length) await write(t);
             }
@@ -90,6 +95,10 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
       // derived tables are complete only at the end of the decode
       if (table === 'threads' || table === 'processes' || table === 'images' || table === 'traces') {
         const t = pick(res[table]);
+        if (t.length) await write(t);
+      }
+      if (table === 'stacks' || table === 'stackFrames') {
+        const t = pick(stacks!.tables()[table]);
         if (t.length) await write(t);
       }
       if (whole) {
@@ -119,7 +128,7 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
     const lost = dataLossText(summary.diagnostics);
     if (lost) note(`${lost} — see \`etw-decode summary\``);
     if (table !== 'events' && written === 0) {
-      const inTrace = table === 'threadStates' ? null : summary[table];
+      const inTrace = (WHOLE_TRACE_TABLE_NAMES as readonly string[]).includes(table) ? null : summary[table as SummaryTableName];
       note(selection && inTrace !== 0 ? `no ${table} rows in the selection (${selectionText(selection.describe(clockOf(info))).replace(/^selection: /, '')})${inTrace ? `; the trace has ${inTrace}` : ''}` : emptyTableText(table, summary));
     }
   });

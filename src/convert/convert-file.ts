@@ -11,6 +11,7 @@ import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CpuUsageDeriver } from '../analysis/cpu.js';
 import { threadStates } from '../derive/thread-states.js';
+import { needsStackPass, stackPass } from './stack-pass.js';
 import { resolveSelection, selectionKey, type SelectionOptions } from '../select/selection.js';
 import { selectTable } from '../select/tables.js';
 import { PerfettoWriter } from '../output/perfetto.js';
@@ -362,6 +363,8 @@ async function convertParts(
   const deriver = usage ? new CpuUsageDeriver((t) => derived.push({ length: t.length, columns: t.columns })) : null;
   // threadStates: derived at the end from the whole trace's rows
   const whole = parts.has('threadStates') ? { cswitch: [] as ColumnChunk[], readythread: [] as ColumnChunk[] } : null;
+  // stacks: a first pass over the stack tables, then each chunk's rows get their stackId (stack-pass.ts)
+  const stacks = needsStackPass(wanted) ? await stackPass(source, { engine: options.engine, bias: options.bias, threads: options.decodeThreads }) : null;
   const res = await streamFile(source, {
     engine: options.engine,
     bias: options.bias,
@@ -369,6 +372,7 @@ async function convertParts(
     rows: 'copy',
     onProgress: options.onProgress ? (phase, done, total) => phase === 'decode' && options.onProgress!(done, total) : undefined,
     onRows: async (rows) => {
+      stacks?.fill(rows);
       for (const t of decoded) {
         const kept = pick(rows[t]);
         await parts.get(t)!.add({ length: kept.length, columns: kept.columns });
@@ -388,6 +392,7 @@ async function convertParts(
     for (const c of derived.splice(0)) await usage!.add(pickChunk('cpuUsage', c, pick));
   }
   const ends: Partial<Record<TableName, Table>> = { threads: res.threads, processes: res.processes, images: res.images, traces: res.traces };
+  if (stacks && (parts.has('stacks') || parts.has('stackFrames'))) Object.assign(ends, stacks.tables());
   // the streamed tables' last parts go to the writers now: part workers encode them while threadStates is derived
   for (const [t, p] of parts) if (!(t in ends) && t !== 'threadStates') await p.end();
   if (whole) {

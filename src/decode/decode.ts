@@ -3,14 +3,14 @@
 // where decoding workers come from (parallel/host.ts); the CLI imports this module directly so that it
 // does not load what only some commands use (apache-arrow). Importing it registers nothing.
 import { blobSource } from '../input/blob-source.js';
-import { TableCollector } from './collector.js';
 import { decodeSteps, type DriverOptions } from './decode-steps.js';
 import { createEngine, createEngineAsync, loadEngine, releaseEngine } from '../engine/engines.js';
 import type { EngineKind } from '../engine/engine.js';
 import { EtlError } from '../errors.js';
 import { checkOptions, configureEngine, type DecodeOptions } from '../options.js';
 import { bytesSource, runAsync, runSync, type AsyncSource, type SyncSource } from './runners.js';
-import { perTable, type Chunks } from '../tables/schema.js';
+import { concatChunks, DECODED_TABLE_NAMES, perTable, type Chunks, type ColumnChunk, type DecodedTableName } from '../tables/schema.js';
+import { attachWholeStacks } from '../derive/stacks.js';
 import { buildResult, type DecodeResult, type StreamResult } from '../result/summary.js';
 import { LifetimeCollector } from '../derive/lifetimes.js';
 import { Table, type DecodedTables } from '../tables/table.js';
@@ -38,6 +38,26 @@ export { createClock } from '../time.js';
 export { guidText, HEADER_TYPE_NAMES } from '../result/event-kinds.js';
 export * from '../tables/enums.js';
 export type { CpuAnalysis, CpuAnalyzerOptions, CpuResultContext, CpuWarning, CpuTotals, Percentiles, ProcessCpu, ReadyDelay, ThreadCpu, CpuUsageOptions, CpuUsageStats } from '../analysis/cpu.js';
+
+/**
+ * Collects the row chunks of a decode into whole tables (one copy per column at the end), and fills the
+ * rows' stackId column when the trace has stacks (attachWholeStacks, src/derive/stacks.ts): a whole
+ * decode's result carries it.
+ */
+export class TableCollector {
+  private readonly chunks = perTable((): ColumnChunk[] => []);
+
+  /** Keeps a set of chunks (they must be the collector's to keep: copied rows). */
+  add = (chunks: Chunks): void => {
+    for (const t of DECODED_TABLE_NAMES) if (chunks[t].length) this.chunks[t].push(chunks[t]);
+  };
+
+  tables(): DecodedTables {
+    const tables = perTable(<T extends DecodedTableName>(t: T) => new Table(t, concatChunks(t, this.chunks[t]))) as DecodedTables;
+    attachWholeStacks(tables);
+    return tables;
+  }
+}
 
 /**
  * Prepares an engine for decodeSync: compiles the WebAssembly module (default), or loads the reference
@@ -102,6 +122,12 @@ export interface StreamOptions extends DecodeOptions {
    * consumers that aggregate or serialize each chunk at once.
    */
   rows?: 'copy' | 'borrow';
+  /**
+   * The decoded tables whose rows `onRows` needs (default: all). A drain holding none of them (nor of the
+   * lifetimes' tables) is dropped uncopied, and a parallel decode ships only these; the other tables'
+   * chunks may come empty — a first pass over some tables (src/convert/stack-pass.ts) costs no more.
+   */
+  tables?: readonly DecodedTableName[];
 }
 
 /** Decodes a trace with bounded memory, handing rows to `onRows` chunk by chunk. */
@@ -112,7 +138,7 @@ export async function decodeStream(input: Blob | Uint8Array | AsyncSource, optio
     throw new EtlError('BAD_OPTION', `rows must be 'copy' or 'borrow', got '${String(options.rows)}'`);
   }
   // without a consumer, rows are only borrowed for the lifetimes (no copy of the big tables)
-  return decodeChunks(input, options, onRows ? rows : 'borrow', onRows ? (chunks) => onRows(perTable((t) => new Table(t, chunks[t])) as DecodedTables) : undefined);
+  return decodeChunks(input, options, onRows ? rows : 'borrow', onRows ? (chunks) => onRows(perTable((t) => new Table(t, chunks[t])) as DecodedTables) : undefined, options.tables);
 }
 
 /** The streaming decode shared by decode() and decodeStream(): chunks of every decoded table to `onChunks`. */
@@ -121,7 +147,10 @@ async function decodeChunks(
   options: DecodeOptions,
   rows: 'copy' | 'borrow',
   onChunks: ((chunks: Chunks) => void | Promise<void>) | undefined,
+  tables?: readonly DecodedTableName[],
 ): Promise<StreamResult> {
+  // the tables shipped to onChunks: those asked for and the lifetimes' (every one when none are named)
+  const ship = onChunks ? (tables ? [...new Set([...tables, ...LIFETIME_TABLES])] : undefined) : LIFETIME_TABLES;
   checkOptions(options);
   const kind = options.engine ?? 'wasm';
   const source = toSource(input);
@@ -133,7 +162,7 @@ async function decodeChunks(
       lifetimes.add(chunks, false);
       return onChunks?.(chunks);
     };
-    const result = await decodeInParallel(source, options, threads, onChunks ? 'all' : LIFETIME_TABLES, consume, options.onProgress);
+    const result = await decodeInParallel(source, options, threads, ship ?? 'all', consume, options.onProgress);
     return buildResult(result, lifetimes, kind, options.bias, options.sourcePath ?? null);
   }
   const engine = await createEngineAsync(kind);
@@ -144,7 +173,7 @@ async function decodeChunks(
       lifetimes.add(chunks, rows === 'borrow');
       return onChunks?.(chunks);
     };
-    const result = await runAsync(source, decodeSteps(source.size, engine, driverOptions(options, source, { rows, ship: onChunks ? undefined : LIFETIME_TABLES, headerBatch: source.headerBatch, turns: source.turns === true })), consume, options.onProgress);
+    const result = await runAsync(source, decodeSteps(source.size, engine, driverOptions(options, source, { rows, ship, headerBatch: source.headerBatch, turns: source.turns === true })), consume, options.onProgress);
     return buildResult(result, lifetimes, kind, options.bias, options.sourcePath ?? null);
   } finally {
     releaseEngine(engine);

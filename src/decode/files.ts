@@ -4,11 +4,10 @@
 // nothing: the entries that use it (src/node.ts, the CLI's main()) register the worker_threads host.
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { fstatSync, readSync } from 'node:fs';
-import { TableCollector } from './collector.js';
 import { loadEngine } from '../engine/engines.js';
 import { EtlError, fileSizeChanged } from '../errors.js';
 import * as L from '../generated/layout.js';
-import { decodeStream, decodeSync, type StreamOptions, type StreamResult } from './decode.js';
+import { decodeStream, decodeSync, TableCollector, type StreamOptions, type StreamResult } from './decode.js';
 import type { TraceInfo } from '../result/logfile.js';
 import type { DecodeOptions } from '../options.js';
 import type { AsyncSource } from './runners.js';

@@ -47,7 +47,9 @@ function gather<T extends TableName>(t: Table<T>, keep: Int32Array, n: number): 
 
 /** The table's rows the selection keeps (intervals clipped); `t` itself when it keeps every row unchanged. */
 export function selectTable<T extends TableName>(t: Table<T>, sel: Selection): Table<T> {
-  if (!sel.active || t.name === 'traces') return t;
+  // stacks and stackFrames are the dictionary the selected rows' stackId points into: a stack is shared by
+  // events of any time, thread and (kernel-only) process, so they are kept whole (docs/selection.md)
+  if (!sel.active || t.name === 'traces' || t.name === 'stacks' || t.name === 'stackFrames') return t;
   const keep = new Int32Array(t.length);
   let n = 0;
   const any = t as Table;
@@ -156,6 +158,10 @@ export function selectTable<T extends TableName>(t: Table<T>, sel: Selection): T
       if (sel.hasTime) clipThreadStates(out, sel);
       return out as unknown as Table<T>;
     }
+    case 'traces':
+    case 'stacks':
+    case 'stackFrames':
+      return t;
     default: {
       // every table has its rule: a table added to the registry must get one here
       const never: never = t.name as never;

@@ -79,10 +79,11 @@ export const TABLE_NAMES = Object.keys(TABLES) as TableName[];
 export const DECODED_TABLE_NAMES = TABLE_NAMES.filter((t) => !TABLES[t].derived) as DecodedTableName[];
 
 /**
- * Derived tables made from a whole decode's rows after it (threadStates, src/derive/thread-states.ts): a
- * summary has no count of their rows (it is known only once they are derived).
+ * Derived tables made from a whole decode's rows after it (threadStates, src/derive/thread-states.ts; stacks
+ * and stackFrames, src/derive/stack-tables.ts): a summary has no count of their rows (it is known only once
+ * they are derived).
  */
-export const WHOLE_TRACE_TABLE_NAMES = ['threadStates'] as const satisfies readonly TableName[];
+export const WHOLE_TRACE_TABLE_NAMES = ['threadStates', 'stacks', 'stackFrames'] as const satisfies readonly TableName[];
 /** The tables a summary counts: every table but the whole-trace ones. */
 export type SummaryTableName = Exclude<TableName, (typeof WHOLE_TRACE_TABLE_NAMES)[number]>;
 export const SUMMARY_TABLE_NAMES = TABLE_NAMES.filter((t) => !(WHOLE_TRACE_TABLE_NAMES as readonly string[]).includes(t)) as SummaryTableName[];

@@ -2,7 +2,7 @@
 // column type, the expected cells of the extra columns (names, nanoseconds), and a row comparison that
 // names the first difference.
 import { Type as ArrowType, type Table as ArrowTable } from 'apache-arrow';
-import { cpuUsage, createClock, decodeSync, threadStates, type Clock, type DecodeResult } from '../../src/index.js';
+import { cpuUsage, createClock, decodeSync, stacksOfTrace, threadStates, type Clock, type DecodeResult } from '../../src/index.js';
 import { TABLES } from '../../src/generated/registry.js';
 import { ENUMS, nameOf } from '../../src/tables/enums.js';
 import { allocColumn, TABLE_COLUMNS, TABLE_NAMES, validColumnOf, type TableName, type TypedColumn } from '../../src/tables/schema.js';
@@ -13,7 +13,7 @@ export type Cell = bigint | number | string | null;
 
 /** Every table (decoded and derived) of a decode. */
 export function allTables(r: DecodeResult): Tables {
-  return { ...r, threads: r.threads, processes: r.processes, cpuUsage: cpuUsage(r), threadStates: threadStates(r) } as unknown as Tables;
+  return { ...r, threads: r.threads, processes: r.processes, cpuUsage: cpuUsage(r), threadStates: threadStates(r), ...stacksOfTrace(r) } as unknown as Tables;
 }
 
 /** A simulated schedule on 4 CPUs (CSwitch and compact switches, ReadyThread, Thread/Process events, SpinLock). */

@@ -789,7 +789,8 @@ function save(blob: Blob, fileName: string): void {
 function renderDownloads(r: PageResult): void {
   const sel = $<HTMLSelectElement>('dl-table');
   const counts: Record<string, number> = r.summary as unknown as Record<string, number>;
-  sel.innerHTML = EXPORT_TABLES.map((t) => `<option value="${t}">${t} (${int(counts[t] ?? 0)} rows)</option>`).join('');
+  // the summary does not count the tables derived from the whole trace (stacks, stackFrames)
+  sel.innerHTML = EXPORT_TABLES.map((t) => `<option value="${t}">${t}${counts[t] === undefined ? '' : ` (${int(counts[t])} rows)`}</option>`).join('');
   const button = (f: (typeof FORMATS)[number]) =>
     `<button type="button" class="button" data-format="${f.id}" title="${esc(f.note)}"${f.available ? '' : ' disabled'}>${esc(f.label)}</button>`;
   $('dl-buttons').innerHTML = FORMATS.filter((f) => f.id !== 'perfetto').map(button).join('');

@@ -2,11 +2,11 @@
 import type { DecodedTableName, TimeSpec } from '../../src/index.js';
 import { DECODED_TABLE_NAMES } from '../../src/tables/schema.js';
 
-export type ExportTable = DecodedTableName | 'cpuUsage' | 'threads' | 'processes' | 'images';
+export type ExportTable = DecodedTableName | 'cpuUsage' | 'threads' | 'processes' | 'images' | 'stacks' | 'stackFrames';
 export type ExportFormat = 'csv' | 'parquet' | 'perfetto';
 
-/** cswitch and its cpuUsage first, then every other decoded table of the registry, then the lifetimes */
-export const EXPORT_TABLES: readonly ExportTable[] = ['cswitch', 'cpuUsage', ...DECODED_TABLE_NAMES.filter((t) => t !== 'cswitch'), 'threads', 'processes', 'images'];
+/** cswitch and its cpuUsage first, then every other decoded table of the registry, then the lifetimes, then the distinct stacks */
+export const EXPORT_TABLES: readonly ExportTable[] = ['cswitch', 'cpuUsage', ...DECODED_TABLE_NAMES.filter((t) => t !== 'cswitch'), 'threads', 'processes', 'images', 'stacks', 'stackFrames'];
 
 /** The formats the page writes (all of them now; `available: false` greys a button out, saying why). */
 export const FORMATS: readonly { id: ExportFormat; label: string; available: boolean; note: string }[] = [

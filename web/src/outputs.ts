@@ -5,6 +5,8 @@
 // does). Output goes into Blob parts every FLUSH_BYTES, which the browser may keep outside the JS heap.
 // With a selected time range, each chunk goes through the library's selectTable (as `dump --from --to`
 // and `convert --from --to` select), the lifetimes too; the Perfetto trace keeps its process tree whole.
+// cswitch, readythread and samples rows get their stackId, and stacks / stackFrames their rows, from a
+// first pass over the stack tables (src/derive/stack-pass.ts), as `dump` does.
 import {
   CpuUsageDeriver,
   createClock,
@@ -14,8 +16,11 @@ import {
   init,
   ParquetTableWriter,
   PerfettoWriter,
+  needsStackPass,
   resolveSelection,
+  runStackPass,
   selectTable,
+  type StackPass,
   type Selection,
   Table,
   type TableName,
@@ -78,13 +83,22 @@ async function csv(file: Blob, table: ExportTable, selection: Selection | null, 
     rows += t.length;
   };
   const deriver = table === 'cpuUsage' ? new CpuUsageDeriver(put) : null;
+  const stacks = await stacksOf(file, table, onProgress);
   const res = await decodeStream(file, {
     rows: 'borrow', // each chunk is formatted before onRows returns
     onProgress,
-    onRows: isDecoded(table) ? (t) => put(t[table]) : deriver ? (t) => deriver.add(t.cswitch, t.readythread, t.threadEvents) : undefined,
+    onRows: isDecoded(table)
+      ? (t) => {
+          stacks?.fill(t);
+          put(t[table]);
+        }
+      : deriver
+        ? (t) => deriver.add(t.cswitch, t.readythread, t.threadEvents)
+        : undefined,
   });
   deriver?.finish();
   if (table === 'threads' || table === 'processes' || table === 'images') put(res[table]);
+  if (table === 'stacks' || table === 'stackFrames') put(stacks!.tables()[table]);
   w.end();
   return { blob: out.finish('text/csv'), rows };
 }
@@ -99,11 +113,15 @@ async function parquet(file: Blob, table: ExportTable, selection: Selection | nu
   const flush = async () => {
     for (const t of pending.splice(0)) await w.write(t);
   };
+  const stacks = await stacksOf(file, table, onProgress);
   const res = await decodeStream(file, {
     rows: 'borrow', // each chunk is written before onRows settles
     onProgress,
     onRows: isDecoded(table)
-      ? (t) => w.write(pick(t[table], selection))
+      ? (t) => {
+          stacks?.fill(t);
+          return w.write(pick(t[table], selection));
+        }
       : deriver
         ? (t) => {
             deriver.add(t.cswitch, t.readythread, t.threadEvents);
@@ -116,8 +134,14 @@ async function parquet(file: Blob, table: ExportTable, selection: Selection | nu
     await flush();
   }
   if (table === 'threads' || table === 'processes' || table === 'images') await w.write(pick(res[table], selection));
+  if (table === 'stacks' || table === 'stackFrames') await w.write(stacks!.tables()[table]);
   const { rows } = await w.close();
   return { blob: out.finish('application/vnd.apache.parquet'), rows };
+}
+
+/** The first pass over the stack tables when `table`'s rows need it (null otherwise). */
+function stacksOf(file: Blob, table: ExportTable, onProgress: Progress): Promise<StackPass | null> | null {
+  return needsStackPass([table]) ? runStackPass((o) => decodeStream(file, { ...o, onProgress })) : null;
 }
 
 /** The trace's clock, from its first buffer (as readTraceInfo does), or null. */

@@ -22,4 +22,5 @@ export function readyThreadEvent(a: Arena, d: DataView, data: number, n: number,
   c.flags[r] = d.getUint8(data + L.RDY_FLAGS);
   c.version[r] = version;
   c.fileOffset[r] = fileOffset;
+  c.valid[r] = L.RT_ALWAYS_VALID; // stackId: null (attached after the decode)
 }

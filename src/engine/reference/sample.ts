@@ -44,4 +44,5 @@ export function sampledProfileEvent(
   c.pointerSize[r] = pointerSize;
   c.version[r] = version;
   c.fileOffset[r] = fileOffset;
+  c.valid[r] = L.SP_ALWAYS_VALID; // stackId: null (attached after the decode)
 }

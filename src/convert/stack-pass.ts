@@ -1,0 +1,11 @@
+// The first pass over the stack tables of a trace file (src/derive/stack-pass.ts), for convert and dump.
+import { streamFile } from '../decode/files.js';
+import { runStackPass, type StackPass } from '../derive/stack-pass.js';
+import type { DecodeOptions } from '../options.js';
+
+export { needsStackPass, type StackPass } from '../derive/stack-pass.js';
+
+/** Decodes the stack tables (and the lifetimes) of the trace at `path`, one pass, no other rows kept. */
+export function stackPass(path: string, options: DecodeOptions): Promise<StackPass> {
+  return runStackPass((o) => streamFile(path, { ...options, ...o }));
+}

@@ -1,0 +1,68 @@
+// The first pass of a streamed decode whose rows carry stacks — convert, dump, the page's downloads
+// (docs/design/stacks.md): a decode that keeps only the stack tables (StreamOptions.tables: drains without
+// their rows are dropped uncopied), resolved by StackAttacher. The second, streamed pass then fills the
+// stackId of each chunk's cswitch, readythread and samples rows (fillStackIds: the same attachment as a whole
+// decode's), and the stacks and stackFrames tables come from it, named through the image lifetimes this
+// pass decoded too. Browser-safe: the caller says how to stream its input (a file path, a Blob).
+import type { StreamOptions, StreamResult } from '../decode/decode.js';
+import { stackPointerSize, stackTables } from './stack-tables.js';
+import { fillStackIds, StackAttacher, type StackedRows } from './stacks.js';
+import { concatChunks, type ColumnChunk, type TableName, type TypedColumn } from '../tables/schema.js';
+import { Table } from '../tables/table.js';
+
+/** The tables whose rows need the first pass: those with a stackId, and the stack tables themselves. */
+const STACK_PASS_TABLES: readonly TableName[] = ['cswitch', 'readythread', 'samples', 'stacks', 'stackFrames'];
+
+export function needsStackPass(tables: Iterable<TableName>): boolean {
+  for (const t of tables) if (STACK_PASS_TABLES.includes(t)) return true;
+  return false;
+}
+
+export class StackPass {
+  private derived: { stacks: Table<'stacks'>; stackFrames: Table<'stackFrames'> } | null = null;
+
+  constructor(
+    /** null: the trace has no stack events */
+    private readonly attacher: StackAttacher | null,
+    private readonly stackEvents: Table<'stackEvents'>,
+    private readonly images: Table<'images'>,
+  ) {}
+
+  /** Fills the stackId of the rows of a streamed chunk (met in decode order, after the earlier chunks'). */
+  fill(rows: StackedRows): void {
+    if (this.attacher && !this.attacher.empty) fillStackIds(this.attacher, rows);
+  }
+
+  /** The stacks and stackFrames tables (empty without stack events). */
+  tables(): { stacks: Table<'stacks'>; stackFrames: Table<'stackFrames'> } {
+    if (!this.derived) {
+      const none = new Int32Array(0);
+      const a = this.attacher ?? new StackAttacher(this.stackEvents, new Table('stackEventFrames', concatChunks('stackEventFrames', [])));
+      this.derived = stackTables(a.result({ cswitch: none, readythread: none, samples: none }), this.images, stackPointerSize(this.stackEvents));
+    }
+    return this.derived;
+  }
+}
+
+/** What the first pass asks of a streamed decode of the trace (its rows, the tables it keeps). */
+export type StackPassOptions = Required<Pick<StreamOptions, 'tables' | 'rows' | 'onRows'>>;
+
+/**
+ * Runs the first pass: `stream` decodes the trace with the options given (a path: streamFile; a Blob:
+ * decodeStream); only the stack tables' rows are kept (and the lifetimes, for the frames' images).
+ */
+export async function runStackPass(stream: (o: StackPassOptions) => Promise<StreamResult>): Promise<StackPass> {
+  const kept = { stackEvents: [] as ColumnChunk[], stackEventFrames: [] as ColumnChunk[] };
+  const own = (t: Table): ColumnChunk => ({ length: t.length, columns: t.columns.map((c) => c.slice(0, t.length) as TypedColumn) });
+  const res = await stream({
+    tables: ['stackEvents', 'stackEventFrames'],
+    rows: 'borrow',
+    onRows: (rows) => {
+      if (rows.stackEvents.length) kept.stackEvents.push(own(rows.stackEvents));
+      if (rows.stackEventFrames.length) kept.stackEventFrames.push(own(rows.stackEventFrames));
+    },
+  });
+  const stackEvents = new Table('stackEvents', concatChunks('stackEvents', kept.stackEvents));
+  const stackEventFrames = new Table('stackEventFrames', concatChunks('stackEventFrames', kept.stackEventFrames));
+  return new StackPass(stackEvents.length ? new StackAttacher(stackEvents, stackEventFrames) : null, stackEvents, res.images);
+}
