@@ -1,7 +1,7 @@
 // etw-decode WebAssembly engine: the exports the JS side (src/engine/wasm/engine.ts) calls. All pointers are
 // byte offsets in the exported memory. Format: docs/format.md §A (buffers), §B (trace headers),
 // §C (CSwitch), §D (compact batches), §E (SpinLock); src/engine/reference/ is the file-for-file twin.
-export { init, reset, setBiasOverride, decodeBuffer, resume, finish } from './walk';
+export { init, reset, keepTables, setBiasOverride, decodeBuffer, resume, finish } from './walk';
 export { logfileCopied, logfilePayloadLength, logfilePointerSize, logfileTimestamp } from './walk';
 export { headerExtensionSeen, bias } from './walk';
 export { reserveInput, inputPtr, rowCount, rowCapacity, columnPtr, resetRows } from './memory';

@@ -108,7 +108,7 @@ export function init(inputBytes: i32, rowCapacity: i32): void {
     }
   }
   for (let bits: u32 = 0; bits < 0x100; bits++) store<u8>(EXT_ITEM_BYTES + <usize>bits, <u8>L.extendedItemBytes(bits << 8));
-  fillHookDecoders(HOOK_DECODERS);
+  fillHookDecoders(HOOK_DECODERS, ALL_TABLES);
   resetState();
 }
 
@@ -120,6 +120,21 @@ export function init(inputBytes: i32, rowCapacity: i32): void {
 export function reset(): void {
   clearArena();
   resetState();
+}
+
+const ALL_TABLES: u32 = 0xffffffff;
+/** the tables whose events are decoded (bit = table id), as keepTables() last set it */
+let keptTables: u32 = ALL_TABLES;
+
+/**
+ * Decodes only the events of the tables whose bit (table id) is set in `kept`: the other tables' HookIds
+ * route to no decoder, so their events are walked and tallied by kind, and write no row and no counter (a
+ * first pass that needs a few tables: src/derive/stack-pass.ts). reset() decodes every table again.
+ */
+export function keepTables(kept: u32): void {
+  memory.fill(HOOK_DECODERS, 0, 0x10000);
+  fillHookDecoders(HOOK_DECODERS, kept);
+  keptTables = kept;
 }
 
 function resetState(): void {
@@ -136,6 +151,7 @@ function resetState(): void {
   compressedLimit = <u32>L.MAX_LOGGER_BUFFER_SIZE;
   walkPending = false;
   walkCut = false;
+  if (keptTables != ALL_TABLES) keepTables(ALL_TABLES);
 }
 
 /** MaximumWaitReason for compact packets; -1 = none (from the trace's build, the default). */

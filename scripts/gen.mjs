@@ -272,6 +272,12 @@ function tsRegistry() {
   ].join('\n');
 }
 
+/** The table id (registry index) a decoder id's decoder writes; -1 for the walk's own decoders. */
+function decoderTableId(decoder) {
+  const d = DECODERS.find((x) => x.id === decoder);
+  return d ? TABLES.findIndex((t) => t.name === d.table) : -1;
+}
+
 /** The parameters of the generated decodeTableEvent after the decoder id (AssemblyScript types). */
 const DISPATCH_PARAMS = [
   ['data', 'usize'],
@@ -295,9 +301,16 @@ function asDispatch() {
     "import * as L from '../layout';",
     ...imports,
     '',
-    '/** Writes the decoder id of every declared HookId into `table` (one byte per HookId, zero elsewhere). */',
-    'export function fillHookDecoders(table: usize): void {',
-    ...HOOKS.filter((h) => h[3]).map(([name, , , decoder]) => `  store<u8>(table + <usize>L.HOOK_${name}, <u8>L.${decoder});`),
+    '/**',
+    ' * Writes the decoder id of every declared HookId into `table` (one byte per HookId, zero elsewhere): the walk\'s',
+    ' * own, and those of the tables whose bit (table id) is set in `kept` (the others stay DEC_NONE: tallied only).',
+    ' */',
+    'export function fillHookDecoders(table: usize, kept: u32): void {',
+    ...HOOKS.filter((h) => h[3]).map(([name, , , decoder]) => {
+      const store = `store<u8>(table + <usize>L.HOOK_${name}, <u8>L.${decoder});`;
+      const t = decoderTableId(decoder);
+      return t < 0 ? `  ${store}` : `  if (kept & (1 << ${t})) ${store}`;
+    }),
     '}',
     '',
     '/** Decodes one event of a decoded table with the decoder `decoder` (nothing for other ids). */',
@@ -326,9 +339,22 @@ function referenceDispatch() {
     "import type { Arena } from '../engine/reference/memory.js';",
     ...imports,
     '',
-    '/** The decoder id of every HookId (one byte per HookId; DEC_NONE for the undeclared ones). */',
-    'export const HOOK_DECODERS: Uint8Array = new Uint8Array(0x10000);',
-    ...HOOKS.filter((h) => h[3]).map(([name, , , decoder]) => `HOOK_DECODERS[L.HOOK_${name}] = L.${decoder};`),
+    '/**',
+    ' * The decoder id of every HookId (one byte per HookId; DEC_NONE for the undeclared ones): the walk\'s own, and',
+    ' * those of the tables whose bit (table id) is set in `kept` (the others stay DEC_NONE: tallied only).',
+    ' */',
+    'export function hookDecoders(kept: number): Uint8Array {',
+    '  const table = new Uint8Array(0x10000);',
+    ...HOOKS.filter((h) => h[3]).map(([name, , , decoder]) => {
+      const store = `table[L.HOOK_${name}] = L.${decoder};`;
+      const t = decoderTableId(decoder);
+      return t < 0 ? `  ${store}` : `  if (kept & (1 << ${t})) ${store}`;
+    }),
+    '  return table;',
+    '}',
+    '',
+    '/** The decoder id of every HookId, every table decoded. */',
+    'export const HOOK_DECODERS: Uint8Array = hookDecoders(-1);',
     '',
     '/** Decodes one event of a decoded table with the decoder `decoder` (nothing for other ids). */',
     `export function decodeTableEvent(decoder: number, a: Arena, d: DataView, ${DISPATCH_PARAMS.map(([p, t]) => `${p}: ${tsType(t)}`).join(', ')}): void {`,

@@ -1,7 +1,8 @@
 // The contract both decoders implement: the WebAssembly engine (src/engine/wasm/engine.ts over assembly/) and the
 // pure-TypeScript reference (src/engine/reference/). The decode steps (src/decode/decode-steps.ts) frame the input into
 // buffers, order them (docs/format.md §A.7) and feed them one at a time; engines walk and decode each buffer.
-import type { Chunks } from '../tables/schema.js';
+import { TABLES } from '../generated/registry.js';
+import { TABLE_IDS, type Chunks, type DecodedTableName } from '../tables/schema.js';
 
 export type EngineKind = 'wasm' | 'reference';
 
@@ -58,6 +59,12 @@ export interface Engine {
    */
   setBiasOverride(bias: number | undefined): void;
   /**
+   * Decodes only the events of `tables` (null: every table, the default): the other tables' events are
+   * walked and tallied by kind only — no row, no counter. For a first pass that needs a few tables
+   * (src/derive/stack-pass.ts); reset() (wasm) decodes every table again. Call it before the first buffer.
+   */
+  keepTables(tables: readonly DecodedTableName[] | null): void;
+  /**
    * Decodes the buffer at `offset` (window bytes [offset, offset+length): the buffer as framed); fileOffset =
    * its place in the file. `cut`: the input ends inside this buffer (a BufferSize above `length` is then the
    * truncation; otherwise it is a claim framing corrected, docs/format.md §A.1).
@@ -78,4 +85,13 @@ export interface Engine {
   /** End of input: emits the held-back last compact switch of every processor (newThreadId null). */
   finish(): number;
   state(): EngineState;
+}
+
+/** The registry-id bit mask of `tables` for an engine's keepTables (null: every table); a child table (rowsOf,
+ *  e.g. stackEventFrames) is written by its parent's decoder, so it keeps the parent. */
+export function keptTableMask(tables: readonly DecodedTableName[] | null): number {
+  if (tables === null) return -1;
+  let mask = 0;
+  for (const t of tables) mask |= 1 << TABLE_IDS[(TABLES[t].rowsOf as DecodedTableName | null) ?? t];
+  return mask;
 }

@@ -9,9 +9,9 @@
 // Pure TypeScript, written for clarity: the test oracle and the benchmark baseline. Its output never
 // runs out of room, so it never asks for a drain.
 import * as L from '../../generated/layout.js';
-import type { Engine, EngineState } from '../engine.js';
-import { DECODED_TABLE_NAMES, TABLE_IDS, type Chunks } from '../../tables/schema.js';
-import { decodeTableEvent, HOOK_DECODERS } from '../../generated/reference-dispatch.js';
+import { keptTableMask, type Engine, type EngineState } from '../engine.js';
+import { DECODED_TABLE_NAMES, TABLE_IDS, type Chunks, type DecodedTableName } from '../../tables/schema.js';
+import { decodeTableEvent, HOOK_DECODERS, hookDecoders } from '../../generated/reference-dispatch.js';
 import { flushHeldSwitches } from './compcs.js';
 import { count, issue } from './diag.js';
 import { tally } from './kinds.js';
@@ -28,6 +28,8 @@ export class ReferenceEngine implements Engine {
   private biasOverride: number | undefined;
   private bias = L.maxWaitReasonForBuild(0xffffffff);
   /** §A.6 policy: the largest SavedOffset a compressed buffer may have (the logger's BufferSize) */
+  /** the decoder of each HookId (keepTables) */
+  private hookDecoders = HOOK_DECODERS;
   private compressedLimit = L.MAX_LOGGER_BUFFER_SIZE;
 
   reserveInput(byteLength: number): Uint8Array {
@@ -40,6 +42,10 @@ export class ReferenceEngine implements Engine {
 
   inputView(): Uint8Array {
     return this.input;
+  }
+
+  keepTables(tables: readonly DecodedTableName[] | null): void {
+    this.hookDecoders = tables === null ? HOOK_DECODERS : hookDecoders(keptTableMask(tables));
   }
 
   setBiasOverride(bias: number | undefined): void {
@@ -250,7 +256,7 @@ export class ReferenceEngine implements Engine {
     const data = p + headerSize;
     const n = size - headerSize;
     const hookId = d.getUint16(p + L.TH_HOOK_ID, true);
-    const decoder = HOOK_DECODERS[hookId]!;
+    const decoder = this.hookDecoders[hookId]!;
     switch (decoder) {
       case L.DEC_HEADER:
         this.logfileHeader(d, data, n, pointerSize, tsAt);

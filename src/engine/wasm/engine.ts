@@ -2,7 +2,7 @@
 // no decoding logic; it moves bytes in (the input window lives in wasm memory), rows out (slice()d
 // copies of the column regions) and reads the state blocks. Same results as src/engine/reference/ (its twin).
 import * as L from '../../generated/layout.js';
-import type { Engine, EngineState, IssueLogEntry, KindTally } from '../engine.js';
+import { keptTableMask, type Engine, type EngineState, type IssueLogEntry, type KindTally } from '../engine.js';
 import {
   DECODED_TABLE_NAMES,
   NO_ROWS,
@@ -132,6 +132,10 @@ export class WasmEngine implements Engine {
       this.input = new Uint8Array(buffer, ptr, this.inputCapacity);
     }
     return this.input!;
+  }
+
+  keepTables(tables: readonly DecodedTableName[] | null): void {
+    this.x.keepTables(keptTableMask(tables));
   }
 
   setBiasOverride(bias: number | undefined): void {

@@ -11,6 +11,7 @@ export interface WasmExports {
   reserveInput(bytes: number): number;
   inputPtr(): number;
   setBiasOverride(bias: number): void;
+  keepTables(kept: number): void;
   decodeBuffer(offset: number, length: number, fileOffset: number, cut: number): number;
   resume(): number;
   finish(): number;
