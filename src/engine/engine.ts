@@ -1,8 +1,7 @@
 // The contract both decoders implement: the WebAssembly engine (src/engine/wasm/engine.ts over assembly/) and the
 // pure-TypeScript reference (src/engine/reference/). The decode steps (src/decode/decode-steps.ts) frame the input into
 // buffers, order them (docs/format.md §A.7) and feed them one at a time; engines walk and decode each buffer.
-import { TABLES } from '../generated/registry.js';
-import { TABLE_IDS, type Chunks, type DecodedTableName } from '../tables/schema.js';
+import type { Chunks, DecodedTableName } from '../tables/schema.js';
 
 export type EngineKind = 'wasm' | 'reference';
 
@@ -87,11 +86,3 @@ export interface Engine {
   state(): EngineState;
 }
 
-/** The registry-id bit mask of `tables` for an engine's keepTables (null: every table); a child table (rowsOf,
- *  e.g. stackEventFrames) is written by its parent's decoder, so it keeps the parent. */
-export function keptTableMask(tables: readonly DecodedTableName[] | null): number {
-  if (tables === null) return -1;
-  let mask = 0;
-  for (const t of tables) mask |= 1 << TABLE_IDS[(TABLES[t].rowsOf as DecodedTableName | null) ?? t];
-  return mask;
-}

@@ -97,6 +97,15 @@ export const TABLE_COLUMNS = Object.fromEntries(TABLE_NAMES.map((t) => [t, TABLE
 /** Registry id of every table (the engines' table index). */
 export const TABLE_IDS = Object.fromEntries(TABLE_NAMES.map((t) => [t, TABLES[t].id])) as Record<TableName, number>;
 
+/** The registry-id bit mask of `tables` for an engine's keepTables (null: every table); a child table (rowsOf,
+ *  e.g. stackEventFrames) is written by its parent's decoder, so it keeps the parent. */
+export function keptTableMask(tables: readonly DecodedTableName[] | null): number {
+  if (tables === null) return -1;
+  let mask = 0;
+  for (const t of tables) mask |= 1 << TABLE_IDS[(TABLES[t].rowsOf as DecodedTableName | null) ?? t];
+  return mask;
+}
+
 /** Index of the `valid` column of a table, or -1 when no column is nullable. */
 export function validColumnOf(table: TableName): number {
   return TABLE_COLUMNS[table].findIndex((c) => c.name === 'valid');

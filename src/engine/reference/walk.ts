@@ -9,8 +9,8 @@
 // Pure TypeScript, written for clarity: the test oracle and the benchmark baseline. Its output never
 // runs out of room, so it never asks for a drain.
 import * as L from '../../generated/layout.js';
-import { keptTableMask, type Engine, type EngineState } from '../engine.js';
-import { DECODED_TABLE_NAMES, TABLE_IDS, type Chunks, type DecodedTableName } from '../../tables/schema.js';
+import type { Engine, EngineState } from '../engine.js';
+import { DECODED_TABLE_NAMES, keptTableMask, TABLE_IDS, type Chunks, type DecodedTableName } from '../../tables/schema.js';
 import { decodeTableEvent, HOOK_DECODERS, hookDecoders } from '../../generated/reference-dispatch.js';
 import { flushHeldSwitches } from './compcs.js';
 import { count, issue } from './diag.js';

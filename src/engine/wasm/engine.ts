@@ -2,13 +2,14 @@
 // no decoding logic; it moves bytes in (the input window lives in wasm memory), rows out (slice()d
 // copies of the column regions) and reads the state blocks. Same results as src/engine/reference/ (its twin).
 import * as L from '../../generated/layout.js';
-import { keptTableMask, type Engine, type EngineState, type IssueLogEntry, type KindTally } from '../engine.js';
+import type { Engine, EngineState, IssueLogEntry, KindTally } from '../engine.js';
 import {
   DECODED_TABLE_NAMES,
   NO_ROWS,
   perTable,
   TABLE_COLUMNS,
   TABLE_IDS,
+  keptTableMask,
   validColumnOf,
   viewColumn,
   type Chunks,
