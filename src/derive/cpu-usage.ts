@@ -34,7 +34,7 @@
 // words of one store, a thread's state TSW words of another, a CPU's (its open row) CSW words of a third;
 // a tick value is two 32-bit halves (hi signed, lo unsigned), kept as int32, compared and subtracted as
 // such (exact, no BigInt, no double). Event order is (time, kind, cpu, arrival): a stable LSD radix sort
-// of what is held and what came in on the time less the least (two or three 11-bit passes for a chunk's
+// of what is held and what came in on the time less the least (two 13-bit passes for a chunk's
 // span), each run of one time then ordered by kind and cpu. Completed rows are staged row by row (RWS
 // words each) and moved into the chunk's columns a block at a time, one column per loop — or handed as
 // they are to a StagedRowSink (CpuAnalyzer: the `cpu` command makes no columns).
@@ -214,8 +214,8 @@ function grown<T extends Int32Array | Float64Array>(a: T, n: number): T {
   return b;
 }
 
-/** radix digits of the sort: 11 bits */
-const DIGIT = 11;
+/** radix digits of the sort: 13 bits (two passes for a span below 2^26 ticks: a chunk's, mostly) */
+const DIGIT = 13;
 const DIGITS = 1 << DIGIT;
 
 /** The sort's scratch: positions, the times relative to the least (words), the digit counts. */
@@ -241,8 +241,8 @@ class SortScratch {
 
 /**
  * Sorts the event positions P[0, n) by event order (time, kind, cpu), stably (so arrival order breaks
- * ties): an LSD radix sort on the time less the least time (exact 64-bit words; 11-bit digits, those
- * that are the same for every event skipped: two or three passes for a chunk's span of time), then each
+ * ties): an LSD radix sort on the time less the least time (exact 64-bit words; 13-bit digits, those
+ * that are the same for every event skipped: two passes for a chunk's span of time, mostly), then each
  * run of one time (rare) by kind and cpu, by insertion. P is sorted in place.
  */
 function sortEvents(E: Int32Array, P: Int32Array, n: number, t: SortScratch): void {
@@ -468,7 +468,7 @@ function putDiff(words: Int32Array, r: number, aHi: number, aLo: number, bHi: nu
 
 export class CpuUsageDeriver {
   // Events at positions of E (ES words each), appended in arrival order; the held ones are moved to the
-  // front (E2 is the spare) when there is no room for the next add()'s.
+  // front (through E2) at each add().
   private E = new Int32Array(0);
   private E2 = new Int32Array(0);
   private eTop = 0;
@@ -595,29 +595,31 @@ export class CpuUsageDeriver {
   }
 
   /**
-   * Room for n more events: positions from eTop (the held events moved to the front of a new store when
-   * the end is reached) and in P from nHeld.
+   * Room for n more events: the held events moved to the front of the store (positions 0 …), the new ones
+   * from eTop after them — one store reused by every add(), so it stays in cache — and in P from nHeld.
    */
   private reserve(n: number): void {
-    if ((this.eTop + n) * ES > this.E.length) this.compact(n);
-    if (this.nHeld + n > this.P.length) this.P = grown(this.P, Math.max(this.nHeld + n, 2 * this.P.length));
+    const held = this.nHeld;
+    if (this.eTop > held || (held + n) * ES > this.E.length) this.compact(n);
+    if (held + n > this.P.length) this.P = grown(this.P, Math.max(held + n, 2 * this.P.length));
   }
 
-  /** Moves the held events to the front of a store with room for n more. */
+  /** Moves the held events to the front of the store (through the spare E2), with room for n more after them. */
   private compact(n: number): void {
     const held = this.nHeld;
-    const need = Math.max(1 << 14, 4 * (held + n)) * ES;
-    const E = this.E;
-    const to = this.E2.length >= need && this.E2.length >= E.length ? this.E2 : new Int32Array(Math.max(need, E.length));
     const P = this.P;
+    const E = this.E;
+    if (held * ES > this.E2.length) this.E2 = new Int32Array(Math.max(held * ES, 2 * this.E2.length));
+    const H = this.E2;
     for (let i = 0; i < held; i++) {
       const a = P[i]! * ES;
       const b = i * ES;
-      for (let w = 0; w < ES; w++) to[b + w] = E[a + w]!;
+      for (let w = 0; w < ES; w++) H[b + w] = E[a + w]!;
       P[i] = i;
     }
-    this.E2 = E;
-    this.E = to;
+    const need = (held + n) * ES;
+    if (need > E.length) this.E = new Int32Array(Math.max(need, 2 * E.length));
+    this.E.set(H.subarray(0, held * ES));
     this.eTop = held;
   }
 
