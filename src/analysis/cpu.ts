@@ -149,10 +149,10 @@ interface Acc {
   wait: bigint;
 }
 
-/** 2^32 */
-const WORD = 4294967296;
-/** a partial sum moves on past this (each row adds less than 2^32 to it: it stays below 2^53, exact) */
+/** a partial sum moves on into the BigInt spill past this (each value added is below it: the sum stays below 2^53, exact) */
 const LIMIT = 2 ** 52;
+/** values whose high word is within ±2^19 (|value| < 2^51 + 2^32) are added as one double */
+const HI_FAST = 0x80000;
 /** x ^ MIN32 orders the int32 bits of u32 values as the u32 values */
 const MIN32 = -0x80000000;
 
@@ -172,44 +172,40 @@ function knownBits(v: number): number {
 }
 
 /**
- * Exact 64-bit sums per slot without a BigInt per row: a sum is spill + hi * 2^32 + lo, with hi the sum of
- * the high words and lo that of the low words, both doubles kept exact (below 2^53): lo carries into hi,
- * and hi (past 2^52 only for sums beyond 2^84) into a BigInt spill.
+ * Exact 64-bit sums per slot without a BigInt per row: a sum is spill + part, part a double kept exact
+ * (below 2^52 between adds; a value below 2^52 is added as one double, the sum below 2^53) that moves into
+ * the BigInt spill when it reaches 2^52; a value beyond that range (a corrupt time) goes to the spill at once.
  */
 class Sums {
-  hi = new Float64Array(0);
-  lo = new Float64Array(0);
+  part = new Float64Array(0);
   private readonly spill: bigint[] = [];
   grow(cap: number): void {
-    const hi = new Float64Array(cap);
-    const lo = new Float64Array(cap);
-    hi.set(this.hi);
-    lo.set(this.lo);
-    this.hi = hi;
-    this.lo = lo;
+    const part = new Float64Array(cap);
+    part.set(this.part);
+    this.part = part;
   }
   /** Adds the 64-bit value of words (lo, hi), both as int32 (lo's bits are the unsigned low word), to slot s. */
   add(s: number, lo: number, hi: number): void {
-    let l = this.lo[s]! + lo;
-    let h = this.hi[s]! + hi + (lo < 0 ? 1 : 0); // lo as int32 is 2^32 less than the u32 it stands for
-    if (l >= LIMIT || l <= -LIMIT) {
-      const carry = Math.floor(l / WORD);
-      h += carry;
-      l -= carry * WORD;
-    }
-    if (h >= LIMIT || h <= -LIMIT) {
-      this.spill[s] = (this.spill[s] ?? 0n) + BigInt(h) * 4294967296n;
-      h = 0;
-    }
-    this.lo[s] = l;
-    this.hi[s] = h;
+    if (hi < HI_FAST && hi > -HI_FAST) this.addExact(s, hi * 4294967296 + (lo >>> 0));
+    else this.spill[s] = (this.spill[s] ?? 0n) + BigInt(hi) * 4294967296n + BigInt(lo >>> 0);
   }
   /** Adds (aHi, aLo) − (bHi, bLo) (words as int32) to slot s. */
   addDiff(s: number, aHi: number, aLo: number, bHi: number, bLo: number): void {
-    this.add(s, subLo(aLo, bLo), subHi(aHi, aLo, bHi, bLo));
+    const dHi = aHi - bHi;
+    if (dHi < HI_FAST && dHi > -HI_FAST) this.addExact(s, dHi * 4294967296 + ((aLo >>> 0) - (bLo >>> 0)));
+    else this.add(s, subLo(aLo, bLo), subHi(aHi, aLo, bHi, bLo));
+  }
+  /** Adds v (an integer, |v| < 2^52) to slot s. */
+  private addExact(s: number, v: number): void {
+    const x = this.part[s]! + v;
+    if (x < LIMIT && x > -LIMIT) this.part[s] = x;
+    else {
+      this.spill[s] = (this.spill[s] ?? 0n) + BigInt(x);
+      this.part[s] = 0;
+    }
   }
   get(s: number): bigint {
-    return (this.spill[s] ?? 0n) + BigInt(this.hi[s]!) * 4294967296n + BigInt(this.lo[s]!);
+    return (this.spill[s] ?? 0n) + BigInt(this.part[s]!);
   }
 }
 
