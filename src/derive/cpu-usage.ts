@@ -103,8 +103,8 @@ const S_OLD_WR = 1 << 11;
 const S_CSTATE = 1 << 12;
 const S_NEW_TID = 1 << 13;
 
-// Thread state: TSW words per thread slot.
-const TSW = 11;
+// Thread state: TSW words per thread slot (16: a slot is one 64-byte cache line).
+const TSW = 16;
 const T_FLAGS = 0; // TF_ bits
 const T_OUT_HI = 1; // the latest switch-out: time
 const T_OUT_LO = 2;
@@ -116,11 +116,15 @@ const T_READYING_SLOT = 7;
 const T_READYING_PID = 8;
 const T_LIFE_HEAD = 9; // the thread's lifetimes, a list (index + 1; 0: none): first and last
 const T_LIFE_TAIL = 10;
+const T_FIRST_START_HI = 11; // the first lifetime's start (if TF_FIRST_START) and process, copied: a thread
+const T_FIRST_START_LO = 12; // with one lifetime has its process without a walk of the list
+const T_FIRST_PID = 13;
 const TF_OUT = 1;
 const TF_READY = 2;
 const TF_IDLE = 4; // the idle thread (tid 0, or a CPU's stand-in): its process is 0
 const TF_READYING = 8;
 const TF_READYING_PID = 16;
+const TF_FIRST_START = 32;
 const O_PRI = 1 << 24;
 const O_STATE = 1 << 25;
 const O_WR = 1 << 26;
@@ -574,7 +578,13 @@ export class CpuUsageDeriver {
     LT[x + LT_PID] = pid;
     LT[x + LT_NEXT] = 0;
     const tail = TS[t + T_LIFE_TAIL]!;
-    if (tail === 0) TS[t + T_LIFE_HEAD] = l + 1;
+    if (tail === 0) {
+      TS[t + T_LIFE_HEAD] = l + 1;
+      TS[t + T_FIRST_START_HI] = hi;
+      TS[t + T_FIRST_START_LO] = lo;
+      TS[t + T_FIRST_PID] = pid;
+      if (hasStart) TS[t + T_FLAGS]! |= TF_FIRST_START;
+    }
     else LT[(tail - 1) * LTW + LT_NEXT] = l + 1;
     TS[t + T_LIFE_TAIL] = l + 1;
   }
@@ -847,9 +857,15 @@ export class CpuUsageDeriver {
   private pidOf(s: number, hi: number, lo: number): number {
     const TS = this.TS;
     const t = s * TSW;
-    if (TS[t + T_FLAGS]! & TF_IDLE) return 0;
+    const tf = TS[t + T_FLAGS]!;
+    if (tf & TF_IDLE) return 0;
     let l = TS[t + T_LIFE_HEAD]! - 1;
     if (l < 0) return -1;
+    if (l === TS[t + T_LIFE_TAIL]! - 1) {
+      // one lifetime: from the copy in the slot
+      if (tf & TF_FIRST_START && lt(hi, lo, TS[t + T_FIRST_START_HI]!, TS[t + T_FIRST_START_LO]!)) return -1;
+      return TS[t + T_FIRST_PID]! >>> 0;
+    }
     const LT = this.LT;
     let best = -1;
     for (; l >= 0; l = LT[l * LTW + LT_NEXT]! - 1) {
