@@ -172,40 +172,54 @@ function knownBits(v: number): number {
 }
 
 /**
- * Exact 64-bit sums per slot without a BigInt per row: a sum is spill + part, part a double kept exact
- * (below 2^52 between adds; a value below 2^52 is added as one double, the sum below 2^53) that moves into
- * the BigInt spill when it reaches 2^52; a value beyond that range (a corrupt time) goes to the spill at once.
+ * Per slot, ACC doubles: one 64-byte cache line with its switch-ins, the exact parts of its CPU, ready and
+ * wait sums, and its key (tid, pid, known: compared there by the hash lookup, so a row touches one line).
+ */
+const ACC = 8;
+const A_CPU = 1;
+const A_READY = 2;
+const A_WAIT = 3;
+const A_TID = 4;
+const A_PID = 5;
+const A_KNOWN = 6;
+
+/**
+ * Exact 64-bit sums without a BigInt per row, at index i = slot * ACC + which: a sum is spill + part, part
+ * a double kept exact (below 2^52 between adds; a value below 2^52 is added as one double, the sum below
+ * 2^53) that moves into the BigInt spill when it reaches 2^52; a value beyond that range (a corrupt time)
+ * goes to the spill at once. acc[slot * ACC] is the slot's switch-in count.
  */
 class Sums {
-  part = new Float64Array(0);
+  acc = new Float64Array(0);
   private readonly spill: bigint[] = [];
-  grow(cap: number): void {
-    const part = new Float64Array(cap);
-    part.set(this.part);
-    this.part = part;
+  /** room for `slots` slots */
+  grow(slots: number): void {
+    const acc = new Float64Array(slots * ACC);
+    acc.set(this.acc);
+    this.acc = acc;
   }
-  /** Adds the 64-bit value of words (lo, hi), both as int32 (lo's bits are the unsigned low word), to slot s. */
-  add(s: number, lo: number, hi: number): void {
-    if (hi < HI_FAST && hi > -HI_FAST) this.addExact(s, hi * 4294967296 + (lo >>> 0));
-    else this.spill[s] = (this.spill[s] ?? 0n) + BigInt(hi) * 4294967296n + BigInt(lo >>> 0);
+  /** Adds the 64-bit value of words (lo, hi), both as int32 (lo's bits are the unsigned low word), at i. */
+  add(i: number, lo: number, hi: number): void {
+    if (hi < HI_FAST && hi > -HI_FAST) this.addExact(i, hi * 4294967296 + (lo >>> 0));
+    else this.spill[i] = (this.spill[i] ?? 0n) + BigInt(hi) * 4294967296n + BigInt(lo >>> 0);
   }
-  /** Adds (aHi, aLo) − (bHi, bLo) (words as int32) to slot s. */
-  addDiff(s: number, aHi: number, aLo: number, bHi: number, bLo: number): void {
+  /** Adds (aHi, aLo) − (bHi, bLo) (words as int32) at i. */
+  addDiff(i: number, aHi: number, aLo: number, bHi: number, bLo: number): void {
     const dHi = aHi - bHi;
-    if (dHi < HI_FAST && dHi > -HI_FAST) this.addExact(s, dHi * 4294967296 + ((aLo >>> 0) - (bLo >>> 0)));
-    else this.add(s, subLo(aLo, bLo), subHi(aHi, aLo, bHi, bLo));
+    if (dHi < HI_FAST && dHi > -HI_FAST) this.addExact(i, dHi * 4294967296 + ((aLo >>> 0) - (bLo >>> 0)));
+    else this.add(i, subLo(aLo, bLo), subHi(aHi, aLo, bHi, bLo));
   }
-  /** Adds v (an integer, |v| < 2^52) to slot s. */
-  private addExact(s: number, v: number): void {
-    const x = this.part[s]! + v;
-    if (x < LIMIT && x > -LIMIT) this.part[s] = x;
+  /** Adds v (an integer, |v| < 2^52) at i. */
+  private addExact(i: number, v: number): void {
+    const x = this.acc[i]! + v;
+    if (x < LIMIT && x > -LIMIT) this.acc[i] = x;
     else {
-      this.spill[s] = (this.spill[s] ?? 0n) + BigInt(x);
-      this.part[s] = 0;
+      this.spill[i] = (this.spill[i] ?? 0n) + BigInt(x);
+      this.acc[i] = 0;
     }
   }
-  get(s: number): bigint {
-    return (this.spill[s] ?? 0n) + BigInt(this.part[s]!);
+  get(i: number): bigint {
+    return (this.spill[i] ?? 0n) + BigInt(this.acc[i]!);
   }
 }
 
@@ -221,10 +235,8 @@ export class CpuAnalyzer implements StagedRowSink {
   private pid = new Int32Array(0);
   /** 1: the process is known */
   private hasPid = new Uint8Array(0);
-  private switchIns = new Float64Array(0);
-  private readonly cpu = new Sums();
-  private readonly ready = new Sums();
-  private readonly wait = new Sums();
+  /** switch-ins and sums per slot (Sums: index slot * ACC + A_…) */
+  private readonly sums = new Sums();
   /** ready and wait durations per slot */
   private readonly readyDist: LogHistograms;
   private readonly waitDist: LogHistograms;
@@ -299,17 +311,17 @@ export class CpuAnalyzer implements StagedRowSink {
       const known = (v >>> L.CU_NEW_PROCESS_ID) & 1;
       const s = this.slot(tid[i]! | 0, known === 1 ? pid[i]! | 0 : 0, known);
       this.span(v, switchIn[2 * i + 1]!, switchIn[2 * i]!, next[2 * i + 1]!, next[2 * i]!, readyT[2 * i + 1]!, readyT[2 * i]!, last[2 * i + 1]!, last[2 * i]!, cpu[i]!);
-      this.switchIns[s]!++;
-      if ((v >>> L.CU_CPU_USAGE) & 1) this.cpu.add(s, usage[2 * i]!, usage[2 * i + 1]!);
+      this.sums.acc[s * ACC]!++;
+      if ((v >>> L.CU_CPU_USAGE) & 1) this.sums.add(s * ACC + A_CPU, usage[2 * i]!, usage[2 * i + 1]!);
       if ((v >>> L.CU_READY) & 1) {
         const lo = ready[2 * i]!;
         const hi = ready[2 * i + 1]!;
-        this.ready.add(s, lo, hi);
+        this.sums.add(s * ACC + A_READY, lo, hi);
         this.readyDist.add(s, lo, hi);
         this.longest.offer(lo, hi, switchIn[2 * i]!, switchIn[2 * i + 1]!, cpu[i]!, tid[i]! | 0, pid[i]! | 0, readyingTid[i]! | 0, readyingPid[i]! | 0, knownBits(v));
       }
       if ((v >>> L.CU_WAITS) & 1) {
-        this.wait.add(s, waits[2 * i]!, waits[2 * i + 1]!);
+        this.sums.add(s * ACC + A_WAIT, waits[2 * i]!, waits[2 * i + 1]!);
         this.waitDist.add(s, waits[2 * i]!, waits[2 * i + 1]!);
       }
     }
@@ -348,13 +360,13 @@ export class CpuAnalyzer implements StagedRowSink {
    */
   private selectedRow(sel: Selection, s: number, v: number, inHi: number, inLo: number, nextHi: number, nextLo: number, rHi: number, rLo: number, lHi: number, lLo: number): void {
     const inRange = sel.timeIn(inHi, inLo);
-    if (inRange) this.switchIns[s]!++;
-    if ((v >>> L.CU_CPU_USAGE) & 1 && sel.clip(inHi, inLo, nextHi, nextLo)) this.cpu.add(s, sel.lo, sel.hi);
+    if (inRange) this.sums.acc[s * ACC]!++;
+    if ((v >>> L.CU_CPU_USAGE) & 1 && sel.clip(inHi, inLo, nextHi, nextLo)) this.sums.add(s * ACC + A_CPU, sel.lo, sel.hi);
     if (((v >>> L.CU_READY) & 1) === 0) return;
-    if (sel.clip(rHi, rLo, inHi, inLo)) this.ready.add(s, sel.lo, sel.hi);
+    if (sel.clip(rHi, rLo, inHi, inLo)) this.sums.add(s * ACC + A_READY, sel.lo, sel.hi);
     if (inRange) this.readyDist.add(s, subLo(inLo, rLo), subHi(inHi, inLo, rHi, rLo));
     if (((v >>> L.CU_WAITS) & 1) === 0) return;
-    if (sel.clip(lHi, lLo, rHi, rLo)) this.wait.add(s, sel.lo, sel.hi);
+    if (sel.clip(lHi, lLo, rHi, rLo)) this.sums.add(s * ACC + A_WAIT, sel.lo, sel.hi);
     if (inRange) this.waitDist.add(s, subLo(rLo, lLo), subHi(rHi, rLo, lHi, lLo));
   }
 
@@ -379,32 +391,35 @@ export class CpuAnalyzer implements StagedRowSink {
       }
       return;
     }
+    const dists = this.readyDist.enabled;
+    const worst = this.longest.limit > 0;
+    const sums = this.sums;
     for (let b = 0; b < n * R.RWS; b += R.RWS) {
       const v = S[b + R.R_VALID]!;
       const known = (v >>> L.CU_NEW_PROCESS_ID) & 1;
       const s = this.slot(S[b + R.R_NEW_TID]!, known === 1 ? S[b + R.R_NEW_PID]! : 0, known);
-      this.switchIns[s]!++;
+      const x = s * ACC;
+      sums.acc[x]!++;
       const inHi = S[b + R.R_IN_HI]!;
       const inLo = S[b + R.R_IN_LO]!;
       this.span(v, inHi, inLo, S[b + R.R_NEXT_HI]!, S[b + R.R_NEXT_LO]!, S[b + R.R_READY_HI]!, S[b + R.R_READY_LO]!, S[b + R.R_LAST_HI]!, S[b + R.R_LAST_LO]!, S[b + R.R_CPU]!);
-      if ((v >>> L.CU_CPU_USAGE) & 1) this.cpu.addDiff(s, S[b + R.R_NEXT_HI]!, S[b + R.R_NEXT_LO]!, inHi, inLo);
-      if ((v >>> L.CU_READY) & 1) {
-        const rHi = S[b + R.R_READY_HI]!;
-        const rLo = S[b + R.R_READY_LO]!;
-        // ready = switch-in − readyTime, as words
+      if ((v >>> L.CU_CPU_USAGE) & 1) sums.addDiff(x + A_CPU, S[b + R.R_NEXT_HI]!, S[b + R.R_NEXT_LO]!, inHi, inLo);
+      if (((v >>> L.CU_READY) & 1) === 0) continue;
+      // ready = switch-in − readyTime; waits = readyTime − the last switch-out
+      const rHi = S[b + R.R_READY_HI]!;
+      const rLo = S[b + R.R_READY_LO]!;
+      sums.addDiff(x + A_READY, inHi, inLo, rHi, rLo);
+      if (dists || worst) {
         const lo = subLo(inLo, rLo);
         const hi = subHi(inHi, inLo, rHi, rLo);
-        this.ready.add(s, lo, hi);
-        this.readyDist.add(s, lo, hi);
-        this.longest.offer(lo, hi, inLo, inHi, S[b + R.R_CPU]!, S[b + R.R_NEW_TID]!, S[b + R.R_NEW_PID]!, S[b + R.R_READYING_TID]!, S[b + R.R_READYING_PID]!, knownBits(v));
-        if ((v >>> L.CU_WAITS) & 1) {
-          const lHi = S[b + R.R_LAST_HI]!;
-          const lLo = S[b + R.R_LAST_LO]!;
-          const wLo = subLo(rLo, lLo);
-          const wHi = subHi(rHi, rLo, lHi, lLo);
-          this.wait.add(s, wLo, wHi);
-          this.waitDist.add(s, wLo, wHi);
-        }
+        if (dists) this.readyDist.add(s, lo, hi);
+        if (worst) this.longest.offer(lo, hi, inLo, inHi, S[b + R.R_CPU]!, S[b + R.R_NEW_TID]!, S[b + R.R_NEW_PID]!, S[b + R.R_READYING_TID]!, S[b + R.R_READYING_PID]!, knownBits(v));
+      }
+      if ((v >>> L.CU_WAITS) & 1) {
+        const lHi = S[b + R.R_LAST_HI]!;
+        const lLo = S[b + R.R_LAST_LO]!;
+        sums.addDiff(x + A_WAIT, rHi, rLo, lHi, lLo);
+        if (dists) this.waitDist.add(s, subLo(rLo, lLo), subHi(rHi, rLo, lHi, lLo));
       }
     }
   }
@@ -416,14 +431,18 @@ export class CpuAnalyzer implements StagedRowSink {
     for (; ; h = (h + 1) & mask) {
       const b = this.buckets[h]!;
       if (b === 0) break;
-      const s = b - 1;
-      if (this.tid[s] === tid && this.pid[s] === pid && this.hasPid[s] === known) return s;
+      const x = (b - 1) * ACC;
+      const acc = this.sums.acc;
+      if (acc[x + A_TID] === tid && acc[x + A_PID] === pid && acc[x + A_KNOWN] === known) return b - 1;
     }
     const s = this.n++;
     if (s === this.tid.length) this.grow();
     this.tid[s] = tid;
     this.pid[s] = pid;
     this.hasPid[s] = known;
+    this.sums.acc[s * ACC + A_TID] = tid;
+    this.sums.acc[s * ACC + A_PID] = pid;
+    this.sums.acc[s * ACC + A_KNOWN] = known;
     this.picked[s] = this.sel === null || this.sel.ids(tid, pid, known) ? 1 : 0;
     if (2 * this.n > this.buckets.length) this.rehash();
     else this.buckets[h] = s + 1;
@@ -435,19 +454,16 @@ export class CpuAnalyzer implements StagedRowSink {
     const tid = new Int32Array(cap);
     const pid = new Int32Array(cap);
     const hasPid = new Uint8Array(cap);
-    const switchIns = new Float64Array(cap);
     const picked = new Uint8Array(cap);
     picked.set(this.picked);
     this.picked = picked;
     tid.set(this.tid);
     pid.set(this.pid);
     hasPid.set(this.hasPid);
-    switchIns.set(this.switchIns);
     this.tid = tid;
     this.pid = pid;
     this.hasPid = hasPid;
-    this.switchIns = switchIns;
-    for (const sums of [this.cpu, this.ready, this.wait]) sums.grow(cap);
+    this.sums.grow(cap);
     this.readyDist.growGroups(cap);
     this.waitDist.growGroups(cap);
   }
@@ -484,7 +500,7 @@ export class CpuAnalyzer implements StagedRowSink {
     const n = this.n;
     // with a selection: the slots it keeps that have something inside the range (-1: left out)
     const kept = (s: number): boolean =>
-      this.sel === null || (this.picked[s] === 1 && (this.switchIns[s]! > 0 || this.cpu.get(s) !== 0n || this.ready.get(s) !== 0n || this.wait.get(s) !== 0n));
+      this.sel === null || (this.picked[s] === 1 && (this.sums.acc[s * ACC]! > 0 || this.sums.get(s * ACC + A_CPU) !== 0n || this.sums.get(s * ACC + A_READY) !== 0n || this.sums.get(s * ACC + A_WAIT) !== 0n));
     const self = Int32Array.from({ length: n }, (_, s) => (kept(s) ? s : -1));
     const procOf = new Int32Array(n);
     const procIndex = new Map<string, number>();
@@ -529,7 +545,7 @@ export class CpuAnalyzer implements StagedRowSink {
       if (self[s] === -1) continue;
       const tid = this.tid[s]! >>> 0;
       const pid = procPid[procOf[s]!]!;
-      const a: Acc = { switchIns: this.switchIns[s]!, cpu: this.cpu.get(s), ready: this.ready.get(s), wait: this.wait.get(s) };
+      const a: Acc = { switchIns: this.sums.acc[s * ACC]!, cpu: this.sums.get(s * ACC + A_CPU), ready: this.sums.get(s * ACC + A_READY), wait: this.sums.get(s * ACC + A_WAIT) };
       threads.push({ threadId: tid, processId: pid, imageFileName: imageOf(pid), name: threadName.get(`${tid}/${pid}`) ?? null, ...totals(a, byThread, s) });
       const p = procs[procOf[s]!]!;
       for (const x of [p, whole]) {
