@@ -198,6 +198,8 @@ export const R_SMALL_A = 15; // newInPri | newOutPri << 8 | newPrevOutPri << 16 
 export const R_SMALL_B = 16; // newPrevWaitReason | oldOutPri << 8 | oldState << 16 | oldWaitReason << 24
 export const R_CSTATE = 17; // prevCState
 export const R_VALID = 18;
+/** log2 of the entries of the thread slot cache (4096: 32 KiB) */
+const SLOT_CACHE_BITS = 12;
 /** rows staged before they are moved into the columns (a block that stays in cache) */
 const STAGE_ROWS = 2048;
 
@@ -486,6 +488,8 @@ export class CpuUsageDeriver {
   // CPU: its switch-outs are kept in a slot of its CPU's (C_IDLE_SLOT), its readies and lifetimes in the
   // slot of tid 0. Slots are never freed: their number is that of the threads seen.
   private readonly tids = new IdIndex();
+  /** recent thread ids and their slots (+ 1; 0: none), direct-mapped: a hit stays in L1, where the index would miss the cache */
+  private readonly slotCache = new Int32Array(2 << SLOT_CACHE_BITS);
   private TS = new Int32Array(256 * TSW);
   private nSlots = 0;
   private LT = new Int32Array(256 * LTW);
@@ -546,13 +550,19 @@ export class CpuUsageDeriver {
     }
   }
 
-  /** The slot of thread `tid` (as int32; made if new). */
+  /** The slot of thread `tid` (as int32; made if new): from the small cache of recent ones, else the index. */
   private slotOf(tid: number): number {
-    const s = this.tids.get(tid);
-    if (s >= 0) return s;
-    const made = this.newSlot(tid === 0);
-    this.tids.set(tid, made);
-    return made;
+    const C = this.slotCache;
+    const h = (Math.imul(tid, 0x9e3779b1) >>> (32 - SLOT_CACHE_BITS)) << 1;
+    if (C[h] === tid && C[h + 1] !== 0) return C[h + 1]! - 1;
+    let s = this.tids.get(tid);
+    if (s < 0) {
+      s = this.newSlot(tid === 0);
+      this.tids.set(tid, s);
+    }
+    C[h] = tid;
+    C[h + 1] = s + 1;
+    return s;
   }
 
   /** A new thread slot (`idle`: the idle thread's). */
