@@ -309,11 +309,23 @@ function sortEvents(E: Int32Array, P: Int32Array, n: number, t: SortScratch): vo
       counts[d] = sum;
       sum += c;
     }
-    for (let i = 0; i < n; i++) {
-      const k = counts[(word[i]! >>> shift) & (DIGITS - 1)]!++;
-      p2[k] = p[i]!;
-      lo2[k] = lo[i]!;
-      hi2[k] = hi[i]!;
+    if (orHi === 0) {
+      // the high words are all 0: they stay as they are
+      for (let i = 0; i < n; i++) {
+        const k = counts[(word[i]! >>> shift) & (DIGITS - 1)]!++;
+        p2[k] = p[i]!;
+        lo2[k] = lo[i]!;
+      }
+    } else {
+      for (let i = 0; i < n; i++) {
+        const k = counts[(word[i]! >>> shift) & (DIGITS - 1)]!++;
+        p2[k] = p[i]!;
+        lo2[k] = lo[i]!;
+        hi2[k] = hi[i]!;
+      }
+      const th = hi;
+      hi = hi2;
+      hi2 = th;
     }
     const tp = p;
     p = p2;
@@ -321,9 +333,6 @@ function sortEvents(E: Int32Array, P: Int32Array, n: number, t: SortScratch): vo
     const tl = lo;
     lo = lo2;
     lo2 = tl;
-    const th = hi;
-    hi = hi2;
-    hi2 = th;
   }
   t.p = p;
   t.lo = lo;
