@@ -420,31 +420,30 @@ class OutChunk {
     this.prevCState = bytes(v.prevCState);
   }
 
-  /** Moves n staged rows (S, from row 0) into rows [at, at + n): one column at a time. */
+  /** Moves n staged rows (S, from row 0) into rows [at, at + n): each row read once, its cells stored in every column. */
   take(S: Int32Array, n: number, at: number): void {
     const end = at + n;
-    for (let r = at, s = 0; r < end; r++, s += RWS) this.cpu[r] = S[s + R_CPU]!;
-    pairs(this.switchInTime, S, R_IN_HI, R_IN_LO, at, end);
-    pairs(this.nextSwitchOutTime, S, R_NEXT_HI, R_NEXT_LO, at, end);
-    pairs(this.lastSwitchOutTime, S, R_LAST_HI, R_LAST_LO, at, end);
-    pairs(this.readyTime, S, R_READY_HI, R_READY_LO, at, end);
-    ints(this.newThreadId, S, R_NEW_TID, at, end);
-    ints(this.oldThreadId, S, R_OLD_TID, at, end);
-    ints(this.newProcessId, S, R_NEW_PID, at, end);
-    ints(this.oldProcessId, S, R_OLD_PID, at, end);
-    ints(this.readyingThreadId, S, R_READYING_TID, at, end);
-    ints(this.readyingProcessId, S, R_READYING_PID, at, end);
-    ints(this.valid, S, R_VALID, at, end);
-    bytesOf(this.newInPri, S, R_SMALL_A, 0, at, end);
-    bytesOf(this.newOutPri, S, R_SMALL_A, 8, at, end);
-    bytesOf(this.newPrevOutPri, S, R_SMALL_A, 16, at, end);
-    bytesOf(this.newPrevState, S, R_SMALL_A, 24, at, end);
-    bytesOf(this.newPrevWaitReason, S, R_SMALL_B, 0, at, end);
-    bytesOf(this.oldOutPri, S, R_SMALL_B, 8, at, end);
-    bytesOf(this.oldState, S, R_SMALL_B, 16, at, end);
-    bytesOf(this.oldWaitReason, S, R_SMALL_B, 24, at, end);
-    bytesOf(this.prevCState, S, R_CSTATE, 0, at, end);
-    // the durations (null: 0)
+    const cpu = this.cpu;
+    const inT = this.switchInTime;
+    const nextT = this.nextSwitchOutTime;
+    const lastT = this.lastSwitchOutTime;
+    const readyT = this.readyTime;
+    const newTid = this.newThreadId;
+    const oldTid = this.oldThreadId;
+    const newPid = this.newProcessId;
+    const oldPid = this.oldProcessId;
+    const readyingTid = this.readyingThreadId;
+    const readyingPid = this.readyingProcessId;
+    const valid = this.valid;
+    const newInPri = this.newInPri;
+    const newOutPri = this.newOutPri;
+    const newPrevOutPri = this.newPrevOutPri;
+    const newPrevState = this.newPrevState;
+    const newPrevWaitReason = this.newPrevWaitReason;
+    const oldOutPri = this.oldOutPri;
+    const oldState = this.oldState;
+    const oldWaitReason = this.oldWaitReason;
+    const prevCState = this.prevCState;
     const usage = this.cpuUsage;
     const ready = this.ready;
     const waits = this.waits;
@@ -452,29 +451,49 @@ class OutChunk {
       const v = S[s + R_VALID]!;
       const inHi = S[s + R_IN_HI]!;
       const inLo = S[s + R_IN_LO]!;
-      if ((v >>> L.CU_CPU_USAGE) & 1) putDiff(usage, r, S[s + R_NEXT_HI]!, S[s + R_NEXT_LO]!, inHi, inLo);
+      const nHi = S[s + R_NEXT_HI]!;
+      const nLo = S[s + R_NEXT_LO]!;
+      const lHi = S[s + R_LAST_HI]!;
+      const lLo = S[s + R_LAST_LO]!;
+      const rHi = S[s + R_READY_HI]!;
+      const rLo = S[s + R_READY_LO]!;
+      const a = S[s + R_SMALL_A]!;
+      const b = S[s + R_SMALL_B]!;
+      cpu[r] = S[s + R_CPU]!;
+      inT[2 * r] = inLo;
+      inT[2 * r + 1] = inHi;
+      nextT[2 * r] = nLo;
+      nextT[2 * r + 1] = nHi;
+      lastT[2 * r] = lLo;
+      lastT[2 * r + 1] = lHi;
+      readyT[2 * r] = rLo;
+      readyT[2 * r + 1] = rHi;
+      newTid[r] = S[s + R_NEW_TID]!;
+      oldTid[r] = S[s + R_OLD_TID]!;
+      newPid[r] = S[s + R_NEW_PID]!;
+      oldPid[r] = S[s + R_OLD_PID]!;
+      readyingTid[r] = S[s + R_READYING_TID]!;
+      readyingPid[r] = S[s + R_READYING_PID]!;
+      valid[r] = v;
+      newInPri[r] = a;
+      newOutPri[r] = a >>> 8;
+      newPrevOutPri[r] = a >>> 16;
+      newPrevState[r] = a >>> 24;
+      newPrevWaitReason[r] = b;
+      oldOutPri[r] = b >>> 8;
+      oldState[r] = b >>> 16;
+      oldWaitReason[r] = b >>> 24;
+      prevCState[r] = S[s + R_CSTATE]!;
+      // the durations (null: 0, as the columns are made)
+      if ((v >>> L.CU_CPU_USAGE) & 1) putDiff(usage, r, nHi, nLo, inHi, inLo);
       if ((v >>> L.CU_READY) & 1) {
-        const rHi = S[s + R_READY_HI]!;
-        const rLo = S[s + R_READY_LO]!;
         putDiff(ready, r, inHi, inLo, rHi, rLo);
-        if ((v >>> L.CU_WAITS) & 1) putDiff(waits, r, rHi, rLo, S[s + R_LAST_HI]!, S[s + R_LAST_LO]!);
+        if ((v >>> L.CU_WAITS) & 1) putDiff(waits, r, rHi, rLo, lHi, lLo);
       }
     }
   }
 }
 
-function pairs(words: Int32Array, S: Int32Array, hi: number, lo: number, at: number, end: number): void {
-  for (let r = at, s = 0; r < end; r++, s += RWS) {
-    words[2 * r] = S[s + lo]!;
-    words[2 * r + 1] = S[s + hi]!;
-  }
-}
-function ints(col: Uint32Array, S: Int32Array, f: number, at: number, end: number): void {
-  for (let r = at, s = f; r < end; r++, s += RWS) col[r] = S[s]!;
-}
-function bytesOf(col: Uint8Array, S: Int32Array, f: number, shift: number, at: number, end: number): void {
-  for (let r = at, s = f; r < end; r++, s += RWS) col[r] = S[s]! >>> shift;
-}
 /** Writes (aHi, aLo) − (bHi, bLo), wrapping like a 64-bit store, at row r (the words as int32). */
 function putDiff(words: Int32Array, r: number, aHi: number, aLo: number, bHi: number, bLo: number): void {
   words[2 * r] = (aLo - bLo) | 0;
