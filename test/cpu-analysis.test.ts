@@ -140,6 +140,8 @@ describe('CpuAnalyzer', () => {
           let v = (1 << L.CU_VALID) | (1 << L.CU_CPU) | (1 << L.CU_SWITCH_IN_TIME) | (1 << L.CU_NEW_THREAD_ID) | (1 << L.CU_OLD_THREAD_ID);
           S[b + R.R_CPU] = r.cpu;
           S[b + R.R_NEW_TID] = r.tid;
+          // the deriver's thread slot: one per thread id, or (some rows) one that another thread had
+          S[b + R.R_NEW_SLOT] = i % 3 === 0 ? 0 : r.tid + 1;
           (cols[L.CU_CPU] as Uint16Array)[i] = r.cpu;
           (cols[L.CU_NEW_THREAD_ID] as Uint32Array)[i] = r.tid;
           word(b, R.R_IN_HI, R.R_IN_LO, r.in);

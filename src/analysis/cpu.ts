@@ -241,6 +241,8 @@ export class CpuAnalyzer implements StagedRowSink {
   private readonly readyDist: LogHistograms;
   private readonly waitDist: LogHistograms;
   private readonly longest: LongestReady;
+  /** staged rows: the slot + 1 (0: none) of each deriver thread slot (R_NEW_SLOT), the last one it had */
+  private byThreadSlot: Int32Array = new Int32Array(0);
   /** slot + 1 per hash bucket (0: empty) */
   private buckets = new Int32Array(256);
   private shift = 24;
@@ -377,7 +379,7 @@ export class CpuAnalyzer implements StagedRowSink {
       for (let b = 0; b < n * R.RWS; b += R.RWS) {
         const v = S[b + R.R_VALID]!;
         const known = (v >>> L.CU_NEW_PROCESS_ID) & 1;
-        const s = this.slot(S[b + R.R_NEW_TID]!, known === 1 ? S[b + R.R_NEW_PID]! : 0, known);
+        const s = this.stagedSlot(S, b, known);
         const inHi = S[b + R.R_IN_HI]!;
         const inLo = S[b + R.R_IN_LO]!;
         this.span(v, inHi, inLo, S[b + R.R_NEXT_HI]!, S[b + R.R_NEXT_LO]!, S[b + R.R_READY_HI]!, S[b + R.R_READY_LO]!, S[b + R.R_LAST_HI]!, S[b + R.R_LAST_LO]!, S[b + R.R_CPU]!);
@@ -397,7 +399,7 @@ export class CpuAnalyzer implements StagedRowSink {
     for (let b = 0; b < n * R.RWS; b += R.RWS) {
       const v = S[b + R.R_VALID]!;
       const known = (v >>> L.CU_NEW_PROCESS_ID) & 1;
-      const s = this.slot(S[b + R.R_NEW_TID]!, known === 1 ? S[b + R.R_NEW_PID]! : 0, known);
+      const s = this.stagedSlot(S, b, known);
       const x = s * ACC;
       sums.acc[x]!++;
       const inHi = S[b + R.R_IN_HI]!;
@@ -422,6 +424,25 @@ export class CpuAnalyzer implements StagedRowSink {
         if (dists) this.waitDist.add(s, subLo(rLo, lLo), subHi(rHi, rLo, lHi, lLo));
       }
     }
+  }
+
+  /**
+   * The slot of the staged row at word b of S (`known`: its process is): the one the deriver's thread slot
+   * had last, when its key matches (most rows: no hash lookup), else slot().
+   */
+  private stagedSlot(S: Int32Array, b: number, known: number): number {
+    const tid = S[b + R.R_NEW_TID]!;
+    const pid = known === 1 ? S[b + R.R_NEW_PID]! : 0;
+    const ds = S[b + R.R_NEW_SLOT]!;
+    if (ds < this.byThreadSlot.length) {
+      const s = this.byThreadSlot[ds]! - 1;
+      const x = s * ACC;
+      const acc = this.sums.acc;
+      if (s >= 0 && acc[x + A_TID] === tid && acc[x + A_PID] === pid && acc[x + A_KNOWN] === known) return s;
+    } else this.byThreadSlot = grownTo(this.byThreadSlot, ds + 1);
+    const s = this.slot(tid, pid, known);
+    this.byThreadSlot[ds] = s + 1;
+    return s;
   }
 
   /** The slot of (tid, pid) (as int32; pid 0 with known 0: null), made if new. */
@@ -669,6 +690,13 @@ function permute(col: NumericColumn, order: Uint32Array): TypedColumn {
     for (let i = 0; i < order.length; i++) dst[i] = src[order[i]!]!;
   }
   return out as TypedColumn;
+}
+
+/** A copy of `a` with room for at least n elements (twice as many, or more). */
+function grownTo(a: Int32Array, n: number): Int32Array {
+  const b = new Int32Array(Math.max(n, 2 * a.length, 256));
+  b.set(a);
+  return b;
 }
 
 /** The 64-bit column as (lo, hi) 32-bit words, as int32. */

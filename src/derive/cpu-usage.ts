@@ -178,7 +178,7 @@ const CF_OLD_PID = 256;
 
 // Completed rows, staged row by row (RWS int32 words each; a null cell is 0, the valid bits are the
 // table's) before they go into the columns — or, given a StagedRowSink, to it.
-export const RWS = 19;
+export const RWS = 20;
 export const R_CPU = 0;
 export const R_IN_HI = 1; // switchInTime
 export const R_IN_LO = 2;
@@ -198,6 +198,8 @@ export const R_SMALL_A = 15; // newInPri | newOutPri << 8 | newPrevOutPri << 16 
 export const R_SMALL_B = 16; // newPrevWaitReason | oldOutPri << 8 | oldState << 16 | oldWaitReason << 24
 export const R_CSTATE = 17; // prevCState
 export const R_VALID = 18;
+/** the deriver's slot of the new thread (one per thread id: a consumer may key its own state by it) */
+export const R_NEW_SLOT = 19;
 /** log2 of the entries of the thread slot cache (4096: 32 KiB) */
 const SLOT_CACHE_BITS = 12;
 /** rows staged before they are moved into the columns (a block that stays in cache) */
@@ -1134,6 +1136,7 @@ export class CpuUsageDeriver {
     R[r + R_IN_HI] = tsHi;
     R[r + R_IN_LO] = tsLo;
     R[r + R_NEW_TID] = CS[c + C_NEW_TID]!;
+    R[r + R_NEW_SLOT] = CS[c + C_NEW_SLOT]!;
     R[r + R_OLD_TID] = CS[c + C_OLD_TID]!;
     let smallA = 0;
     if (hasNext) {
