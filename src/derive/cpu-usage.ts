@@ -252,43 +252,23 @@ class SortScratch {
  * ties): an LSD radix sort on the time less the least time (exact 64-bit words; 13-bit digits, those
  * that are the same for every event skipped: two passes for a chunk's span of time, mostly), then each
  * run of one time (rare) by kind and cpu, by insertion. P is sorted in place.
+ *
+ * Each loop is a function of its own that returns right after it: V8 compiles a long loop on the stack
+ * (OSR) before the code after it has run, and reuses that code on every later call — which would leave
+ * the function at every call where that code first needs type feedback (a deoptimization per add()).
  */
 function sortEvents(E: Int32Array, P: Int32Array, n: number, t: SortScratch): void {
   if (n < 2) return;
   t.reserve(n);
-  // the least time
-  let minHi = E[P[0]! * ES + E_HI]!;
-  let minLo = E[P[0]! * ES + E_LO]!;
-  for (let i = 1; i < n; i++) {
-    const e = P[i]! * ES;
-    const hi = E[e + E_HI]!;
-    const lo = E[e + E_LO]!;
-    if (hi < minHi || (hi === minHi && (lo ^ MIN32) < (minLo ^ MIN32))) {
-      minHi = hi;
-      minLo = lo;
-    }
-  }
-  // the times relative to it, and which bits they use; the first digit counted
+  const least = P[leastAt(E, P, n)]! * ES;
   const counts = t.counts;
   counts.fill(0);
+  // the times relative to the least, and which bits they use; the first digit counted
+  const orLo = relativeTimes(E, P, n, E[least + E_HI]!, E[least + E_LO]!, t.p, t.lo, t.hi, counts);
+  const orHi = orOf(t.hi, n);
   let p = t.p;
   let lo = t.lo;
   let hi = t.hi;
-  let orLo = 0;
-  let orHi = 0;
-  for (let i = 0; i < n; i++) {
-    const x = P[i]!;
-    const e = x * ES;
-    const l = E[e + E_LO]!;
-    const rl = (l - minLo) | 0;
-    const rh = (E[e + E_HI]! - minHi - ((l ^ MIN32) < (minLo ^ MIN32) ? 1 : 0)) | 0;
-    p[i] = x;
-    lo[i] = rl;
-    hi[i] = rh;
-    orLo |= rl;
-    orHi |= rh;
-    counts[rl & (DIGITS - 1)]!++;
-  }
   let p2 = t.p2;
   let lo2 = t.lo2;
   let hi2 = t.hi2;
@@ -302,29 +282,13 @@ function sortEvents(E: Int32Array, P: Int32Array, n: number, t: SortScratch): vo
     }
     if (pass > 0) {
       counts.fill(0);
-      for (let i = 0; i < n; i++) counts[(word[i]! >>> shift) & (DIGITS - 1)]!++;
+      countDigits(word, shift, n, counts);
     }
     if (counts[(word[0]! >>> shift) & (DIGITS - 1)] === n) continue; // one digit for all
-    let sum = 0;
-    for (let d = 0; d < DIGITS; d++) {
-      const c = counts[d]!;
-      counts[d] = sum;
-      sum += c;
-    }
-    if (orHi === 0) {
-      // the high words are all 0: they stay as they are
-      for (let i = 0; i < n; i++) {
-        const k = counts[(word[i]! >>> shift) & (DIGITS - 1)]!++;
-        p2[k] = p[i]!;
-        lo2[k] = lo[i]!;
-      }
-    } else {
-      for (let i = 0; i < n; i++) {
-        const k = counts[(word[i]! >>> shift) & (DIGITS - 1)]!++;
-        p2[k] = p[i]!;
-        lo2[k] = lo[i]!;
-        hi2[k] = hi[i]!;
-      }
+    digitStarts(counts);
+    if (orHi === 0) scatter2(word, shift, n, counts, p, lo, p2, lo2); // the high words are all 0: they stay
+    else {
+      scatter3(word, shift, n, counts, p, lo, hi, p2, lo2, hi2);
       const th = hi;
       hi = hi2;
       hi2 = th;
@@ -342,7 +306,84 @@ function sortEvents(E: Int32Array, P: Int32Array, n: number, t: SortScratch): vo
   t.p2 = p2;
   t.lo2 = lo2;
   t.hi2 = hi2;
-  // out, with each run of one time by kind and cpu (stable)
+  orderTies(E, P, n, p, lo, hi);
+}
+
+/** The index in P[0, n) of the event of the least time (the first of them). */
+function leastAt(E: Int32Array, P: Int32Array, n: number): number {
+  let at = 0;
+  let minHi = E[P[0]! * ES + E_HI]!;
+  let minLo = E[P[0]! * ES + E_LO]!;
+  for (let i = 1; i < n; i++) {
+    const e = P[i]! * ES;
+    const hi = E[e + E_HI]!;
+    const lo = E[e + E_LO]!;
+    if (hi < minHi || (hi === minHi && (lo ^ MIN32) < (minLo ^ MIN32))) {
+      minHi = hi;
+      minLo = lo;
+      at = i;
+    }
+  }
+  return at;
+}
+
+/** p, lo, hi [0, n): the positions of P and their times less (minHi, minLo); the first digits counted; returns the OR of the low words. */
+function relativeTimes(E: Int32Array, P: Int32Array, n: number, minHi: number, minLo: number, p: Int32Array, lo: Int32Array, hi: Int32Array, counts: Int32Array): number {
+  let orLo = 0;
+  for (let i = 0; i < n; i++) {
+    const x = P[i]!;
+    const e = x * ES;
+    const l = E[e + E_LO]!;
+    const rl = (l - minLo) | 0;
+    p[i] = x;
+    lo[i] = rl;
+    hi[i] = (E[e + E_HI]! - minHi - ((l ^ MIN32) < (minLo ^ MIN32) ? 1 : 0)) | 0;
+    orLo |= rl;
+    counts[rl & (DIGITS - 1)]!++;
+  }
+  return orLo;
+}
+
+/** The OR of a[0, n). */
+function orOf(a: Int32Array, n: number): number {
+  let or = 0;
+  for (let i = 0; i < n; i++) or |= a[i]!;
+  return or;
+}
+
+function countDigits(word: Int32Array, shift: number, n: number, counts: Int32Array): void {
+  for (let i = 0; i < n; i++) counts[(word[i]! >>> shift) & (DIGITS - 1)]!++;
+}
+
+/** The counts of each digit into the position of its first event. */
+function digitStarts(counts: Int32Array): void {
+  let sum = 0;
+  for (let d = 0; d < DIGITS; d++) {
+    const c = counts[d]!;
+    counts[d] = sum;
+    sum += c;
+  }
+}
+
+function scatter2(word: Int32Array, shift: number, n: number, counts: Int32Array, p: Int32Array, lo: Int32Array, p2: Int32Array, lo2: Int32Array): void {
+  for (let i = 0; i < n; i++) {
+    const k = counts[(word[i]! >>> shift) & (DIGITS - 1)]!++;
+    p2[k] = p[i]!;
+    lo2[k] = lo[i]!;
+  }
+}
+
+function scatter3(word: Int32Array, shift: number, n: number, counts: Int32Array, p: Int32Array, lo: Int32Array, hi: Int32Array, p2: Int32Array, lo2: Int32Array, hi2: Int32Array): void {
+  for (let i = 0; i < n; i++) {
+    const k = counts[(word[i]! >>> shift) & (DIGITS - 1)]!++;
+    p2[k] = p[i]!;
+    lo2[k] = lo[i]!;
+    hi2[k] = hi[i]!;
+  }
+}
+
+/** P[0, n) from the sorted positions p (times lo, hi), each run of one time ordered by kind and cpu (stably, by insertion). */
+function orderTies(E: Int32Array, P: Int32Array, n: number, p: Int32Array, lo: Int32Array, hi: Int32Array): void {
   P[0] = p[0]!;
   for (let i = 1; i < n; i++) {
     const x = p[i]!;
@@ -360,7 +401,6 @@ function sortEvents(E: Int32Array, P: Int32Array, n: number, t: SortScratch): vo
     P[j] = x;
   }
 }
-
 
 /** The columns of one output chunk, with 32-bit views of the 64-bit ones and byte views of the small ones. */
 class OutChunk {
@@ -493,6 +533,16 @@ class OutChunk {
         if ((v >>> L.CU_WAITS) & 1) putDiff(waits, r, rHi, rLo, lHi, lLo);
       }
     }
+  }
+}
+
+/** The events at positions P[0, n) of E into positions 0 … n − 1 of `to` (P renumbered). */
+function gather(E: Int32Array, P: Int32Array, n: number, to: Int32Array): void {
+  for (let i = 0; i < n; i++) {
+    const a = P[i]! * ES;
+    const b = i * ES;
+    for (let w = 0; w < ES; w++) to[b + w] = E[a + w]!;
+    P[i] = i;
   }
 }
 
@@ -654,22 +704,22 @@ export class CpuUsageDeriver {
     if (held + n > this.P.length) this.P = grown(this.P, Math.max(held + n, 2 * this.P.length));
   }
 
-  /** Moves the held events to the front of the store (through the spare E2), with room for n more after them. */
+  /**
+   * Moves the held events to the front of the store, with room for n more after them: into a bigger store
+   * when it has no room, else through the spare E2 (the store's size: it holds every held event).
+   */
   private compact(n: number): void {
     const held = this.nHeld;
     const P = this.P;
     const E = this.E;
-    if (held * ES > this.E2.length) this.E2 = new Int32Array(Math.max(held * ES, 2 * this.E2.length));
-    const H = this.E2;
-    for (let i = 0; i < held; i++) {
-      const a = P[i]! * ES;
-      const b = i * ES;
-      for (let w = 0; w < ES; w++) H[b + w] = E[a + w]!;
-      P[i] = i;
-    }
     const need = (held + n) * ES;
-    if (need > E.length) this.E = new Int32Array(Math.max(need, 2 * E.length));
-    this.E.set(H.subarray(0, held * ES));
+    const grow = need > E.length;
+    const to = grow ? new Int32Array(Math.max(need, 2 * E.length)) : this.E2;
+    gather(E, P, held, to);
+    if (grow) {
+      this.E = to;
+      this.E2 = new Int32Array(to.length);
+    } else E.set(to.subarray(0, held * ES));
     this.eTop = held;
   }
 
@@ -873,7 +923,15 @@ export class CpuUsageDeriver {
         }
       }
       cut = 0;
-      if (hasW) while (cut < n && !lt(wHi, wLo, E[P[cut]! * ES + E_HI]!, E[P[cut]! * ES + E_LO]!)) cut++;
+      if (hasW) {
+        // P is in time order: a binary search for the first event after the watermark
+        let hiEnd = n;
+        while (cut < hiEnd) {
+          const mid = (cut + hiEnd) >>> 1;
+          if (lt(wHi, wLo, E[P[mid]! * ES + E_HI]!, E[P[mid]! * ES + E_LO]!)) hiEnd = mid;
+          else cut = mid + 1;
+        }
+      }
       // …or, past the window, the first group after the events that must go
       const mustGo = n - this.window;
       if (cut < mustGo) {
