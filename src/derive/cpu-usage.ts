@@ -432,8 +432,9 @@ class OutChunk {
   readonly oldWaitReason: Uint8Array;
   readonly prevCState: Uint8Array;
 
-  constructor(rows: number) {
-    const c = (this.columns = TABLE_COLUMNS.cpuUsage.map((spec) => allocColumn(spec.type, rows)));
+  /** `reuse`: the columns of an emitted chunk given back (CpuUsageDeriver.recycle), every cell rewritten by take() */
+  constructor(rows: number, reuse: TypedColumn[] | null) {
+    const c = (this.columns = reuse ?? TABLE_COLUMNS.cpuUsage.map((spec) => allocColumn(spec.type, rows)));
     const v = columnsOf('cpuUsage', c);
     const bytes = (col: Uint8Array | Int8Array) => new Uint8Array(col.buffer, col.byteOffset, col.length);
     this.cpu = v.cpu;
@@ -526,12 +527,13 @@ class OutChunk {
       oldState[r] = b >>> 16;
       oldWaitReason[r] = b >>> 24;
       prevCState[r] = S[s + R_CSTATE]!;
-      // the durations (null: 0, as the columns are made)
+      // the durations (null: 0)
       if ((v >>> L.CU_CPU_USAGE) & 1) putDiff(usage, r, nHi, nLo, inHi, inLo);
-      if ((v >>> L.CU_READY) & 1) {
-        putDiff(ready, r, inHi, inLo, rHi, rLo);
-        if ((v >>> L.CU_WAITS) & 1) putDiff(waits, r, rHi, rLo, lHi, lLo);
-      }
+      else putDiff(usage, r, 0, 0, 0, 0);
+      if ((v >>> L.CU_READY) & 1) putDiff(ready, r, inHi, inLo, rHi, rLo);
+      else putDiff(ready, r, 0, 0, 0, 0);
+      if ((v >>> L.CU_WAITS) & 1) putDiff(waits, r, rHi, rLo, lHi, lLo);
+      else putDiff(waits, r, 0, 0, 0, 0);
     }
   }
 }
@@ -596,6 +598,8 @@ export class CpuUsageDeriver {
   /** rows staged when the stage is moved into the chunk */
   private stageRoom: number;
   private out: OutChunk | null = null;
+  /** the columns of a chunk given back (recycle()), for the next one */
+  private spare: TypedColumn[] | null = null;
   private n = 0; // rows in `out`
   /** rows waiting for a process id until finish(), staged, in completion order */
   private hold = new Int32Array(0);
@@ -881,6 +885,14 @@ export class CpuUsageDeriver {
     this.single[0] = p;
     this.apply(this.single, 0, 1);
     return true;
+  }
+
+  /**
+   * Gives back a chunk this deriver emitted that the caller is done with (nothing reads it any more): its
+   * columns are reused for a later chunk, saving their allocation. Chunks of another size are ignored.
+   */
+  recycle(rows: Table<'cpuUsage'>): void {
+    if (rows.length === this.chunkRows && rows.columns[0]!.length === this.chunkRows) this.spare = rows.columns as TypedColumn[];
   }
 
   /** End of the trace: releases everything, completes the last row of every CPU, emits the rest, then the held rows. */
@@ -1293,7 +1305,10 @@ export class CpuUsageDeriver {
       this.nStage = 0;
       return;
     }
-    if (this.out === null) this.out = new OutChunk(this.chunkRows);
+    if (this.out === null) {
+      this.out = new OutChunk(this.chunkRows, this.spare);
+      this.spare = null;
+    }
     this.out.take(this.stage, n, this.n);
     this.n += n;
     this.nStage = 0;
