@@ -110,6 +110,23 @@ describe('CpuAnalyzer', () => {
     expect([t.switchIns, t.cpuTicks, t.readyTicks, t.waitTicks]).toEqual([5 * n, 5n * BigInt(n) * big, -5n * BigInt(n) * (1n << 63n), 15n * BigInt(n)]);
   });
 
+  test('milliseconds: (ticks · 10^6 / ticks per second, truncated) / 1000 for any sums and clock', () => {
+    fc.assert(
+      fc.property(fc.array(row, { minLength: 1, maxLength: 60 }), fc.oneof(fc.bigInt({ min: 1n, max: 1n << 40n }), fc.constantFrom(10_000_000n, 3n, (1n << 53n) - 1n, 1n << 53n, 1n << 62n)), (rows, ticksPerSecond) => {
+        const a = new CpuAnalyzer();
+        a.add(table(rows));
+        const clock = { ticksPerSecond, toNanoseconds: (t: bigint) => t } as unknown as NonNullable<Parameters<CpuAnalyzer['result']>[0]['clock']>;
+        const got = a.result({ ...NO_NAMES, clock });
+        const ms = (t: bigint) => Number((t * 1_000_000n) / ticksPerSecond) / 1000;
+        for (const x of [...got.threads, ...got.processes, got.total]) {
+          expect([x.cpuMs, x.readyMs, x.waitMs]).toEqual([ms(x.cpuTicks), ms(x.readyTicks), ms(x.waitTicks)]);
+          expect(Object.is(x.cpuMs, -0)).toBe(false);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   test('staged rows (a CpuUsageDeriver sink): durations from any 64-bit times, wrapping as int64, the same sums and analysis as the columns', () => {
     const wrap = (x: bigint) => BigInt.asIntN(64, x);
     const time = fc.oneof(fc.bigInt({ min: 0n, max: 1n << 36n }), fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n }), fc.constantFrom(-(1n << 63n), (1n << 63n) - 1n, (1n << 51n) + 7n, 0n));

@@ -8,6 +8,7 @@ import * as L from '../generated/layout.js';
 import * as R from '../derive/cpu-usage.js';
 import { CpuUsageDeriver, type CpuUsageOptions, type CpuUsageStats, type StagedRowSink } from '../derive/cpu-usage.js';
 import { EtlError } from '../errors.js';
+import { floorDiv } from '../time.js';
 import { dataLossText } from '../result/diagnostics.js';
 import type { Selection, SelectionSummary } from '../select/selection.js';
 import { LogHistograms, LongestReady, type DistributionTicks } from './distributions.js';
@@ -506,15 +507,14 @@ export class CpuAnalyzer implements StagedRowSink {
   result(names: Pick<StreamResult, 'threads' | 'processes' | 'clock'>, context: CpuResultContext = {}): CpuAnalysis {
     const clock = names.clock ?? null;
     const perSecond = clock?.ticksPerSecond ?? null;
-    const ms = (t: bigint | null): number | null => (perSecond === null || t === null ? null : Number((t * 1_000_000n) / perSecond) / 1000);
+    const ms = msOf(perSecond);
     const percentiles = (d: DistributionTicks): Percentiles => {
       const [p50, p90, p99] = d.percentiles as [bigint | null, bigint | null, bigint | null];
       return { count: d.count, p50Ticks: p50, p90Ticks: p90, p99Ticks: p99, maxTicks: d.max, p50Ms: ms(p50), p90Ms: ms(p90), p99Ms: ms(p99), maxMs: ms(d.max) };
     };
     const image = new Map<number, string>();
     for (const p of names.processes) if (p.imageFileName !== null) image.set(p.processId, p.imageFileName);
-    const threadName = new Map<string, string>();
-    for (const t of names.threads) if (t.name !== null) threadName.set(`${t.threadId}/${t.processId}`, t.name);
+    const threadName = threadNames(names.threads);
     const imageOf = (pid: number | null) => (pid === null ? null : (image.get(pid) ?? null));
 
     // the groups the distributions merge into: each slot alone (threads), its process, the trace
@@ -567,7 +567,7 @@ export class CpuAnalyzer implements StagedRowSink {
       const tid = this.tid[s]! >>> 0;
       const pid = procPid[procOf[s]!]!;
       const a: Acc = { switchIns: this.sums.acc[s * ACC]!, cpu: this.sums.get(s * ACC + A_CPU), ready: this.sums.get(s * ACC + A_READY), wait: this.sums.get(s * ACC + A_WAIT) };
-      threads.push({ threadId: tid, processId: pid, imageFileName: imageOf(pid), name: threadName.get(`${tid}/${pid}`) ?? null, ...totals(a, byThread, s) });
+      threads.push({ threadId: tid, processId: pid, imageFileName: imageOf(pid), name: threadName(tid, pid), ...totals(a, byThread, s) });
       const p = procs[procOf[s]!]!;
       for (const x of [p, whole]) {
         x.switchIns += a.switchIns;
@@ -579,13 +579,13 @@ export class CpuAnalyzer implements StagedRowSink {
     }
     const byCpu = (x: CpuTotals, y: CpuTotals): number => (x.cpuTicks > y.cpuTicks ? -1 : x.cpuTicks < y.cpuTicks ? 1 : y.switchIns - x.switchIns);
     const processes: ProcessCpu[] = procs.map((p, i) => ({ processId: procPid[i]!, imageFileName: imageOf(procPid[i]!), threads: p.threads, ...totals(p, byProcess, i) }));
-    processes.sort((x, y) => byCpu(x, y) || (x.processId ?? -1) - (y.processId ?? -1));
-    threads.sort((x, y) => byCpu(x, y) || x.threadId - y.threadId);
+    sortByCpu(processes, (x, y) => byCpu(x, y) || (x.processId ?? -1) - (y.processId ?? -1));
+    sortByCpu(threads, (x, y) => byCpu(x, y) || x.threadId - y.threadId);
     const worst: ReadyDelay[] = this.longest.list().map((w) => ({
       threadId: w.threadId,
       processId: w.processId,
       imageFileName: imageOf(w.processId),
-      name: threadName.get(`${w.threadId}/${w.processId}`) ?? null,
+      name: threadName(w.threadId, w.processId),
       cpu: w.cpu,
       switchInTime: w.switchInTime,
       switchInNs: clock === null ? null : clock.toNanoseconds(w.switchInTime),
@@ -690,6 +690,54 @@ function permute(col: NumericColumn, order: Uint32Array): TypedColumn {
     for (let i = 0; i < order.length; i++) dst[i] = src[order[i]!]!;
   }
   return out as TypedColumn;
+}
+
+/**
+ * Milliseconds of a tick count, (t · 10^6 / ticksPerSecond, truncated) / 1000 (null: no clock, or no
+ * value): in doubles where t · 10^6 and the ticks per second are below 2^53 (exact: floorDiv), else BigInt.
+ */
+function msOf(perSecond: bigint | null): (t: bigint | null) => number | null {
+  if (perSecond === null) return () => null;
+  const d = Number(perSecond);
+  const fast = perSecond > 0n && perSecond < 2n ** 53n;
+  return (t) => {
+    if (t === null) return null;
+    if (fast && t < 9_007_199_254n && t > -9_007_199_254n) {
+      const x = Number(t) * 1e6;
+      const q = x >= 0 ? floorDiv(x, d) : -floorDiv(-x, d);
+      return (q === 0 ? 0 : q) / 1000;
+    }
+    return Number((t * 1_000_000n) / perSecond) / 1000;
+  };
+}
+
+/** Thread names by (thread id, process id), from the threads table's columns (a later row wins; null names skipped). */
+function threadNames(threads: Table<'threads'>): (tid: number, pid: number | null) => string | null {
+  const tid = threads.column('threadId');
+  const pid = threads.column('processId');
+  const name = threads.column('name') as readonly string[];
+  // keyed by pid · 2^32 + tid (exact below 2^53), other pids by text
+  const near = new Map<number, string>();
+  const far = new Map<string, string>();
+  for (let i = 0; i < threads.length; i++) {
+    if (threads.isNull(L.TH_NAME, i)) continue;
+    const p = pid[i]!;
+    if (p < 0x200000) near.set(p * 4294967296 + tid[i]!, name[i]!);
+    else far.set(`${tid[i]}/${p}`, name[i]!);
+  }
+  return (t, p) => (p === null ? null : p < 0x200000 ? (near.get(p * 4294967296 + t) ?? null) : (far.get(`${t}/${p}`) ?? null));
+}
+
+/**
+ * Sorts `list` (stably) by `order`, which sorts by CPU time first: the CPU times as numbers decide where
+ * they differ (Number() keeps the order of the BigInts), `order` where they are equal.
+ */
+function sortByCpu<T extends CpuTotals>(list: T[], order: (x: T, y: T) => number): void {
+  const key = Float64Array.from(list, (x) => Number(x.cpuTicks));
+  const at = Array.from(list, (_, i) => i);
+  at.sort((i, j) => (key[i] !== key[j] ? (key[i]! > key[j]! ? -1 : 1) : order(list[i]!, list[j]!)));
+  const sorted = at.map((i) => list[i]!);
+  for (let i = 0; i < sorted.length; i++) list[i] = sorted[i]!;
 }
 
 /** A copy of `a` with room for at least n elements (twice as many, or more). */
