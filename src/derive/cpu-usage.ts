@@ -36,8 +36,10 @@
 // such (exact, no BigInt, no double). Event order is (time, kind, cpu, arrival): a stable LSD radix sort
 // of what is held and what came in on the time less the least (two 13-bit passes for a chunk's
 // span), each run of one time then ordered by kind and cpu. Completed rows are staged row by row (RWS
-// words each) and moved into the chunk's columns a block at a time, one column per loop — or handed as
-// they are to a StagedRowSink (CpuAnalyzer: the `cpu` command makes no columns).
+// words each) and moved into the chunk's columns a block at a time, each row read once — or handed as
+// they are to a StagedRowSink (CpuAnalyzer: the `cpu` command makes no columns); a consumer done with a
+// chunk may give it back (recycle()) for its columns to be reused. A thread's state is one cache line,
+// recent thread ids find their slot in a small direct-mapped cache before the index.
 import * as L from '../generated/layout.js';
 import { IdIndex } from './lifetimes.js';
 import { allocColumn, columnsOf, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
