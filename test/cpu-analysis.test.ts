@@ -5,6 +5,7 @@ import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import * as L from '../src/generated/layout.js';
 import { CpuAnalyzer, CpuUsageDeriver } from '../src/analysis/cpu.js';
+import * as R from '../src/derive/cpu-usage.js';
 import { decodeSync } from '../src/node.js';
 import { simulateSchedule, writeTrace } from '../src/writer/index.js';
 import { allocColumn, TABLE_COLUMNS } from '../src/tables/schema.js';
@@ -107,6 +108,110 @@ describe('CpuAnalyzer', () => {
     for (let k = 0; k < 5; k++) a.add(new Table('cpuUsage', { length: n, columns: cols })); // 5 x 2^20 rows: sums near ±2^85.3
     const t = a.result(NO_NAMES).threads[0]!;
     expect([t.switchIns, t.cpuTicks, t.readyTicks, t.waitTicks]).toEqual([5 * n, 5n * BigInt(n) * big, -5n * BigInt(n) * (1n << 63n), 15n * BigInt(n)]);
+  });
+
+  test('milliseconds: (ticks · 10^6 / ticks per second, truncated) / 1000 for any sums and clock', () => {
+    fc.assert(
+      fc.property(fc.array(row, { minLength: 1, maxLength: 60 }), fc.oneof(fc.bigInt({ min: 1n, max: 1n << 40n }), fc.constantFrom(10_000_000n, 3n, (1n << 53n) - 1n, 1n << 53n, 1n << 62n)), (rows, ticksPerSecond) => {
+        const a = new CpuAnalyzer();
+        a.add(table(rows));
+        const clock = { ticksPerSecond, toNanoseconds: (t: bigint) => t } as unknown as NonNullable<Parameters<CpuAnalyzer['result']>[0]['clock']>;
+        const got = a.result({ ...NO_NAMES, clock });
+        const ms = (t: bigint) => Number((t * 1_000_000n) / ticksPerSecond) / 1000;
+        for (const x of [...got.threads, ...got.processes, got.total]) {
+          expect([x.cpuMs, x.readyMs, x.waitMs]).toEqual([ms(x.cpuTicks), ms(x.readyTicks), ms(x.waitTicks)]);
+          expect(Object.is(x.cpuMs, -0)).toBe(false);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  test('staged rows (a CpuUsageDeriver sink): durations from any 64-bit times, wrapping as int64, the same sums and analysis as the columns', () => {
+    const wrap = (x: bigint) => BigInt.asIntN(64, x);
+    const time = fc.oneof(fc.bigInt({ min: 0n, max: 1n << 36n }), fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n }), fc.constantFrom(-(1n << 63n), (1n << 63n) - 1n, (1n << 51n) + 7n, 0n));
+    const timedRow = fc.record({
+      tid: fc.integer({ min: 0, max: 6 }),
+      pid: fc.option(fc.integer({ min: 0, max: 2 })),
+      cpu: fc.integer({ min: 0, max: 3 }),
+      in: time,
+      next: fc.option(time),
+      ready: fc.option(time),
+      last: fc.option(time),
+      readying: fc.option(fc.integer({ min: 0, max: 9 })),
+    });
+    fc.assert(
+      fc.property(fc.array(timedRow, { minLength: 1, maxLength: 200 }), fc.integer({ min: 1, max: 5000 }), fc.integer({ min: 1, max: 64 }), (rows, repeat, block) => {
+        // repeated, so that sums pass 2^52 (the spill) with durations of any size
+        const all = Array.from({ length: Math.min(repeat, Math.floor(20000 / rows.length) + 1) }, () => rows).flat();
+        const n = all.length;
+        const S = new Int32Array(n * R.RWS);
+        const cols = TABLE_COLUMNS.cpuUsage.map((c) => allocColumn(c.type, n));
+        const put = (col: number, i: number, x: bigint) => ((cols[col] as BigInt64Array)[i] = x);
+        const word = (b: number, hi: number, lo: number, x: bigint) => {
+          S[b + hi] = Number(BigInt.asIntN(32, x >> 32n));
+          S[b + lo] = Number(BigInt.asIntN(32, x));
+        };
+        all.forEach((r, i) => {
+          const b = i * R.RWS;
+          let v = (1 << L.CU_VALID) | (1 << L.CU_CPU) | (1 << L.CU_SWITCH_IN_TIME) | (1 << L.CU_NEW_THREAD_ID) | (1 << L.CU_OLD_THREAD_ID);
+          S[b + R.R_CPU] = r.cpu;
+          S[b + R.R_NEW_TID] = r.tid;
+          // the deriver's thread slot: one per thread id, or (some rows) one that another thread had
+          S[b + R.R_NEW_SLOT] = i % 3 === 0 ? 0 : r.tid + 1;
+          (cols[L.CU_CPU] as Uint16Array)[i] = r.cpu;
+          (cols[L.CU_NEW_THREAD_ID] as Uint32Array)[i] = r.tid;
+          word(b, R.R_IN_HI, R.R_IN_LO, r.in);
+          put(L.CU_SWITCH_IN_TIME, i, r.in);
+          if (r.pid !== null) {
+            v |= 1 << L.CU_NEW_PROCESS_ID;
+            S[b + R.R_NEW_PID] = r.pid;
+            (cols[L.CU_NEW_PROCESS_ID] as Uint32Array)[i] = r.pid;
+          }
+          if (r.next !== null) {
+            v |= (1 << L.CU_NEXT_SWITCH_OUT_TIME) | (1 << L.CU_CPU_USAGE);
+            word(b, R.R_NEXT_HI, R.R_NEXT_LO, r.next);
+            put(L.CU_NEXT_SWITCH_OUT_TIME, i, r.next);
+            put(L.CU_CPU_USAGE, i, wrap(r.next - r.in));
+          }
+          if (r.ready !== null) {
+            v |= (1 << L.CU_READY_TIME) | (1 << L.CU_READY);
+            word(b, R.R_READY_HI, R.R_READY_LO, r.ready);
+            put(L.CU_READY_TIME, i, r.ready);
+            put(L.CU_READY, i, wrap(r.in - r.ready));
+            if (r.readying !== null) {
+              v |= 1 << L.CU_READYING_THREAD_ID;
+              S[b + R.R_READYING_TID] = r.readying;
+              (cols[L.CU_READYING_THREAD_ID] as Uint32Array)[i] = r.readying;
+            }
+          }
+          if (r.last !== null) {
+            v |= 1 << L.CU_LAST_SWITCH_OUT_TIME;
+            word(b, R.R_LAST_HI, R.R_LAST_LO, r.last);
+            put(L.CU_LAST_SWITCH_OUT_TIME, i, r.last);
+            if (r.ready !== null) {
+              v |= 1 << L.CU_WAITS;
+              put(L.CU_WAITS, i, wrap(r.ready - r.last));
+            }
+          }
+          S[b + R.R_VALID] = v;
+          (cols[L.CU_VALID] as Uint32Array)[i] = v >>> 0;
+        });
+        for (const options of [{}, { percentiles: false }, { worst: 5, percentiles: false }]) {
+          const staged = new CpuAnalyzer(options);
+          for (let from = 0; from < n; from += block) staged.addStaged(S.subarray(from * R.RWS), Math.min(block, n - from));
+          const columns = new CpuAnalyzer(options);
+          columns.add(new Table('cpuUsage', { length: n, columns: cols }));
+          const got = staged.result(NO_NAMES);
+          expect(got).toEqual(columns.result(NO_NAMES));
+          const want = plainSums(all.map((r) => ({ tid: r.tid, pid: r.pid, usage: r.next === null ? null : wrap(r.next - r.in), ready: r.ready === null ? null : wrap(r.in - r.ready), waits: r.ready === null || r.last === null ? null : wrap(r.ready - r.last) })));
+          const key = (t: { threadId: number; processId: number | null }) => `${t.threadId}/${t.processId}`;
+          const sums = new Map(got.threads.map((t) => [key(t), [t.switchIns, t.cpuTicks, t.readyTicks, t.waitTicks]]));
+          for (const w of want) expect(sums.get(key(w)), key(w)).toEqual([w.switchIns, w.cpuTicks, w.readyTicks, w.waitTicks]);
+        }
+      }),
+      { numRuns: 60 },
+    );
   });
 
   test('as a CpuUsageDeriver sink (the rows as staged, no columns): the same analysis and statistics as from the chunks', () => {

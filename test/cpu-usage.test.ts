@@ -119,6 +119,32 @@ describe.each(CASES)('%s', (_, options) => {
     expect(streamed).toEqual(rows(whole));
   });
 
+  test('chunks given back (recycle) are reused: the same rows, every cell rewritten (null durations 0 again)', () => {
+    const r = decodeSync(bytes);
+    const plain: Table<'cpuUsage'>[] = [];
+    const d1 = new CpuUsageDeriver((t) => plain.push(t), { chunkRows: 64 });
+    d1.add(r.cswitch, r.readythread, r.threadEvents);
+    d1.finish();
+    const copies: Table<'cpuUsage'>[] = [];
+    const columns = new Set<unknown>();
+    const d2 = new CpuUsageDeriver(
+      (t) => {
+        copies.push(new TableCtor('cpuUsage', { length: t.length, columns: t.columns.map((c) => c.slice()) }));
+        columns.add(t.columns[0]);
+        // garbage in every cell before the columns are given back: the next chunk must rewrite them all
+        for (const c of t.columns) new Uint8Array((c as Uint8Array).buffer, (c as Uint8Array).byteOffset, (c as Uint8Array).byteLength).fill(0xa5);
+        d2.recycle(t);
+      },
+      { chunkRows: 64 },
+    );
+    d2.add(r.cswitch, r.readythread, r.threadEvents);
+    d2.finish();
+    expect(plain.length).toBeGreaterThan(5);
+    expect(columns.size).toBeLessThan(plain.length); // reused
+    expect(copies.map((t) => t.length)).toEqual(plain.map((t) => t.length));
+    copies.forEach((t, k) => t.columns.forEach((col, c) => expect(col, `chunk ${k} column ${t.specs[c]!.name}`).toEqual(plain[k]!.columns[c])));
+  });
+
   test('a reorder window bounds what is held; what arrives behind it is counted, not lost', () => {
     const r = decodeSync(bytes);
     const d = new CpuUsageDeriver(() => {}, { windowEvents: 256 });

@@ -8,6 +8,7 @@ import * as L from '../generated/layout.js';
 import * as R from '../derive/cpu-usage.js';
 import { CpuUsageDeriver, type CpuUsageOptions, type CpuUsageStats, type StagedRowSink } from '../derive/cpu-usage.js';
 import { EtlError } from '../errors.js';
+import { floorDiv } from '../time.js';
 import { dataLossText } from '../result/diagnostics.js';
 import type { Selection, SelectionSummary } from '../select/selection.js';
 import { LogHistograms, LongestReady, type DistributionTicks } from './distributions.js';
@@ -149,10 +150,10 @@ interface Acc {
   wait: bigint;
 }
 
-/** 2^32 */
-const WORD = 4294967296;
-/** a partial sum moves on past this (each row adds less than 2^32 to it: it stays below 2^53, exact) */
+/** a partial sum moves on into the BigInt spill past this (each value added is below it: the sum stays below 2^53, exact) */
 const LIMIT = 2 ** 52;
+/** values whose high word is within ±2^19 (|value| < 2^51 + 2^32) are added as one double */
+const HI_FAST = 0x80000;
 /** x ^ MIN32 orders the int32 bits of u32 values as the u32 values */
 const MIN32 = -0x80000000;
 
@@ -172,44 +173,54 @@ function knownBits(v: number): number {
 }
 
 /**
- * Exact 64-bit sums per slot without a BigInt per row: a sum is spill + hi * 2^32 + lo, with hi the sum of
- * the high words and lo that of the low words, both doubles kept exact (below 2^53): lo carries into hi,
- * and hi (past 2^52 only for sums beyond 2^84) into a BigInt spill.
+ * Per slot, ACC doubles: one 64-byte cache line with its switch-ins, the exact parts of its CPU, ready and
+ * wait sums, and its key (tid, pid, known: compared there by the hash lookup, so a row touches one line).
+ */
+const ACC = 8;
+const A_CPU = 1;
+const A_READY = 2;
+const A_WAIT = 3;
+const A_TID = 4;
+const A_PID = 5;
+const A_KNOWN = 6;
+
+/**
+ * Exact 64-bit sums without a BigInt per row, at index i = slot * ACC + which: a sum is spill + part, part
+ * a double kept exact (below 2^52 between adds; a value below 2^52 is added as one double, the sum below
+ * 2^53) that moves into the BigInt spill when it reaches 2^52; a value beyond that range (a corrupt time)
+ * goes to the spill at once. acc[slot * ACC] is the slot's switch-in count.
  */
 class Sums {
-  hi = new Float64Array(0);
-  lo = new Float64Array(0);
+  acc = new Float64Array(0);
   private readonly spill: bigint[] = [];
-  grow(cap: number): void {
-    const hi = new Float64Array(cap);
-    const lo = new Float64Array(cap);
-    hi.set(this.hi);
-    lo.set(this.lo);
-    this.hi = hi;
-    this.lo = lo;
+  /** room for `slots` slots */
+  grow(slots: number): void {
+    const acc = new Float64Array(slots * ACC);
+    acc.set(this.acc);
+    this.acc = acc;
   }
-  /** Adds the 64-bit value of words (lo, hi), both as int32 (lo's bits are the unsigned low word), to slot s. */
-  add(s: number, lo: number, hi: number): void {
-    let l = this.lo[s]! + lo;
-    let h = this.hi[s]! + hi + (lo < 0 ? 1 : 0); // lo as int32 is 2^32 less than the u32 it stands for
-    if (l >= LIMIT || l <= -LIMIT) {
-      const carry = Math.floor(l / WORD);
-      h += carry;
-      l -= carry * WORD;
+  /** Adds the 64-bit value of words (lo, hi), both as int32 (lo's bits are the unsigned low word), at i. */
+  add(i: number, lo: number, hi: number): void {
+    if (hi < HI_FAST && hi > -HI_FAST) this.addExact(i, hi * 4294967296 + (lo >>> 0));
+    else this.spill[i] = (this.spill[i] ?? 0n) + BigInt(hi) * 4294967296n + BigInt(lo >>> 0);
+  }
+  /** Adds (aHi, aLo) − (bHi, bLo) (words as int32) at i. */
+  addDiff(i: number, aHi: number, aLo: number, bHi: number, bLo: number): void {
+    const dHi = aHi - bHi;
+    if (dHi < HI_FAST && dHi > -HI_FAST) this.addExact(i, dHi * 4294967296 + ((aLo >>> 0) - (bLo >>> 0)));
+    else this.add(i, subLo(aLo, bLo), subHi(aHi, aLo, bHi, bLo));
+  }
+  /** Adds v (an integer, |v| < 2^52) at i. */
+  private addExact(i: number, v: number): void {
+    const x = this.acc[i]! + v;
+    if (x < LIMIT && x > -LIMIT) this.acc[i] = x;
+    else {
+      this.spill[i] = (this.spill[i] ?? 0n) + BigInt(x);
+      this.acc[i] = 0;
     }
-    if (h >= LIMIT || h <= -LIMIT) {
-      this.spill[s] = (this.spill[s] ?? 0n) + BigInt(h) * 4294967296n;
-      h = 0;
-    }
-    this.lo[s] = l;
-    this.hi[s] = h;
   }
-  /** Adds (aHi, aLo) − (bHi, bLo) (words as int32) to slot s. */
-  addDiff(s: number, aHi: number, aLo: number, bHi: number, bLo: number): void {
-    this.add(s, subLo(aLo, bLo), subHi(aHi, aLo, bHi, bLo));
-  }
-  get(s: number): bigint {
-    return (this.spill[s] ?? 0n) + BigInt(this.hi[s]!) * 4294967296n + BigInt(this.lo[s]!);
+  get(i: number): bigint {
+    return (this.spill[i] ?? 0n) + BigInt(this.acc[i]!);
   }
 }
 
@@ -225,14 +236,14 @@ export class CpuAnalyzer implements StagedRowSink {
   private pid = new Int32Array(0);
   /** 1: the process is known */
   private hasPid = new Uint8Array(0);
-  private switchIns = new Float64Array(0);
-  private readonly cpu = new Sums();
-  private readonly ready = new Sums();
-  private readonly wait = new Sums();
+  /** switch-ins and sums per slot (Sums: index slot * ACC + A_…) */
+  private readonly sums = new Sums();
   /** ready and wait durations per slot */
   private readonly readyDist: LogHistograms;
   private readonly waitDist: LogHistograms;
   private readonly longest: LongestReady;
+  /** staged rows: the slot + 1 (0: none) of each deriver thread slot (R_NEW_SLOT), the last one it had */
+  private byThreadSlot: Int32Array = new Int32Array(0);
   /** slot + 1 per hash bucket (0: empty) */
   private buckets = new Int32Array(256);
   private shift = 24;
@@ -303,17 +314,17 @@ export class CpuAnalyzer implements StagedRowSink {
       const known = (v >>> L.CU_NEW_PROCESS_ID) & 1;
       const s = this.slot(tid[i]! | 0, known === 1 ? pid[i]! | 0 : 0, known);
       this.span(v, switchIn[2 * i + 1]!, switchIn[2 * i]!, next[2 * i + 1]!, next[2 * i]!, readyT[2 * i + 1]!, readyT[2 * i]!, last[2 * i + 1]!, last[2 * i]!, cpu[i]!);
-      this.switchIns[s]!++;
-      if ((v >>> L.CU_CPU_USAGE) & 1) this.cpu.add(s, usage[2 * i]!, usage[2 * i + 1]!);
+      this.sums.acc[s * ACC]!++;
+      if ((v >>> L.CU_CPU_USAGE) & 1) this.sums.add(s * ACC + A_CPU, usage[2 * i]!, usage[2 * i + 1]!);
       if ((v >>> L.CU_READY) & 1) {
         const lo = ready[2 * i]!;
         const hi = ready[2 * i + 1]!;
-        this.ready.add(s, lo, hi);
+        this.sums.add(s * ACC + A_READY, lo, hi);
         this.readyDist.add(s, lo, hi);
         this.longest.offer(lo, hi, switchIn[2 * i]!, switchIn[2 * i + 1]!, cpu[i]!, tid[i]! | 0, pid[i]! | 0, readyingTid[i]! | 0, readyingPid[i]! | 0, knownBits(v));
       }
       if ((v >>> L.CU_WAITS) & 1) {
-        this.wait.add(s, waits[2 * i]!, waits[2 * i + 1]!);
+        this.sums.add(s * ACC + A_WAIT, waits[2 * i]!, waits[2 * i + 1]!);
         this.waitDist.add(s, waits[2 * i]!, waits[2 * i + 1]!);
       }
     }
@@ -352,13 +363,13 @@ export class CpuAnalyzer implements StagedRowSink {
    */
   private selectedRow(sel: Selection, s: number, v: number, inHi: number, inLo: number, nextHi: number, nextLo: number, rHi: number, rLo: number, lHi: number, lLo: number): void {
     const inRange = sel.timeIn(inHi, inLo);
-    if (inRange) this.switchIns[s]!++;
-    if ((v >>> L.CU_CPU_USAGE) & 1 && sel.clip(inHi, inLo, nextHi, nextLo)) this.cpu.add(s, sel.lo, sel.hi);
+    if (inRange) this.sums.acc[s * ACC]!++;
+    if ((v >>> L.CU_CPU_USAGE) & 1 && sel.clip(inHi, inLo, nextHi, nextLo)) this.sums.add(s * ACC + A_CPU, sel.lo, sel.hi);
     if (((v >>> L.CU_READY) & 1) === 0) return;
-    if (sel.clip(rHi, rLo, inHi, inLo)) this.ready.add(s, sel.lo, sel.hi);
+    if (sel.clip(rHi, rLo, inHi, inLo)) this.sums.add(s * ACC + A_READY, sel.lo, sel.hi);
     if (inRange) this.readyDist.add(s, subLo(inLo, rLo), subHi(inHi, inLo, rHi, rLo));
     if (((v >>> L.CU_WAITS) & 1) === 0) return;
-    if (sel.clip(lHi, lLo, rHi, rLo)) this.wait.add(s, sel.lo, sel.hi);
+    if (sel.clip(lHi, lLo, rHi, rLo)) this.sums.add(s * ACC + A_WAIT, sel.lo, sel.hi);
     if (inRange) this.waitDist.add(s, subLo(rLo, lLo), subHi(rHi, rLo, lHi, lLo));
   }
 
@@ -369,7 +380,7 @@ export class CpuAnalyzer implements StagedRowSink {
       for (let b = 0; b < n * R.RWS; b += R.RWS) {
         const v = S[b + R.R_VALID]!;
         const known = (v >>> L.CU_NEW_PROCESS_ID) & 1;
-        const s = this.slot(S[b + R.R_NEW_TID]!, known === 1 ? S[b + R.R_NEW_PID]! : 0, known);
+        const s = this.stagedSlot(S, b, known);
         const inHi = S[b + R.R_IN_HI]!;
         const inLo = S[b + R.R_IN_LO]!;
         this.span(v, inHi, inLo, S[b + R.R_NEXT_HI]!, S[b + R.R_NEXT_LO]!, S[b + R.R_READY_HI]!, S[b + R.R_READY_LO]!, S[b + R.R_LAST_HI]!, S[b + R.R_LAST_LO]!, S[b + R.R_CPU]!);
@@ -383,34 +394,56 @@ export class CpuAnalyzer implements StagedRowSink {
       }
       return;
     }
+    const dists = this.readyDist.enabled;
+    const worst = this.longest.limit > 0;
+    const sums = this.sums;
     for (let b = 0; b < n * R.RWS; b += R.RWS) {
       const v = S[b + R.R_VALID]!;
       const known = (v >>> L.CU_NEW_PROCESS_ID) & 1;
-      const s = this.slot(S[b + R.R_NEW_TID]!, known === 1 ? S[b + R.R_NEW_PID]! : 0, known);
-      this.switchIns[s]!++;
+      const s = this.stagedSlot(S, b, known);
+      const x = s * ACC;
+      sums.acc[x]!++;
       const inHi = S[b + R.R_IN_HI]!;
       const inLo = S[b + R.R_IN_LO]!;
       this.span(v, inHi, inLo, S[b + R.R_NEXT_HI]!, S[b + R.R_NEXT_LO]!, S[b + R.R_READY_HI]!, S[b + R.R_READY_LO]!, S[b + R.R_LAST_HI]!, S[b + R.R_LAST_LO]!, S[b + R.R_CPU]!);
-      if ((v >>> L.CU_CPU_USAGE) & 1) this.cpu.addDiff(s, S[b + R.R_NEXT_HI]!, S[b + R.R_NEXT_LO]!, inHi, inLo);
-      if ((v >>> L.CU_READY) & 1) {
-        const rHi = S[b + R.R_READY_HI]!;
-        const rLo = S[b + R.R_READY_LO]!;
-        // ready = switch-in − readyTime, as words
+      if ((v >>> L.CU_CPU_USAGE) & 1) sums.addDiff(x + A_CPU, S[b + R.R_NEXT_HI]!, S[b + R.R_NEXT_LO]!, inHi, inLo);
+      if (((v >>> L.CU_READY) & 1) === 0) continue;
+      // ready = switch-in − readyTime; waits = readyTime − the last switch-out
+      const rHi = S[b + R.R_READY_HI]!;
+      const rLo = S[b + R.R_READY_LO]!;
+      sums.addDiff(x + A_READY, inHi, inLo, rHi, rLo);
+      if (dists || worst) {
         const lo = subLo(inLo, rLo);
         const hi = subHi(inHi, inLo, rHi, rLo);
-        this.ready.add(s, lo, hi);
-        this.readyDist.add(s, lo, hi);
-        this.longest.offer(lo, hi, inLo, inHi, S[b + R.R_CPU]!, S[b + R.R_NEW_TID]!, S[b + R.R_NEW_PID]!, S[b + R.R_READYING_TID]!, S[b + R.R_READYING_PID]!, knownBits(v));
-        if ((v >>> L.CU_WAITS) & 1) {
-          const lHi = S[b + R.R_LAST_HI]!;
-          const lLo = S[b + R.R_LAST_LO]!;
-          const wLo = subLo(rLo, lLo);
-          const wHi = subHi(rHi, rLo, lHi, lLo);
-          this.wait.add(s, wLo, wHi);
-          this.waitDist.add(s, wLo, wHi);
-        }
+        if (dists) this.readyDist.add(s, lo, hi);
+        if (worst) this.longest.offer(lo, hi, inLo, inHi, S[b + R.R_CPU]!, S[b + R.R_NEW_TID]!, S[b + R.R_NEW_PID]!, S[b + R.R_READYING_TID]!, S[b + R.R_READYING_PID]!, knownBits(v));
+      }
+      if ((v >>> L.CU_WAITS) & 1) {
+        const lHi = S[b + R.R_LAST_HI]!;
+        const lLo = S[b + R.R_LAST_LO]!;
+        sums.addDiff(x + A_WAIT, rHi, rLo, lHi, lLo);
+        if (dists) this.waitDist.add(s, subLo(rLo, lLo), subHi(rHi, rLo, lHi, lLo));
       }
     }
+  }
+
+  /**
+   * The slot of the staged row at word b of S (`known`: its process is): the one the deriver's thread slot
+   * had last, when its key matches (most rows: no hash lookup), else slot().
+   */
+  private stagedSlot(S: Int32Array, b: number, known: number): number {
+    const tid = S[b + R.R_NEW_TID]!;
+    const pid = known === 1 ? S[b + R.R_NEW_PID]! : 0;
+    const ds = S[b + R.R_NEW_SLOT]!;
+    if (ds < this.byThreadSlot.length) {
+      const s = this.byThreadSlot[ds]! - 1;
+      const x = s * ACC;
+      const acc = this.sums.acc;
+      if (s >= 0 && acc[x + A_TID] === tid && acc[x + A_PID] === pid && acc[x + A_KNOWN] === known) return s;
+    } else this.byThreadSlot = grownTo(this.byThreadSlot, ds + 1);
+    const s = this.slot(tid, pid, known);
+    this.byThreadSlot[ds] = s + 1;
+    return s;
   }
 
   /** The slot of (tid, pid) (as int32; pid 0 with known 0: null), made if new. */
@@ -420,14 +453,18 @@ export class CpuAnalyzer implements StagedRowSink {
     for (; ; h = (h + 1) & mask) {
       const b = this.buckets[h]!;
       if (b === 0) break;
-      const s = b - 1;
-      if (this.tid[s] === tid && this.pid[s] === pid && this.hasPid[s] === known) return s;
+      const x = (b - 1) * ACC;
+      const acc = this.sums.acc;
+      if (acc[x + A_TID] === tid && acc[x + A_PID] === pid && acc[x + A_KNOWN] === known) return b - 1;
     }
     const s = this.n++;
     if (s === this.tid.length) this.grow();
     this.tid[s] = tid;
     this.pid[s] = pid;
     this.hasPid[s] = known;
+    this.sums.acc[s * ACC + A_TID] = tid;
+    this.sums.acc[s * ACC + A_PID] = pid;
+    this.sums.acc[s * ACC + A_KNOWN] = known;
     this.picked[s] = this.sel === null || this.sel.ids(tid, pid, known) ? 1 : 0;
     if (2 * this.n > this.buckets.length) this.rehash();
     else this.buckets[h] = s + 1;
@@ -439,19 +476,16 @@ export class CpuAnalyzer implements StagedRowSink {
     const tid = new Int32Array(cap);
     const pid = new Int32Array(cap);
     const hasPid = new Uint8Array(cap);
-    const switchIns = new Float64Array(cap);
     const picked = new Uint8Array(cap);
     picked.set(this.picked);
     this.picked = picked;
     tid.set(this.tid);
     pid.set(this.pid);
     hasPid.set(this.hasPid);
-    switchIns.set(this.switchIns);
     this.tid = tid;
     this.pid = pid;
     this.hasPid = hasPid;
-    this.switchIns = switchIns;
-    for (const sums of [this.cpu, this.ready, this.wait]) sums.grow(cap);
+    this.sums.grow(cap);
     this.readyDist.growGroups(cap);
     this.waitDist.growGroups(cap);
   }
@@ -473,22 +507,21 @@ export class CpuAnalyzer implements StagedRowSink {
   result(names: Pick<StreamResult, 'threads' | 'processes' | 'clock'>, context: CpuResultContext = {}): CpuAnalysis {
     const clock = names.clock ?? null;
     const perSecond = clock?.ticksPerSecond ?? null;
-    const ms = (t: bigint | null): number | null => (perSecond === null || t === null ? null : Number((t * 1_000_000n) / perSecond) / 1000);
+    const ms = msOf(perSecond);
     const percentiles = (d: DistributionTicks): Percentiles => {
       const [p50, p90, p99] = d.percentiles as [bigint | null, bigint | null, bigint | null];
       return { count: d.count, p50Ticks: p50, p90Ticks: p90, p99Ticks: p99, maxTicks: d.max, p50Ms: ms(p50), p90Ms: ms(p90), p99Ms: ms(p99), maxMs: ms(d.max) };
     };
     const image = new Map<number, string>();
     for (const p of names.processes) if (p.imageFileName !== null) image.set(p.processId, p.imageFileName);
-    const threadName = new Map<string, string>();
-    for (const t of names.threads) if (t.name !== null) threadName.set(`${t.threadId}/${t.processId}`, t.name);
+    const threadName = threadNames(names.threads);
     const imageOf = (pid: number | null) => (pid === null ? null : (image.get(pid) ?? null));
 
     // the groups the distributions merge into: each slot alone (threads), its process, the trace
     const n = this.n;
     // with a selection: the slots it keeps that have something inside the range (-1: left out)
     const kept = (s: number): boolean =>
-      this.sel === null || (this.picked[s] === 1 && (this.switchIns[s]! > 0 || this.cpu.get(s) !== 0n || this.ready.get(s) !== 0n || this.wait.get(s) !== 0n));
+      this.sel === null || (this.picked[s] === 1 && (this.sums.acc[s * ACC]! > 0 || this.sums.get(s * ACC + A_CPU) !== 0n || this.sums.get(s * ACC + A_READY) !== 0n || this.sums.get(s * ACC + A_WAIT) !== 0n));
     const self = Int32Array.from({ length: n }, (_, s) => (kept(s) ? s : -1));
     const procOf = new Int32Array(n);
     const procIndex = new Map<string, number>();
@@ -533,8 +566,8 @@ export class CpuAnalyzer implements StagedRowSink {
       if (self[s] === -1) continue;
       const tid = this.tid[s]! >>> 0;
       const pid = procPid[procOf[s]!]!;
-      const a: Acc = { switchIns: this.switchIns[s]!, cpu: this.cpu.get(s), ready: this.ready.get(s), wait: this.wait.get(s) };
-      threads.push({ threadId: tid, processId: pid, imageFileName: imageOf(pid), name: threadName.get(`${tid}/${pid}`) ?? null, ...totals(a, byThread, s) });
+      const a: Acc = { switchIns: this.sums.acc[s * ACC]!, cpu: this.sums.get(s * ACC + A_CPU), ready: this.sums.get(s * ACC + A_READY), wait: this.sums.get(s * ACC + A_WAIT) };
+      threads.push({ threadId: tid, processId: pid, imageFileName: imageOf(pid), name: threadName(tid, pid), ...totals(a, byThread, s) });
       const p = procs[procOf[s]!]!;
       for (const x of [p, whole]) {
         x.switchIns += a.switchIns;
@@ -546,13 +579,13 @@ export class CpuAnalyzer implements StagedRowSink {
     }
     const byCpu = (x: CpuTotals, y: CpuTotals): number => (x.cpuTicks > y.cpuTicks ? -1 : x.cpuTicks < y.cpuTicks ? 1 : y.switchIns - x.switchIns);
     const processes: ProcessCpu[] = procs.map((p, i) => ({ processId: procPid[i]!, imageFileName: imageOf(procPid[i]!), threads: p.threads, ...totals(p, byProcess, i) }));
-    processes.sort((x, y) => byCpu(x, y) || (x.processId ?? -1) - (y.processId ?? -1));
-    threads.sort((x, y) => byCpu(x, y) || x.threadId - y.threadId);
+    sortByCpu(processes, (x, y) => byCpu(x, y) || (x.processId ?? -1) - (y.processId ?? -1));
+    sortByCpu(threads, (x, y) => byCpu(x, y) || x.threadId - y.threadId);
     const worst: ReadyDelay[] = this.longest.list().map((w) => ({
       threadId: w.threadId,
       processId: w.processId,
       imageFileName: imageOf(w.processId),
-      name: threadName.get(`${w.threadId}/${w.processId}`) ?? null,
+      name: threadName(w.threadId, w.processId),
       cpu: w.cpu,
       switchInTime: w.switchInTime,
       switchInNs: clock === null ? null : clock.toNanoseconds(w.switchInTime),
@@ -657,6 +690,61 @@ function permute(col: NumericColumn, order: Uint32Array): TypedColumn {
     for (let i = 0; i < order.length; i++) dst[i] = src[order[i]!]!;
   }
   return out as TypedColumn;
+}
+
+/**
+ * Milliseconds of a tick count, (t · 10^6 / ticksPerSecond, truncated) / 1000 (null: no clock, or no
+ * value): in doubles where t · 10^6 and the ticks per second are below 2^53 (exact: floorDiv), else BigInt.
+ */
+function msOf(perSecond: bigint | null): (t: bigint | null) => number | null {
+  if (perSecond === null) return () => null;
+  const d = Number(perSecond);
+  const fast = perSecond > 0n && perSecond < 2n ** 53n;
+  return (t) => {
+    if (t === null) return null;
+    if (fast && t < 9_007_199_254n && t > -9_007_199_254n) {
+      const x = Number(t) * 1e6;
+      const q = x >= 0 ? floorDiv(x, d) : -floorDiv(-x, d);
+      return (q === 0 ? 0 : q) / 1000;
+    }
+    return Number((t * 1_000_000n) / perSecond) / 1000;
+  };
+}
+
+/** Thread names by (thread id, process id), from the threads table's columns (a later row wins; null names skipped). */
+function threadNames(threads: Table<'threads'>): (tid: number, pid: number | null) => string | null {
+  const tid = threads.column('threadId');
+  const pid = threads.column('processId');
+  const name = threads.column('name') as readonly string[];
+  // keyed by pid · 2^32 + tid (exact below 2^53), other pids by text
+  const near = new Map<number, string>();
+  const far = new Map<string, string>();
+  for (let i = 0; i < threads.length; i++) {
+    if (threads.isNull(L.TH_NAME, i)) continue;
+    const p = pid[i]!;
+    if (p < 0x200000) near.set(p * 4294967296 + tid[i]!, name[i]!);
+    else far.set(`${tid[i]}/${p}`, name[i]!);
+  }
+  return (t, p) => (p === null ? null : p < 0x200000 ? (near.get(p * 4294967296 + t) ?? null) : (far.get(`${t}/${p}`) ?? null));
+}
+
+/**
+ * Sorts `list` (stably) by `order`, which sorts by CPU time first: the CPU times as numbers decide where
+ * they differ (Number() keeps the order of the BigInts), `order` where they are equal.
+ */
+function sortByCpu<T extends CpuTotals>(list: T[], order: (x: T, y: T) => number): void {
+  const key = Float64Array.from(list, (x) => Number(x.cpuTicks));
+  const at = Array.from(list, (_, i) => i);
+  at.sort((i, j) => (key[i] !== key[j] ? (key[i]! > key[j]! ? -1 : 1) : order(list[i]!, list[j]!)));
+  const sorted = at.map((i) => list[i]!);
+  for (let i = 0; i < sorted.length; i++) list[i] = sorted[i]!;
+}
+
+/** A copy of `a` with room for at least n elements (twice as many, or more). */
+function grownTo(a: Int32Array, n: number): Int32Array {
+  const b = new Int32Array(Math.max(n, 2 * a.length, 256));
+  b.set(a);
+  return b;
 }
 
 /** The 64-bit column as (lo, hi) 32-bit words, as int32. */

@@ -76,7 +76,10 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
           : deriver
             ? async (rows) => {
                 deriver.add(rows.cswitch, rows.readythread, rows.threadEvents);
-                for (const t of pending.splice(0)) await write(pick(t));
+                for (const t of pending.splice(0)) {
+                  await write(pick(t));
+                  deriver.recycle(t); // written: its columns serve the next chunk
+                }
               }
             : whole
               ? (rows) => {

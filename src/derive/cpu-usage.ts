@@ -34,10 +34,12 @@
 // words of one store, a thread's state TSW words of another, a CPU's (its open row) CSW words of a third;
 // a tick value is two 32-bit halves (hi signed, lo unsigned), kept as int32, compared and subtracted as
 // such (exact, no BigInt, no double). Event order is (time, kind, cpu, arrival): a stable LSD radix sort
-// of what is held and what came in on the time less the least (two or three 11-bit passes for a chunk's
+// of what is held and what came in on the time less the least (two 13-bit passes for a chunk's
 // span), each run of one time then ordered by kind and cpu. Completed rows are staged row by row (RWS
-// words each) and moved into the chunk's columns a block at a time, one column per loop — or handed as
-// they are to a StagedRowSink (CpuAnalyzer: the `cpu` command makes no columns).
+// words each) and moved into the chunk's columns a block at a time, each row read once — or handed as
+// they are to a StagedRowSink (CpuAnalyzer: the `cpu` command makes no columns); a consumer done with a
+// chunk may give it back (recycle()) for its columns to be reused. A thread's state is one cache line,
+// recent thread ids find their slot in a small direct-mapped cache before the index.
 import * as L from '../generated/layout.js';
 import { IdIndex } from './lifetimes.js';
 import { allocColumn, columnsOf, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
@@ -103,8 +105,8 @@ const S_OLD_WR = 1 << 11;
 const S_CSTATE = 1 << 12;
 const S_NEW_TID = 1 << 13;
 
-// Thread state: TSW words per thread slot.
-const TSW = 11;
+// Thread state: TSW words per thread slot (16: a slot is one 64-byte cache line).
+const TSW = 16;
 const T_FLAGS = 0; // TF_ bits
 const T_OUT_HI = 1; // the latest switch-out: time
 const T_OUT_LO = 2;
@@ -116,11 +118,15 @@ const T_READYING_SLOT = 7;
 const T_READYING_PID = 8;
 const T_LIFE_HEAD = 9; // the thread's lifetimes, a list (index + 1; 0: none): first and last
 const T_LIFE_TAIL = 10;
+const T_FIRST_START_HI = 11; // the first lifetime's start (if TF_FIRST_START) and process, copied: a thread
+const T_FIRST_START_LO = 12; // with one lifetime has its process without a walk of the list
+const T_FIRST_PID = 13;
 const TF_OUT = 1;
 const TF_READY = 2;
 const TF_IDLE = 4; // the idle thread (tid 0, or a CPU's stand-in): its process is 0
 const TF_READYING = 8;
 const TF_READYING_PID = 16;
+const TF_FIRST_START = 32;
 const O_PRI = 1 << 24;
 const O_STATE = 1 << 25;
 const O_WR = 1 << 26;
@@ -174,7 +180,7 @@ const CF_OLD_PID = 256;
 
 // Completed rows, staged row by row (RWS int32 words each; a null cell is 0, the valid bits are the
 // table's) before they go into the columns — or, given a StagedRowSink, to it.
-export const RWS = 19;
+export const RWS = 20;
 export const R_CPU = 0;
 export const R_IN_HI = 1; // switchInTime
 export const R_IN_LO = 2;
@@ -194,6 +200,10 @@ export const R_SMALL_A = 15; // newInPri | newOutPri << 8 | newPrevOutPri << 16 
 export const R_SMALL_B = 16; // newPrevWaitReason | oldOutPri << 8 | oldState << 16 | oldWaitReason << 24
 export const R_CSTATE = 17; // prevCState
 export const R_VALID = 18;
+/** the deriver's slot of the new thread (one per thread id: a consumer may key its own state by it) */
+export const R_NEW_SLOT = 19;
+/** log2 of the entries of the thread slot cache (4096: 32 KiB) */
+const SLOT_CACHE_BITS = 12;
 /** rows staged before they are moved into the columns (a block that stays in cache) */
 const STAGE_ROWS = 2048;
 
@@ -214,8 +224,8 @@ function grown<T extends Int32Array | Float64Array>(a: T, n: number): T {
   return b;
 }
 
-/** radix digits of the sort: 11 bits */
-const DIGIT = 11;
+/** radix digits of the sort: 13 bits (two passes for a span below 2^26 ticks: a chunk's, mostly) */
+const DIGIT = 13;
 const DIGITS = 1 << DIGIT;
 
 /** The sort's scratch: positions, the times relative to the least (words), the digit counts. */
@@ -241,46 +251,26 @@ class SortScratch {
 
 /**
  * Sorts the event positions P[0, n) by event order (time, kind, cpu), stably (so arrival order breaks
- * ties): an LSD radix sort on the time less the least time (exact 64-bit words; 11-bit digits, those
- * that are the same for every event skipped: two or three passes for a chunk's span of time), then each
+ * ties): an LSD radix sort on the time less the least time (exact 64-bit words; 13-bit digits, those
+ * that are the same for every event skipped: two passes for a chunk's span of time, mostly), then each
  * run of one time (rare) by kind and cpu, by insertion. P is sorted in place.
+ *
+ * Each loop is a function of its own that returns right after it: V8 compiles a long loop on the stack
+ * (OSR) before the code after it has run, and reuses that code on every later call — which would leave
+ * the function at every call where that code first needs type feedback (a deoptimization per add()).
  */
 function sortEvents(E: Int32Array, P: Int32Array, n: number, t: SortScratch): void {
   if (n < 2) return;
   t.reserve(n);
-  // the least time
-  let minHi = E[P[0]! * ES + E_HI]!;
-  let minLo = E[P[0]! * ES + E_LO]!;
-  for (let i = 1; i < n; i++) {
-    const e = P[i]! * ES;
-    const hi = E[e + E_HI]!;
-    const lo = E[e + E_LO]!;
-    if (hi < minHi || (hi === minHi && (lo ^ MIN32) < (minLo ^ MIN32))) {
-      minHi = hi;
-      minLo = lo;
-    }
-  }
-  // the times relative to it, and which bits they use; the first digit counted
+  const least = P[leastAt(E, P, n)]! * ES;
   const counts = t.counts;
   counts.fill(0);
+  // the times relative to the least, and which bits they use; the first digit counted
+  const orLo = relativeTimes(E, P, n, E[least + E_HI]!, E[least + E_LO]!, t.p, t.lo, t.hi, counts);
+  const orHi = orOf(t.hi, n);
   let p = t.p;
   let lo = t.lo;
   let hi = t.hi;
-  let orLo = 0;
-  let orHi = 0;
-  for (let i = 0; i < n; i++) {
-    const x = P[i]!;
-    const e = x * ES;
-    const l = E[e + E_LO]!;
-    const rl = (l - minLo) | 0;
-    const rh = (E[e + E_HI]! - minHi - ((l ^ MIN32) < (minLo ^ MIN32) ? 1 : 0)) | 0;
-    p[i] = x;
-    lo[i] = rl;
-    hi[i] = rh;
-    orLo |= rl;
-    orHi |= rh;
-    counts[rl & (DIGITS - 1)]!++;
-  }
   let p2 = t.p2;
   let lo2 = t.lo2;
   let hi2 = t.hi2;
@@ -294,20 +284,16 @@ function sortEvents(E: Int32Array, P: Int32Array, n: number, t: SortScratch): vo
     }
     if (pass > 0) {
       counts.fill(0);
-      for (let i = 0; i < n; i++) counts[(word[i]! >>> shift) & (DIGITS - 1)]!++;
+      countDigits(word, shift, n, counts);
     }
     if (counts[(word[0]! >>> shift) & (DIGITS - 1)] === n) continue; // one digit for all
-    let sum = 0;
-    for (let d = 0; d < DIGITS; d++) {
-      const c = counts[d]!;
-      counts[d] = sum;
-      sum += c;
-    }
-    for (let i = 0; i < n; i++) {
-      const k = counts[(word[i]! >>> shift) & (DIGITS - 1)]!++;
-      p2[k] = p[i]!;
-      lo2[k] = lo[i]!;
-      hi2[k] = hi[i]!;
+    digitStarts(counts);
+    if (orHi === 0) scatter2(word, shift, n, counts, p, lo, p2, lo2); // the high words are all 0: they stay
+    else {
+      scatter3(word, shift, n, counts, p, lo, hi, p2, lo2, hi2);
+      const th = hi;
+      hi = hi2;
+      hi2 = th;
     }
     const tp = p;
     p = p2;
@@ -315,9 +301,6 @@ function sortEvents(E: Int32Array, P: Int32Array, n: number, t: SortScratch): vo
     const tl = lo;
     lo = lo2;
     lo2 = tl;
-    const th = hi;
-    hi = hi2;
-    hi2 = th;
   }
   t.p = p;
   t.lo = lo;
@@ -325,7 +308,84 @@ function sortEvents(E: Int32Array, P: Int32Array, n: number, t: SortScratch): vo
   t.p2 = p2;
   t.lo2 = lo2;
   t.hi2 = hi2;
-  // out, with each run of one time by kind and cpu (stable)
+  orderTies(E, P, n, p, lo, hi);
+}
+
+/** The index in P[0, n) of the event of the least time (the first of them). */
+function leastAt(E: Int32Array, P: Int32Array, n: number): number {
+  let at = 0;
+  let minHi = E[P[0]! * ES + E_HI]!;
+  let minLo = E[P[0]! * ES + E_LO]!;
+  for (let i = 1; i < n; i++) {
+    const e = P[i]! * ES;
+    const hi = E[e + E_HI]!;
+    const lo = E[e + E_LO]!;
+    if (hi < minHi || (hi === minHi && (lo ^ MIN32) < (minLo ^ MIN32))) {
+      minHi = hi;
+      minLo = lo;
+      at = i;
+    }
+  }
+  return at;
+}
+
+/** p, lo, hi [0, n): the positions of P and their times less (minHi, minLo); the first digits counted; returns the OR of the low words. */
+function relativeTimes(E: Int32Array, P: Int32Array, n: number, minHi: number, minLo: number, p: Int32Array, lo: Int32Array, hi: Int32Array, counts: Int32Array): number {
+  let orLo = 0;
+  for (let i = 0; i < n; i++) {
+    const x = P[i]!;
+    const e = x * ES;
+    const l = E[e + E_LO]!;
+    const rl = (l - minLo) | 0;
+    p[i] = x;
+    lo[i] = rl;
+    hi[i] = (E[e + E_HI]! - minHi - ((l ^ MIN32) < (minLo ^ MIN32) ? 1 : 0)) | 0;
+    orLo |= rl;
+    counts[rl & (DIGITS - 1)]!++;
+  }
+  return orLo;
+}
+
+/** The OR of a[0, n). */
+function orOf(a: Int32Array, n: number): number {
+  let or = 0;
+  for (let i = 0; i < n; i++) or |= a[i]!;
+  return or;
+}
+
+function countDigits(word: Int32Array, shift: number, n: number, counts: Int32Array): void {
+  for (let i = 0; i < n; i++) counts[(word[i]! >>> shift) & (DIGITS - 1)]!++;
+}
+
+/** The counts of each digit into the position of its first event. */
+function digitStarts(counts: Int32Array): void {
+  let sum = 0;
+  for (let d = 0; d < DIGITS; d++) {
+    const c = counts[d]!;
+    counts[d] = sum;
+    sum += c;
+  }
+}
+
+function scatter2(word: Int32Array, shift: number, n: number, counts: Int32Array, p: Int32Array, lo: Int32Array, p2: Int32Array, lo2: Int32Array): void {
+  for (let i = 0; i < n; i++) {
+    const k = counts[(word[i]! >>> shift) & (DIGITS - 1)]!++;
+    p2[k] = p[i]!;
+    lo2[k] = lo[i]!;
+  }
+}
+
+function scatter3(word: Int32Array, shift: number, n: number, counts: Int32Array, p: Int32Array, lo: Int32Array, hi: Int32Array, p2: Int32Array, lo2: Int32Array, hi2: Int32Array): void {
+  for (let i = 0; i < n; i++) {
+    const k = counts[(word[i]! >>> shift) & (DIGITS - 1)]!++;
+    p2[k] = p[i]!;
+    lo2[k] = lo[i]!;
+    hi2[k] = hi[i]!;
+  }
+}
+
+/** P[0, n) from the sorted positions p (times lo, hi), each run of one time ordered by kind and cpu (stably, by insertion). */
+function orderTies(E: Int32Array, P: Int32Array, n: number, p: Int32Array, lo: Int32Array, hi: Int32Array): void {
   P[0] = p[0]!;
   for (let i = 1; i < n; i++) {
     const x = p[i]!;
@@ -343,7 +403,6 @@ function sortEvents(E: Int32Array, P: Int32Array, n: number, t: SortScratch): vo
     P[j] = x;
   }
 }
-
 
 /** The columns of one output chunk, with 32-bit views of the 64-bit ones and byte views of the small ones. */
 class OutChunk {
@@ -375,8 +434,9 @@ class OutChunk {
   readonly oldWaitReason: Uint8Array;
   readonly prevCState: Uint8Array;
 
-  constructor(rows: number) {
-    const c = (this.columns = TABLE_COLUMNS.cpuUsage.map((spec) => allocColumn(spec.type, rows)));
+  /** `reuse`: the columns of an emitted chunk given back (CpuUsageDeriver.recycle), every cell rewritten by take() */
+  constructor(rows: number, reuse: TypedColumn[] | null) {
+    const c = (this.columns = reuse ?? TABLE_COLUMNS.cpuUsage.map((spec) => allocColumn(spec.type, rows)));
     const v = columnsOf('cpuUsage', c);
     const bytes = (col: Uint8Array | Int8Array) => new Uint8Array(col.buffer, col.byteOffset, col.length);
     this.cpu = v.cpu;
@@ -405,31 +465,30 @@ class OutChunk {
     this.prevCState = bytes(v.prevCState);
   }
 
-  /** Moves n staged rows (S, from row 0) into rows [at, at + n): one column at a time. */
+  /** Moves n staged rows (S, from row 0) into rows [at, at + n): each row read once, its cells stored in every column. */
   take(S: Int32Array, n: number, at: number): void {
     const end = at + n;
-    for (let r = at, s = 0; r < end; r++, s += RWS) this.cpu[r] = S[s + R_CPU]!;
-    pairs(this.switchInTime, S, R_IN_HI, R_IN_LO, at, end);
-    pairs(this.nextSwitchOutTime, S, R_NEXT_HI, R_NEXT_LO, at, end);
-    pairs(this.lastSwitchOutTime, S, R_LAST_HI, R_LAST_LO, at, end);
-    pairs(this.readyTime, S, R_READY_HI, R_READY_LO, at, end);
-    ints(this.newThreadId, S, R_NEW_TID, at, end);
-    ints(this.oldThreadId, S, R_OLD_TID, at, end);
-    ints(this.newProcessId, S, R_NEW_PID, at, end);
-    ints(this.oldProcessId, S, R_OLD_PID, at, end);
-    ints(this.readyingThreadId, S, R_READYING_TID, at, end);
-    ints(this.readyingProcessId, S, R_READYING_PID, at, end);
-    ints(this.valid, S, R_VALID, at, end);
-    bytesOf(this.newInPri, S, R_SMALL_A, 0, at, end);
-    bytesOf(this.newOutPri, S, R_SMALL_A, 8, at, end);
-    bytesOf(this.newPrevOutPri, S, R_SMALL_A, 16, at, end);
-    bytesOf(this.newPrevState, S, R_SMALL_A, 24, at, end);
-    bytesOf(this.newPrevWaitReason, S, R_SMALL_B, 0, at, end);
-    bytesOf(this.oldOutPri, S, R_SMALL_B, 8, at, end);
-    bytesOf(this.oldState, S, R_SMALL_B, 16, at, end);
-    bytesOf(this.oldWaitReason, S, R_SMALL_B, 24, at, end);
-    bytesOf(this.prevCState, S, R_CSTATE, 0, at, end);
-    // the durations (null: 0)
+    const cpu = this.cpu;
+    const inT = this.switchInTime;
+    const nextT = this.nextSwitchOutTime;
+    const lastT = this.lastSwitchOutTime;
+    const readyT = this.readyTime;
+    const newTid = this.newThreadId;
+    const oldTid = this.oldThreadId;
+    const newPid = this.newProcessId;
+    const oldPid = this.oldProcessId;
+    const readyingTid = this.readyingThreadId;
+    const readyingPid = this.readyingProcessId;
+    const valid = this.valid;
+    const newInPri = this.newInPri;
+    const newOutPri = this.newOutPri;
+    const newPrevOutPri = this.newPrevOutPri;
+    const newPrevState = this.newPrevState;
+    const newPrevWaitReason = this.newPrevWaitReason;
+    const oldOutPri = this.oldOutPri;
+    const oldState = this.oldState;
+    const oldWaitReason = this.oldWaitReason;
+    const prevCState = this.prevCState;
     const usage = this.cpuUsage;
     const ready = this.ready;
     const waits = this.waits;
@@ -437,29 +496,60 @@ class OutChunk {
       const v = S[s + R_VALID]!;
       const inHi = S[s + R_IN_HI]!;
       const inLo = S[s + R_IN_LO]!;
-      if ((v >>> L.CU_CPU_USAGE) & 1) putDiff(usage, r, S[s + R_NEXT_HI]!, S[s + R_NEXT_LO]!, inHi, inLo);
-      if ((v >>> L.CU_READY) & 1) {
-        const rHi = S[s + R_READY_HI]!;
-        const rLo = S[s + R_READY_LO]!;
-        putDiff(ready, r, inHi, inLo, rHi, rLo);
-        if ((v >>> L.CU_WAITS) & 1) putDiff(waits, r, rHi, rLo, S[s + R_LAST_HI]!, S[s + R_LAST_LO]!);
-      }
+      const nHi = S[s + R_NEXT_HI]!;
+      const nLo = S[s + R_NEXT_LO]!;
+      const lHi = S[s + R_LAST_HI]!;
+      const lLo = S[s + R_LAST_LO]!;
+      const rHi = S[s + R_READY_HI]!;
+      const rLo = S[s + R_READY_LO]!;
+      const a = S[s + R_SMALL_A]!;
+      const b = S[s + R_SMALL_B]!;
+      cpu[r] = S[s + R_CPU]!;
+      inT[2 * r] = inLo;
+      inT[2 * r + 1] = inHi;
+      nextT[2 * r] = nLo;
+      nextT[2 * r + 1] = nHi;
+      lastT[2 * r] = lLo;
+      lastT[2 * r + 1] = lHi;
+      readyT[2 * r] = rLo;
+      readyT[2 * r + 1] = rHi;
+      newTid[r] = S[s + R_NEW_TID]!;
+      oldTid[r] = S[s + R_OLD_TID]!;
+      newPid[r] = S[s + R_NEW_PID]!;
+      oldPid[r] = S[s + R_OLD_PID]!;
+      readyingTid[r] = S[s + R_READYING_TID]!;
+      readyingPid[r] = S[s + R_READYING_PID]!;
+      valid[r] = v;
+      newInPri[r] = a;
+      newOutPri[r] = a >>> 8;
+      newPrevOutPri[r] = a >>> 16;
+      newPrevState[r] = a >>> 24;
+      newPrevWaitReason[r] = b;
+      oldOutPri[r] = b >>> 8;
+      oldState[r] = b >>> 16;
+      oldWaitReason[r] = b >>> 24;
+      prevCState[r] = S[s + R_CSTATE]!;
+      // the durations (null: 0)
+      if ((v >>> L.CU_CPU_USAGE) & 1) putDiff(usage, r, nHi, nLo, inHi, inLo);
+      else putDiff(usage, r, 0, 0, 0, 0);
+      if ((v >>> L.CU_READY) & 1) putDiff(ready, r, inHi, inLo, rHi, rLo);
+      else putDiff(ready, r, 0, 0, 0, 0);
+      if ((v >>> L.CU_WAITS) & 1) putDiff(waits, r, rHi, rLo, lHi, lLo);
+      else putDiff(waits, r, 0, 0, 0, 0);
     }
   }
 }
 
-function pairs(words: Int32Array, S: Int32Array, hi: number, lo: number, at: number, end: number): void {
-  for (let r = at, s = 0; r < end; r++, s += RWS) {
-    words[2 * r] = S[s + lo]!;
-    words[2 * r + 1] = S[s + hi]!;
+/** The events at positions P[0, n) of E into positions 0 … n − 1 of `to` (P renumbered). */
+function gather(E: Int32Array, P: Int32Array, n: number, to: Int32Array): void {
+  for (let i = 0; i < n; i++) {
+    const a = P[i]! * ES;
+    const b = i * ES;
+    for (let w = 0; w < ES; w++) to[b + w] = E[a + w]!;
+    P[i] = i;
   }
 }
-function ints(col: Uint32Array, S: Int32Array, f: number, at: number, end: number): void {
-  for (let r = at, s = f; r < end; r++, s += RWS) col[r] = S[s]!;
-}
-function bytesOf(col: Uint8Array, S: Int32Array, f: number, shift: number, at: number, end: number): void {
-  for (let r = at, s = f; r < end; r++, s += RWS) col[r] = S[s]! >>> shift;
-}
+
 /** Writes (aHi, aLo) − (bHi, bLo), wrapping like a 64-bit store, at row r (the words as int32). */
 function putDiff(words: Int32Array, r: number, aHi: number, aLo: number, bHi: number, bLo: number): void {
   words[2 * r] = (aLo - bLo) | 0;
@@ -468,7 +558,7 @@ function putDiff(words: Int32Array, r: number, aHi: number, aLo: number, bHi: nu
 
 export class CpuUsageDeriver {
   // Events at positions of E (ES words each), appended in arrival order; the held ones are moved to the
-  // front (E2 is the spare) when there is no room for the next add()'s.
+  // front (through E2) at each add().
   private E = new Int32Array(0);
   private E2 = new Int32Array(0);
   private eTop = 0;
@@ -482,6 +572,8 @@ export class CpuUsageDeriver {
   // CPU: its switch-outs are kept in a slot of its CPU's (C_IDLE_SLOT), its readies and lifetimes in the
   // slot of tid 0. Slots are never freed: their number is that of the threads seen.
   private readonly tids = new IdIndex();
+  /** recent thread ids and their slots (+ 1; 0: none), direct-mapped: a hit stays in L1, where the index would miss the cache */
+  private readonly slotCache = new Int32Array(2 << SLOT_CACHE_BITS);
   private TS = new Int32Array(256 * TSW);
   private nSlots = 0;
   private LT = new Int32Array(256 * LTW);
@@ -508,6 +600,8 @@ export class CpuUsageDeriver {
   /** rows staged when the stage is moved into the chunk */
   private stageRoom: number;
   private out: OutChunk | null = null;
+  /** the columns of a chunk given back (recycle()), for the next one */
+  private spare: TypedColumn[] | null = null;
   private n = 0; // rows in `out`
   /** rows waiting for a process id until finish(), staged, in completion order */
   private hold = new Int32Array(0);
@@ -542,13 +636,19 @@ export class CpuUsageDeriver {
     }
   }
 
-  /** The slot of thread `tid` (as int32; made if new). */
+  /** The slot of thread `tid` (as int32; made if new): from the small cache of recent ones, else the index. */
   private slotOf(tid: number): number {
-    const s = this.tids.get(tid);
-    if (s >= 0) return s;
-    const made = this.newSlot(tid === 0);
-    this.tids.set(tid, made);
-    return made;
+    const C = this.slotCache;
+    const h = (Math.imul(tid, 0x9e3779b1) >>> (32 - SLOT_CACHE_BITS)) << 1;
+    if (C[h] === tid && C[h + 1] !== 0) return C[h + 1]! - 1;
+    let s = this.tids.get(tid);
+    if (s < 0) {
+      s = this.newSlot(tid === 0);
+      this.tids.set(tid, s);
+    }
+    C[h] = tid;
+    C[h + 1] = s + 1;
+    return s;
   }
 
   /** A new thread slot (`idle`: the idle thread's). */
@@ -574,7 +674,13 @@ export class CpuUsageDeriver {
     LT[x + LT_PID] = pid;
     LT[x + LT_NEXT] = 0;
     const tail = TS[t + T_LIFE_TAIL]!;
-    if (tail === 0) TS[t + T_LIFE_HEAD] = l + 1;
+    if (tail === 0) {
+      TS[t + T_LIFE_HEAD] = l + 1;
+      TS[t + T_FIRST_START_HI] = hi;
+      TS[t + T_FIRST_START_LO] = lo;
+      TS[t + T_FIRST_PID] = pid;
+      if (hasStart) TS[t + T_FLAGS]! |= TF_FIRST_START;
+    }
     else LT[(tail - 1) * LTW + LT_NEXT] = l + 1;
     TS[t + T_LIFE_TAIL] = l + 1;
   }
@@ -595,29 +701,31 @@ export class CpuUsageDeriver {
   }
 
   /**
-   * Room for n more events: positions from eTop (the held events moved to the front of a new store when
-   * the end is reached) and in P from nHeld.
+   * Room for n more events: the held events moved to the front of the store (positions 0 …), the new ones
+   * from eTop after them — one store reused by every add(), so it stays in cache — and in P from nHeld.
    */
   private reserve(n: number): void {
-    if ((this.eTop + n) * ES > this.E.length) this.compact(n);
-    if (this.nHeld + n > this.P.length) this.P = grown(this.P, Math.max(this.nHeld + n, 2 * this.P.length));
+    const held = this.nHeld;
+    if (this.eTop > held || (held + n) * ES > this.E.length) this.compact(n);
+    if (held + n > this.P.length) this.P = grown(this.P, Math.max(held + n, 2 * this.P.length));
   }
 
-  /** Moves the held events to the front of a store with room for n more. */
+  /**
+   * Moves the held events to the front of the store, with room for n more after them: into a bigger store
+   * when it has no room, else through the spare E2 (the store's size: it holds every held event).
+   */
   private compact(n: number): void {
     const held = this.nHeld;
-    const need = Math.max(1 << 14, 4 * (held + n)) * ES;
-    const E = this.E;
-    const to = this.E2.length >= need && this.E2.length >= E.length ? this.E2 : new Int32Array(Math.max(need, E.length));
     const P = this.P;
-    for (let i = 0; i < held; i++) {
-      const a = P[i]! * ES;
-      const b = i * ES;
-      for (let w = 0; w < ES; w++) to[b + w] = E[a + w]!;
-      P[i] = i;
-    }
-    this.E2 = E;
-    this.E = to;
+    const E = this.E;
+    const need = (held + n) * ES;
+    const grow = need > E.length;
+    const to = grow ? new Int32Array(Math.max(need, 2 * E.length)) : this.E2;
+    gather(E, P, held, to);
+    if (grow) {
+      this.E = to;
+      this.E2 = new Int32Array(to.length);
+    } else E.set(to.subarray(0, held * ES));
     this.eTop = held;
   }
 
@@ -781,6 +889,14 @@ export class CpuUsageDeriver {
     return true;
   }
 
+  /**
+   * Gives back a chunk this deriver emitted that the caller is done with (nothing reads it any more): its
+   * columns are reused for a later chunk, saving their allocation. Chunks of another size are ignored.
+   */
+  recycle(rows: Table<'cpuUsage'>): void {
+    if (rows.length === this.chunkRows && rows.columns[0]!.length === this.chunkRows) this.spare = rows.columns as TypedColumn[];
+  }
+
   /** End of the trace: releases everything, completes the last row of every CPU, emits the rest, then the held rows. */
   finish(): CpuUsageStats {
     this.release(this.nHeld, true);
@@ -821,7 +937,15 @@ export class CpuUsageDeriver {
         }
       }
       cut = 0;
-      if (hasW) while (cut < n && !lt(wHi, wLo, E[P[cut]! * ES + E_HI]!, E[P[cut]! * ES + E_LO]!)) cut++;
+      if (hasW) {
+        // P is in time order: a binary search for the first event after the watermark
+        let hiEnd = n;
+        while (cut < hiEnd) {
+          const mid = (cut + hiEnd) >>> 1;
+          if (lt(wHi, wLo, E[P[mid]! * ES + E_HI]!, E[P[mid]! * ES + E_LO]!)) hiEnd = mid;
+          else cut = mid + 1;
+        }
+      }
       // …or, past the window, the first group after the events that must go
       const mustGo = n - this.window;
       if (cut < mustGo) {
@@ -845,9 +969,15 @@ export class CpuUsageDeriver {
   private pidOf(s: number, hi: number, lo: number): number {
     const TS = this.TS;
     const t = s * TSW;
-    if (TS[t + T_FLAGS]! & TF_IDLE) return 0;
+    const tf = TS[t + T_FLAGS]!;
+    if (tf & TF_IDLE) return 0;
     let l = TS[t + T_LIFE_HEAD]! - 1;
     if (l < 0) return -1;
+    if (l === TS[t + T_LIFE_TAIL]! - 1) {
+      // one lifetime: from the copy in the slot
+      if (tf & TF_FIRST_START && lt(hi, lo, TS[t + T_FIRST_START_HI]!, TS[t + T_FIRST_START_LO]!)) return -1;
+      return TS[t + T_FIRST_PID]! >>> 0;
+    }
     const LT = this.LT;
     let best = -1;
     for (; l >= 0; l = LT[l * LTW + LT_NEXT]! - 1) {
@@ -1078,6 +1208,7 @@ export class CpuUsageDeriver {
     R[r + R_IN_HI] = tsHi;
     R[r + R_IN_LO] = tsLo;
     R[r + R_NEW_TID] = CS[c + C_NEW_TID]!;
+    R[r + R_NEW_SLOT] = CS[c + C_NEW_SLOT]!;
     R[r + R_OLD_TID] = CS[c + C_OLD_TID]!;
     let smallA = 0;
     if (hasNext) {
@@ -1176,7 +1307,10 @@ export class CpuUsageDeriver {
       this.nStage = 0;
       return;
     }
-    if (this.out === null) this.out = new OutChunk(this.chunkRows);
+    if (this.out === null) {
+      this.out = new OutChunk(this.chunkRows, this.spare);
+      this.spare = null;
+    }
     this.out.take(this.stage, n, this.n);
     this.n += n;
     this.nStage = 0;

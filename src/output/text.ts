@@ -65,6 +65,8 @@ export class TickWriter {
   /** iso: the base as whole days since 1601 and 100 ns units into its day (doubles, exact) */
   private readonly baseDays: number = 0;
   private readonly baseRem: number = 0;
+  /** integers without a base (ns and durations): the number path, then writeSafe */
+  private readonly plain: boolean;
 
   constructor(
     clock: Clock,
@@ -73,6 +75,7 @@ export class TickWriter {
   ) {
     this.conv = new TickConverter(clock, kind);
     this.based = this.conv.baseHi !== 0 || this.conv.baseLo !== 0;
+    this.plain = style === 'integer' && !this.based;
     if (style === 'iso') {
       const base = BigInt(this.conv.baseHi) * 4294967296n + BigInt(this.conv.baseLo);
       const days = base / DAY_100NS_BIG - (base % DAY_100NS_BIG < 0n ? 1n : 0n);
@@ -88,6 +91,16 @@ export class TickWriter {
    * Room for MAX_TICK_TEXT bytes is the caller's to provide.
    */
   write(out: DataView, pos: number, hi: number, lo: number): number {
+    // the common case first, in a method small enough to be inlined into the row loop
+    if (this.plain) {
+      const v = this.conv.fromHalves(hi, lo);
+      if (v === v) return writeSafe(out, pos, v);
+    }
+    return this.writeAny(out, pos, hi, lo);
+  }
+
+  /** write() for any style, base and value. */
+  private writeAny(out: DataView, pos: number, hi: number, lo: number): number {
     const v = this.conv.fromHalves(hi, lo);
     if (this.style === 'seconds') {
       if (v === v) return writeSeconds(out, pos, v);
