@@ -124,10 +124,11 @@ export interface StreamOptions extends DecodeOptions {
   rows?: 'copy' | 'borrow';
   /**
    * Only these decoded tables (default: all), for a first pass over a few tables (src/derive/stack-pass.ts).
-   * A one-thread decode decodes only their events and the lifetimes' tables' (Engine.keepTables): the other
-   * tables' events are tallied by kind only, so the result counts none of their rows and none of their
-   * diagnostics. A parallel decode decodes every table and ships only these. A drain holding none of them
-   * (nor of the lifetimes' tables) is dropped uncopied; the other tables' chunks come empty.
+   * A one-thread decode decodes only their events (Engine.keepTables): the other tables' events are tallied
+   * by kind only, so the result counts none of their rows and none of their diagnostics, and its threads,
+   * processes and images come from the lifetimes' tables named here only. A parallel decode decodes every
+   * table and ships only these and the lifetimes'. A drain holding none of them (nor of the lifetimes'
+   * tables) is dropped uncopied; the other tables' chunks come empty.
    */
   tables?: readonly DecodedTableName[];
 }
@@ -170,8 +171,8 @@ async function decodeChunks(
   const engine = await createEngineAsync(kind);
   try {
     configureEngine(engine, options);
-    // tables named: the engine decodes only those and the lifetimes' (a parallel decode decodes all, ships those)
-    if (tables) engine.keepTables([...new Set([...tables, ...LIFETIME_TABLES])]);
+    // tables named: the engine decodes only those (a parallel decode decodes all, ships those and the lifetimes')
+    if (tables) engine.keepTables(tables);
     const lifetimes = new LifetimeCollector();
     const consume = (chunks: Chunks) => {
       lifetimes.add(chunks, rows === 'borrow');

@@ -49,13 +49,14 @@ export type StackPassOptions = Required<Pick<StreamOptions, 'tables' | 'rows' | 
 
 /**
  * Runs the first pass: `stream` decodes the trace with the options given (a path: streamFile; a Blob:
- * decodeStream); only the stack tables' rows are kept (and the lifetimes, for the frames' images).
+ * decodeStream); only the stack tables' rows are kept, and the image events for the frames' images.
  */
 export async function runStackPass(stream: (o: StackPassOptions) => Promise<StreamResult>): Promise<StackPass> {
   const kept = { stackEvents: [] as ColumnChunk[], stackEventFrames: [] as ColumnChunk[] };
   const own = (t: Table): ColumnChunk => ({ length: t.length, columns: t.columns.map((c) => c.slice(0, t.length) as TypedColumn) });
   const res = await stream({
-    tables: ['stackEvents', 'stackEventFrames'],
+    // imageEvents: the result's image lifetimes name the frames (the thread and process events are not decoded)
+    tables: ['stackEvents', 'stackEventFrames', 'imageEvents'],
     rows: 'borrow',
     onRows: (rows) => {
       if (rows.stackEvents.length) kept.stackEvents.push(own(rows.stackEvents));
