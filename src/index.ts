@@ -7,7 +7,7 @@ import { webHost, webWorkersAvailable } from './parallel/web-host.js';
 export * from './decode/decode.js';
 // the entries' own (decode.ts does not load them: the CLI starts without them)
 export { analyzeCpu, cpuUsage, CpuAnalyzer, CpuUsageDeriver } from './analysis/cpu.js';
-export { threadStates, THREAD_STATE_VALUES, type ThreadStateValue, type ThreadStatesInput } from './derive/thread-states.js';
+export { threadStates, ThreadStatesDeriver, THREAD_STATE_VALUES, type ThreadStateValue, type ThreadStatesInput, type ThreadStatesOptions, type ThreadStatesStats } from './derive/thread-states.js';
 export { resolveStacks, STACK_ATTACHED_TABLES, type ResolvedStacks, type StacksInput } from './derive/stacks.js';
 export { TextTableWriter, toCsv, toJsonl, type FormatOptions, type DumpFormat, type TimeColumn, type TextSink } from './output/text.js';
 export { toArrow, tableToArrowIpc, ArrowIpcWriter } from './output/arrow.js';
