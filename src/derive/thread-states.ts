@@ -40,9 +40,8 @@
 // held events are ordered by the project's radix sort (src/order.ts); rows go straight into the columns of
 // the chunk being filled.
 import * as L from '../generated/layout.js';
-import { permuteColumn } from '../convert/sort.js';
 import { radixOrder } from '../order.js';
-import { allocColumn, columnsOf, concatChunks, TABLE_COLUMNS, type ColumnChunk, type NumericColumn, type TypedColumn } from '../tables/schema.js';
+import { allocColumn, columnsOf, concatChunks, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 import { IdIndex } from './lifetimes.js';
 
@@ -66,6 +65,8 @@ export interface ThreadStatesOptions {
    * the release (within the window) rather than having its events come late
    */
   cpus?: number;
+  /** every row kept until finish(), then emitted as one chunk ordered by (threadId, startTime) as threadStates() orders it (memory: the rows) */
+  ordered?: boolean;
   /** the trace's `threads` table, when known before the rows (a whole decode): lifetimes, Starts and Ends from it; Thread events are not needed */
   threads?: Table<'threads'>;
 }
@@ -175,6 +176,22 @@ const CF_RUN = 4;
 // Held rows: HW words each.
 const HW = 14; // slot, state, cpu, rtid, rpid, RK_ bits, wr, wm, old, pri, start (2 words), end (2 words)
 
+// Rows, staged: RW int32 words each (a null cell: 0, the valid bits the table's), moved into the columns
+// a chunk at a time (or, ordered by thread, at the end).
+const RW = 12;
+const R_TID = 0;
+const R_PID = 1;
+const R_STATE = 2;
+const R_START_LO = 3;
+const R_START_HI = 4;
+const R_END_LO = 5;
+const R_END_HI = 6;
+const R_CPU = 7;
+const R_RTID = 8;
+const R_RPID = 9;
+const R_SMALL = 10; // waitReason | waitMode << 8 | oldThreadState << 16 | priority << 24
+const R_VALID = 11;
+
 const MIN32 = -0x80000000;
 
 /** (aHi, aLo) < (bHi, bLo) as signed 64-bit values (lo words compared as unsigned) */
@@ -193,41 +210,49 @@ function words(col: BigInt64Array): Int32Array {
   return new Int32Array(col.buffer, col.byteOffset, col.length * 2);
 }
 
-/** The columns of one output chunk, with word views of the 64-bit ones. */
-class OutChunk {
-  readonly columns: TypedColumn[];
-  readonly tid: Uint32Array;
-  readonly pid: Uint32Array;
-  readonly state: string[];
-  readonly start: Int32Array;
-  readonly end: Int32Array;
-  readonly dur: Int32Array;
-  readonly cpu: Uint16Array;
-  readonly rtid: Uint32Array;
-  readonly rpid: Uint32Array;
-  readonly wr: Uint8Array;
-  readonly wm: Uint8Array;
-  readonly old: Uint8Array;
-  readonly pri: Int8Array;
-  readonly valid: Uint32Array;
-  constructor(rows: number) {
-    const c = (this.columns = TABLE_COLUMNS.threadStates.map((spec) => allocColumn(spec.type, rows)));
-    const v = columnsOf('threadStates', c);
-    this.tid = v.threadId;
-    this.pid = v.processId;
-    this.state = v.state;
-    this.start = words(v.startTime);
-    this.end = words(v.endTime);
-    this.dur = words(v.duration);
-    this.cpu = v.cpu;
-    this.rtid = v.readyingThreadId;
-    this.rpid = v.readyingProcessId;
-    this.wr = v.waitReason;
-    this.wm = v.waitMode;
-    this.old = v.oldThreadState;
-    this.pri = v.priority;
-    this.valid = v.valid;
+/**
+ * The columns of n staged rows (RW words each, from rec): every column written in sequence.
+ */
+function columnsFrom(rec: Int32Array, n: number): TypedColumn[] {
+  const columns = TABLE_COLUMNS.threadStates.map((spec) => allocColumn(spec.type, n));
+  const v = columnsOf('threadStates', columns);
+  const start = words(v.startTime);
+  const end = words(v.endTime);
+  const dur = words(v.duration);
+  const small = (col: Uint8Array | Int8Array) => new Uint8Array(col.buffer, col.byteOffset, col.length);
+  const wr = v.waitReason;
+  const wm = v.waitMode;
+  const old = v.oldThreadState;
+  const pri = small(v.priority);
+  for (let k = 0; k < n; k++) {
+    const r = k * RW;
+    const valid = rec[r + R_VALID]!;
+    v.threadId[k] = rec[r + R_TID]!;
+    v.processId[k] = rec[r + R_PID]!;
+    v.state[k] = THREAD_STATE_VALUES[rec[r + R_STATE]!]!;
+    const sLo = rec[r + R_START_LO]!;
+    const sHi = rec[r + R_START_HI]!;
+    start[2 * k] = sLo;
+    start[2 * k + 1] = sHi;
+    if ((valid >>> L.TS_END_TIME) & 1) {
+      const eLo = rec[r + R_END_LO]!;
+      const eHi = rec[r + R_END_HI]!;
+      end[2 * k] = eLo;
+      end[2 * k + 1] = eHi;
+      dur[2 * k] = (eLo - sLo) | 0;
+      dur[2 * k + 1] = (eHi - sHi - ((eLo ^ MIN32) < (sLo ^ MIN32) ? 1 : 0)) | 0;
+    }
+    v.cpu[k] = rec[r + R_CPU]!;
+    v.readyingThreadId[k] = rec[r + R_RTID]!;
+    v.readyingProcessId[k] = rec[r + R_RPID]!;
+    const b = rec[r + R_SMALL]!;
+    wr[k] = b;
+    wm[k] = b >>> 8;
+    old[k] = b >>> 16;
+    pri[k] = b >>> 24;
+    v.valid[k] = valid;
   }
+  return columns;
 }
 
 /** Derives threadStates from the rows of a decode, chunk by chunk (see the file comment). */
@@ -242,7 +267,6 @@ export class ThreadStatesDeriver {
   private nSorted = 0;
   private readonly single = new Int32Array(1);
   // sort keys, reused
-  private kKc = new Uint32Array(0);
   private kLo = new Uint32Array(0);
   private kHi = new Uint32Array(0);
   // threads
@@ -265,8 +289,10 @@ export class ThreadStatesDeriver {
   private readonly window: number;
   private readonly chunkRows: number;
   private readonly holdRows: number;
-  private out: OutChunk | null = null;
+  /** staged rows (RW words each): those of the chunk being filled, or (ordered) every row */
+  private rec = new Int32Array(0);
   private n = 0;
+  private readonly ordered: boolean;
   private hold = new Int32Array(0);
   private nHold = 0;
   private readonly stats: ThreadStatesStats = { rows: 0, lateEvents: 0, maxHeld: 0, threads: 0, heldRows: 0, unresolvedRows: 0 };
@@ -279,6 +305,7 @@ export class ThreadStatesDeriver {
     this.chunkRows = options.chunkRows ?? 1 << 16;
     this.holdRows = options.holdRows ?? 1 << 16;
     this.final = options.threads !== undefined;
+    this.ordered = options.ordered === true;
     if (options.cpus) {
       this.ensureCpu(options.cpus - 1);
       for (let c = 0; c < options.cpus; c++) {
@@ -391,7 +418,7 @@ export class ThreadStatesDeriver {
       const held = this.nHeld;
       const to = new Int32Array(Math.max(1 << 14, 2 * (held + n)) * ES);
       for (let i = 0; i < held; i++) {
-        to.set(this.E.subarray(this.P[i]! * ES, this.P[i]! * ES + ES), i * ES);
+        for (let w = 0, from = this.P[i]! * ES; w < ES; w++) to[i * ES + w] = this.E[from + w]!;
         this.P[i] = i;
       }
       this.E = to;
@@ -538,13 +565,16 @@ export class ThreadStatesDeriver {
     if (this.nHeld > this.stats.maxHeld) this.stats.maxHeld = this.nHeld;
   }
 
-  /** P[0, n) in (time, kind, cpu) order, stable: the radix sort on the times less the least. */
+  /**
+   * P[0, n) in (time, kind, cpu) order, stable: the radix sort on the times less the least (the digits
+   * that are the same for every event skipped), then each run of one time (rare, short) by kind and cpu,
+   * by insertion.
+   */
   private sort(n: number): void {
     const E = this.E;
     const P = this.P;
-    if (this.kKc.length < n) {
-      const cap = Math.max(n, 2 * this.kKc.length);
-      this.kKc = new Uint32Array(cap);
+    if (this.kLo.length < n) {
+      const cap = Math.max(n, 2 * this.kLo.length);
       this.kLo = new Uint32Array(cap);
       this.kHi = new Uint32Array(cap);
     }
@@ -557,19 +587,30 @@ export class ThreadStatesDeriver {
         minLo = E[e + E_LO]!;
       }
     }
-    const kc = this.kKc;
     const lo = this.kLo;
     const hi = this.kHi;
     for (let i = 0; i < n; i++) {
       const e = P[i]! * ES;
       const l = E[e + E_LO]!;
-      kc[i] = E[e + E_KC]!;
       lo[i] = l - minLo;
       hi[i] = E[e + E_HI]! - minHi - ((l ^ MIN32) < (minLo ^ MIN32) ? 1 : 0);
     }
-    const order = radixOrder([kc, lo, hi], n);
-    for (let i = 0; i < n; i++) kc[i] = P[order[i]!]!;
-    P.set(kc.subarray(0, n));
+    const order = radixOrder([lo, hi], n);
+    for (let i = 0; i < n; i++) lo[i] = P[order[i]!]!;
+    for (let i = 0; i < n; i++) {
+      const x = lo[i]!;
+      const e = x * ES;
+      let j = i;
+      if (i > 0 && E[e + E_LO] === E[P[i - 1]! * ES + E_LO] && E[e + E_HI] === E[P[i - 1]! * ES + E_HI]) {
+        // within the run of this time, after every event of a lower or equal (kind, cpu)
+        const kc = E[e + E_KC]!;
+        while (j > 0 && E[P[j - 1]! * ES + E_LO] === E[e + E_LO] && E[P[j - 1]! * ES + E_HI] === E[e + E_HI] && E[P[j - 1]! * ES + E_KC]! > kc) {
+          P[j] = P[j - 1]!;
+          j--;
+        }
+      }
+      P[j] = x;
+    }
   }
 
   /** Applies the sorted events at positions order[from, to), a group of one timestamp at a time. */
@@ -582,82 +623,109 @@ export class ThreadStatesDeriver {
       const lo = E[e0 + E_LO]!;
       let j = i + 1;
       while (j < to && E[order[j]! * ES + E_LO] === lo && E[order[j]! * ES + E_HI] === hi) j++;
-      this.applyGroup(order, i, j, hi, lo);
+      if (this.t0[0] === 0) this.startOfTrace(order, i, j, hi, lo);
+      const g = ++this.group;
+      if (j === i + 1) {
+        // one event (the usual case): its phases
+        const kind = E[e0 + E_KC]! >>> 16;
+        if (kind === K_SWITCH) {
+          this.closing(e0, g, hi, lo);
+          this.switchOut(e0, hi, lo);
+          this.switchIn(e0, hi, lo, -1);
+        } else if (kind === K_READY) this.ready(e0, hi, lo);
+        else {
+          this.thread(e0, hi, lo);
+          this.end(e0, hi, lo);
+        }
+      } else this.applyGroup(order, i, j, hi, lo, g);
       i = j;
     }
   }
 
-  private applyGroup(order: Int32Array, a: number, b: number, hi: number, lo: number): void {
+  /** The trace's start is the time of the first group with a switch, ready, Start or End. */
+  private startOfTrace(order: Int32Array, a: number, b: number, hi: number, lo: number): void {
     const E = this.E;
-    if (this.t0[0] === 0) {
-      // the trace's start: the first switch, ready, Start or End
-      for (let k = a; k < b; k++) {
-        const e = order[k]! * ES;
-        const kind = E[e + E_KC]! >>> 16;
-        if (kind !== K_THREAD || E[e + E_C] === L.OPCODE_START || E[e + E_C] === L.OPCODE_END) {
-          this.setT0(hi, lo);
-          break;
-        }
+    for (let k = a; k < b; k++) {
+      const e = order[k]! * ES;
+      if (E[e + E_KC]! >>> 16 !== K_THREAD || E[e + E_C] === L.OPCODE_START || E[e + E_C] === L.OPCODE_END) {
+        this.setT0(hi, lo);
+        return;
       }
     }
-    const g = ++this.group;
-    // A: exits, and each CPU's open run closed by its first switch of the group
+  }
+
+  /** The events order[a, b) of one timestamp (several), phase by phase (the file comment). */
+  private applyGroup(order: Int32Array, a: number, b: number, hi: number, lo: number, g: number): void {
+    const E = this.E;
+    for (let k = a; k < b; k++) if (E[order[k]! * ES + E_KC]! >>> 16 === K_SWITCH) this.closing(order[k]! * ES, g, hi, lo);
+    for (let k = a; k < b; k++) if (E[order[k]! * ES + E_KC]! >>> 16 === K_THREAD) this.thread(order[k]! * ES, hi, lo);
+    for (let k = a; k < b; k++) if (E[order[k]! * ES + E_KC]! >>> 16 === K_SWITCH) this.switchOut(order[k]! * ES, hi, lo);
+    for (let k = a; k < b; k++) if (E[order[k]! * ES + E_KC]! >>> 16 === K_READY) this.ready(order[k]! * ES, hi, lo);
     for (let k = a; k < b; k++) {
       const e = order[k]! * ES;
       if (E[e + E_KC]! >>> 16 !== K_SWITCH) continue;
-      const c = E[e + E_CPU]!;
-      const x = c * CSW;
-      const CS = this.CS;
-      const f = CS[x + C_FLAGS]!;
-      E[e + E_EXIT] = f & CF_CUR && CS[x + C_CUR] === E[e + E_B] ? 1 : 0;
-      if (CS[x + C_GROUP] !== g) {
-        CS[x + C_GROUP] = g;
-        if (f & CF_RUN) {
-          CS[x + C_FLAGS]! &= ~CF_RUN;
-          this.closeRun(CS[x + C_RUN_SLOT]!, CS[x + C_RUN_HI]!, CS[x + C_RUN_LO]!, c, CS[x + C_RUN_PRI]!, e, hi, lo);
-        }
+      // the CPU's next switch of this group closes the run at once
+      this.switchIn(e, hi, lo, k + 1 < b && E[order[k + 1]! * ES + E_KC] === E[e + E_KC] ? order[k + 1]! * ES : -1);
+    }
+    for (let k = a; k < b; k++) if (E[order[k]! * ES + E_KC]! >>> 16 === K_THREAD) this.end(order[k]! * ES, hi, lo);
+  }
+
+  /** Phase A, a switch at e: whether it ends its CPU's running thread; the first of its CPU in group g closes the CPU's open run. */
+  private closing(e: number, g: number, hi: number, lo: number): void {
+    const E = this.E;
+    const CS = this.CS;
+    const c = E[e + E_CPU]!;
+    const x = c * CSW;
+    const f = CS[x + C_FLAGS]!;
+    E[e + E_EXIT] = f & CF_CUR && CS[x + C_CUR] === E[e + E_B] ? 1 : 0;
+    if (CS[x + C_GROUP] !== g) {
+      CS[x + C_GROUP] = g;
+      if (f & CF_RUN) {
+        CS[x + C_FLAGS]! &= ~CF_RUN;
+        this.closeRun(CS[x + C_RUN_SLOT]!, CS[x + C_RUN_HI]!, CS[x + C_RUN_LO]!, c, CS[x + C_RUN_PRI]!, e, hi, lo);
       }
-      if ((E[e + E_C]! >>> L.CS_NEW_THREAD_ID) & 1) {
-        CS[x + C_FLAGS]! |= CF_CUR;
-        CS[x + C_CUR] = E[e + E_A]!;
-      } else CS[x + C_FLAGS]! &= ~CF_CUR;
     }
-    // B: Thread events: lifetimes, Starts
-    for (let k = a; k < b; k++) {
-      const e = order[k]! * ES;
-      if (E[e + E_KC]! >>> 16 !== K_THREAD) continue;
-      const tid = E[e + E_A]!;
-      const op = E[e + E_C]!;
-      const s = this.slotOf(tid);
-      if (!this.final) this.applyLifetime(s, tid, op, E[e + E_B]!, hi, lo);
-      if (tid !== 0 && op === L.OPCODE_START) this.item(s, K_START_ITEM, e, hi, lo, -1);
-    }
-    // C: switch-outs that end no run of the thread on that CPU
-    for (let k = a; k < b; k++) {
-      const e = order[k]! * ES;
-      if (E[e + E_KC]! >>> 16 !== K_SWITCH || E[e + E_EXIT] === 1 || E[e + E_B] === 0) continue;
-      this.item(this.slotOf(E[e + E_B]!), K_OUT_ITEM, e, hi, lo, -1);
-    }
-    // D: ReadyThread events
-    for (let k = a; k < b; k++) {
-      const e = order[k]! * ES;
-      if (E[e + E_KC]! >>> 16 !== K_READY || E[e + E_A] === 0) continue;
-      this.item(this.slotOf(E[e + E_A]!), K_READY_ITEM, e, hi, lo, -1);
-    }
-    // E: switch-ins; a run closed by its CPU's next switch of this group, or left open
-    for (let k = a; k < b; k++) {
-      const e = order[k]! * ES;
-      if (E[e + E_KC]! >>> 16 !== K_SWITCH) continue;
-      if (((E[e + E_C]! >>> L.CS_NEW_THREAD_ID) & 1) === 0 || E[e + E_A] === 0) continue;
-      const next = k + 1 < b && E[order[k + 1]! * ES + E_KC] === E[e + E_KC] ? order[k + 1]! * ES : -1;
-      this.item(this.slotOf(E[e + E_A]!), K_RUN_ITEM, e, hi, lo, next);
-    }
-    // F: Ends
-    for (let k = a; k < b; k++) {
-      const e = order[k]! * ES;
-      if (E[e + E_KC]! >>> 16 !== K_THREAD || E[e + E_C] !== L.OPCODE_END || E[e + E_A] === 0) continue;
-      this.item(this.slotOf(E[e + E_A]!), K_END_ITEM, e, hi, lo, -1);
-    }
+    if ((E[e + E_C]! >>> L.CS_NEW_THREAD_ID) & 1) {
+      CS[x + C_FLAGS]! |= CF_CUR;
+      CS[x + C_CUR] = E[e + E_A]!;
+    } else CS[x + C_FLAGS]! &= ~CF_CUR;
+  }
+
+  /** Phase B, a Thread event at e: the lifetimes (streaming), a Start. */
+  private thread(e: number, hi: number, lo: number): void {
+    const E = this.E;
+    const tid = E[e + E_A]!;
+    const op = E[e + E_C]!;
+    const s = this.slotOf(tid);
+    if (!this.final) this.applyLifetime(s, tid, op, E[e + E_B]!, hi, lo);
+    if (tid !== 0 && op === L.OPCODE_START) this.item(s, K_START_ITEM, e, hi, lo, -1);
+  }
+
+  /** Phase C, a switch at e: the switch-out of its old thread, unless it ends that thread's run on this CPU. */
+  private switchOut(e: number, hi: number, lo: number): void {
+    const E = this.E;
+    if (E[e + E_EXIT] === 1 || E[e + E_B] === 0) return;
+    this.item(this.slotOf(E[e + E_B]!), K_OUT_ITEM, e, hi, lo, -1);
+  }
+
+  /** Phase D, a ReadyThread event at e. */
+  private ready(e: number, hi: number, lo: number): void {
+    if (this.E[e + E_A] === 0) return;
+    this.item(this.slotOf(this.E[e + E_A]!), K_READY_ITEM, e, hi, lo, -1);
+  }
+
+  /** Phase E, a switch at e: the switch-in of its new thread (`next`: the CPU's next switch of this group, or -1). */
+  private switchIn(e: number, hi: number, lo: number, next: number): void {
+    const E = this.E;
+    if (((E[e + E_C]! >>> L.CS_NEW_THREAD_ID) & 1) === 0 || E[e + E_A] === 0) return;
+    this.item(this.slotOf(E[e + E_A]!), K_RUN_ITEM, e, hi, lo, next);
+  }
+
+  /** Phase F, a Thread event at e: an End. */
+  private end(e: number, hi: number, lo: number): void {
+    const E = this.E;
+    if (E[e + E_C] !== L.OPCODE_END || E[e + E_A] === 0) return;
+    this.item(this.slotOf(E[e + E_A]!), K_END_ITEM, e, hi, lo, -1);
   }
 
   /** The trace's start is known: the threads known before it begin there. */
@@ -893,67 +961,57 @@ export class ThreadStatesDeriver {
     this.put(this.TS[s * TSW + T_TID]!, pid, state, cpu, rk & RK_RTID ? rtid >>> 0 : -1, rk & RK_RPID ? rpid >>> 0 : -1, wr, wm, old, pri, sHi, sLo, hasEnd, eHi, eLo);
   }
 
-  /** Writes a row into the chunk being filled (-1 and RPID_LATER: null). */
+  /** Stages a row (-1: null), emitting the chunk when full. */
   private put(tid: number, pid: number, state: number, cpu: number, rtid: number, rpid: number, wr: number, wm: number, old: number, pri: number, sHi: number, sLo: number, hasEnd: boolean, eHi: number, eLo: number): void {
-    if (this.out === null) this.out = new OutChunk(this.chunkRows);
-    const o = this.out;
-    const r = this.n++;
+    if ((this.n + 1) * RW > this.rec.length) this.rec = grown(this.rec, Math.max(this.ordered ? 1 << 16 : Math.min(this.chunkRows, 1 << 16), 2 * (this.rec.length / RW)) * RW);
+    const R = this.rec;
+    const r = this.n++ * RW;
     let v = (1 << L.TS_THREAD_ID) | (1 << L.TS_STATE) | (1 << L.TS_START_TIME) | (1 << L.TS_VALID);
-    o.tid[r] = tid;
-    if (pid >= 0) {
-      o.pid[r] = pid;
-      v |= 1 << L.TS_PROCESS_ID;
-    }
-    o.state[r] = THREAD_STATE_VALUES[state]!;
-    o.start[2 * r] = sLo;
-    o.start[2 * r + 1] = sHi;
-    if (hasEnd) {
-      o.end[2 * r] = eLo;
-      o.end[2 * r + 1] = eHi;
-      o.dur[2 * r] = (eLo - sLo) | 0;
-      o.dur[2 * r + 1] = (eHi - sHi - ((eLo ^ MIN32) < (sLo ^ MIN32) ? 1 : 0)) | 0;
-      v |= (1 << L.TS_END_TIME) | (1 << L.TS_DURATION);
-    }
-    if (cpu >= 0) {
-      o.cpu[r] = cpu;
-      v |= 1 << L.TS_CPU;
-    }
-    if (rtid >= 0) {
-      o.rtid[r] = rtid;
-      v |= 1 << L.TS_READYING_THREAD_ID;
-    }
-    if (rpid >= 0) {
-      o.rpid[r] = rpid;
-      v |= 1 << L.TS_READYING_PROCESS_ID;
-    }
+    R[r + R_TID] = tid;
+    R[r + R_STATE] = state;
+    R[r + R_START_LO] = sLo;
+    R[r + R_START_HI] = sHi;
+    if (pid >= 0) v |= 1 << L.TS_PROCESS_ID;
+    R[r + R_PID] = pid >= 0 ? pid : 0;
+    if (hasEnd) v |= (1 << L.TS_END_TIME) | (1 << L.TS_DURATION);
+    R[r + R_END_LO] = hasEnd ? eLo : 0;
+    R[r + R_END_HI] = hasEnd ? eHi : 0;
+    if (cpu >= 0) v |= 1 << L.TS_CPU;
+    R[r + R_CPU] = cpu >= 0 ? cpu : 0;
+    if (rtid >= 0) v |= 1 << L.TS_READYING_THREAD_ID;
+    R[r + R_RTID] = rtid >= 0 ? rtid : 0;
+    if (rpid >= 0) v |= 1 << L.TS_READYING_PROCESS_ID;
+    R[r + R_RPID] = rpid >= 0 ? rpid : 0;
+    let b = 0;
     if (wr >= 0) {
-      o.wr[r] = wr;
+      b = wr;
       v |= 1 << L.TS_WAIT_REASON;
     }
     if (wm >= 0) {
-      o.wm[r] = wm;
+      b |= wm << 8;
       v |= 1 << L.TS_WAIT_MODE;
     }
     if (old >= 0) {
-      o.old[r] = old;
+      b |= old << 16;
       v |= 1 << L.TS_OLD_THREAD_STATE;
     }
     if (pri !== NO_PRIORITY) {
-      o.pri[r] = pri;
+      b |= (pri & 0xff) << 24;
       v |= 1 << L.TS_PRIORITY;
     }
-    o.valid[r] = v >>> 0;
+    R[r + R_SMALL] = b;
+    R[r + R_VALID] = v;
     this.stats.rows++;
-    if (this.n === this.chunkRows) this.flush();
+    if (this.n === this.chunkRows && !this.ordered) this.flush();
   }
 
+  /** Emits the staged rows as a chunk (ordered: by thread). */
   private flush(): void {
-    const o = this.out;
     const n = this.n;
-    if (o === null || n === 0) return;
-    this.out = null;
+    if (n === 0) return;
     this.n = 0;
-    const columns = n === this.chunkRows ? o.columns : o.columns.map((c) => (Array.isArray(c) ? c.slice(0, n) : (c as NumericColumn).slice(0, n)) as TypedColumn);
+    const columns = columnsFrom(this.ordered ? threadOrder(this.rec, n) : this.rec, n);
+    if (this.ordered) this.rec = new Int32Array(0);
     this.onRows(new Table('threadStates', { length: n, columns }));
   }
 
@@ -1006,33 +1064,71 @@ const K_END_ITEM = 4;
  * first, by CPU, then the thread's state): the deriver given every row at once and the final lifetimes.
  */
 export function threadStates(r: ThreadStatesInput): Table<'threadStates'> {
-  const chunks: ColumnChunk[] = [];
-  const d = new ThreadStatesDeriver((t) => chunks.push({ length: t.length, columns: t.columns }), { threads: r.threads });
+  let out: Table<'threadStates'> | null = null;
+  const d = new ThreadStatesDeriver((t) => (out = t), { threads: r.threads, ordered: true });
   d.add(r.cswitch, r.readythread);
   d.finish();
-  const all = concatChunks('threadStates', chunks);
-  const n = all.length;
-  if (n < 2) return new Table('threadStates', all);
-  const v = columnsOf('threadStates', all.columns);
-  const start = new Uint32Array(v.startTime.buffer, v.startTime.byteOffset, 2 * n);
-  const tie = new Uint32Array(n);
-  const lo = new Uint32Array(n);
-  const hi = new Uint32Array(n);
+  return out ?? new Table('threadStates', concatChunks('threadStates', []));
+}
+
+/** Whether the record at a[x] comes before the one at b[y] in one thread's order: (startTime, running first by cpu, then the others). */
+function precedes(a: Int32Array, x: number, b: Int32Array, y: number): boolean {
+  if (a[x + R_TID] !== b[y + R_TID]) return false;
+  const hx = a[x + R_START_HI]!;
+  const hy = b[y + R_START_HI]!;
+  if (hx !== hy) return hx < hy;
+  const lx = a[x + R_START_LO]! ^ MIN32;
+  const ly = b[y + R_START_LO]! ^ MIN32;
+  if (lx !== ly) return lx < ly;
+  const tx = (a[x + R_STATE] === S_RUNNING ? 0 : 0x10000) | a[x + R_CPU]!;
+  const ty = (b[y + R_STATE] === S_RUNNING ? 0 : 0x10000) | b[y + R_CPU]!;
+  return tx < ty;
+}
+
+/**
+ * The staged rows rec[0, n) (emission order) in (threadId, startTime) order, ties: running rows (by cpu),
+ * then the others, then emission order — as a new array of records. A thread's rows are emitted nearly in
+ * that order (each when its interval ends), so: a stable counting sort by thread (the distinct ids sorted),
+ * each record read in sequence and written to its place, then per thread an insertion sort, which moves
+ * only the few records out of place.
+ */
+function threadOrder(rec: Int32Array, n: number): Int32Array {
+  const ids = new IdIndex();
+  const distinct: number[] = [];
+  const dense = new Uint32Array(n);
   for (let i = 0; i < n; i++) {
-    tie[i] = (v.state[i] === 'running' ? 0 : 0x10000) | v.cpu[i]!;
-    lo[i] = start[2 * i]!;
-    hi[i] = (start[2 * i + 1]! ^ 0x80000000) >>> 0; // signed order
-  }
-  const order = radixOrder([tie, lo, hi, v.threadId], n);
-  const columns = all.columns.map((col, c): TypedColumn => {
-    if (Array.isArray(col)) {
-      const strings = new Array<string>(n);
-      for (let k = 0; k < n; k++) strings[k] = col[order[k]!]!;
-      return strings;
+    const t = rec[i * RW + R_TID]!;
+    let k = ids.get(t);
+    if (k < 0) {
+      k = distinct.length;
+      ids.set(t, k);
+      distinct.push(t >>> 0);
     }
-    const o = allocColumn(TABLE_COLUMNS.threadStates[c]!.type, n) as NumericColumn;
-    permuteColumn(col, o, order);
-    return o;
-  });
-  return new Table('threadStates', { length: n, columns });
+    dense[i] = k;
+  }
+  const byId = distinct.map((_, k) => k).sort((a, b) => distinct[a]! - distinct[b]!);
+  const at = new Uint32Array(distinct.length);
+  for (let i = 0; i < n; i++) at[dense[i]!]!++;
+  // at[k]: the next position of id k's rows, in id order
+  let sum = 0;
+  for (const k of byId) {
+    const c = at[k]!;
+    at[k] = sum;
+    sum += c;
+  }
+  const out = new Int32Array(n * RW);
+  for (let i = 0; i < n; i++) {
+    const to = at[dense[i]!]!++ * RW;
+    for (let w = 0, from = i * RW; w < RW; w++) out[to + w] = rec[from + w]!;
+  }
+  // per thread: insertion by (startTime, tie)
+  const held = new Int32Array(RW);
+  for (let k = 1; k < n; k++) {
+    if (!precedes(out, k * RW, out, (k - 1) * RW)) continue;
+    for (let w = 0; w < RW; w++) held[w] = out[k * RW + w]!;
+    let j = k;
+    for (; j > 0 && precedes(held, 0, out, (j - 1) * RW); j--) out.copyWithin(j * RW, (j - 1) * RW, j * RW);
+    out.set(held, j * RW);
+  }
+  return out;
 }
