@@ -529,7 +529,7 @@ export class ThreadStatesDeriver {
 
   /** Sorts P[0, n) by (time, kind, cpu, arrival) and applies the events before the watermark (all: every one), keeping at most the window. */
   private release(n: number, all: boolean): void {
-    if (n > this.nSorted) this.sort(n);
+    if (n > this.nSorted) this.sortNew(n);
     const E = this.E;
     const P = this.P;
     let cut = n;
@@ -566,18 +566,48 @@ export class ThreadStatesDeriver {
   }
 
   /**
+   * P[0, n) in (time, kind, cpu) order, stable, P[0, nSorted) being in that order: the others sorted
+   * (sort), then the two runs merged — what is held is not sorted again with each chunk.
+   */
+  private sortNew(n: number): void {
+    const a = this.nSorted;
+    if (a === 0) return this.sort(this.P, n);
+    this.sort(this.P.subarray(a, n), n - a);
+    this.room(n);
+    const E = this.E;
+    const P = this.P;
+    const T = this.kLo;
+    let i = 0;
+    let j = a;
+    let k = 0;
+    while (i < a && j < n) {
+      const x = P[i]! * ES;
+      const y = P[j]! * ES;
+      // the new event first only when strictly before: held ones arrived earlier
+      const yFirst = lt(E[y + E_HI]!, E[y + E_LO]!, E[x + E_HI]!, E[x + E_LO]!) || (E[y + E_HI] === E[x + E_HI] && E[y + E_LO] === E[x + E_LO] && E[y + E_KC]! < E[x + E_KC]!);
+      T[k++] = yFirst ? P[j++]! : P[i++]!;
+    }
+    while (i < a) T[k++] = P[i++]!;
+    while (j < n) T[k++] = P[j++]!;
+    for (let q = 0; q < n; q++) P[q] = T[q]!;
+  }
+
+  /** Room for n words in the sort's scratch. */
+  private room(n: number): void {
+    if (this.kLo.length >= n) return;
+    const cap = Math.max(n, 2 * this.kLo.length);
+    this.kLo = new Uint32Array(cap);
+    this.kHi = new Uint32Array(cap);
+  }
+
+  /**
    * P[0, n) in (time, kind, cpu) order, stable: the radix sort on the times less the least (the digits
    * that are the same for every event skipped), then each run of one time (rare, short) by kind and cpu,
    * by insertion.
    */
-  private sort(n: number): void {
+  private sort(P: Int32Array, n: number): void {
     const E = this.E;
-    const P = this.P;
-    if (this.kLo.length < n) {
-      const cap = Math.max(n, 2 * this.kLo.length);
-      this.kLo = new Uint32Array(cap);
-      this.kHi = new Uint32Array(cap);
-    }
+    this.room(n);
     let minHi = E[P[0]! * ES + E_HI]!;
     let minLo = E[P[0]! * ES + E_LO]!;
     for (let i = 1; i < n; i++) {
