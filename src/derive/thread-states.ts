@@ -31,14 +31,18 @@
 // earliest; ties: the later lifetime), as cpuUsage. Given the `threads` table (a whole decode) the
 // lifetimes are final; streaming, they are those of the Thread events applied so far, and a row whose
 // thread (or readying thread) has no lifetime yet is held (at most `holdRows`) and resolved at finish().
+// (So a thread id with two lifetimes without a Start — reused after a lost Start — takes, streamed, the
+// lifetime applied by then where the whole decode takes the later one.) `cpus` puts every CPU of the trace
+// in the watermark from the start.
 //
-// Row order: emission order (roughly by the time each interval ended); threadStates() sorts the rows by
-// (threadId, startTime) (ties: running rows first, by CPU, then the thread's state).
+// Row order: emission order (roughly by the time each interval ended; held rows last); threadStates()
+// (`ordered`) orders the rows by (threadId, startTime) (ties: running rows first, by CPU, then the
+// thread's state): a counting sort by thread and an insertion fix-up, as they come out nearly so.
 //
 // Costs: nothing is allocated per event or row: an event is ES int32 words of one store, a thread TSW
-// words, a CPU CSW words; a tick value is two int32 words (hi signed, lo compared unsigned), exact; the
-// held events are ordered by the project's radix sort (src/order.ts); rows go straight into the columns of
-// the chunk being filled.
+// words, a CPU CSW words; a tick value is two int32 words (hi signed, lo compared unsigned), exact; each
+// chunk's new events are ordered by the project's radix sort (src/order.ts) and merged with the held ones;
+// a row is staged as RW words and moved into the columns with its chunk.
 import * as L from '../generated/layout.js';
 import { radixOrder } from '../order.js';
 import { allocColumn, columnsOf, concatChunks, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
