@@ -7,7 +7,7 @@ import { webHost, webWorkersAvailable } from './parallel/web-host.js';
 export * from './decode/decode.js';
 // the entries' own (decode.ts does not load them: the CLI starts without them)
 export { analyzeCpu, cpuUsage, CpuAnalyzer, CpuUsageDeriver } from './analysis/cpu.js';
-export { threadStates, THREAD_STATE_VALUES, type ThreadStateValue, type ThreadStatesInput } from './derive/thread-states.js';
+export { threadStates, ThreadStatesDeriver, THREAD_STATE_VALUES, type ThreadStateValue, type ThreadStatesInput, type ThreadStatesOptions, type ThreadStatesStats } from './derive/thread-states.js';
 export { resolveStacks, StackAttacher, STACK_ATTACHED_TABLES, type ResolvedStacks, type StacksInput, type StackedTableName } from './derive/stacks.js';
 export { stackTables, stacksOfTrace, StackFrameImages } from './derive/stack-tables.js';
 export { attachWholeStacks, fillStackIds, STACKED_TABLES, type StackedRows } from './derive/stacks.js';

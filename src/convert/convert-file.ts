@@ -1,16 +1,17 @@
 // Converts one trace file into a dataset (dataset.ts) or a Perfetto timeline: under the trace's lock
-// (runs.ts), looks at its manifest for what was asked and is not there, decodes the file streaming,
+// (runs.ts), looks at its manifest for what was asked and is not there, decodes the file streaming (after
+// a first pass over its stack tables when rows with a stackId or the stack tables are asked: stack-pass.ts),
 // buffers each of those tables' rows up to one part (partRows), hands the part sorted by (cpu, time) to the
 // part writers (part-writers.ts: this thread, or worker threads that encode while the decode goes on),
 // moves the finished outputs into place and records them. Memory: at most partRows rows per table
-// buffered (plus one decode chunk) and the parts the writers hold — except for threadStates, derived at the
-// end from the whole trace's cswitch and readythread rows, which are kept until then (and, for a Perfetto
-// timeline, the samples and stack events, written at the end).
+// buffered (plus one decode chunk), the parts the writers hold, and the derivations' state (cpuUsage and
+// threadStates are streamed: bounded by threads, CPUs and their reorder windows) — for a Perfetto timeline,
+// also the samples and stack events, written at the end.
 import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CpuUsageDeriver } from '../analysis/cpu.js';
-import { threadStates } from '../derive/thread-states.js';
+import { ThreadStatesDeriver } from '../derive/thread-states.js';
 import { needsStackPass, stackPass } from './stack-pass.js';
 import { resolveSelection, selectionKey, type SelectionOptions } from '../select/selection.js';
 import { selectTable } from '../select/tables.js';
@@ -322,7 +323,7 @@ async function convertToDataset(
       ? workerParts(workers, { format, partRows, names, info })
       : inThreadParts(await datasetWriter(format, partRows), { clock: clockOfInfo(info), names });
   try {
-    return await convertParts(source, id, staging, o, pick, writers, partRows);
+    return await convertParts(source, id, staging, o, pick, writers, partRows, info?.numberOfProcessors ?? 0);
   } finally {
     await writers.close();
   }
@@ -352,6 +353,7 @@ async function convertParts(
   pick: <T extends TableName>(t: Table<T>) => Table<T>,
   writers: PartWriters,
   partRows: number,
+  cpus: number,
 ): Promise<ConvertResult> {
   const ext = options.to;
   const wanted = new Set<TableName>(options.tables ?? TABLE_NAMES);
@@ -361,10 +363,12 @@ async function convertParts(
   const usage = parts.get('cpuUsage');
   const derived: ColumnChunk[] = [];
   const deriver = usage ? new CpuUsageDeriver((t) => derived.push({ length: t.length, columns: t.columns })) : null;
-  // threadStates: derived at the end from the whole trace's rows
-  const whole = parts.has('threadStates') ? { cswitch: [] as ColumnChunk[], readythread: [] as ColumnChunk[] } : null;
   // stacks: a first pass over the stack tables, then each chunk's rows get their stackId (stack-pass.ts)
   const stacks = needsStackPass(wanted) ? await stackPass(source, { engine: options.engine, bias: options.bias, threads: options.decodeThreads }) : null;
+  // threadStates: streamed, in the order its intervals end (each CPU in the watermark from the start)
+  const stateParts = parts.get('threadStates');
+  const states: ColumnChunk[] = [];
+  const stateDeriver = stateParts ? new ThreadStatesDeriver((t) => states.push({ length: t.length, columns: t.columns }), { cpus }) : null;
   const res = await streamFile(source, {
     engine: options.engine,
     bias: options.bias,
@@ -381,9 +385,9 @@ async function convertParts(
         deriver.add(rows.cswitch, rows.readythread, rows.threadEvents);
         for (const c of derived.splice(0)) await usage!.add(pickChunk('cpuUsage', c, pick));
       }
-      if (whole) {
-        if (rows.cswitch.length) whole.cswitch.push({ length: rows.cswitch.length, columns: rows.cswitch.columns });
-        if (rows.readythread.length) whole.readythread.push({ length: rows.readythread.length, columns: rows.readythread.columns });
+      if (stateDeriver) {
+        stateDeriver.add(rows.cswitch, rows.readythread, rows.threadEvents);
+        for (const c of states.splice(0)) await stateParts!.add(pickChunk('threadStates', c, pick));
       }
     },
   });
@@ -391,15 +395,12 @@ async function convertParts(
     deriver.finish();
     for (const c of derived.splice(0)) await usage!.add(pickChunk('cpuUsage', c, pick));
   }
+  if (stateDeriver) {
+    stateDeriver.finish();
+    for (const c of states.splice(0)) await stateParts!.add(pickChunk('threadStates', c, pick));
+  }
   const ends: Partial<Record<TableName, Table>> = { threads: res.threads, processes: res.processes, images: res.images, traces: res.traces };
   if (stacks && (parts.has('stacks') || parts.has('stackFrames'))) Object.assign(ends, stacks.tables());
-  // the streamed tables' last parts go to the writers now: part workers encode them while threadStates is derived
-  for (const [t, p] of parts) if (!(t in ends) && t !== 'threadStates') await p.end();
-  if (whole) {
-    const cswitch = new Table('cswitch', concatChunks('cswitch', whole.cswitch.splice(0)));
-    const readythread = new Table('readythread', concatChunks('readythread', whole.readythread.splice(0)));
-    ends.threadStates = threadStates({ cswitch, readythread, threads: res.threads });
-  }
   for (const [t, table] of Object.entries(ends) as [TableName, Table][]) {
     const p = parts.get(t);
     const kept = pick(table);

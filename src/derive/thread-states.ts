@@ -1,27 +1,94 @@
 // The `threadStates` table (WPA's thread states, Perfetto's thread_state; the rules: docs/design/streaming.md
 // "threadStates"): one row per state interval of each thread other than the idle thread, from the cswitch
-// and readythread rows and the `threads` lifetimes of a whole decode. Its independent oracle is
-// test/helpers/thread-states-oracle.ts.
+// and readythread rows and the thread lifetimes — derived while a trace streams by (ThreadStatesDeriver:
+// `convert`), or for a whole decode (threadStates(): `dump`, the page), with memory bounded by the threads,
+// CPUs, a reorder window and a hold, never by the file size. Oracles: test/helpers/thread-states-oracle.ts
+// (independent, objects and BigInts) and test/helpers/thread-states-whole.ts (the whole-trace walk).
 //
-// Each thread's events become items — START / END (its lifetimes), OUT (a switch-out that ends no
-// switch-in of it on that CPU), READY, RUN (a switch-in: running until the next cswitch row on its CPU,
-// whose switch-out says the state after it), SEEN (a lifetime first seen in a rundown) — sorted by
-// (threadId, time, kind, then CPU order or row order) and walked: each item ends the interval of the state
-// before it and begins its own. Running rows are exactly the cpuUsage rows of the thread.
+// Events arrive in decode order, in time order per CPU only; they are held, sorted by time, and released
+// below the watermark (the least, over the CPUs seen, of the latest switch delivered: cpu-usage.ts says why
+// everything before it has arrived), at most `windowEvents` held between chunks (past that the earliest go
+// anyway, and an event behind the released time is applied at once and counted as late). Released events
+// of one timestamp are applied as one group, in phases that give each thread its events in the order of
+// the rules (Start, switch-out, ReadyThread, switch-in, End):
+//   A. each switch, in (cpu, arrival) order: whether it ends its CPU's running thread (its old thread is the
+//      CPU's current one: an exit, else a switch-out of its own), and the first of its CPU closes the CPU's
+//      open run (its running row; the thread's state after it is the switch-out's);
+//   B. Thread events (arrival order): the lifetimes (deriveThreads' rules), Starts;
+//   C. switch-outs that end no run of the thread on that CPU;
+//   D. ReadyThread events (arrival order): the readying thread is the CPU's current one after phase A;
+//   E. switch-ins (cpu, arrival): a run opens, closed now by the CPU's next switch of this group, or later;
+//   F. Ends.
+// Per thread: its state (S_ value, attributes, start tc) and how many of its runs are open: while one is,
+// the thread is inside a running interval and only switch-ins count. When its runs are all closed, its
+// state is the exit of the run that ended last (ties: the run that began first, then by CPU). A thread's
+// interval is emitted when the next event of the thread ends it; the last one, and runs still open, at
+// finish(). Before a thread's first event it is unknown from the trace's start (the least time of the
+// switches, readies, Starts and Ends), unless that event is a Start; a lifetime seen only in a rundown
+// (no Start) makes it known from the trace's start.
 //
-// Costs: no object per event or row. Items are columns of typed arrays, their times relative to the least
-// time of the trace as two u32 words (exact 64-bit values, no BigInt, no double); they are ordered by a
-// stable LSD radix sort (16-bit digits: the time's words, then the thread id, each pass skipped when one
-// digit holds every item). Rows go into typed columns grown by doubling.
+// Process ids: the thread's lifetime with the latest start at or before the time (a null start counts as
+// earliest; ties: the later lifetime), as cpuUsage. Given the `threads` table (a whole decode) the
+// lifetimes are final; streaming, they are those of the Thread events applied so far, and a row whose
+// thread (or readying thread) has no lifetime yet is held (at most `holdRows`) and resolved at finish().
+// (So a thread id with two lifetimes without a Start — reused after a lost Start — takes, streamed, the
+// lifetime applied by then where the whole decode takes the later one.) `cpus` puts every CPU of the trace
+// in the watermark from the start.
+//
+// Row order: emission order (roughly by the time each interval ended; held rows last); threadStates()
+// (`ordered`) orders the rows by (threadId, startTime) (ties: running rows first, by CPU, then the
+// thread's state): a counting sort by thread and an insertion fix-up, as they come out nearly so.
+//
+// Costs: nothing is allocated per event or row: an event is ES int32 words of one store, a thread TSW
+// words, a CPU CSW words; a tick value is two int32 words (hi signed, lo compared unsigned), exact; each
+// chunk's new events are ordered by the project's radix sort (src/order.ts) and merged with the held ones;
+// a row is staged as RW words and moved into the columns with its chunk.
 import * as L from '../generated/layout.js';
-import { cpuTimeOrder } from '../convert/sort.js';
-import { radixOrder, radixSort } from '../order.js';
-import { allocColumn, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
+import { radixOrder } from '../order.js';
+import { allocColumn, columnsOf, concatChunks, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
+import { IdIndex } from './lifetimes.js';
 
 /** The values of the `state` column. */
 export const THREAD_STATE_VALUES = ['unknown', 'running', 'ready', 'waiting'] as const;
 export type ThreadStateValue = (typeof THREAD_STATE_VALUES)[number];
+
+/** What threadStates() needs of a decode. */
+export type ThreadStatesInput = { cswitch: Table<'cswitch'>; readythread: Table<'readythread'>; threads: Table<'threads'> };
+
+export interface ThreadStatesOptions {
+  /** most events held for reordering (default 262 144) */
+  windowEvents?: number;
+  /** rows per emitted chunk (default 65 536) */
+  chunkRows?: number;
+  /** most rows held back until finish() for a process id not known yet (default 65 536) */
+  holdRows?: number;
+  /**
+   * the trace's processor count (TraceInfo.numberOfProcessors): each CPU holds the watermark back from the
+   * start, not from its first switch — a CPU whose first buffer is written late (a quiet one) then delays
+   * the release (within the window) rather than having its events come late
+   */
+  cpus?: number;
+  /** every row kept until finish(), then emitted as one chunk ordered by (threadId, startTime) as threadStates() orders it (memory: the rows) */
+  ordered?: boolean;
+  /** the trace's `threads` table, when known before the rows (a whole decode): lifetimes, Starts and Ends from it; Thread events are not needed */
+  threads?: Table<'threads'>;
+}
+
+export interface ThreadStatesStats {
+  /** rows emitted */
+  rows: number;
+  /** events that arrived behind the released time (applied at once) */
+  lateEvents: number;
+  /** most events held at once */
+  maxHeld: number;
+  /** threads with a state (thread slots) */
+  threads: number;
+  /** rows held back until finish() for a process id (then resolved) */
+  heldRows: number;
+  /** rows emitted before finish() with a process id still unknown, the hold being full */
+  unresolvedRows: number;
+}
 
 const S_UNKNOWN = 0;
 const S_RUNNING = 1;
@@ -30,552 +97,1072 @@ const S_WAITING = 3;
 /** not alive: before its Start, after its End or a switch-out as Terminated (no row) */
 const S_NONE = 4;
 
-// item kinds, in their order at equal times
-const K_START = 0;
-const K_OUT = 1;
-const K_READY = 2;
-const K_RUN = 3;
-const K_END = 4;
-const K_SEEN = 5;
-
 /** KTHREAD_STATE values (docs/format.md §C.5) */
 const TERMINATED = 4;
 const WAITING = 5;
-/** sPri when the priority is not known (a priority is an i8) */
+/** a priority not known (a priority is an i8) */
 const NO_PRIORITY = 1000;
 
-/** What threadStates() needs of a decode. */
-export type ThreadStatesInput = { cswitch: Table<'cswitch'>; readythread: Table<'readythread'>; threads: Table<'threads'> };
+const K_THREAD = 0;
+const K_READY = 1;
+const K_SWITCH = 2;
+
+// Events: ES int32 words each.
+const ES = 10;
+const E_HI = 0; // time, high word (signed)
+const E_LO = 1; // time, low word (as int32)
+const E_KC = 2; // kind << 16 | cpu (switches; other kinds: 0): the order at one time
+const E_A = 3; // switch: newThreadId (if its valid bit); ready, Thread event: threadId
+const E_B = 4; // switch: oldThreadId; Thread event: processId
+const E_C = 5; // switch: the cswitch valid bits; Thread event: opcode; ready: cpu
+const E_OUT = 6; // switch: oldThreadState | oldThreadWaitReason << 8 | oldThreadWaitMode << 16 | oldThreadPriority << 24
+const E_NEW_PRI = 7; // switch: newThreadPriority
+const E_CPU = 8; // switch: cpu
+const E_EXIT = 9; // switch: 1 when it ends its CPU's running thread (phase A)
+
+// Threads: TSW int32 words per slot.
+const TSW = 22;
+const T_TID = 0;
+const T_FLAGS = 1;
+const T_S = 2; // the state (S_)
+const T_TC_HI = 3; // when it began (a thread inside a running interval: when the last closed run ended)
+const T_TC_LO = 4;
+const T_CPU = 5; // its attributes (-1: null)
+const T_RTID = 6; // (RK_RTID)
+const T_RPID = 7; // (RK_RPID; RK_RPID_LATER: to look up at finish())
+const T_WR = 8;
+const T_WM = 9;
+const T_OLD = 10;
+const T_PRI = 11; // NO_PRIORITY: null
+const T_PEND = 12; // its runs still open
+const T_GOV_HI = 13; // the run whose exit gives the state (TF_GOV): its start and cpu
+const T_GOV_LO = 14;
+const T_GOV_CPU = 15;
+const T_FIRST_HI = 16; // the Start it began with (TF_BEGAN_START)
+const T_FIRST_LO = 17;
+const T_LIFE_HEAD = 18; // its lifetimes, a list (index + 1; 0: none)
+const T_LIFE_TAIL = 19;
+const T_LIFE_OPEN = 20; // its open lifetime (index + 1; 0: none), as deriveThreads keeps it
+const T_RK = 21; // which of T_RTID, T_RPID hold a value (RK_ bits)
+const RK_RTID = 1;
+const RK_RPID = 2;
+const RK_RPID_LATER = 4;
+/** (held rows) the row has an end */
+const RK_END = 8;
+const TF_EXISTS = 1; // it has a state
+const TF_SEEN = 2; // a lifetime without a Start: known from the trace's start
+const TF_BEGAN_START = 4; // its first event was a Start (no row before it)
+const TF_GOV = 8;
+
+// Lifetimes: LTW words each.
+const LTW = 5;
+const LT_FLAGS = 0; // 1: has a start
+const LT_HI = 1;
+const LT_LO = 2;
+const LT_PID = 3;
+const LT_NEXT = 4; // index + 1 (0: the last)
+
+// CPUs: CSW words each.
+const CSW = 9;
+const C_FLAGS = 0;
+const C_W_HI = 1; // the latest switch delivered (CF_SWITCH): the watermark
+const C_W_LO = 2;
+const C_CUR = 3; // newThreadId of the latest switch applied (CF_CUR)
+const C_RUN_SLOT = 4; // the open run (CF_RUN): its thread's slot, start, priority
+const C_RUN_HI = 5;
+const C_RUN_LO = 6;
+const C_RUN_PRI = 7;
+const C_GROUP = 8; // the group of the latest switch applied
+const CF_SWITCH = 1;
+const CF_CUR = 2;
+const CF_RUN = 4;
+
+// Held rows: HW words each.
+const HW = 14; // slot, state, cpu, rtid, rpid, RK_ bits, wr, wm, old, pri, start (2 words), end (2 words)
+
+// Rows, staged: RW int32 words each (a null cell: 0, the valid bits the table's), moved into the columns
+// a chunk at a time (or, ordered by thread, at the end).
+const RW = 12;
+const R_TID = 0;
+const R_PID = 1;
+const R_STATE = 2;
+const R_START_LO = 3;
+const R_START_HI = 4;
+const R_END_LO = 5;
+const R_END_HI = 6;
+const R_CPU = 7;
+const R_RTID = 8;
+const R_RPID = 9;
+const R_SMALL = 10; // waitReason | waitMode << 8 | oldThreadState << 16 | priority << 24
+const R_VALID = 11;
+
+const MIN32 = -0x80000000;
+
+/** (aHi, aLo) < (bHi, bLo) as signed 64-bit values (lo words compared as unsigned) */
+function lt(aHi: number, aLo: number, bHi: number, bLo: number): boolean {
+  return aHi < bHi || (aHi === bHi && (aLo ^ MIN32) < (bLo ^ MIN32));
+}
+
+function grown<T extends Int32Array | Uint32Array>(a: T, n: number): T {
+  const b = new (a.constructor as new (n: number) => T)(n);
+  b.set(a);
+  return b;
+}
+
+/** The 64-bit column as 32-bit words (lo at 2i, hi at 2i + 1). */
+function words(col: BigInt64Array): Int32Array {
+  return new Int32Array(col.buffer, col.byteOffset, col.length * 2);
+}
 
 /**
- * The whole threadStates table of a decoded trace, ordered by (threadId, startTime) (ties in derivation
- * order). Whole-trace only: it needs every cswitch and readythread row (no streaming form yet).
+ * The columns of n staged rows (RW words each, from rec): every column written in sequence.
  */
-export function threadStates(r: ThreadStatesInput): Table<'threadStates'> {
-  return new ThreadStatesWalk(r.cswitch, r.readythread, r.threads).run();
+function columnsFrom(rec: Int32Array, n: number): TypedColumn[] {
+  const columns = TABLE_COLUMNS.threadStates.map((spec) => allocColumn(spec.type, n));
+  const v = columnsOf('threadStates', columns);
+  const start = words(v.startTime);
+  const end = words(v.endTime);
+  const dur = words(v.duration);
+  const small = (col: Uint8Array | Int8Array) => new Uint8Array(col.buffer, col.byteOffset, col.length);
+  const wr = v.waitReason;
+  const wm = v.waitMode;
+  const old = v.oldThreadState;
+  const pri = small(v.priority);
+  for (let k = 0; k < n; k++) {
+    const r = k * RW;
+    const valid = rec[r + R_VALID]!;
+    v.threadId[k] = rec[r + R_TID]!;
+    v.processId[k] = rec[r + R_PID]!;
+    v.state[k] = THREAD_STATE_VALUES[rec[r + R_STATE]!]!;
+    const sLo = rec[r + R_START_LO]!;
+    const sHi = rec[r + R_START_HI]!;
+    start[2 * k] = sLo;
+    start[2 * k + 1] = sHi;
+    if ((valid >>> L.TS_END_TIME) & 1) {
+      const eLo = rec[r + R_END_LO]!;
+      const eHi = rec[r + R_END_HI]!;
+      end[2 * k] = eLo;
+      end[2 * k + 1] = eHi;
+      dur[2 * k] = (eLo - sLo) | 0;
+      dur[2 * k + 1] = (eHi - sHi - ((eLo ^ MIN32) < (sLo ^ MIN32) ? 1 : 0)) | 0;
+    }
+    v.cpu[k] = rec[r + R_CPU]!;
+    v.readyingThreadId[k] = rec[r + R_RTID]!;
+    v.readyingProcessId[k] = rec[r + R_RPID]!;
+    const b = rec[r + R_SMALL]!;
+    wr[k] = b;
+    wm[k] = b >>> 8;
+    old[k] = b >>> 16;
+    pri[k] = b >>> 24;
+    v.valid[k] = valid;
+  }
+  return columns;
 }
 
-/** The 64-bit column as u32 words (lo at 2i, hi at 2i + 1). */
-function words(col: BigInt64Array): Uint32Array {
-  return new Uint32Array(col.buffer, col.byteOffset, col.length * 2);
-}
-
-/** 0, 1, …, n - 1 */
-function iota(n: number): Uint32Array {
-  const a = new Uint32Array(n);
-  for (let i = 0; i < n; i++) a[i] = i;
-  return a;
-}
-
-// The cswitch rows in per-CPU order (cpu, time, decode order), SW int32 words per position: what the walk
-// reads of a switch and of the next one on its CPU is one or two cache lines, not a miss per column.
-const SW = 8;
-const P_HI = 0; // relative time, high word
-const P_LO = 1; // relative time, low word
-const P_NEW = 2; // newThreadId
-const P_OLD = 3; // oldThreadId
-const P_CPU = 4;
-const P_VALID = 5; // the row's valid bits
-const P_OUT = 6; // oldThreadState | oldThreadWaitReason << 8 | oldThreadWaitMode << 16 | oldThreadPriority << 24
-const P_NEW_PRI = 7; // newThreadPriority
-
-class ThreadStatesWalk {
-  /** the switches by position (SW words each) */
-  private sw = new Int32Array(0);
-  /** positions of each CPU's rows: [cpuStart[c], cpuStart[c + 1]) */
-  private cpuStart = new Uint32Array(1);
-  // lifetimes sorted by thread id (stable): their relative start times
-  private thOrder: Uint32Array = new Uint32Array(0);
-  private readonly thTid: Uint32Array;
-  private readonly thPid: Uint32Array;
-  private readonly thHasStart: Uint8Array;
-  private readonly thHi: Uint32Array;
-  private readonly thLo: Uint32Array;
-  /** the walk's thread: the first position of its lifetimes in thOrder */
-  private lifeAt = 0;
-  /** per readythread row: the readying thread and its process (-1: unknown) */
-  private rtReadying = new Int32Array(0);
-  private rtReadyingPid = new Int32Array(0);
-  /** the least time (absolute words) */
-  private minHi = 0;
-  private minLo = 0;
-  // the walk's state: S_ value and its attributes (-1: null)
-  private s = S_UNKNOWN;
-  private sCpu = -1;
-  private sReadying = -1;
-  private sReadyingPid = -1;
-  private sWr = -1;
-  private sWm = -1;
-  private sOld = -1;
-  /** the state's priority (NO_PRIORITY: unknown) */
-  private sPri = NO_PRIORITY;
-  // the output, grown by doubling
-  private cap = 0;
+/** Derives threadStates from the rows of a decode, chunk by chunk (see the file comment). */
+export class ThreadStatesDeriver {
+  // events, by position (ES words each); the held ones are moved to the front when the store is full
+  private E = new Int32Array(0);
+  private eTop = 0;
+  /** positions: the held ones (sorted), then those of the add() in progress */
+  private P = new Int32Array(1024);
+  private nHeld = 0;
+  /** the held events are sorted up to here (a whole decode's are sorted at finish()) */
+  private nSorted = 0;
+  private readonly single = new Int32Array(1);
+  // sort keys, reused
+  private kLo = new Uint32Array(0);
+  private kHi = new Uint32Array(0);
+  // threads
+  private readonly tids = new IdIndex();
+  private TS = new Int32Array(256 * TSW);
+  private nSlots = 0;
+  private LT = new Int32Array(256 * LTW);
+  private nLifetimes = 0;
+  // CPUs
+  private CS = new Int32Array(0);
+  private cpuCap = 0;
+  private readonly seen: number[] = [];
+  private group = 0;
+  /** the trace's start: (set, hi, lo); threads known before it is, waiting for it */
+  private readonly t0 = new Int32Array(3);
+  private atT0: number[] = [];
+  /** the time of the last released group: (any, hi, lo) */
+  private readonly released = new Int32Array(3);
+  private readonly final: boolean;
+  private readonly window: number;
+  private readonly chunkRows: number;
+  private readonly holdRows: number;
+  /** staged rows (RW words each): those of the chunk being filled, or (ordered) every row */
+  private rec = new Int32Array(0);
   private n = 0;
-  private oTid = new Uint32Array(0);
-  private oPid = new Uint32Array(0);
-  private oState = new Uint8Array(0);
-  private oStart = new Uint32Array(0);
-  private oEnd = new Uint32Array(0);
-  private oDur = new Uint32Array(0);
-  private oCpu = new Uint16Array(0);
-  private oRtid = new Uint32Array(0);
-  private oRpid = new Uint32Array(0);
-  private oWr = new Uint8Array(0);
-  private oWm = new Uint8Array(0);
-  private oOld = new Uint8Array(0);
-  private oPri = new Int8Array(0);
-  private oValid = new Uint32Array(0);
+  private readonly ordered: boolean;
+  private hold = new Int32Array(0);
+  private nHold = 0;
+  private readonly stats: ThreadStatesStats = { rows: 0, lateEvents: 0, maxHeld: 0, threads: 0, heldRows: 0, unresolvedRows: 0 };
 
   constructor(
-    private readonly cswitch: Table<'cswitch'>,
-    private readonly readythread: Table<'readythread'>,
-    private readonly threads: Table<'threads'>,
+    private readonly onRows: (rows: Table<'threadStates'>) => void,
+    options: ThreadStatesOptions = {},
   ) {
-    this.thTid = threads.column('threadId');
-    this.thPid = threads.column('processId');
-    this.thHasStart = new Uint8Array(threads.length);
-    this.thHi = new Uint32Array(threads.length);
-    this.thLo = new Uint32Array(threads.length);
-  }
-
-  /** (hi, lo) < the least so far, as signed 64-bit values: it becomes the least. */
-  private least(hi: number, lo: number, first: boolean): void {
-    if (first || (hi | 0) < (this.minHi | 0) || ((hi | 0) === (this.minHi | 0) && lo < this.minLo)) {
-      this.minHi = hi;
-      this.minLo = lo;
-    }
-  }
-
-  run(): Table<'threadStates'> {
-    const cs = this.cswitch;
-    const rt = this.readythread;
-    const th = this.threads;
-    const csW = words(cs.column('timestamp'));
-    const rtW = words(rt.column('timestamp'));
-    const thStartW = words(th.column('startTime'));
-    const thEndW = words(th.column('endTime'));
-    const thValid = th.column('valid');
-    const hasStart = (i: number) => ((thValid[i]! >>> L.TH_START_TIME) & 1) === 1;
-    const hasEnd = (i: number) => ((thValid[i]! >>> L.TH_END_TIME) & 1) === 1;
-    // the least time of the trace: cswitch, readythread, lifetimes' starts and ends
-    let any = false;
-    for (let i = 0; i < cs.length; i++, any = true) this.least(csW[2 * i + 1]!, csW[2 * i]!, !any);
-    for (let i = 0; i < rt.length; i++, any = true) this.least(rtW[2 * i + 1]!, rtW[2 * i]!, !any);
-    for (let i = 0; i < th.length; i++) {
-      if (hasStart(i)) this.least(thStartW[2 * i + 1]!, thStartW[2 * i]!, !any), (any = true);
-      if (hasEnd(i)) this.least(thEndW[2 * i + 1]!, thEndW[2 * i]!, !any), (any = true);
-    }
-    const mHi = this.minHi;
-    const mLo = this.minLo;
-    // relative time (u64 words) of absolute words at w[2i]
-    const relLo = (w: Uint32Array, i: number) => (w[2 * i]! - mLo) >>> 0;
-    const relHi = (w: Uint32Array, i: number) => (w[2 * i + 1]! - mHi - (w[2 * i]! < mLo ? 1 : 0)) >>> 0;
-    this.positions(relHi, relLo);
-    for (let i = 0; i < th.length; i++) {
-      if (!hasStart(i)) continue;
-      this.thHasStart[i] = 1;
-      this.thHi[i] = relHi(thStartW, i);
-      this.thLo[i] = relLo(thStartW, i);
-    }
-    // lifetimes by thread id
-    this.thOrder = radixOrder([this.thTid], th.length);
-    // each ready's readying thread and its process, by one merge of the readies and the switches per CPU
-    this.readying(rt, rtW, relHi, relLo);
-
-    // the items, generated kind by kind (each kind in its tie order)
-    const cap = 2 * cs.length + rt.length + 3 * th.length;
-    const iTid = new Uint32Array(cap);
-    const iHi = new Uint32Array(cap);
-    const iLo = new Uint32Array(cap);
-    const iKind = new Uint32Array(cap);
-    const iRef = new Uint32Array(cap); // START/END/SEEN: threads row; OUT/RUN: position in ord; READY: readythread row
-    let m = 0;
-    const sw = this.sw;
-    const add = (tid: number, hi: number, lo: number, kind: number, ref: number) => {
-      iTid[m] = tid;
-      iHi[m] = hi;
-      iLo[m] = lo;
-      iKind[m] = kind;
-      iRef[m++] = ref;
-    };
-    for (let i = 0; i < th.length; i++) if (this.thTid[i] !== 0 && hasStart(i)) add(this.thTid[i]!, this.thHi[i]!, this.thLo[i]!, K_START, i);
-    for (let p = 0; p < cs.length; p++) {
-      const w = p * SW;
-      const old = sw[w + P_OLD]! >>> 0;
-      if (old === 0) continue;
-      // a switch-out that ends a switch-in of its thread on this CPU is that RUN's exit
-      if (p > 0 && sw[w - SW + P_CPU] === sw[w + P_CPU] && this.hasNew(p - 1) && sw[w - SW + P_NEW]! >>> 0 === old) continue;
-      add(old, sw[w + P_HI]! >>> 0, sw[w + P_LO]! >>> 0, K_OUT, p);
-    }
-    const rtTid = rt.column('threadId');
-    for (let i = 0; i < rt.length; i++) if (rtTid[i] !== 0) add(rtTid[i]!, relHi(rtW, i), relLo(rtW, i), K_READY, i);
-    for (let p = 0; p < cs.length; p++) {
-      const w = p * SW;
-      if (this.hasNew(p) && sw[w + P_NEW] !== 0) add(sw[w + P_NEW]! >>> 0, sw[w + P_HI]! >>> 0, sw[w + P_LO]! >>> 0, K_RUN, p);
-    }
-    for (let i = 0; i < th.length; i++) if (this.thTid[i] !== 0 && hasEnd(i)) add(this.thTid[i]!, relHi(thEndW, i), relLo(thEndW, i), K_END, i);
-    if (any) for (let i = 0; i < th.length; i++) if (this.thTid[i] !== 0 && !hasStart(i)) add(this.thTid[i]!, 0, 0, K_SEEN, i);
-
-    // the items by (thread id, time), ties in the order they were generated
-    const [oLo, oHi, oTid, oKind, oRef] = radixSort([iLo, iHi, iTid], [iKind, iRef], m) as [Uint32Array, Uint32Array, Uint32Array, Uint32Array, Uint32Array];
-    this.grow(Math.max(1024, m + (m >>> 3)));
-
-    // the walk, thread by thread
-    const rtCpu = rt.column('cpu');
-    for (let a = 0; a < m; ) {
-      const tid = oTid[a]!;
-      let b = a + 1;
-      while (b < m && oTid[b] === tid) b++;
-      this.lifetimesOf(tid);
-      this.set(oKind[a] === K_START ? S_NONE : S_UNKNOWN);
-      let tcHi = 0; // the state's start (relative)
-      let tcLo = 0;
-      let open = false; // an open RUN covers the rest of the trace
-      for (let q = a; q < b; q++) {
-        const kind = oKind[q]!;
-        const hi = oHi[q]!;
-        const lo = oLo[q]!;
-        const ref = oRef[q]!;
-        const inside = open || hi < tcHi || (hi === tcHi && lo < tcLo);
-        if (inside) {
-          // inside a running interval: only other switch-ins count (a trace that lost events)
-          if (kind !== K_RUN || open) {
-            if (kind === K_RUN) this.running(tid, ref);
-            continue;
-          }
-          const next = this.running(tid, ref);
-          if (next < 0) open = true;
-          else {
-            const nHi = sw[next * SW + P_HI]! >>> 0;
-            const nLo = sw[next * SW + P_LO]! >>> 0;
-            if (nHi > tcHi || (nHi === tcHi && nLo > tcLo)) {
-              this.exit(next, tid);
-              tcHi = nHi;
-              tcLo = nLo;
-            }
-          }
-          continue;
-        }
-        if (this.s !== S_NONE && (hi !== tcHi || lo !== tcLo)) {
-          // a ready interval of unknown priority ended by a switch-in: the priority it was switched in with
-          if (kind === K_RUN && this.s === S_READY && this.sPri === NO_PRIORITY) {
-            if ((sw[ref * SW + P_VALID]! >>> L.CS_NEW_THREAD_PRIORITY) & 1) this.sPri = sw[ref * SW + P_NEW_PRI]!;
-          }
-          this.row(tid, tcHi, tcLo, true, hi, lo);
-        }
-        switch (kind) {
-          case K_RUN: {
-            const next = this.running(tid, ref);
-            if (next < 0) {
-              open = true;
-              continue;
-            }
-            this.exit(next, tid);
-            tcHi = sw[next * SW + P_HI]! >>> 0;
-            tcLo = sw[next * SW + P_LO]! >>> 0;
-            continue;
-          }
-          case K_OUT:
-            this.exit(ref, tid);
-            break;
-          case K_READY: {
-            const i = ref;
-            this.set(S_READY);
-            this.sCpu = rtCpu[i]!;
-            this.sReadying = this.rtReadying[i]!;
-            if (this.sReadying >= 0) this.sReadyingPid = this.rtReadyingPid[i]!;
-            break;
-          }
-          case K_START:
-            this.set(S_UNKNOWN);
-            break;
-          case K_END:
-            this.set(S_NONE);
-            break;
-          case K_SEEN:
-            continue;
-        }
-        tcHi = hi;
-        tcLo = lo;
+    this.window = options.windowEvents ?? 1 << 18;
+    this.chunkRows = options.chunkRows ?? 1 << 16;
+    this.holdRows = options.holdRows ?? 1 << 16;
+    this.final = options.threads !== undefined;
+    this.ordered = options.ordered === true;
+    if (options.cpus) {
+      this.ensureCpu(options.cpus - 1);
+      for (let c = 0; c < options.cpus; c++) {
+        this.CS[c * CSW + C_FLAGS] = CF_SWITCH;
+        this.CS[c * CSW + C_W_HI] = MIN32; // the least time: nothing released before its first switch
+        this.CS[c * CSW + C_W_LO] = 0;
+        this.seen.push(c);
       }
-      if (!open && this.s !== S_NONE) this.row(tid, tcHi, tcLo, false, 0, 0);
-      a = b;
     }
-    return this.table();
+    if (options.threads) this.fromThreads(options.threads);
   }
 
-  /** The switches in per-CPU order, packed by position (sw), and each CPU's range of positions. */
-  private positions(relHi: (w: Uint32Array, i: number) => number, relLo: (w: Uint32Array, i: number) => number): void {
-    const cs = this.cswitch;
-    const n = cs.length;
-    const cpu = cs.column('cpu');
-    const csW = words(cs.column('timestamp'));
-    const newTid = cs.column('newThreadId');
-    const oldTid = cs.column('oldThreadId');
-    const valid = cs.column('valid');
-    const oldState = cs.column('oldThreadState');
-    const oldWr = cs.column('oldThreadWaitReason');
-    const oldWm = cs.column('oldThreadWaitMode');
-    const newPri = cs.column('newThreadPriority');
-    const oldPri = cs.column('oldThreadPriority');
-    const ord = cpuTimeOrder(cpu, cs.column('timestamp'), n) ?? iota(n);
-    const sw = (this.sw = new Int32Array(n * SW));
-    let maxCpu = 0;
-    for (let p = 0; p < n; p++) {
-      const k = ord[p]!;
-      const w = p * SW;
-      sw[w + P_HI] = relHi(csW, k);
-      sw[w + P_LO] = relLo(csW, k);
-      sw[w + P_NEW] = newTid[k]!;
-      sw[w + P_OLD] = oldTid[k]!;
-      sw[w + P_CPU] = cpu[k]!;
-      sw[w + P_VALID] = valid[k]!;
-      sw[w + P_OUT] = oldState[k]! | (oldWr[k]! << 8) | (oldWm[k]! << 16) | ((oldPri[k]! & 0xff) << 24);
-      sw[w + P_NEW_PRI] = newPri[k]!;
-      if (cpu[k]! > maxCpu) maxCpu = cpu[k]!;
+  /** The lifetimes of a `threads` table, its Starts and Ends as events, its lifetimes without a Start seen. */
+  private fromThreads(th: Table<'threads'>): void {
+    const tid = th.column('threadId');
+    const pid = th.column('processId');
+    const start = words(th.column('startTime'));
+    const end = words(th.column('endTime'));
+    const valid = th.column('valid');
+    const n = th.length;
+    let starts = 0;
+    let ends = 0;
+    for (let i = 0; i < n; i++) {
+      const s = this.slotOf(tid[i]!);
+      const hasStart = ((valid[i]! >>> L.TH_START_TIME) & 1) === 1;
+      this.addLifetime(s, hasStart, start[2 * i + 1]!, start[2 * i]!, pid[i]!);
+      if (hasStart) starts++;
+      else if (tid[i] !== 0) this.markSeen(s);
+      if ((valid[i]! >>> L.TH_END_TIME) & 1) ends++;
     }
-    this.cpuStart = new Uint32Array(maxCpu + 2);
-    for (let i = 0; i < n; i++) this.cpuStart[cpu[i]! + 1]!++;
-    for (let c = 1; c < this.cpuStart.length; c++) this.cpuStart[c]! += this.cpuStart[c - 1]!;
-  }
-
-  /** Whether the switch at position p has its new thread. */
-  private hasNew(p: number): boolean {
-    return ((this.sw[p * SW + P_VALID]! >>> L.CS_NEW_THREAD_ID) & 1) === 1;
-  }
-
-  private set(s: number): void {
-    this.s = s;
-    this.sCpu = this.sReadying = this.sReadyingPid = this.sWr = this.sWm = this.sOld = -1;
-    this.sPri = NO_PRIORITY;
-  }
-
-  /** The state after the switch at position p switched thread `tid` out (unknown when it switched out another thread: lost events). */
-  private exit(p: number, tid: number): void {
-    const w = p * SW;
-    const v = this.sw[w + P_VALID]!;
-    if (this.sw[w + P_OLD]! >>> 0 !== tid || ((v >>> L.CS_OLD_THREAD_STATE) & 1) === 0) return this.set(S_UNKNOWN);
-    const out = this.sw[w + P_OUT]!;
-    const state = out & 0xff;
-    if (state === TERMINATED) return this.set(S_NONE);
-    const pri = (v >>> L.CS_OLD_THREAD_PRIORITY) & 1 ? out >> 24 : NO_PRIORITY;
-    if (state === WAITING) {
-      this.set(S_WAITING);
-      if ((v >>> L.CS_OLD_THREAD_WAIT_REASON) & 1) this.sWr = (out >>> 8) & 0xff;
-      if ((v >>> L.CS_OLD_THREAD_WAIT_MODE) & 1) this.sWm = (out >>> 16) & 0xff;
-    } else {
-      this.set(S_READY); // preempted
-      this.sCpu = this.sw[w + P_CPU]!;
+    this.reserve(starts + ends);
+    let m = this.nHeld;
+    for (let pass = 0; pass < 2; pass++) {
+      const bit = pass === 0 ? L.TH_START_TIME : L.TH_END_TIME;
+      const w = pass === 0 ? start : end;
+      for (let i = 0; i < n; i++) {
+        if (((valid[i]! >>> bit) & 1) === 0) continue;
+        const e = this.eTop++ * ES;
+        this.E[e + E_HI] = w[2 * i + 1]!;
+        this.E[e + E_LO] = w[2 * i]!;
+        this.E[e + E_KC] = K_THREAD << 16;
+        this.E[e + E_A] = tid[i]!;
+        this.E[e + E_B] = pid[i]!;
+        this.E[e + E_C] = pass === 0 ? L.OPCODE_START : L.OPCODE_END;
+        this.P[m++] = e / ES;
+      }
     }
-    this.sOld = state;
-    this.sPri = pri;
+    this.nHeld = m;
   }
 
-  /** The running row of the switch-in at position p; returns the position of the CPU's next switch (-1: none). */
-  private running(tid: number, p: number): number {
-    const sw = this.sw;
-    const w = p * SW;
-    const cpu = sw[w + P_CPU]!;
-    const next = p + 1 < this.cswitch.length && sw[w + SW + P_CPU] === cpu ? p + 1 : -1;
-    // the walk's state stays as it is (a switch-in inside another running interval changes nothing else)
-    const { s, sCpu, sReadying, sReadyingPid, sWr, sWm, sOld, sPri } = this;
-    this.set(S_RUNNING);
-    this.sCpu = cpu;
-    if ((sw[w + P_VALID]! >>> L.CS_NEW_THREAD_PRIORITY) & 1) this.sPri = sw[w + P_NEW_PRI]!;
-    this.row(tid, sw[w + P_HI]! >>> 0, sw[w + P_LO]! >>> 0, next >= 0, next >= 0 ? sw[w + SW + P_HI]! >>> 0 : 0, next >= 0 ? sw[w + SW + P_LO]! >>> 0 : 0);
-    this.s = s;
-    this.sCpu = sCpu;
-    this.sReadying = sReadying;
-    this.sReadyingPid = sReadyingPid;
-    this.sWr = sWr;
-    this.sWm = sWm;
-    this.sOld = sOld;
-    this.sPri = sPri;
-    return next;
+  /** The slot of thread `tid` (made if new). */
+  private slotOf(tid: number): number {
+    const s = this.tids.get(tid);
+    if (s >= 0) return s;
+    const made = this.nSlots++;
+    if (this.nSlots * TSW > this.TS.length) this.TS = grown(this.TS, 2 * this.TS.length);
+    this.TS.fill(0, made * TSW, made * TSW + TSW);
+    this.TS[made * TSW + T_TID] = tid;
+    this.tids.set(tid, made);
+    return made;
+  }
+
+  private addLifetime(s: number, hasStart: boolean, hi: number, lo: number, pid: number): number {
+    const l = this.nLifetimes++;
+    if (this.nLifetimes * LTW > this.LT.length) this.LT = grown(this.LT, 2 * this.LT.length);
+    const x = l * LTW;
+    this.LT[x + LT_FLAGS] = hasStart ? 1 : 0;
+    this.LT[x + LT_HI] = hi;
+    this.LT[x + LT_LO] = lo;
+    this.LT[x + LT_PID] = pid;
+    this.LT[x + LT_NEXT] = 0;
+    const t = s * TSW;
+    const tail = this.TS[t + T_LIFE_TAIL]!;
+    if (tail === 0) this.TS[t + T_LIFE_HEAD] = l + 1;
+    else this.LT[(tail - 1) * LTW + LT_NEXT] = l + 1;
+    this.TS[t + T_LIFE_TAIL] = l + 1;
+    return l;
+  }
+
+  /** The process of slot s at (hi, lo): the lifetime with the latest start at or before it (no start: earliest; ties: the later); -1: none. */
+  private pidOf(s: number, hi: number, lo: number): number {
+    const TS = this.TS;
+    if (TS[s * TSW + T_TID] === 0) return 0;
+    const LT = this.LT;
+    let best = -1;
+    for (let l = TS[s * TSW + T_LIFE_HEAD]! - 1; l >= 0; l = LT[l * LTW + LT_NEXT]! - 1) {
+      const x = l * LTW;
+      if (LT[x + LT_FLAGS]! & 1) {
+        const sHi = LT[x + LT_HI]!;
+        const sLo = LT[x + LT_LO]!;
+        if (lt(hi, lo, sHi, sLo)) continue;
+        if (best < 0 || (LT[best + LT_FLAGS]! & 1) === 0 || !lt(sHi, sLo, LT[best + LT_HI]!, LT[best + LT_LO]!)) best = x;
+      } else if (best < 0 || (LT[best + LT_FLAGS]! & 1) === 0) best = x;
+    }
+    return best < 0 ? -1 : LT[best + LT_PID]! >>> 0;
+  }
+
+  private ensureCpu(cpu: number): void {
+    if (cpu < this.cpuCap) return;
+    let cap = Math.max(8, this.cpuCap);
+    while (cap <= cpu) cap *= 2;
+    this.CS = grown(this.CS, cap * CSW);
+    for (let c = this.cpuCap; c < cap; c++) this.CS[c * CSW + C_GROUP] = -1;
+    this.cpuCap = cap;
+  }
+
+  /** Room for n more events in E and P. */
+  private reserve(n: number): void {
+    if ((this.eTop + n) * ES > this.E.length) {
+      const held = this.nHeld;
+      const to = new Int32Array(Math.max(1 << 14, 2 * (held + n)) * ES);
+      for (let i = 0; i < held; i++) {
+        for (let w = 0, from = this.P[i]! * ES; w < ES; w++) to[i * ES + w] = this.E[from + w]!;
+        this.P[i] = i;
+      }
+      this.E = to;
+      this.eTop = held;
+    }
+    if (this.nHeld + n > this.P.length) this.P = grown(this.P, Math.max(this.nHeld + n, 2 * this.P.length));
+  }
+
+  /** Takes the rows of one chunk of the decode (values are copied: borrowed chunks are fine). Thread events are not needed given `threads`. */
+  add(cswitch: Table<'cswitch'>, readythread: Table<'readythread'>, threadEvents?: Table<'threadEvents'>): void {
+    const nThread = this.final || !threadEvents ? 0 : threadEvents.length;
+    this.reserve(nThread + readythread.length + cswitch.length);
+    let m = this.nHeld;
+    const E = this.E;
+    if (nThread > 0) {
+      const ts = words(threadEvents!.column('timestamp'));
+      const tid = threadEvents!.column('threadId');
+      const pid = threadEvents!.column('processId');
+      const op = threadEvents!.column('opcode');
+      for (let i = 0; i < nThread; i++) {
+        const p = this.eTop;
+        const e = p * ES;
+        E[e + E_HI] = ts[2 * i + 1]!;
+        E[e + E_LO] = ts[2 * i]!;
+        E[e + E_KC] = K_THREAD << 16;
+        E[e + E_A] = tid[i]!;
+        E[e + E_B] = pid[i]!;
+        E[e + E_C] = op[i]!;
+        if (this.late(p)) continue;
+        this.P[m++] = p;
+        this.eTop = p + 1;
+      }
+    }
+    if (readythread.length > 0) {
+      const ts = words(readythread.column('timestamp'));
+      const tid = readythread.column('threadId');
+      const cpu = readythread.column('cpu');
+      for (let i = 0; i < readythread.length; i++) {
+        const p = this.eTop;
+        const e = p * ES;
+        E[e + E_HI] = ts[2 * i + 1]!;
+        E[e + E_LO] = ts[2 * i]!;
+        E[e + E_KC] = K_READY << 16;
+        E[e + E_A] = tid[i]!;
+        E[e + E_C] = cpu[i]!;
+        if (this.late(p)) continue;
+        this.P[m++] = p;
+        this.eTop = p + 1;
+      }
+    }
+    if (cswitch.length > 0) {
+      const ts = words(cswitch.column('timestamp'));
+      const cpu = cswitch.column('cpu');
+      const valid = cswitch.column('valid');
+      const newTid = cswitch.column('newThreadId');
+      const oldTid = cswitch.column('oldThreadId');
+      const oldState = cswitch.column('oldThreadState');
+      const oldWr = cswitch.column('oldThreadWaitReason');
+      const oldWm = cswitch.column('oldThreadWaitMode');
+      const newPri = cswitch.column('newThreadPriority');
+      const oldPri = cswitch.column('oldThreadPriority');
+      for (let i = 0; i < cswitch.length; i++) {
+        const c = cpu[i]!;
+        if (c >= this.cpuCap) this.ensureCpu(c);
+        const p = this.eTop;
+        const e = p * ES;
+        const hi = ts[2 * i + 1]!;
+        const lo = ts[2 * i]!;
+        E[e + E_HI] = hi;
+        E[e + E_LO] = lo;
+        E[e + E_KC] = (K_SWITCH << 16) | c;
+        E[e + E_A] = newTid[i]!;
+        E[e + E_B] = oldTid[i]!;
+        E[e + E_C] = valid[i]!;
+        E[e + E_OUT] = oldState[i]! | (oldWr[i]! << 8) | (oldWm[i]! << 16) | ((oldPri[i]! & 0xff) << 24);
+        E[e + E_NEW_PRI] = newPri[i]!;
+        E[e + E_CPU] = c;
+        const x = c * CSW;
+        const CS = this.CS;
+        if ((CS[x + C_FLAGS]! & CF_SWITCH) === 0) {
+          CS[x + C_FLAGS]! |= CF_SWITCH;
+          CS[x + C_W_HI] = hi;
+          CS[x + C_W_LO] = lo;
+          this.seen.push(c);
+        } else if (lt(CS[x + C_W_HI]!, CS[x + C_W_LO]!, hi, lo)) {
+          CS[x + C_W_HI] = hi;
+          CS[x + C_W_LO] = lo;
+        }
+        if (this.late(p)) continue;
+        this.P[m++] = p;
+        this.eTop = p + 1;
+      }
+    }
+    if (this.final) this.nHeld = m;
+    else this.release(m, false);
+  }
+
+  /** An event behind the released time: applied at once (true). */
+  private late(p: number): boolean {
+    if (this.released[0] === 0) return false;
+    const e = p * ES;
+    if (!lt(this.E[e + E_HI]!, this.E[e + E_LO]!, this.released[1]!, this.released[2]!)) return false;
+    this.stats.lateEvents++;
+    this.single[0] = p;
+    this.apply(this.single, 0, 1);
+    return true;
+  }
+
+  /** Sorts P[0, n) by (time, kind, cpu, arrival) and applies the events before the watermark (all: every one), keeping at most the window. */
+  private release(n: number, all: boolean): void {
+    if (n > this.nSorted) this.sortNew(n);
+    const E = this.E;
+    const P = this.P;
+    let cut = n;
+    if (!all) {
+      let has = false;
+      let wHi = 0;
+      let wLo = 0;
+      for (const c of this.seen) {
+        const x = c * CSW;
+        if (!has || lt(this.CS[x + C_W_HI]!, this.CS[x + C_W_LO]!, wHi, wLo)) {
+          has = true;
+          wHi = this.CS[x + C_W_HI]!;
+          wLo = this.CS[x + C_W_LO]!;
+        }
+      }
+      cut = 0;
+      if (has) while (cut < n && lt(E[P[cut]! * ES + E_HI]!, E[P[cut]! * ES + E_LO]!, wHi, wLo)) cut++;
+      const mustGo = n - this.window;
+      if (cut < mustGo) {
+        cut = mustGo;
+        while (cut < n && E[P[cut]! * ES + E_LO] === E[P[cut - 1]! * ES + E_LO] && E[P[cut]! * ES + E_HI] === E[P[cut - 1]! * ES + E_HI]) cut++;
+      }
+    }
+    if (cut > 0) {
+      this.apply(P, 0, cut);
+      const last = P[cut - 1]! * ES;
+      this.released[0] = 1;
+      this.released[1] = E[last + E_HI]!;
+      this.released[2] = E[last + E_LO]!;
+      P.copyWithin(0, cut, n);
+    }
+    this.nHeld = this.nSorted = n - cut;
+    if (this.nHeld > this.stats.maxHeld) this.stats.maxHeld = this.nHeld;
   }
 
   /**
-   * Per readythread row: the thread running on its CPU at its time — the new thread of the CPU's latest
-   * switch at or before it (-1: unknown) — and that thread's process then (-1: unknown). The readies are
-   * taken in (cpu, time) order and each CPU's switches walked once beside them.
+   * P[0, n) in (time, kind, cpu) order, stable, P[0, nSorted) being in that order: the others sorted
+   * (sort), then the two runs merged — what is held is not sorted again with each chunk.
    */
-  private readying(rt: Table<'readythread'>, rtW: Uint32Array, relHi: (w: Uint32Array, i: number) => number, relLo: (w: Uint32Array, i: number) => number): void {
-    const n = rt.length;
-    const rtCpu = rt.column('cpu');
-    const rtOrd = cpuTimeOrder(rtCpu, rt.column('timestamp'), n) ?? iota(n);
-    this.rtReadying = new Int32Array(n).fill(-1);
-    this.rtReadyingPid = new Int32Array(n).fill(-1);
-    const sw = this.sw;
-    let cpu = -1;
-    let p = 0; // the CPU's first switch position after the ready's time
-    let end = 0;
-    for (let q = 0; q < n; q++) {
-      const i = rtOrd[q]!;
-      const c = rtCpu[i]!;
-      if (c + 1 >= this.cpuStart.length) continue;
-      if (c !== cpu) {
-        cpu = c;
-        p = this.cpuStart[c]!;
-        end = this.cpuStart[c + 1]!;
+  private sortNew(n: number): void {
+    const a = this.nSorted;
+    if (a === 0) return this.sort(this.P, n);
+    this.sort(this.P.subarray(a, n), n - a);
+    this.room(n);
+    const E = this.E;
+    const P = this.P;
+    const T = this.kLo;
+    let i = 0;
+    let j = a;
+    let k = 0;
+    while (i < a && j < n) {
+      const x = P[i]! * ES;
+      const y = P[j]! * ES;
+      // the new event first only when strictly before: held ones arrived earlier
+      const yFirst = lt(E[y + E_HI]!, E[y + E_LO]!, E[x + E_HI]!, E[x + E_LO]!) || (E[y + E_HI] === E[x + E_HI] && E[y + E_LO] === E[x + E_LO] && E[y + E_KC]! < E[x + E_KC]!);
+      T[k++] = yFirst ? P[j++]! : P[i++]!;
+    }
+    while (i < a) T[k++] = P[i++]!;
+    while (j < n) T[k++] = P[j++]!;
+    for (let q = 0; q < n; q++) P[q] = T[q]!;
+  }
+
+  /** Room for n words in the sort's scratch. */
+  private room(n: number): void {
+    if (this.kLo.length >= n) return;
+    const cap = Math.max(n, 2 * this.kLo.length);
+    this.kLo = new Uint32Array(cap);
+    this.kHi = new Uint32Array(cap);
+  }
+
+  /**
+   * P[0, n) in (time, kind, cpu) order, stable: the radix sort on the times less the least (the digits
+   * that are the same for every event skipped), then each run of one time (rare, short) by kind and cpu,
+   * by insertion.
+   */
+  private sort(P: Int32Array, n: number): void {
+    const E = this.E;
+    this.room(n);
+    let minHi = E[P[0]! * ES + E_HI]!;
+    let minLo = E[P[0]! * ES + E_LO]!;
+    for (let i = 1; i < n; i++) {
+      const e = P[i]! * ES;
+      if (lt(E[e + E_HI]!, E[e + E_LO]!, minHi, minLo)) {
+        minHi = E[e + E_HI]!;
+        minLo = E[e + E_LO]!;
       }
-      const hi = relHi(rtW, i);
-      const lo = relLo(rtW, i);
-      while (p < end) {
-        const pHi = sw[p * SW + P_HI]! >>> 0;
-        if (pHi < hi || (pHi === hi && sw[p * SW + P_LO]! >>> 0 <= lo)) p++;
-        else break;
+    }
+    const lo = this.kLo;
+    const hi = this.kHi;
+    for (let i = 0; i < n; i++) {
+      const e = P[i]! * ES;
+      const l = E[e + E_LO]!;
+      lo[i] = l - minLo;
+      hi[i] = E[e + E_HI]! - minHi - ((l ^ MIN32) < (minLo ^ MIN32) ? 1 : 0);
+    }
+    const order = radixOrder([lo, hi], n);
+    for (let i = 0; i < n; i++) lo[i] = P[order[i]!]!;
+    for (let i = 0; i < n; i++) {
+      const x = lo[i]!;
+      const e = x * ES;
+      let j = i;
+      if (i > 0 && E[e + E_LO] === E[P[i - 1]! * ES + E_LO] && E[e + E_HI] === E[P[i - 1]! * ES + E_HI]) {
+        // within the run of this time, after every event of a lower or equal (kind, cpu)
+        const kc = E[e + E_KC]!;
+        while (j > 0 && E[P[j - 1]! * ES + E_LO] === E[e + E_LO] && E[P[j - 1]! * ES + E_HI] === E[e + E_HI] && E[P[j - 1]! * ES + E_KC]! > kc) {
+          P[j] = P[j - 1]!;
+          j--;
+        }
       }
-      if (p === this.cpuStart[c]) continue;
-      if (!this.hasNew(p - 1)) continue;
-      const tid = sw[(p - 1) * SW + P_NEW]! >>> 0;
-      this.rtReadying[i] = tid;
-      this.rtReadyingPid[i] = this.pidOf(tid, hi, lo);
+      P[j] = x;
     }
   }
 
-  /** The walk's thread: the first position in thOrder of its lifetimes (once per thread; row() reads it). */
-  private lifetimesOf(tid: number): void {
-    this.lifeAt = this.firstLifetime(tid);
-  }
-
-  /** The first position in thOrder with a thread id ≥ tid. */
-  private firstLifetime(tid: number): number {
-    const o = this.thOrder;
-    let a = 0;
-    let b = o.length;
-    while (a < b) {
-      const mid = (a + b) >>> 1;
-      if (this.thTid[o[mid]!]! < tid) a = mid + 1;
-      else b = mid;
+  /** Applies the sorted events at positions order[from, to), a group of one timestamp at a time. */
+  private apply(order: Int32Array, from: number, to: number): void {
+    const E = this.E;
+    let i = from;
+    while (i < to) {
+      const e0 = order[i]! * ES;
+      const hi = E[e0 + E_HI]!;
+      const lo = E[e0 + E_LO]!;
+      let j = i + 1;
+      while (j < to && E[order[j]! * ES + E_LO] === lo && E[order[j]! * ES + E_HI] === hi) j++;
+      if (this.t0[0] === 0) this.startOfTrace(order, i, j, hi, lo);
+      const g = ++this.group;
+      if (j === i + 1) {
+        // one event (the usual case): its phases
+        const kind = E[e0 + E_KC]! >>> 16;
+        if (kind === K_SWITCH) {
+          this.closing(e0, g, hi, lo);
+          this.switchOut(e0, hi, lo);
+          this.switchIn(e0, hi, lo, -1);
+        } else if (kind === K_READY) this.ready(e0, hi, lo);
+        else {
+          this.thread(e0, hi, lo);
+          this.end(e0, hi, lo);
+        }
+      } else this.applyGroup(order, i, j, hi, lo, g);
+      i = j;
     }
-    return a;
   }
 
-  /** The process of `tid` at relative time (hi, lo): the lifetime with the latest start at or before it (no start: the earliest; ties: the later row); -1: none. */
-  private pidOf(tid: number, hi: number, lo: number): number {
-    return tid === 0 ? 0 : this.pidFrom(this.firstLifetime(tid), tid, hi, lo);
-  }
-
-  /** pidOf, the lifetimes of `tid` starting at position a of thOrder. */
-  private pidFrom(a: number, tid: number, hi: number, lo: number): number {
-    const o = this.thOrder;
-    let best = -1;
-    for (; a < o.length && this.thTid[o[a]!] === tid; a++) {
-      const i = o[a]!;
-      if (!this.thHasStart[i]) {
-        if (best < 0 || !this.thHasStart[best]) best = i;
-        continue;
+  /** The trace's start is the time of the first group with a switch, ready, Start or End. */
+  private startOfTrace(order: Int32Array, a: number, b: number, hi: number, lo: number): void {
+    const E = this.E;
+    for (let k = a; k < b; k++) {
+      const e = order[k]! * ES;
+      if (E[e + E_KC]! >>> 16 !== K_THREAD || E[e + E_C] === L.OPCODE_START || E[e + E_C] === L.OPCODE_END) {
+        this.setT0(hi, lo);
+        return;
       }
-      const sHi = this.thHi[i]!;
-      const sLo = this.thLo[i]!;
-      if (sHi > hi || (sHi === hi && sLo > lo)) continue;
-      if (best < 0 || !this.thHasStart[best] || sHi > this.thHi[best]! || (sHi === this.thHi[best] && sLo >= this.thLo[best]!)) best = i;
     }
-    return best < 0 ? -1 : this.thPid[best]!;
   }
 
-  /** Appends a row of the current state from relative (sHi, sLo) to (eHi, eLo) (or open); returns its index. */
-  private row(tid: number, sHi: number, sLo: number, hasEnd: boolean, eHi: number, eLo: number): number {
-    if (this.n === this.cap) this.grow(2 * this.cap);
-    const r = this.n++;
-    let v = (1 << L.TS_THREAD_ID) | (1 << L.TS_STATE) | (1 << L.TS_START_TIME) | (1 << L.TS_VALID);
-    this.oTid[r] = tid;
-    const pid = tid === 0 ? 0 : this.pidFrom(this.lifeAt, tid, sHi, sLo);
-    this.oPid[r] = pid < 0 ? 0 : pid;
-    if (pid >= 0) v |= 1 << L.TS_PROCESS_ID;
-    this.oState[r] = this.s;
-    this.absolute(this.oStart, r, sHi, sLo);
-    if (hasEnd) {
-      this.absolute(this.oEnd, r, eHi, eLo);
-      const dLo = (eLo - sLo) >>> 0;
-      this.oDur[2 * r] = dLo;
-      this.oDur[2 * r + 1] = (eHi - sHi - (eLo < sLo ? 1 : 0)) >>> 0;
-      v |= (1 << L.TS_END_TIME) | (1 << L.TS_DURATION);
+  /** The events order[a, b) of one timestamp (several), phase by phase (the file comment). */
+  private applyGroup(order: Int32Array, a: number, b: number, hi: number, lo: number, g: number): void {
+    const E = this.E;
+    for (let k = a; k < b; k++) if (E[order[k]! * ES + E_KC]! >>> 16 === K_SWITCH) this.closing(order[k]! * ES, g, hi, lo);
+    for (let k = a; k < b; k++) if (E[order[k]! * ES + E_KC]! >>> 16 === K_THREAD) this.thread(order[k]! * ES, hi, lo);
+    for (let k = a; k < b; k++) if (E[order[k]! * ES + E_KC]! >>> 16 === K_SWITCH) this.switchOut(order[k]! * ES, hi, lo);
+    for (let k = a; k < b; k++) if (E[order[k]! * ES + E_KC]! >>> 16 === K_READY) this.ready(order[k]! * ES, hi, lo);
+    for (let k = a; k < b; k++) {
+      const e = order[k]! * ES;
+      if (E[e + E_KC]! >>> 16 !== K_SWITCH) continue;
+      // the CPU's next switch of this group closes the run at once
+      this.switchIn(e, hi, lo, k + 1 < b && E[order[k + 1]! * ES + E_KC] === E[e + E_KC] ? order[k + 1]! * ES : -1);
+    }
+    for (let k = a; k < b; k++) if (E[order[k]! * ES + E_KC]! >>> 16 === K_THREAD) this.end(order[k]! * ES, hi, lo);
+  }
+
+  /** Phase A, a switch at e: whether it ends its CPU's running thread; the first of its CPU in group g closes the CPU's open run. */
+  private closing(e: number, g: number, hi: number, lo: number): void {
+    const E = this.E;
+    const CS = this.CS;
+    const c = E[e + E_CPU]!;
+    const x = c * CSW;
+    const f = CS[x + C_FLAGS]!;
+    E[e + E_EXIT] = f & CF_CUR && CS[x + C_CUR] === E[e + E_B] ? 1 : 0;
+    if (CS[x + C_GROUP] !== g) {
+      CS[x + C_GROUP] = g;
+      if (f & CF_RUN) {
+        CS[x + C_FLAGS]! &= ~CF_RUN;
+        this.closeRun(CS[x + C_RUN_SLOT]!, CS[x + C_RUN_HI]!, CS[x + C_RUN_LO]!, c, CS[x + C_RUN_PRI]!, e, hi, lo);
+      }
+    }
+    if ((E[e + E_C]! >>> L.CS_NEW_THREAD_ID) & 1) {
+      CS[x + C_FLAGS]! |= CF_CUR;
+      CS[x + C_CUR] = E[e + E_A]!;
+    } else CS[x + C_FLAGS]! &= ~CF_CUR;
+  }
+
+  /** Phase B, a Thread event at e: the lifetimes (streaming), a Start. */
+  private thread(e: number, hi: number, lo: number): void {
+    const E = this.E;
+    const tid = E[e + E_A]!;
+    const op = E[e + E_C]!;
+    const s = this.slotOf(tid);
+    if (!this.final) this.applyLifetime(s, tid, op, E[e + E_B]!, hi, lo);
+    if (tid !== 0 && op === L.OPCODE_START) this.item(s, K_START_ITEM, e, hi, lo, -1);
+  }
+
+  /** Phase C, a switch at e: the switch-out of its old thread, unless it ends that thread's run on this CPU. */
+  private switchOut(e: number, hi: number, lo: number): void {
+    const E = this.E;
+    if (E[e + E_EXIT] === 1 || E[e + E_B] === 0) return;
+    this.item(this.slotOf(E[e + E_B]!), K_OUT_ITEM, e, hi, lo, -1);
+  }
+
+  /** Phase D, a ReadyThread event at e. */
+  private ready(e: number, hi: number, lo: number): void {
+    if (this.E[e + E_A] === 0) return;
+    this.item(this.slotOf(this.E[e + E_A]!), K_READY_ITEM, e, hi, lo, -1);
+  }
+
+  /** Phase E, a switch at e: the switch-in of its new thread (`next`: the CPU's next switch of this group, or -1). */
+  private switchIn(e: number, hi: number, lo: number, next: number): void {
+    const E = this.E;
+    if (((E[e + E_C]! >>> L.CS_NEW_THREAD_ID) & 1) === 0 || E[e + E_A] === 0) return;
+    this.item(this.slotOf(E[e + E_A]!), K_RUN_ITEM, e, hi, lo, next);
+  }
+
+  /** Phase F, a Thread event at e: an End. */
+  private end(e: number, hi: number, lo: number): void {
+    const E = this.E;
+    if (E[e + E_C] !== L.OPCODE_END || E[e + E_A] === 0) return;
+    this.item(this.slotOf(E[e + E_A]!), K_END_ITEM, e, hi, lo, -1);
+  }
+
+  /** The trace's start is known: the threads known before it begin there. */
+  private setT0(hi: number, lo: number): void {
+    this.t0[0] = 1;
+    this.t0[1] = hi;
+    this.t0[2] = lo;
+    for (const s of this.atT0) {
+      this.TS[s * TSW + T_TC_HI] = hi;
+      this.TS[s * TSW + T_TC_LO] = lo;
+    }
+    this.atT0 = [];
+  }
+
+  /** A Thread event of slot s, as deriveThreads applies it: a Start, or any event without an open lifetime, opens one; an End closes it. */
+  private applyLifetime(s: number, tid: number, op: number, pid: number, hi: number, lo: number): void {
+    const t = s * TSW;
+    if (op === L.OPCODE_START || this.TS[t + T_LIFE_OPEN] === 0) {
+      const l = this.addLifetime(s, op === L.OPCODE_START, hi, lo, pid);
+      this.TS[t + T_LIFE_OPEN] = l + 1;
+      if (op !== L.OPCODE_START && tid !== 0) this.markSeen(s);
+    }
+    if (op === L.OPCODE_END) this.TS[t + T_LIFE_OPEN] = 0;
+  }
+
+  /** A lifetime of slot s without a Start: the thread is known from the trace's start. */
+  private markSeen(s: number): void {
+    const t = s * TSW;
+    const TS = this.TS;
+    const f = TS[t + T_FLAGS]!;
+    if (f & TF_SEEN) return;
+    TS[t + T_FLAGS] = f | TF_SEEN;
+    if ((f & TF_EXISTS) === 0) {
+      this.create(s, S_UNKNOWN);
+      return;
+    }
+    // it began with a Start: unknown from the trace's start until then
+    if (f & TF_BEGAN_START && this.t0[0] === 1 && (TS[t + T_FIRST_HI] !== this.t0[1] || TS[t + T_FIRST_LO] !== this.t0[2])) {
+      this.emit(s, S_UNKNOWN, -1, 0, 0, 0, -1, -1, -1, NO_PRIORITY, this.t0[1]!, this.t0[2]!, true, TS[t + T_FIRST_HI]!, TS[t + T_FIRST_LO]!);
+    }
+  }
+
+  /** Slot s gets a state, from the trace's start. */
+  private create(s: number, state: number): void {
+    const t = s * TSW;
+    const TS = this.TS;
+    TS[t + T_FLAGS]! |= TF_EXISTS;
+    this.set(s, state);
+    TS[t + T_PEND] = 0;
+    if (this.t0[0] === 1) {
+      TS[t + T_TC_HI] = this.t0[1]!;
+      TS[t + T_TC_LO] = this.t0[2]!;
+    } else this.atT0.push(s);
+  }
+
+  private set(s: number, state: number): void {
+    const t = s * TSW;
+    const TS = this.TS;
+    TS[t + T_S] = state;
+    TS[t + T_CPU] = TS[t + T_WR] = TS[t + T_WM] = TS[t + T_OLD] = -1;
+    TS[t + T_RK] = 0;
+    TS[t + T_PRI] = NO_PRIORITY;
+  }
+
+  /**
+   * One event of thread slot s at (hi, lo): a Start, a switch-out (switch at e), a ReadyThread (at e), a
+   * switch-in (at e; `next`: the CPU's next switch in this group, or -1), an End.
+   */
+  private item(s: number, kind: number, e: number, hi: number, lo: number, next: number): void {
+    const t = s * TSW;
+    const TS = this.TS;
+    const E = this.E;
+    if ((TS[t + T_FLAGS]! & TF_EXISTS) === 0) {
+      this.create(s, kind === K_START_ITEM ? S_NONE : S_UNKNOWN);
+      if (kind === K_START_ITEM) {
+        TS[t + T_FLAGS]! |= TF_BEGAN_START;
+        TS[t + T_FIRST_HI] = hi;
+        TS[t + T_FIRST_LO] = lo;
+      }
+    }
+    if (TS[t + T_PEND]! > 0) {
+      // inside a running interval: only switch-ins count
+      if (kind === K_RUN_ITEM) this.openRun(s, e, hi, lo, next);
+      return;
+    }
+    // the state before ends here (unless it lasted no tick)
+    const st = TS[t + T_S]!;
+    if (st !== S_NONE && (hi !== TS[t + T_TC_HI] || lo !== TS[t + T_TC_LO])) {
+      // a ready interval of unknown priority ended by a switch-in: the priority it was switched in with
+      if (kind === K_RUN_ITEM && st === S_READY && TS[t + T_PRI] === NO_PRIORITY && (E[e + E_C]! >>> L.CS_NEW_THREAD_PRIORITY) & 1) TS[t + T_PRI] = E[e + E_NEW_PRI]!;
+      this.emitState(s, true, hi, lo);
+    }
+    switch (kind) {
+      case K_RUN_ITEM:
+        TS[t + T_FLAGS]! &= ~TF_GOV; // a new running interval
+        this.openRun(s, e, hi, lo, next);
+        return;
+      case K_OUT_ITEM:
+        this.exit(s, e);
+        break;
+      case K_READY_ITEM: {
+        this.set(s, S_READY);
+        const c = E[e + E_C]!;
+        TS[t + T_CPU] = c;
+        const x = c * CSW;
+        if (c < this.cpuCap && this.CS[x + C_FLAGS]! & CF_CUR) {
+          const r = this.CS[x + C_CUR]!;
+          TS[t + T_RTID] = r;
+          const rs = this.tids.get(r);
+          const pid = r === 0 ? 0 : rs < 0 ? -1 : this.pidOf(rs, hi, lo);
+          TS[t + T_RPID] = pid;
+          TS[t + T_RK] = RK_RTID | (pid >= 0 ? RK_RPID : this.final ? 0 : RK_RPID_LATER);
+        }
+        break;
+      }
+      case K_START_ITEM:
+        this.set(s, S_UNKNOWN);
+        break;
+      case K_END_ITEM:
+        this.set(s, S_NONE);
+        break;
+    }
+    TS[t + T_TC_HI] = hi;
+    TS[t + T_TC_LO] = lo;
+  }
+
+  /** A switch-in of slot s (switch at e): closed now by `next` (the CPU's next switch, same time), or the CPU's open run. */
+  private openRun(s: number, e: number, hi: number, lo: number, next: number): void {
+    const E = this.E;
+    this.TS[s * TSW + T_PEND]!++;
+    const c = E[e + E_CPU]!;
+    const pri = (E[e + E_C]! >>> L.CS_NEW_THREAD_PRIORITY) & 1 ? E[e + E_NEW_PRI]! : NO_PRIORITY;
+    if (next >= 0) {
+      this.closeRun(s, hi, lo, c, pri, next, hi, lo);
+      return;
+    }
+    const x = c * CSW;
+    this.CS[x + C_FLAGS]! |= CF_RUN;
+    this.CS[x + C_RUN_SLOT] = s;
+    this.CS[x + C_RUN_HI] = hi;
+    this.CS[x + C_RUN_LO] = lo;
+    this.CS[x + C_RUN_PRI] = pri;
+  }
+
+  /**
+   * The run of slot s from (sHi, sLo) on cpu ends at (eHi, eLo) with the switch at e: its running row; the
+   * thread's state after its running interval is that switch's exit when this run ends last (ties: the
+   * run that began first, then by CPU).
+   */
+  private closeRun(s: number, sHi: number, sLo: number, cpu: number, pri: number, e: number, eHi: number, eLo: number): void {
+    this.emit(s, S_RUNNING, cpu, 0, 0, 0, -1, -1, -1, pri, sHi, sLo, true, eHi, eLo);
+    const t = s * TSW;
+    const TS = this.TS;
+    TS[t + T_PEND]!--;
+    const tcHi = TS[t + T_TC_HI]!;
+    const tcLo = TS[t + T_TC_LO]!;
+    if (TS[t + T_FLAGS]! & TF_GOV) {
+      if (lt(eHi, eLo, tcHi, tcLo)) return;
+      if (eHi === tcHi && eLo === tcLo) {
+        const gHi = TS[t + T_GOV_HI]!;
+        const gLo = TS[t + T_GOV_LO]!;
+        if (!(lt(sHi, sLo, gHi, gLo) || (sHi === gHi && sLo === gLo && cpu < TS[t + T_GOV_CPU]!))) return;
+      }
+    }
+    TS[t + T_FLAGS]! |= TF_GOV;
+    TS[t + T_GOV_HI] = sHi;
+    TS[t + T_GOV_LO] = sLo;
+    TS[t + T_GOV_CPU] = cpu;
+    this.exit(s, e);
+    TS[t + T_TC_HI] = eHi;
+    TS[t + T_TC_LO] = eLo;
+  }
+
+  /** The state of slot s after the switch at e switched it out (unknown when it switched out another thread: lost events). */
+  private exit(s: number, e: number): void {
+    const E = this.E;
+    const TS = this.TS;
+    const t = s * TSW;
+    const v = E[e + E_C]!;
+    if (E[e + E_B] !== TS[t + T_TID] || ((v >>> L.CS_OLD_THREAD_STATE) & 1) === 0) return this.set(s, S_UNKNOWN);
+    const out = E[e + E_OUT]!;
+    const state = out & 0xff;
+    if (state === TERMINATED) return this.set(s, S_NONE);
+    if (state === WAITING) {
+      this.set(s, S_WAITING);
+      if ((v >>> L.CS_OLD_THREAD_WAIT_REASON) & 1) TS[t + T_WR] = (out >>> 8) & 0xff;
+      if ((v >>> L.CS_OLD_THREAD_WAIT_MODE) & 1) TS[t + T_WM] = (out >>> 16) & 0xff;
     } else {
-      this.oEnd[2 * r] = this.oEnd[2 * r + 1] = this.oDur[2 * r] = this.oDur[2 * r + 1] = 0;
+      this.set(s, S_READY); // preempted
+      TS[t + T_CPU] = E[e + E_CPU]!;
     }
-    this.oCpu[r] = this.sCpu < 0 ? 0 : this.sCpu;
-    if (this.sCpu >= 0) v |= 1 << L.TS_CPU;
-    this.oRtid[r] = this.sReadying < 0 ? 0 : this.sReadying;
-    if (this.sReadying >= 0) v |= 1 << L.TS_READYING_THREAD_ID;
-    this.oRpid[r] = this.sReadyingPid < 0 ? 0 : this.sReadyingPid;
-    if (this.sReadyingPid >= 0) v |= 1 << L.TS_READYING_PROCESS_ID;
-    this.oWr[r] = this.sWr < 0 ? 0 : this.sWr;
-    if (this.sWr >= 0) v |= 1 << L.TS_WAIT_REASON;
-    this.oWm[r] = this.sWm < 0 ? 0 : this.sWm;
-    if (this.sWm >= 0) v |= 1 << L.TS_WAIT_MODE;
-    this.oOld[r] = this.sOld < 0 ? 0 : this.sOld;
-    if (this.sOld >= 0) v |= 1 << L.TS_OLD_THREAD_STATE;
-    this.oPri[r] = this.sPri === NO_PRIORITY ? 0 : this.sPri;
-    if (this.sPri !== NO_PRIORITY) v |= 1 << L.TS_PRIORITY;
-    this.oValid[r] = v >>> 0;
-    return r;
+    TS[t + T_OLD] = state;
+    if ((v >>> L.CS_OLD_THREAD_PRIORITY) & 1) TS[t + T_PRI] = out >> 24;
   }
 
-  /** Writes relative (hi, lo) + the least time as absolute words at row r of `w`. */
-  private absolute(w: Uint32Array, r: number, hi: number, lo: number): void {
-    const l = (lo + this.minLo) >>> 0;
-    w[2 * r] = l;
-    w[2 * r + 1] = (hi + this.minHi + (l < lo ? 1 : 0)) >>> 0;
+  /** The row of slot s's state, from its start to (eHi, eLo) (or open). */
+  private emitState(s: number, hasEnd: boolean, eHi: number, eLo: number): void {
+    const t = s * TSW;
+    const TS = this.TS;
+    this.emit(s, TS[t + T_S]!, TS[t + T_CPU]!, TS[t + T_RK]!, TS[t + T_RTID]!, TS[t + T_RPID]!, TS[t + T_WR]!, TS[t + T_WM]!, TS[t + T_OLD]!, TS[t + T_PRI]!, TS[t + T_TC_HI]!, TS[t + T_TC_LO]!, hasEnd, eHi, eLo);
   }
 
-  private grow(cap: number): void {
-    const u32 = (a: Uint32Array, k = 1) => {
-      const b = new Uint32Array(cap * k);
-      b.set(a);
-      return b;
-    };
-    const u16 = (a: Uint16Array) => {
-      const b = new Uint16Array(cap);
-      b.set(a);
-      return b;
-    };
-    const u8 = (a: Uint8Array) => {
-      const b = new Uint8Array(cap);
-      b.set(a);
-      return b;
-    };
-    this.oTid = u32(this.oTid);
-    this.oPid = u32(this.oPid);
-    this.oStart = u32(this.oStart, 2);
-    this.oEnd = u32(this.oEnd, 2);
-    this.oDur = u32(this.oDur, 2);
-    this.oCpu = u16(this.oCpu);
-    this.oRtid = u32(this.oRtid);
-    this.oRpid = u32(this.oRpid);
-    this.oWr = u8(this.oWr);
-    this.oWm = u8(this.oWm);
-    this.oOld = u8(this.oOld);
-    this.oState = u8(this.oState);
-    const pri = new Int8Array(cap);
-    pri.set(this.oPri);
-    this.oPri = pri;
-    this.oValid = u32(this.oValid);
-    this.cap = cap;
+  /**
+   * A row of slot s (its process looked up at the start; rk: which of rtid, rpid hold a value, as int32
+   * bits); held when a process id is not known yet.
+   */
+  private emit(s: number, state: number, cpu: number, rk: number, rtid: number, rpid: number, wr: number, wm: number, old: number, pri: number, sHi: number, sLo: number, hasEnd: boolean, eHi: number, eLo: number): void {
+    const pid = this.pidOf(s, sHi, sLo);
+    if (!this.final && (pid < 0 || rk & RK_RPID_LATER)) {
+      if (this.nHold < this.holdRows) {
+        if ((this.nHold + 1) * HW > this.hold.length) this.hold = grown(this.hold, Math.max(1024 * HW, 2 * this.hold.length));
+        const H = this.hold;
+        const h = this.nHold++ * HW;
+        H[h] = s;
+        H[h + 1] = state;
+        H[h + 2] = cpu;
+        H[h + 3] = rtid;
+        H[h + 4] = rpid;
+        H[h + 5] = rk | (hasEnd ? RK_END : 0);
+        H[h + 6] = wr;
+        H[h + 7] = wm;
+        H[h + 8] = old;
+        H[h + 9] = pri;
+        H[h + 10] = sHi;
+        H[h + 11] = sLo;
+        H[h + 12] = eHi;
+        H[h + 13] = eLo;
+        this.stats.heldRows++;
+        return;
+      }
+      this.stats.unresolvedRows++;
+    }
+    this.put(this.TS[s * TSW + T_TID]!, pid, state, cpu, rk & RK_RTID ? rtid >>> 0 : -1, rk & RK_RPID ? rpid >>> 0 : -1, wr, wm, old, pri, sHi, sLo, hasEnd, eHi, eLo);
   }
 
-  private table(): Table<'threadStates'> {
+  /** Stages a row (-1: null), emitting the chunk when full. */
+  private put(tid: number, pid: number, state: number, cpu: number, rtid: number, rpid: number, wr: number, wm: number, old: number, pri: number, sHi: number, sLo: number, hasEnd: boolean, eHi: number, eLo: number): void {
+    if ((this.n + 1) * RW > this.rec.length) this.rec = grown(this.rec, Math.max(this.ordered ? 1 << 16 : Math.min(this.chunkRows, 1 << 16), 2 * (this.rec.length / RW)) * RW);
+    const R = this.rec;
+    const r = this.n++ * RW;
+    let v = (1 << L.TS_THREAD_ID) | (1 << L.TS_STATE) | (1 << L.TS_START_TIME) | (1 << L.TS_VALID);
+    R[r + R_TID] = tid;
+    R[r + R_STATE] = state;
+    R[r + R_START_LO] = sLo;
+    R[r + R_START_HI] = sHi;
+    if (pid >= 0) v |= 1 << L.TS_PROCESS_ID;
+    R[r + R_PID] = pid >= 0 ? pid : 0;
+    if (hasEnd) v |= (1 << L.TS_END_TIME) | (1 << L.TS_DURATION);
+    R[r + R_END_LO] = hasEnd ? eLo : 0;
+    R[r + R_END_HI] = hasEnd ? eHi : 0;
+    if (cpu >= 0) v |= 1 << L.TS_CPU;
+    R[r + R_CPU] = cpu >= 0 ? cpu : 0;
+    if (rtid >= 0) v |= 1 << L.TS_READYING_THREAD_ID;
+    R[r + R_RTID] = rtid >= 0 ? rtid : 0;
+    if (rpid >= 0) v |= 1 << L.TS_READYING_PROCESS_ID;
+    R[r + R_RPID] = rpid >= 0 ? rpid : 0;
+    let b = 0;
+    if (wr >= 0) {
+      b = wr;
+      v |= 1 << L.TS_WAIT_REASON;
+    }
+    if (wm >= 0) {
+      b |= wm << 8;
+      v |= 1 << L.TS_WAIT_MODE;
+    }
+    if (old >= 0) {
+      b |= old << 16;
+      v |= 1 << L.TS_OLD_THREAD_STATE;
+    }
+    if (pri !== NO_PRIORITY) {
+      b |= (pri & 0xff) << 24;
+      v |= 1 << L.TS_PRIORITY;
+    }
+    R[r + R_SMALL] = b;
+    R[r + R_VALID] = v;
+    this.stats.rows++;
+    if (this.n === this.chunkRows && !this.ordered) this.flush();
+  }
+
+  /** Emits the staged rows as a chunk (ordered: by thread). */
+  private flush(): void {
     const n = this.n;
-    // views of the grown columns (no copy: at most an eighth more rows than used were allocated)
-    const i64 = (w: Uint32Array) => new BigInt64Array(w.buffer, 0, n);
-    const state = new Array<string>(n);
-    for (let r = 0; r < n; r++) state[r] = THREAD_STATE_VALUES[this.oState[r]!]!;
-    const columns: TypedColumn[] = TABLE_COLUMNS.threadStates.map((c) => allocColumn(c.type, 0));
-    columns[L.TS_THREAD_ID] = this.oTid.subarray(0, n);
-    columns[L.TS_PROCESS_ID] = this.oPid.subarray(0, n);
-    columns[L.TS_STATE] = state;
-    columns[L.TS_START_TIME] = i64(this.oStart);
-    columns[L.TS_END_TIME] = i64(this.oEnd);
-    columns[L.TS_DURATION] = i64(this.oDur);
-    columns[L.TS_CPU] = this.oCpu.subarray(0, n);
-    columns[L.TS_READYING_THREAD_ID] = this.oRtid.subarray(0, n);
-    columns[L.TS_READYING_PROCESS_ID] = this.oRpid.subarray(0, n);
-    columns[L.TS_WAIT_REASON] = this.oWr.subarray(0, n);
-    columns[L.TS_WAIT_MODE] = this.oWm.subarray(0, n);
-    columns[L.TS_OLD_THREAD_STATE] = this.oOld.subarray(0, n);
-    columns[L.TS_PRIORITY] = this.oPri.subarray(0, n);
-    columns[L.TS_VALID] = this.oValid.subarray(0, n);
-    return new Table('threadStates', { length: n, columns });
+    if (n === 0) return;
+    this.n = 0;
+    const columns = columnsFrom(this.ordered ? threadOrder(this.rec, n) : this.rec, n);
+    if (this.ordered) this.rec = new Int32Array(0);
+    this.onRows(new Table('threadStates', { length: n, columns }));
   }
+
+  /** End of the trace: releases everything, emits each thread's last interval and the runs still open, then the held rows. */
+  finish(): ThreadStatesStats {
+    this.release(this.nHeld, true);
+    const TS = this.TS;
+    if (this.t0[0] === 1) {
+      for (let s = 0; s < this.nSlots; s++) {
+        const t = s * TSW;
+        if ((TS[t + T_FLAGS]! & TF_EXISTS) === 0 || TS[t + T_PEND]! > 0 || TS[t + T_S] === S_NONE) continue;
+        this.emitState(s, false, 0, 0);
+      }
+    }
+    for (let c = 0; c < this.cpuCap; c++) {
+      const x = c * CSW;
+      if ((this.CS[x + C_FLAGS]! & CF_RUN) === 0) continue;
+      this.CS[x + C_FLAGS]! &= ~CF_RUN;
+      this.emit(this.CS[x + C_RUN_SLOT]!, S_RUNNING, c, 0, 0, 0, -1, -1, -1, this.CS[x + C_RUN_PRI]!, this.CS[x + C_RUN_HI]!, this.CS[x + C_RUN_LO]!, false, 0, 0);
+    }
+    // the held rows, their process ids from the final lifetimes
+    const H = this.hold;
+    for (let h = 0; h < this.nHold * HW; h += HW) {
+      const s = H[h]!;
+      const rk = H[h + 5]!;
+      const rtid = rk & RK_RTID ? H[h + 3]! >>> 0 : -1;
+      let rpid = rk & RK_RPID ? H[h + 4]! >>> 0 : -1;
+      if (rk & RK_RPID_LATER) {
+        const rs = this.tids.get(H[h + 3]!);
+        rpid = rs < 0 ? -1 : this.pidOf(rs, H[h + 10]!, H[h + 11]!);
+      }
+      this.put(TS[s * TSW + T_TID]!, this.pidOf(s, H[h + 10]!, H[h + 11]!), H[h + 1]!, H[h + 2]!, rtid, rpid, H[h + 6]!, H[h + 7]!, H[h + 8]!, H[h + 9]!, H[h + 10]!, H[h + 11]!, (rk & RK_END) !== 0, H[h + 12]!, H[h + 13]!);
+    }
+    this.nHold = 0;
+    this.flush();
+    this.stats.threads = this.nSlots;
+    return { ...this.stats };
+  }
+}
+
+// items of a thread (item())
+const K_START_ITEM = 0;
+const K_OUT_ITEM = 1;
+const K_READY_ITEM = 2;
+const K_RUN_ITEM = 3;
+const K_END_ITEM = 4;
+
+/**
+ * The whole threadStates table of a decoded trace, ordered by (threadId, startTime) (ties: running rows
+ * first, by CPU, then the thread's state): the deriver given every row at once and the final lifetimes.
+ */
+export function threadStates(r: ThreadStatesInput): Table<'threadStates'> {
+  let out: Table<'threadStates'> | null = null;
+  const d = new ThreadStatesDeriver((t) => (out = t), { threads: r.threads, ordered: true });
+  d.add(r.cswitch, r.readythread);
+  d.finish();
+  return out ?? new Table('threadStates', concatChunks('threadStates', []));
+}
+
+/** Whether the record at a[x] comes before the one at b[y] in one thread's order: (startTime, running first by cpu, then the others). */
+function precedes(a: Int32Array, x: number, b: Int32Array, y: number): boolean {
+  if (a[x + R_TID] !== b[y + R_TID]) return false;
+  const hx = a[x + R_START_HI]!;
+  const hy = b[y + R_START_HI]!;
+  if (hx !== hy) return hx < hy;
+  const lx = a[x + R_START_LO]! ^ MIN32;
+  const ly = b[y + R_START_LO]! ^ MIN32;
+  if (lx !== ly) return lx < ly;
+  const tx = (a[x + R_STATE] === S_RUNNING ? 0 : 0x10000) | a[x + R_CPU]!;
+  const ty = (b[y + R_STATE] === S_RUNNING ? 0 : 0x10000) | b[y + R_CPU]!;
+  return tx < ty;
+}
+
+/**
+ * The staged rows rec[0, n) (emission order) in (threadId, startTime) order, ties: running rows (by cpu),
+ * then the others, then emission order — as a new array of records. A thread's rows are emitted nearly in
+ * that order (each when its interval ends), so: a stable counting sort by thread (the distinct ids sorted),
+ * each record read in sequence and written to its place, then per thread an insertion sort, which moves
+ * only the few records out of place.
+ */
+function threadOrder(rec: Int32Array, n: number): Int32Array {
+  const ids = new IdIndex();
+  const distinct: number[] = [];
+  const dense = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    const t = rec[i * RW + R_TID]!;
+    let k = ids.get(t);
+    if (k < 0) {
+      k = distinct.length;
+      ids.set(t, k);
+      distinct.push(t >>> 0);
+    }
+    dense[i] = k;
+  }
+  const byId = distinct.map((_, k) => k).sort((a, b) => distinct[a]! - distinct[b]!);
+  const at = new Uint32Array(distinct.length);
+  for (let i = 0; i < n; i++) at[dense[i]!]!++;
+  // at[k]: the next position of id k's rows, in id order
+  let sum = 0;
+  for (const k of byId) {
+    const c = at[k]!;
+    at[k] = sum;
+    sum += c;
+  }
+  const out = new Int32Array(n * RW);
+  for (let i = 0; i < n; i++) {
+    const to = at[dense[i]!]!++ * RW;
+    for (let w = 0, from = i * RW; w < RW; w++) out[to + w] = rec[from + w]!;
+  }
+  // per thread: insertion by (startTime, tie)
+  const held = new Int32Array(RW);
+  for (let k = 1; k < n; k++) {
+    if (!precedes(out, k * RW, out, (k - 1) * RW)) continue;
+    for (let w = 0; w < RW; w++) held[w] = out[k * RW + w]!;
+    let j = k;
+    for (; j > 0 && precedes(held, 0, out, (j - 1) * RW); j--) out.copyWithin(j * RW, (j - 1) * RW, j * RW);
+    out.set(held, j * RW);
+  }
+  return out;
 }
