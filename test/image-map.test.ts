@@ -3,7 +3,7 @@
 // and unload times at their edges, kernel addresses (process 0 first, then the process's own), 64-bit
 // addresses above 2^63, offsets.
 import { describe, expect, test } from 'vitest';
-import { ImageMap } from '../src/analysis/image-map.js';
+import { ImageMap } from '../src/derive/lifetimes.js';
 import { isKernelAddress } from '../src/analysis/samples.js';
 import { DerivedRows } from './helpers/derived-rows.js';
 import * as L from '../src/generated/layout.js';
