@@ -42,8 +42,8 @@ function expectRows(table: Table, expected: Row[]): void {
     // the rows of the stacked tables have a stackId, null without stack events (attached after the decode)
     const stacked = table.name === 'cswitch' || table.name === 'readythread' || table.name === 'samples';
     // samples rows also have their process and image (filled after the decode): null without thread and image lifetimes
-    const filled = table.name === 'samples' ? { processId: null, imageName: null, imageOffset: null } : {};
-    const row = stacked ? { stackId: null, ...filled, ...e } : e;
+    const filled: Row = table.name === 'samples' ? { processId: null, imageName: null, imageOffset: null } : {};
+    const row: Row = stacked ? { stackId: null, ...filled, ...e } : e;
     const want = stacked ? { ...row, valid: validMask(table.columnNames, row) } : e;
     expect(table.get(i), `${table.name} row ${i}`).toEqual(want);
   });
