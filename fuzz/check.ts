@@ -9,6 +9,7 @@ import { hex } from '../src/errors.js';
 import type { Seed } from './seeds.js';
 import { cpuUsage, threadStates, isWholeTraceTable, wholeTraceTable, decodeStream, decodeSync, DECODED_TABLE_NAMES, EtlError, Table, TABLE_COLUMNS, TABLE_NAMES, type DecodeResult, type DecodedTableName, type DecodedTables, type TypedColumn } from '../src/node.js';
 import { attachWholeStacks } from '../src/derive/stacks.js';
+import { fillWholeSampleLifetimes } from '../src/derive/lifetimes.js';
 import { concatChunks, SUMMARY_TABLE_NAMES, type ColumnChunk } from '../src/tables/schema.js';
 
 export type FailureKind = 'crash' | 'engines' | 'window' | 'parallel' | 'invariant';
@@ -116,6 +117,7 @@ async function streamed(bytes: Uint8Array, engine: 'wasm' | 'reference', windowB
     });
     const tables = Object.fromEntries(DECODED_TABLE_NAMES.map((t) => [t, new Table(t, concatChunks(t, chunks[t]))])) as DecodedTables;
     attachWholeStacks(tables); // the rows' stackId, as a whole decode fills it
+    fillWholeSampleLifetimes(tables, r); // the samples' process and image, as a whole decode fills them
     return { ok: true, result: { ...r, ...tables } as DecodeResult };
   } catch (e) {
     if (e instanceof EtlError && e.code !== 'BAD_OPTION') return { ok: false, error: e };

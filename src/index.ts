@@ -22,7 +22,7 @@ export { analyzeSpinlocks, SpinlockAnalyzer, type SpinlockAnalysis, type Spinloc
 export { analyzeSamples, type SampledAnalysis, type SampledGroup, type SampledOptions } from './analysis/samples.js';
 export { samplesToPprof, waitsToPprof, PprofBuilder, type PprofOptions, type PprofContext } from './output/pprof.js';
 export { analyzeWaits, rowStacks, type WaitAnalysis, type WaitStack, type WaitsInput, type RowStacks } from './analysis/waits.js';
-export { ImageMap } from './analysis/image-map.js';
+export { ImageMap } from './derive/lifetimes.js';
 export { resolveSelection, parseTimeSpec, selectionText, Selection, type SelectionOptions, type SelectionSummary, type TimeSpec } from './select/selection.js';
 export { selectTable } from './select/tables.js';
 export { PerfettoWriter, toPerfetto, type PerfettoOptions, type PerfettoStats, type ToPerfettoOptions } from './output/perfetto.js';

@@ -51,14 +51,18 @@ describe.skipIf(!corpus).each(ENGINES)('%s engine', (engine) => {
     expect(samples.find((x) => x.fileOffset === 0x4df9f)).toEqual({
       timestamp: 0x73ce5b3dn, cpu: 0, threadId: 0, instructionPointer: 0xfffff8002152f552n, count: 1, flags: 0x80,
       executingDpc: 0, executingIsr: 0, priority: 16, rank: 0, pointerSize: 8, version: 2, fileOffset: 0x4df9f,
-      stackId: null, valid: 0x5fff, // no stack event names this sample
+      stackId: null, // no stack event names this sample
+      // the idle thread's process (0); the kernel address in ntoskrnl.exe of process 0 (ImageBase 0xFFFFF80021489000, the DCStart at 0x5620 below)
+      processId: 0, imageName: 'ntoskrnl.exe', imageOffset: 0xfffff8002152f552n - 0xfffff80021489000n, valid: 0x3dfff,
     });
     // event at 0x780A5 = buffer 0x73ACD + 0x48 + 0x4590: PERFINFO64 v2, Size 0x20, HookId 0x0F2E, TS 0x75661F56;
     // payload: InstructionPointer 0xFFFFF80021434313, ThreadId 0xF78, Count 1, Flags 0x29 (ExecutingDpc, priority 5), Rank 0
     expect(samples.find((x) => x.fileOffset === 0x780a5)).toEqual({
       timestamp: 0x75661f56n, cpu: 2, threadId: 0xf78, instructionPointer: 0xfffff80021434313n, count: 1, flags: 0x29,
       executingDpc: 1, executingIsr: 0, priority: 5, rank: 0, pointerSize: 8, version: 2, fileOffset: 0x780a5,
-      stackId: 312, valid: 0x7fff, // its stack (StackKeyKernel/StackKeyUser at its timestamp and thread), the 313th distinct one
+      stackId: 312, // its stack (StackKeyKernel/StackKeyUser at its timestamp and thread), the 313th distinct one
+      // thread 0xF78's one lifetime is process 1632's; the kernel address in hal.dll of process 0 (ImageBase 0xFFFFF8002141D000)
+      processId: 1632, imageName: 'hal.dll', imageOffset: 0xfffff80021434313n - 0xfffff8002141d000n, valid: 0x3ffff,
     });
     const images = r.imageEvents.toArray();
     // event at 0x5620 = buffer 0x200 + 0x48 + 0x53D8: marker C0020002 (SYSTEM64 v2), Size 0x9C, HookId 0x1403

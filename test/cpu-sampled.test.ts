@@ -1,6 +1,6 @@
 // CPU Usage (Sampled) (src/analysis/samples.ts, `cpu --sampled`): every SampledProfile row counted once by
 // process, thread and module, against an independent BigInt oracle — a sample's process from its thread's
-// lifetime holding its time (else the thread's latest), its module and module!offset from the image loaded
+// lifetime with the latest start at or before its time (the threads rule), its module and module!offset from the image loaded
 // at that time, found from the image events alone (process 0's for a kernel-space address) — on simulated
 // traces with samples and images, and on the real corpus.
 import { spawnSync } from 'node:child_process';
@@ -54,9 +54,10 @@ function oracle(r: DecodeResult, keep: (s: { timestamp: bigint; threadId: number
   const addr = new Map<string, number>();
   for (const s of r.samples.toArray()) {
     if (!keep(s)) continue;
-    const own = lifetimes.filter((l) => l.threadId === s.threadId);
-    const holding = own.filter((l) => (l.startTime === null || l.startTime <= s.timestamp) && (l.endTime === null || s.timestamp < l.endTime));
-    const pid = s.threadId === 0 ? 0 : (holding.at(-1) ?? own.at(-1))?.processId ?? null;
+    // the thread's lifetime with the latest start at or before the time (null start: the earliest; a tie: the later row)
+    const started = lifetimes.filter((l) => l.threadId === s.threadId && (l.startTime === null || l.startTime <= s.timestamp));
+    const latest = started.reduce<(typeof started)[number] | null>((b, l) => (b === null || b.startTime === null || (l.startTime !== null && l.startTime >= b.startTime) ? l : b), null);
+    const pid = s.threadId === 0 ? 0 : (latest?.processId ?? null);
     proc.set(pid, (proc.get(pid) ?? 0) + s.count);
     const kernel = s.pointerSize === 4 ? s.instructionPointer >= 0x80000000n : s.instructionPointer >= 0x8000000000000000n;
     // a kernel address: the kernel's images (process 0), then the process's own

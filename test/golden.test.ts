@@ -41,7 +41,9 @@ function expectRows(table: Table, expected: Row[]): void {
   expected.forEach((e, i) => {
     // the rows of the stacked tables have a stackId, null without stack events (attached after the decode)
     const stacked = table.name === 'cswitch' || table.name === 'readythread' || table.name === 'samples';
-    const row = stacked ? { stackId: null, ...e } : e;
+    // samples rows also have their process and image (filled after the decode): null without thread and image lifetimes
+    const filled: Row = table.name === 'samples' ? { processId: null, imageName: null, imageOffset: null } : {};
+    const row: Row = stacked ? { stackId: null, ...filled, ...e } : e;
     const want = stacked ? { ...row, valid: validMask(table.columnNames, row) } : e;
     expect(table.get(i), `${table.name} row ${i}`).toEqual(want);
   });
@@ -616,7 +618,8 @@ describe.each(ENGINES)('%s engine: samples and images (§G)', (engine) => {
     const ip = 18446735287320510416n;
     expectRows(r.samples, [
       { timestamp: 1000n, cpu: 1, threadId: 6700, instructionPointer: ip, count: 3, flags: 0x41, executingDpc: 1, executingIsr: 0, priority: 8, rank: 7, pointerSize: 8, version: 2, fileOffset: 0x448 },
-      { timestamp: 1001n, cpu: 1, threadId: 0, instructionPointer: ip, count: 3, flags: 0x82, executingDpc: 0, executingIsr: 1, priority: 16, rank: 7, pointerSize: 8, version: 2, fileOffset: 0x468 },
+      // the idle thread's process is 0 (a sample's processId: tid 0 → 0)
+      { timestamp: 1001n, cpu: 1, threadId: 0, instructionPointer: ip, count: 3, flags: 0x82, executingDpc: 0, executingIsr: 1, priority: 16, rank: 7, pointerSize: 8, version: 2, fileOffset: 0x468, processId: 0 },
     ]);
   });
 

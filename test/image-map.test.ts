@@ -1,9 +1,9 @@
-// ImageMap (src/analysis/image-map.ts): address → image lifetime by time, checked by hand against a BigInt
+// ImageMap (src/derive/lifetimes.ts): address → image lifetime by time, checked by hand against a BigInt
 // brute force over every image lifetime — nested and overlapping ranges, bounds in and out of range, load
 // and unload times at their edges, kernel addresses (process 0 first, then the process's own), 64-bit
 // addresses above 2^63, offsets.
 import { describe, expect, test } from 'vitest';
-import { ImageMap } from '../src/analysis/image-map.js';
+import { ImageMap } from '../src/derive/lifetimes.js';
 import { isKernelAddress } from '../src/analysis/samples.js';
 import { DerivedRows } from './helpers/derived-rows.js';
 import * as L from '../src/generated/layout.js';

@@ -235,7 +235,7 @@ describe('tables of a selection', () => {
     }
   });
 
-  test("a thread's process at a time: the lifetime that holds it, else the thread's latest", () => {
+  test("a thread's process at a time: its lifetime with the latest start at or before it (kept after its End), none before the first; tid 0 → 0", () => {
     const th = new DerivedRows('threads');
     for (const [pid, start, end] of [[1, 100n, 200n], [2, 300n, 400n]] as const) {
       const i = th.add();
@@ -245,8 +245,9 @@ describe('tables of a selection', () => {
       th.set(i, L.TH_END_TIME, end);
     }
     const sel = new Selection(null, null, null, null, th.take());
-    expect([150, 250, 350, 50, 500].map((t) => sel.processOf(5, 0, t))).toEqual([1, 2, 2, 2, 2]);
+    expect([150, 250, 350, 50, 500, 100, 300].map((t) => sel.processOf(5, 0, t))).toEqual([1, 1, 2, -1, 2, 1, 2]);
     expect(sel.processOf(6, 0, 150)).toBe(-1);
+    expect(sel.processOf(0, 0, 150)).toBe(0);
   });
 
   test('switches by process: the process of either thread at the switch, from the lifetimes', () => {

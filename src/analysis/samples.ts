@@ -1,7 +1,7 @@
 // CPU usage from samples (WPA's CPU Usage (Sampled)): the `samples` table (SampledProfile, docs/format.md
 // part G) counted by process, thread, module and address (module!offset). A sample's process is its
 // thread's at the sample's time (the threads lifetimes, as src/select resolves it); its module the image
-// lifetime holding the instruction pointer at the sample's time (ImageMap, analysis/image-map.ts: the
+// lifetime holding the instruction pointer at the sample's time (ImageMap, derive/lifetimes.ts: the
 // images of its process, of process 0 first for a kernel-space address). CPU time is Count × the profile
 // interval in effect at the sample's time (SampleInterval, analysis/sample-interval.ts: WPA's Weight), when
 // the trace states it. Per sample: words compared, no BigInt or object (a Map entry per new group).
@@ -10,7 +10,7 @@ import type { Table } from '../tables/table.js';
 import type { StreamResult } from '../result/summary.js';
 import { resolveSelection, type Selection, type SelectionSummary } from '../select/selection.js';
 import { selectTable } from '../select/tables.js';
-import { ImageMap } from './image-map.js';
+import { ImageMap } from '../derive/lifetimes.js';
 import { SampleInterval } from './sample-interval.js';
 
 /** a group's samples, Count summed, CPU time in 100 ns units */
@@ -60,9 +60,9 @@ export interface SampledOptions {
 /** Kernel space: the one rule, src/derive/stacks.ts (re-exported for the sample analyses). */
 export { isKernelAddress };
 
-/** The process of a sample's thread at its time (words: tHi signed, tLo): the idle thread's is 0; -1 when unknown. */
+/** The process of a sample's thread at its time (words: tHi signed, tLo): the idle thread's is 0; -1 when unknown (Selection.processOf). */
 export function processOfSample(lifetimes: ReturnType<typeof resolveSelection>, tid: number, tHi: number, tLo: number): number {
-  return tid === 0 ? 0 : lifetimes.processOf(tid, tHi, tLo);
+  return lifetimes.processOf(tid, tHi, tLo);
 }
 
 /** What the samples' analyses read of a decode: the samples, image lifetimes, intervals and thread lifetimes. */

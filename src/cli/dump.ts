@@ -63,7 +63,7 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
       // threadStates: the whole trace's cswitch and readythread rows, derived at the end
       const whole = table === 'threadStates' ? { cswitch: [] as ColumnChunk[], readythread: [] as ColumnChunk[] } : null;
       const { needsStackPass, stackPass } = await import('../convert/stack-pass.js');
-      const stacks = needsStackPass([table as TableName]) ? await stackPass(inp.path, decodeOptions(o)) : null;
+      const stacks = needsStackPass([table as TableName]) ? await stackPass(inp.path, decodeOptions(o), [table as TableName]) : null;
       const res = await streamFile(inp.path, {
         ...decodeOptions(o),
         rows: whole ? 'copy' : 'borrow', // each chunk is formatted before onRows returns, or kept (threadStates)

@@ -364,7 +364,7 @@ async function convertParts(
   const derived: ColumnChunk[] = [];
   const deriver = usage ? new CpuUsageDeriver((t) => derived.push({ length: t.length, columns: t.columns })) : null;
   // stacks: a first pass over the stack tables, then each chunk's rows get their stackId (stack-pass.ts)
-  const stacks = needsStackPass(wanted) ? await stackPass(source, { engine: options.engine, bias: options.bias, threads: options.decodeThreads }) : null;
+  const stacks = needsStackPass(wanted) ? await stackPass(source, { engine: options.engine, bias: options.bias, threads: options.decodeThreads }, wanted) : null;
   // threadStates: streamed, in the order its intervals end (each CPU in the watermark from the start)
   const stateParts = parts.get('threadStates');
   const states: ColumnChunk[] = [];

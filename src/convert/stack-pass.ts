@@ -2,10 +2,11 @@
 import { streamFile } from '../decode/files.js';
 import { runStackPass, type StackPass } from '../derive/stack-pass.js';
 import type { DecodeOptions } from '../options.js';
+import type { TableName } from '../tables/schema.js';
 
 export { needsStackPass, type StackPass } from '../derive/stack-pass.js';
 
-/** Decodes the stack tables (and the lifetimes) of the trace at `path`, one pass, no other rows kept. */
-export function stackPass(path: string, options: DecodeOptions): Promise<StackPass> {
-  return runStackPass((o) => streamFile(path, { ...options, ...o }));
+/** Decodes the stack tables (and the lifetimes) of the trace at `path`, one pass, no other rows kept; `wanted`: the tables written (default: every one). */
+export function stackPass(path: string, options: DecodeOptions, wanted?: Iterable<TableName>): Promise<StackPass> {
+  return runStackPass((o) => streamFile(path, { ...options, ...o }), wanted);
 }

@@ -12,7 +12,7 @@ import { bytesSource, runAsync, runSync, type AsyncSource, type SyncSource } fro
 import { concatChunks, DECODED_TABLE_NAMES, perTable, type Chunks, type ColumnChunk, type DecodedTableName } from '../tables/schema.js';
 import { attachWholeStacks } from '../derive/stacks.js';
 import { buildResult, type DecodeResult, type StreamResult } from '../result/summary.js';
-import { LifetimeCollector } from '../derive/lifetimes.js';
+import { fillWholeSampleLifetimes, LifetimeCollector } from '../derive/lifetimes.js';
 import { Table, type DecodedTables } from '../tables/table.js';
 import { parallelHost } from '../parallel/host.js';
 import { decodeInParallel, LIFETIME_TABLES, threadsFor } from '../parallel/run.js';
@@ -41,8 +41,9 @@ export type { CpuAnalysis, CpuAnalyzerOptions, CpuResultContext, CpuWarning, Cpu
 
 /**
  * Collects the row chunks of a decode into whole tables (one copy per column at the end), and fills the
- * rows' stackId column when the trace has stacks (attachWholeStacks, src/derive/stacks.ts): a whole
- * decode's result carries it.
+ * columns of the rows that are known only after the decode: the stackId column when the trace has stacks
+ * (attachWholeStacks, src/derive/stacks.ts) and the samples' processId, imageName and imageOffset
+ * (fillWholeSampleLifetimes, src/derive/lifetimes.ts). A whole decode's result carries them.
  */
 export class TableCollector {
   private readonly chunks = perTable((): ColumnChunk[] => []);
@@ -52,9 +53,11 @@ export class TableCollector {
     for (const t of DECODED_TABLE_NAMES) if (chunks[t].length) this.chunks[t].push(chunks[t]);
   };
 
-  tables(): DecodedTables {
+  /** The whole tables; `lifetimes`: the decode's threads and images (else derived from its event rows). */
+  tables(lifetimes?: Pick<StreamResult, 'threads' | 'images'>): DecodedTables {
     const tables = perTable(<T extends DecodedTableName>(t: T) => new Table(t, concatChunks(t, this.chunks[t]))) as DecodedTables;
     attachWholeStacks(tables);
+    fillWholeSampleLifetimes(tables, lifetimes);
     return tables;
   }
 }
@@ -87,7 +90,8 @@ export function decodeSync(input: Uint8Array | ArrayBuffer, options: DecodeOptio
     };
     const source = bytesSource(bytes);
     const result = runSync(source, decodeSteps(bytes.length, engine, driverOptions(options, source, { turns: false })), onChunks, options.onProgress);
-    return { ...buildResult(result, lifetimes, kind, options.bias, options.sourcePath ?? null), ...collector.tables() };
+    const built = buildResult(result, lifetimes, kind, options.bias, options.sourcePath ?? null);
+    return { ...built, ...collector.tables(built) };
   } finally {
     releaseEngine(engine);
   }
@@ -107,7 +111,7 @@ export async function decode(input: Uint8Array | ArrayBuffer | Blob, options: De
   const collector = new TableCollector();
   // every row is kept: the threads need not wait for the consumer
   const out = await decodeChunks(input, { ...options, parallel: { aheadBytes: Infinity, ...options.parallel } }, 'copy', collector.add);
-  return { ...out, ...collector.tables() };
+  return { ...out, ...collector.tables(out) };
 }
 
 export interface StreamOptions extends DecodeOptions {

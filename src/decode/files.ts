@@ -116,7 +116,7 @@ export async function decodeFile(path: string, options: DecodeOptions = {}): Pro
   // every row is kept: the threads need not wait for the consumer
   const parallel = { aheadBytes: Infinity, ...options.parallel };
   const out = await withFile(path, (source) => decodeStream(source, { sourcePath: path, ...options, parallel, onRows: collector.add }));
-  return { ...out, ...collector.tables() };
+  return { ...out, ...collector.tables(out) };
 }
 
 /**

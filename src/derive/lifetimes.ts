@@ -10,8 +10,15 @@
 // imageBase). Fields take the first non-null value (later events only fill nulls), except the thread name
 // (the last non-empty one) and the process exit status (its End event's).
 // Memory is proportional to the number of thread, process and image events, never to the file size.
+//
+// The lookups in the lifetimes, one each: ThreadProcesses (the process of a thread at a time: Selection,
+// the samples' processId) and ImageMap (the image lifetime holding an address of a process at a time:
+// analyzeSamples, pprof, the stack frames, the samples' imageName); SampleLifetimes fills the samples'
+// processId, imageName and imageOffset with them after the decode (docs/design/stacks.md) — whole decodes
+// (TableCollector) and streamed chunks (stack-pass.ts) alike.
 import * as L from '../generated/layout.js';
 import { timeOrder } from '../order.js';
+import { isKernelAddress } from './stacks.js';
 import { concatChunks, type Chunks, type ColumnChunk, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 
@@ -378,4 +385,263 @@ export function deriveImages(ev: Table<'imageEvents'>): Table<'images'> {
   columns[L.IM_UNLOAD_TIME] = i64(oUnload);
   columns[L.IM_VALID] = withValidBit(oValid, rows, L.IM_VALID);
   return new Table('images', { length: rows, columns });
+}
+
+/** a < b for (hi, lo) pairs of numbers, lo unsigned */
+function lt(aHi: number, aLo: number, bHi: number, bLo: number): boolean {
+  return aHi < bHi || (aHi === bHi && aLo < bLo);
+}
+
+/**
+ * The process of a thread at a time, the rule of the `threads` table (README, cpuUsage's newProcessId): the
+ * lifetime of the thread id with the latest startTime <= the time — a null startTime is -infinity, a tie
+ * goes to the later row; a thread keeps its process after its End (Windows logs the End before the final
+ * switch-out) — tid 0, the idle thread, -> 0; -1 when the thread has no such lifetime. The lifetimes are
+ * chained per thread id (an IdIndex) in typed arrays: no allocation, BigInt or closure per lookup.
+ */
+export class ThreadProcesses {
+  /** tid → its latest lifetime (index into the arrays below) */
+  private readonly head = new IdIndex();
+  /** startTime as (signed high word, unsigned low word); no start: -2^32 */
+  private readonly startHi: Float64Array;
+  private readonly startLo: Float64Array;
+  private readonly pid: Uint32Array;
+  /** the thread's previous lifetime (-1: none) */
+  private readonly prev: Int32Array;
+
+  constructor(threads: Table<'threads'>) {
+    const n = threads.length;
+    const tid = threads.column('threadId');
+    const pid = threads.column('processId');
+    const start = words(threads.column('startTime'));
+    this.startHi = new Float64Array(n);
+    this.startLo = new Float64Array(n);
+    this.pid = new Uint32Array(n);
+    this.prev = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      if (threads.isNull(L.TH_PROCESS_ID, i)) {
+        this.prev[i] = -1;
+        continue;
+      }
+      if (threads.isNull(L.TH_START_TIME, i)) this.startHi[i] = -UNBOUNDED;
+      else {
+        this.startHi[i] = start[2 * i + 1]! | 0;
+        this.startLo[i] = start[2 * i]!;
+      }
+      this.pid[i] = pid[i]!;
+      this.prev[i] = this.head.get(tid[i]!);
+      this.head.set(tid[i]!, i);
+    }
+  }
+
+  /** The process of thread `tid` at time (hi signed, lo unsigned — or their int32 bits), -1 if unknown. */
+  at(tid: number, hi: number, lo: number): number {
+    if (tid === 0) return 0;
+    lo >>>= 0;
+    let best = -1;
+    // from the latest row back: a start equal to the best one's does not replace it (the later row wins)
+    for (let k = this.head.get(tid); k >= 0; k = this.prev[k]!) {
+      const sHi = this.startHi[k]!;
+      const sLo = this.startLo[k]!;
+      if (lt(hi, lo, sHi, sLo)) continue;
+      if (best < 0 || lt(this.startHi[best]!, this.startLo[best]!, sHi, sLo)) best = k;
+    }
+    return best < 0 ? -1 : this.pid[best]!;
+  }
+}
+
+const UNBOUNDED = 2 ** 32; // beyond any int32 high word: an open bound of a lifetime
+
+/**
+ * Address → image by time (docs/format.md §G.3): which image lifetime (a row of `images`) holds an address
+ * of a process at a time — among the images of the process, or first of process 0 (the kernel's images:
+ * drivers and the kernel, mapped in every process) for a kernel-space address.
+ *
+ * Columnar: the lifetimes sorted by (processId, imageBase) in typed arrays of 32-bit words, a running
+ * maximum of their ends per process; a lookup is a binary search for the last base <= the address, then a
+ * walk back over the lifetimes whose range can still hold it (the running maximum bounds it), keeping the
+ * one whose [loadTime, unloadTime) holds the time (a null bound is open) — the latest loaded when several
+ * do, then the highest base (the innermost of nested ranges). No allocation, BigInt or closure per lookup.
+ */
+export class ImageMap {
+  /** rows of `images` in (processId, imageBase) order */
+  private readonly row: Int32Array;
+  private readonly baseHi: Float64Array;
+  private readonly baseLo: Float64Array;
+  private readonly endHi: Float64Array;
+  private readonly endLo: Float64Array;
+  /** the largest end among the lifetimes of the process up to this one (sorted order) */
+  private readonly maxEndHi: Float64Array;
+  private readonly maxEndLo: Float64Array;
+  /** loadTime / unloadTime as (signed high word, unsigned low word); null: ∓UNBOUNDED */
+  private readonly loadHi: Float64Array;
+  private readonly loadLo: Float64Array;
+  private readonly unloadHi: Float64Array;
+  private readonly unloadLo: Float64Array;
+  /** processId → [first, end) of its lifetimes in the sorted order */
+  private readonly spans = new Map<number, [number, number]>();
+  /** imageBase of each row of `images` as uint32 words (low, high) */
+  private readonly baseWords: Uint32Array;
+
+  constructor(readonly images: Table<'images'>) {
+    const n = images.length;
+    const pid = images.column('processId');
+    const base = images.column('imageBase');
+    this.baseWords = new Uint32Array(base.buffer, base.byteOffset, 2 * n);
+    const size = images.column('imageSize');
+    const load = images.column('loadTime');
+    const unload = images.column('unloadTime');
+    // sorted once, per image lifetime (thousands): comparing BigInts here is fine
+    const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => pid[a]! - pid[b]! || (base[a]! < base[b]! ? -1 : base[a]! > base[b]! ? 1 : a - b));
+    this.row = Int32Array.from(order);
+    const f = () => new Float64Array(n);
+    [this.baseHi, this.baseLo, this.endHi, this.endLo, this.maxEndHi, this.maxEndLo] = [f(), f(), f(), f(), f(), f()];
+    [this.loadHi, this.loadLo, this.unloadHi, this.unloadLo] = [f(), f(), f(), f()];
+    for (let k = 0; k < n; k++) {
+      const i = order[k]!;
+      const p = pid[i]!;
+      const span = this.spans.get(p);
+      if (span) span[1] = k + 1;
+      else this.spans.set(p, [k, k + 1]);
+      const b = base[i]!;
+      const e = b + size[i]!; // may pass 2^64: its high word, a number, is then 2^32 or more
+      this.baseHi[k] = Number(b >> 32n);
+      this.baseLo[k] = Number(b & 0xffffffffn);
+      this.endHi[k] = Number(e >> 32n);
+      this.endLo[k] = Number(e & 0xffffffffn);
+      const first = !span;
+      if (first || lt(this.maxEndHi[k - 1]!, this.maxEndLo[k - 1]!, this.endHi[k]!, this.endLo[k]!)) {
+        this.maxEndHi[k] = this.endHi[k]!;
+        this.maxEndLo[k] = this.endLo[k]!;
+      } else {
+        this.maxEndHi[k] = this.maxEndHi[k - 1]!;
+        this.maxEndLo[k] = this.maxEndLo[k - 1]!;
+      }
+      if (images.isNull(L.IM_LOAD_TIME, i)) [this.loadHi[k], this.loadLo[k]] = [-UNBOUNDED, 0];
+      else [this.loadHi[k], this.loadLo[k]] = [Number(load[i]! >> 32n), Number(load[i]! & 0xffffffffn)];
+      if (images.isNull(L.IM_UNLOAD_TIME, i)) [this.unloadHi[k], this.unloadLo[k]] = [UNBOUNDED, 0];
+      else [this.unloadHi[k], this.unloadLo[k]] = [Number(unload[i]! >> 32n), Number(unload[i]! & 0xffffffffn)];
+    }
+  }
+
+  /**
+   * The row of `images` holding address (hi, lo) in process `pid` at time (tHi signed, tLo) — words as
+   * numbers, lo unsigned — or -1. A kernel-space address (`kernel`) is looked up in process 0 first.
+   */
+  find(pid: number, kernel: boolean, hi: number, lo: number, tHi: number, tLo: number): number {
+    if (kernel) {
+      const k = this.findIn(0, hi, lo, tHi, tLo);
+      if (k >= 0 || pid === 0) return k;
+    }
+    return this.findIn(pid, hi, lo, tHi, tLo);
+  }
+
+  /** address - imageBase of row `row` (below the image's size, so exact as a number); address as words */
+  offset(row: number, hi: number, lo: number): number {
+    return (hi - this.baseWords[2 * row + 1]!) * 2 ** 32 + (lo - this.baseWords[2 * row]!);
+  }
+
+  private findIn(pid: number, hi: number, lo: number, tHi: number, tLo: number): number {
+    const span = this.spans.get(pid);
+    if (!span) return -1;
+    const first = span[0];
+    let a = first;
+    let b = span[1];
+    // the last base <= the address
+    while (a < b) {
+      const mid = (a + b) >>> 1;
+      if (lt(hi, lo, this.baseHi[mid]!, this.baseLo[mid]!)) b = mid;
+      else a = mid + 1;
+    }
+    let best = -1;
+    for (let k = a - 1; k >= first; k--) {
+      // no lifetime at or before k reaches the address
+      if (!lt(hi, lo, this.maxEndHi[k]!, this.maxEndLo[k]!)) break;
+      if (!lt(hi, lo, this.endHi[k]!, this.endLo[k]!)) continue;
+      // loadTime <= t < unloadTime
+      if (lt(tHi, tLo, this.loadHi[k]!, this.loadLo[k]!) || !lt(tHi, tLo, this.unloadHi[k]!, this.unloadLo[k]!)) continue;
+      if (best < 0 || lt(this.loadHi[best]!, this.loadLo[best]!, this.loadHi[k]!, this.loadLo[k]!)) best = k;
+    }
+    return best < 0 ? -1 : this.row[best]!;
+  }
+}
+
+/**
+ * The samples' processId, imageName and imageOffset (nullable; the engines leave them null): a sample's
+ * process is its thread's at its time (ThreadProcesses), its image the lifetime holding instructionPointer at
+ * that time (ImageMap: process 0's images first for a kernel-space address, then the process's), named as
+ * the stackFrames rows name theirs (the images row's name, else its file name) at instructionPointer -
+ * imageBase. `fill` takes a whole table or one streamed chunk after another (the result does not depend on
+ * the chunking); per row: words compared, typed stores, no allocation.
+ */
+export class SampleLifetimes {
+  private readonly processes: ThreadProcesses;
+  private readonly map: ImageMap;
+  private readonly name: string[];
+  private readonly fileName: string[];
+
+  constructor(threads: Table<'threads'>, images: Table<'images'>) {
+    this.processes = new ThreadProcesses(threads);
+    this.map = new ImageMap(images);
+    this.name = images.column('name');
+    this.fileName = images.column('fileName');
+  }
+
+  /** Writes the three columns of every row of `samples` (setting or clearing their valid bits). */
+  fill(samples: Table<'samples'>): void {
+    const n = samples.length;
+    if (n === 0) return;
+    const ts = words(samples.column('timestamp'));
+    const tid = samples.column('threadId');
+    const ip = words(samples.column('instructionPointer'));
+    const pointerSize = samples.column('pointerSize');
+    const oPid = samples.columns[L.SP_PROCESS_ID] as Uint32Array;
+    const oName = samples.columns[L.SP_IMAGE_NAME] as string[];
+    const off = samples.columns[L.SP_IMAGE_OFFSET] as BigUint64Array;
+    const oOff = new Uint32Array(off.buffer, off.byteOffset, 2 * n);
+    const valid = samples.columns[L.SP_VALID] as Uint32Array;
+    const PID = 1 << L.SP_PROCESS_ID;
+    const NAME = 1 << L.SP_IMAGE_NAME;
+    const OFFSET = 1 << L.SP_IMAGE_OFFSET;
+    const map = this.map;
+    for (let r = 0; r < n; r++) {
+      const tHi = ts[2 * r + 1]! | 0;
+      const tLo = ts[2 * r]!;
+      const p = this.processes.at(tid[r]!, tHi, tLo);
+      let v = valid[r]! & ~(PID | NAME | OFFSET);
+      if (p >= 0) v |= PID;
+      oPid[r] = p >= 0 ? p : 0;
+      const hi = ip[2 * r + 1]!;
+      const lo = ip[2 * r]!;
+      const row = map.find(p, isKernelAddress(pointerSize[r]!, hi, lo), hi, lo, tHi, tLo);
+      if (row >= 0) {
+        const o = map.offset(row, hi, lo);
+        oOff[2 * r] = o >>> 0;
+        oOff[2 * r + 1] = (o - (o >>> 0)) / 2 ** 32;
+        v |= OFFSET;
+        const name = this.name[row] || this.fileName[row] || '';
+        oName[r] = name;
+        if (name !== '') v |= NAME;
+      } else {
+        oOff[2 * r] = 0;
+        oOff[2 * r + 1] = 0;
+        oName[r] = '';
+      }
+      valid[r] = v;
+    }
+  }
+}
+
+/**
+ * Fills the samples' processId, imageName and imageOffset of a whole decode's tables: with the lifetimes
+ * given (the result's), else derived from its thread and image event rows.
+ */
+export function fillWholeSampleLifetimes(
+  tables: { samples: Table<'samples'>; threadEvents: Table<'threadEvents'>; imageEvents: Table<'imageEvents'> },
+  lifetimes?: { threads: Table<'threads'>; images: Table<'images'> },
+): void {
+  if (tables.samples.length === 0) return;
+  const threads = lifetimes?.threads ?? deriveThreads(tables.threadEvents);
+  const images = lifetimes?.images ?? deriveImages(tables.imageEvents);
+  new SampleLifetimes(threads, images).fill(tables.samples);
 }

@@ -1,16 +1,19 @@
-// The first pass of a streamed decode whose rows carry stacks — convert, dump, the page's downloads
-// (docs/design/stacks.md): a decode that keeps only the stack tables (StreamOptions.tables: drains without
-// their rows are dropped uncopied), resolved by StackAttacher. The second, streamed pass then fills the
-// stackId of each chunk's cswitch, readythread and samples rows (fillStackIds: the same attachment as a whole
-// decode's), and the stacks and stackFrames tables come from it, named through the image lifetimes this
-// pass decoded too. Browser-safe: the caller says how to stream its input (a file path, a Blob).
+// The first pass of a streamed decode whose rows carry columns known only after the decode — convert, dump,
+// the page's downloads (docs/design/stacks.md): a decode of only the stack tables and the lifetimes' events
+// the fill needs (StreamOptions.tables: the other tables' events are not decoded, drains without their rows
+// are dropped uncopied), resolved by StackAttacher, and the lifetimes (images; threads when samples are written). The second, streamed pass then fills each chunk: the stackId of its
+// cswitch, readythread and samples rows (fillStackIds: the same attachment as a whole decode's) and the
+// samples' processId, imageName and imageOffset (SampleLifetimes, src/derive/lifetimes.ts: the same fill as a
+// whole decode's); the stacks and stackFrames tables come from it, named through the image lifetimes.
+// Browser-safe: the caller says how to stream its input (a file path, a Blob).
 import type { StreamOptions, StreamResult } from '../decode/decode.js';
 import { stackPointerSize, stackTables } from './stack-tables.js';
 import { fillStackIds, StackAttacher, type StackedRows } from './stacks.js';
 import { concatChunks, type ColumnChunk, type TableName, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
+import { SampleLifetimes } from './lifetimes.js';
 
-/** The tables whose rows need the first pass: those with a stackId, and the stack tables themselves. */
+/** The tables whose rows need the first pass: those with a stackId (samples: also its process and image), and the stack tables themselves. */
 const STACK_PASS_TABLES: readonly TableName[] = ['cswitch', 'readythread', 'samples', 'stacks', 'stackFrames'];
 
 export function needsStackPass(tables: Iterable<TableName>): boolean {
@@ -20,17 +23,28 @@ export function needsStackPass(tables: Iterable<TableName>): boolean {
 
 export class StackPass {
   private derived: { stacks: Table<'stacks'>; stackFrames: Table<'stackFrames'> } | null = null;
+  private sampleLifetimes: SampleLifetimes | null = null;
 
   constructor(
     /** null: the trace has no stack events */
     private readonly attacher: StackAttacher | null,
     private readonly stackEvents: Table<'stackEvents'>,
     private readonly images: Table<'images'>,
+    /** the trace's thread lifetimes (for the samples' processId); null: the samples are not filled (not written) */
+    private readonly threads: Table<'threads'> | null,
   ) {}
 
-  /** Fills the stackId of the rows of a streamed chunk (met in decode order, after the earlier chunks'). */
+  /**
+   * Fills the columns of the rows of a streamed chunk that a whole decode fills after it: the stackId of
+   * its stacked rows (met in decode order, after the earlier chunks'), the samples' processId, imageName and
+   * imageOffset.
+   */
   fill(rows: StackedRows): void {
     if (this.attacher && !this.attacher.empty) fillStackIds(this.attacher, rows);
+    if (this.threads && rows.samples && rows.samples.length > 0) {
+      this.sampleLifetimes ??= new SampleLifetimes(this.threads, this.images);
+      this.sampleLifetimes.fill(rows.samples);
+    }
   }
 
   /** The stacks and stackFrames tables (empty without stack events). */
@@ -49,14 +63,17 @@ export type StackPassOptions = Required<Pick<StreamOptions, 'tables' | 'rows' | 
 
 /**
  * Runs the first pass: `stream` decodes the trace with the options given (a path: streamFile; a Blob:
- * decodeStream); only the stack tables' rows are kept, and the image events for the frames' images.
+ * decodeStream); only the stack tables' rows are kept, with the lifetimes the fill needs: the image events
+ * (the frames' and the samples' images), and the thread events when samples are among the `wanted` tables
+ * written (their processId; default: every table). The other tables' events are not decoded (keepTables).
  */
-export async function runStackPass(stream: (o: StackPassOptions) => Promise<StreamResult>): Promise<StackPass> {
+export async function runStackPass(stream: (o: StackPassOptions) => Promise<StreamResult>, wanted?: Iterable<TableName>): Promise<StackPass> {
+  const samples = wanted === undefined || [...wanted].includes('samples');
   const kept = { stackEvents: [] as ColumnChunk[], stackEventFrames: [] as ColumnChunk[] };
   const own = (t: Table): ColumnChunk => ({ length: t.length, columns: t.columns.map((c) => c.slice(0, t.length) as TypedColumn) });
   const res = await stream({
-    // imageEvents: the result's image lifetimes name the frames (the thread and process events are not decoded)
-    tables: ['stackEvents', 'stackEventFrames', 'imageEvents'],
+    // the result's lifetimes: images name the frames and the samples' addresses, threads give the samples' process
+    tables: samples ? ['stackEvents', 'stackEventFrames', 'imageEvents', 'threadEvents'] : ['stackEvents', 'stackEventFrames', 'imageEvents'],
     rows: 'borrow',
     onRows: (rows) => {
       if (rows.stackEvents.length) kept.stackEvents.push(own(rows.stackEvents));
@@ -65,5 +82,5 @@ export async function runStackPass(stream: (o: StackPassOptions) => Promise<Stre
   });
   const stackEvents = new Table('stackEvents', concatChunks('stackEvents', kept.stackEvents));
   const stackEventFrames = new Table('stackEventFrames', concatChunks('stackEventFrames', kept.stackEventFrames));
-  return new StackPass(stackEvents.length ? new StackAttacher(stackEvents, stackEventFrames) : null, stackEvents, res.images);
+  return new StackPass(stackEvents.length ? new StackAttacher(stackEvents, stackEventFrames) : null, stackEvents, res.images, samples ? res.threads : null);
 }

@@ -3,7 +3,7 @@
 // lifetimes (ImageMap) at the stack's first use — the time of the first event with that stack — in the
 // stack's process (kernel-space addresses among the kernel's images first). StackFrameImages is that naming,
 // the one `cpu --waits` names its frames with too.
-import { ImageMap } from '../analysis/image-map.js';
+import { ImageMap } from './lifetimes.js';
 import * as R from '../generated/registry.js';
 import { allocColumn, TABLE_COLUMNS, type TableName, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';

@@ -23,7 +23,7 @@
 // analysis/sample-frames.ts); a callstack per distinct frame sequence (a trie from the outermost frame).
 // Per sample: map lookups only — an allocation at the first sight of an entry, none otherwise.
 // Browser-safe: no node imports.
-import { ImageMap } from '../analysis/image-map.js';
+import { ImageMap } from '../derive/lifetimes.js';
 import { addressName, moduleOffsetName, peBuildId } from '../analysis/sample-frames.js';
 import { isKernelAddress } from '../analysis/samples.js';
 import type { Table } from '../tables/table.js';

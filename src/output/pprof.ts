@@ -15,7 +15,7 @@ import type { StreamResult } from '../result/summary.js';
 import { FILETIME_UNIX_EPOCH, TickConverter } from '../time.js';
 import { resolveSelection, type Selection } from '../select/selection.js';
 import { selectTable } from '../select/tables.js';
-import { ImageMap } from '../analysis/image-map.js';
+import { ImageMap } from '../derive/lifetimes.js';
 import { SampleInterval } from '../analysis/sample-interval.js';
 import { isKernelAddress, processOfSample, type SamplesInput } from '../analysis/samples.js';
 import { ProtoWriter, VARINT } from './protobuf.js';

@@ -4,6 +4,7 @@
 // with the two 32-bit words of a timestamp (as a BigInt64Array holds them): no BigInt, object or closure
 // per row. Tables are selected by selectTable (select/tables.ts), the CPU analysis clips its sums with it.
 import { EtlError } from '../errors.js';
+import { ThreadProcesses } from '../derive/lifetimes.js';
 import type { Table } from '../tables/table.js';
 import { formatSeconds, parseTimeSpec, type Clock, type TimeSpec } from '../time.js';
 
@@ -106,12 +107,8 @@ export class Selection {
   /** the clipped duration of the last clip(), as words */
   lo = 0;
   hi = 0;
-  /** lifetimes by thread: first index into the arrays below (-1: none), chained by `next` */
-  private readonly lifeOf = new Map<number, number>();
-  private lifeStart = new Int32Array(0);
-  private lifeEnd = new Int32Array(0);
-  private lifePid = new Int32Array(0);
-  private lifeNext = new Int32Array(0);
+  /** the threads' processes by time (the lifetimes given; none: every thread's process is unknown) */
+  private lifetimes: ThreadProcesses | null = null;
 
   constructor(fromTicks: bigint | null, toTicks: bigint | null, processIds: ReadonlySet<number> | null, threadIds: ReadonlySet<number> | null, threads?: Table<'threads'>) {
     this.fromTicks = fromTicks;
@@ -214,8 +211,7 @@ export class Selection {
   }
 
   /**
-   * Is thread `tid`, at the timestamp (words), selected by the id filters? Its process is the one of its
-   * lifetime that holds the time (the threads given to the selection), else its only or latest lifetime's.
+   * Is thread `tid`, at the timestamp (words), selected by the id filters? Its process is processOf's.
    */
   thread(tid: number, hi: number, lo: number): boolean {
     if (this.threadIds !== null && !this.threadIds.has(tid >>> 0)) return false;
@@ -224,58 +220,22 @@ export class Selection {
     return pid !== -1 && this.processIds.has(pid);
   }
 
-  /** The process of thread `tid` at the timestamp (words) from the lifetimes, -1 if unknown. */
+  /**
+   * The process of thread `tid` at the timestamp (words) from the lifetimes given, -1 if unknown: the rule
+   * of the `threads` table (ThreadProcesses, src/derive/lifetimes.ts — the lifetime with the latest start at
+   * or before the time; tid 0 → 0).
+   */
   processOf(tid: number, hi: number, lo: number): number {
-    let k = this.lifeOf.get(tid >>> 0) ?? -1;
-    let fallback = -1;
-    // latest lifetime first (the chain runs from the last one indexed)
-    for (; k >= 0; k = this.lifeNext[k]!) {
-      if (fallback === -1) fallback = this.lifePid[k]! >>> 0;
-      const open = this.lifeStart[2 * k]! === 0 && this.lifeStart[2 * k + 1]! === 0;
-      const afterStart = open || !less(hi, lo, this.lifeStart[2 * k]!, this.lifeStart[2 * k + 1]!);
-      const openEnd = this.lifeEnd[2 * k]! === 0 && this.lifeEnd[2 * k + 1]! === 0;
-      if (afterStart && (openEnd || less(hi, lo, this.lifeEnd[2 * k]!, this.lifeEnd[2 * k + 1]!))) return this.lifePid[k]! >>> 0;
-    }
-    return fallback;
+    return this.lifetimes === null ? (tid === 0 ? 0 : -1) : this.lifetimes.at(tid, hi, lo);
   }
 
   private indexLifetimes(threads: Table<'threads'>): void {
-    if (this.threadIds !== null) this.threadProcesses = new Set();
-    const n = threads.length;
+    this.lifetimes = new ThreadProcesses(threads);
+    if (this.threadIds === null) return;
+    const processes = (this.threadProcesses = new Set<number>());
     const tid = threads.column('threadId');
     const pid = threads.column('processId');
-    const start = threads.column('startTime');
-    const end = threads.column('endTime');
-    const valid = threads.column('valid');
-    const startBit = threads.specs.findIndex((s) => s.name === 'startTime');
-    const endBit = threads.specs.findIndex((s) => s.name === 'endTime');
-    const pidBit = threads.specs.findIndex((s) => s.name === 'processId');
-    this.lifeStart = new Int32Array(2 * n);
-    this.lifeEnd = new Int32Array(2 * n);
-    this.lifePid = new Int32Array(n);
-    this.lifeNext = new Int32Array(n).fill(-1);
-    const sw = new Int32Array(start.buffer, start.byteOffset, 2 * n);
-    const ew = new Int32Array(end.buffer, end.byteOffset, 2 * n);
-    let m = 0;
-    for (let i = 0; i < n; i++) {
-      const v = valid[i]!;
-      if (((v >>> pidBit) & 1) === 0) continue;
-      // an unknown start or end is stored as (0, 0): open on that side (a lifetime at tick 0 exactly is open too)
-      if ((v >>> startBit) & 1) {
-        this.lifeStart[2 * m] = sw[2 * i + 1]!;
-        this.lifeStart[2 * m + 1] = sw[2 * i]!;
-      }
-      if ((v >>> endBit) & 1) {
-        this.lifeEnd[2 * m] = ew[2 * i + 1]!;
-        this.lifeEnd[2 * m + 1] = ew[2 * i]!;
-      }
-      this.lifePid[m] = pid[i]!;
-      const t = tid[i]!;
-      if (this.threadProcesses !== null && this.threadIds!.has(t)) this.threadProcesses.add(pid[i]!);
-      this.lifeNext[m] = this.lifeOf.get(t) ?? -1;
-      this.lifeOf.set(t, m);
-      m++;
-    }
+    for (let i = 0; i < threads.length; i++) if (this.threadIds.has(tid[i]!)) processes.add(pid[i]!);
   }
 }
 

@@ -193,6 +193,8 @@ export interface SampleTruth {
   cpu: number;
   /** the thread running on `cpu` at `timestamp` (0 = idle) */
   threadId: number;
+  /** its process (0 for the idle thread) */
+  processId: number;
   instructionPointer: bigint;
   /** Flags byte: the running thread's priority << 3 (the idle thread: 16 << 3, as in real files) */
   flags: number;
@@ -851,7 +853,7 @@ class Simulation {
       kind: 'sampledProfile', cpu: c, timestamp: ts, header: this.header('sampledProfile'), headerThreadId: cur ? cur.tid : 0,
       headerProcessId: cur ? cur.proc.pid : 0, threadId: cur ? cur.tid : 0, instructionPointer: ip, flags,
     });
-    this.samples.push({ timestamp: ts, cpu: c, threadId: cur ? cur.tid : 0, instructionPointer: ip, flags });
+    this.samples.push({ timestamp: ts, cpu: c, threadId: cur ? cur.tid : 0, processId: cur ? cur.proc.pid : 0, instructionPointer: ip, flags });
     this.stackOf('samples', c, ts, cur);
   }
 

@@ -5,8 +5,9 @@
 // does). Output goes into Blob parts every FLUSH_BYTES, which the browser may keep outside the JS heap.
 // With a selected time range, each chunk goes through the library's selectTable (as `dump --from --to`
 // and `convert --from --to` select), the lifetimes too; the Perfetto trace keeps its process tree whole.
-// cswitch, readythread and samples rows get their stackId, and stacks / stackFrames their rows, from a
-// first pass over the stack tables (src/derive/stack-pass.ts), as `dump` does.
+// cswitch, readythread and samples rows get their stackId (samples also their processId, imageName and
+// imageOffset), and stacks / stackFrames their rows, from a first pass over the stack tables and the
+// lifetimes (src/derive/stack-pass.ts), as `dump` does.
 import {
   CpuUsageDeriver,
   createClock,
@@ -141,7 +142,7 @@ async function parquet(file: Blob, table: ExportTable, selection: Selection | nu
 
 /** The first pass over the stack tables when `table`'s rows need it (null otherwise). */
 function stacksOf(file: Blob, table: ExportTable, onProgress: Progress): Promise<StackPass | null> | null {
-  return needsStackPass([table]) ? runStackPass((o) => decodeStream(file, { ...o, onProgress })) : null;
+  return needsStackPass([table]) ? runStackPass((o) => decodeStream(file, { ...o, onProgress }), [table]) : null;
 }
 
 /** The trace's clock, from its first buffer (as readTraceInfo does), or null. */
