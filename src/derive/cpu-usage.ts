@@ -10,7 +10,9 @@
 // released up to the watermark = the least, over the CPUs seen, of the latest switch time delivered for
 // that CPU: everything at or before it has arrived. A CPU that falls silent would hold the watermark back,
 // so no more than `windowEvents` events are held between chunks: past that the earliest are released anyway, and
-// an event that then arrives behind the released time is processed at once and counted as late.
+// an event that then arrives behind the released time is processed at once and counted as late. That
+// machinery is the EventReorder of reorder.ts (shared with thread-states.ts); this file has the events'
+// record layout and what applying them does.
 //
 // Released events of one timestamp are applied as one group, in this order: Thread events (lifetimes),
 // ReadyThread events (readying thread = the last switch-in on their CPU at or before them), then the
@@ -33,9 +35,8 @@
 // Costs: nothing is allocated per event or row, and the hot loops touch few arrays: an event is ES int32
 // words of one store, a thread's state TSW words of another, a CPU's (its open row) CSW words of a third;
 // a tick value is two 32-bit halves (hi signed, lo unsigned), kept as int32, compared and subtracted as
-// such (exact, no BigInt, no double). Event order is (time, kind, cpu, arrival): a stable LSD radix sort
-// of what is held and what came in on the time less the least (two 13-bit passes for a chunk's
-// span), each run of one time then ordered by kind and cpu. Completed rows are staged row by row (RWS
+// such (exact, no BigInt, no double). Event order is (time, kind, cpu, arrival) (the reorder's sort:
+// reorder.ts says its costs). Completed rows are staged row by row (RWS
 // words each) and moved into the chunk's columns a block at a time, each row read once — or handed as
 // they are to a StagedRowSink (CpuAnalyzer: the `cpu` command makes no columns); a consumer done with a
 // chunk may give it back (recycle()) for its columns to be reused. A thread's state is one cache line,

@@ -8,7 +8,8 @@
 // Events arrive in decode order, in time order per CPU only; they are held, sorted by time, and released
 // below the watermark (the least, over the CPUs seen, of the latest switch delivered: cpu-usage.ts says why
 // everything before it has arrived), at most `windowEvents` held between chunks (past that the earliest go
-// anyway, and an event behind the released time is applied at once and counted as late). Released events
+// anyway, and an event behind the released time is applied at once and counted as late): the EventReorder
+// of reorder.ts, shared with cpu-usage.ts; events at the watermark's time wait here. Released events
 // of one timestamp are applied as one group, in phases that give each thread its events in the order of
 // the rules (Start, switch-out, ReadyThread, switch-in, End):
 //   A. each switch, in (cpu, arrival) order: whether it ends its CPU's running thread (its old thread is the
@@ -40,9 +41,9 @@
 // thread's state): a counting sort by thread and an insertion fix-up, as they come out nearly so.
 //
 // Costs: nothing is allocated per event or row: an event is ES int32 words of one store, a thread TSW
-// words, a CPU CSW words; a tick value is two int32 words (hi signed, lo compared unsigned), exact; each
-// chunk's new events are ordered by the project's radix sort (src/order.ts) and merged with the held ones;
-// a row is staged as RW words and moved into the columns with its chunk.
+// words, a CPU CSW words; a tick value is two int32 words (hi signed, lo compared unsigned), exact; events
+// are ordered by (time, kind, cpu, arrival) by the reorder's sort (reorder.ts; a whole decode's once, at
+// finish()); a row is staged as RW words and moved into the columns with its chunk.
 import * as L from '../generated/layout.js';
 import { allocColumn, columnsOf, concatChunks, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
