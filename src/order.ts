@@ -1,5 +1,7 @@
-// Row orders: the one stable LSD radix sort of the project, and the time order of rows that are in time
-// order per CPU already (decoded events: docs/format.md §A.7), by merging the CPUs.
+// Row orders: the one stable LSD radix sort of columns, and the time order of rows that are in time
+// order per CPU already (decoded events: docs/format.md §A.7), by merging the CPUs. (The streaming
+// derivations' held events are sorted in src/derive/reorder.ts: positions into their record store, by time
+// then kind and cpu, with scratch reused from chunk to chunk.)
 //
 // The radix sort: rows ordered by keys of 32-bit unsigned words, least
 // significant key first (a 64-bit value is two keys: its low word, then its high word). Digits of 11 bits

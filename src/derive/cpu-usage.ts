@@ -10,7 +10,9 @@
 // released up to the watermark = the least, over the CPUs seen, of the latest switch time delivered for
 // that CPU: everything at or before it has arrived. A CPU that falls silent would hold the watermark back,
 // so no more than `windowEvents` events are held between chunks: past that the earliest are released anyway, and
-// an event that then arrives behind the released time is processed at once and counted as late.
+// an event that then arrives behind the released time is processed at once and counted as late. That
+// machinery is the EventReorder of reorder.ts (shared with thread-states.ts); this file has the events'
+// record layout and what applying them does.
 //
 // Released events of one timestamp are applied as one group, in this order: Thread events (lifetimes),
 // ReadyThread events (readying thread = the last switch-in on their CPU at or before them), then the
@@ -33,15 +35,15 @@
 // Costs: nothing is allocated per event or row, and the hot loops touch few arrays: an event is ES int32
 // words of one store, a thread's state TSW words of another, a CPU's (its open row) CSW words of a third;
 // a tick value is two 32-bit halves (hi signed, lo unsigned), kept as int32, compared and subtracted as
-// such (exact, no BigInt, no double). Event order is (time, kind, cpu, arrival): a stable LSD radix sort
-// of what is held and what came in on the time less the least (two 13-bit passes for a chunk's
-// span), each run of one time then ordered by kind and cpu. Completed rows are staged row by row (RWS
+// such (exact, no BigInt, no double). Event order is (time, kind, cpu, arrival) (the reorder's sort:
+// reorder.ts says its costs). Completed rows are staged row by row (RWS
 // words each) and moved into the chunk's columns a block at a time, each row read once — or handed as
 // they are to a StagedRowSink (CpuAnalyzer: the `cpu` command makes no columns); a consumer done with a
 // chunk may give it back (recycle()) for its columns to be reused. A thread's state is one cache line,
 // recent thread ids find their slot in a small direct-mapped cache before the index.
 import * as L from '../generated/layout.js';
 import { IdIndex } from './lifetimes.js';
+import { E_HI, E_KEY, E_LO, EventReorder } from './reorder.js';
 import { allocColumn, columnsOf, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 
@@ -88,10 +90,8 @@ const KIND_READY = 1;
 const KIND_SWITCH = 2;
 
 // Event store: ES int32 words per event, at position p * ES (Events below).
+// Its first words are the reorder's (reorder.ts): E_HI, E_LO (the time), E_KEY = kind << 16 | cpu.
 const ES = 9;
-const E_HI = 0; // time, high word (signed)
-const E_LO = 1; // time, low word (unsigned, stored as int32)
-const E_KC = 2; // kind << 16 | cpu: the order's second key
 const E_A = 3; // switch: newThreadId (if S_NEW_TID); ready, thread event: threadId
 const E_B = 4; // switch: oldThreadId; thread event: processId
 const E_SA = 5; // thread slot of E_A (switch: -1 when the new thread is unknown)
@@ -140,37 +140,34 @@ const LT_PID = 3;
 const LT_NEXT = 4; // the next lifetime of the thread (index + 1; 0: the last)
 
 // CPU state: CSW words per CPU.
-const CSW = 26;
+const CSW = 24;
 const C_FLAGS = 0; // CF_ bits
-const C_SWITCH_HI = 1; // the latest switch delivered (the watermark)
-const C_SWITCH_LO = 2;
-const C_IDLE_SLOT = 3; // the slot of the idle thread's switch-outs on this CPU
-const C_CURRENT = 4; // newThreadId of the last switch applied (if CF_CURRENT) and its slot
-const C_CURRENT_SLOT = 5;
+const C_IDLE_SLOT = 1; // the slot of the idle thread's switch-outs on this CPU
+const C_CURRENT = 2; // newThreadId of the last switch applied (if CF_CURRENT) and its slot
+const C_CURRENT_SLOT = 3;
 // the open row: a switch-in awaiting the CPU's next switch
-const C_TS_HI = 6;
-const C_TS_LO = 7;
-const C_NEW_TID = 8;
-const C_OLD_TID = 9;
-const C_NEW_SLOT = 10;
-const C_OLD_SLOT = 11;
-const C_NEW_PID = 12; // if CF_NEW_PID
-const C_OLD_PID = 13; // if CF_OLD_PID
-const C_SMALL = 14; // E_SMALL and E_FLAGS of its switch
-const C_SFLAGS = 15;
-const C_LAST_HI = 16; // the new thread's latest switch-out (if CF_LAST), T_OUT_SMALL
-const C_LAST_LO = 17;
-const C_LAST_SMALL = 18;
-const C_READY_HI = 19; // its ready (if CF_READY)
-const C_READY_LO = 20;
-const C_READYING = 21; // if CF_READYING
-const C_READYING_SLOT = 22;
-const C_READYING_PID = 23; // if CF_READYING_PID
-const C_IN_TID = 24; // the new thread of the CPU's latest switch delivered, and its slot + 1 (0: none): its next switch's old thread, mostly
-const C_IN_SLOT = 25;
+const C_TS_HI = 4;
+const C_TS_LO = 5;
+const C_NEW_TID = 6;
+const C_OLD_TID = 7;
+const C_NEW_SLOT = 8;
+const C_OLD_SLOT = 9;
+const C_NEW_PID = 10; // if CF_NEW_PID
+const C_OLD_PID = 11; // if CF_OLD_PID
+const C_SMALL = 12; // E_SMALL and E_FLAGS of its switch
+const C_SFLAGS = 13;
+const C_LAST_HI = 14; // the new thread's latest switch-out (if CF_LAST), T_OUT_SMALL
+const C_LAST_LO = 15;
+const C_LAST_SMALL = 16;
+const C_READY_HI = 17; // its ready (if CF_READY)
+const C_READY_LO = 18;
+const C_READYING = 19; // if CF_READYING
+const C_READYING_SLOT = 20;
+const C_READYING_PID = 21; // if CF_READYING_PID
+const C_IN_TID = 22; // the new thread of the CPU's latest switch delivered, and its slot + 1 (0: none): its next switch's old thread, mostly
+const C_IN_SLOT = 23;
 const CF_OPEN = 1;
-const CF_SWITCH = 2;
-const CF_CURRENT = 4;
+const CF_CURRENT = 2;
 const CF_LAST = 8;
 const CF_READY = 16;
 const CF_READYING = 32;
@@ -222,186 +219,6 @@ function grown<T extends Int32Array | Float64Array>(a: T, n: number): T {
   const b = new (a.constructor as new (n: number) => T)(n);
   b.set(a);
   return b;
-}
-
-/** radix digits of the sort: 13 bits (two passes for a span below 2^26 ticks: a chunk's, mostly) */
-const DIGIT = 13;
-const DIGITS = 1 << DIGIT;
-
-/** The sort's scratch: positions, the times relative to the least (words), the digit counts. */
-class SortScratch {
-  p = new Int32Array(0);
-  lo = new Int32Array(0);
-  hi = new Int32Array(0);
-  p2 = new Int32Array(0);
-  lo2 = new Int32Array(0);
-  hi2 = new Int32Array(0);
-  readonly counts = new Int32Array(DIGITS);
-  reserve(n: number): void {
-    if (n <= this.p.length) return;
-    const cap = Math.max(n, 2 * this.p.length, 1024);
-    this.p = new Int32Array(cap);
-    this.lo = new Int32Array(cap);
-    this.hi = new Int32Array(cap);
-    this.p2 = new Int32Array(cap);
-    this.lo2 = new Int32Array(cap);
-    this.hi2 = new Int32Array(cap);
-  }
-}
-
-/**
- * Sorts the event positions P[0, n) by event order (time, kind, cpu), stably (so arrival order breaks
- * ties): an LSD radix sort on the time less the least time (exact 64-bit words; 13-bit digits, those
- * that are the same for every event skipped: two passes for a chunk's span of time, mostly), then each
- * run of one time (rare) by kind and cpu, by insertion. P is sorted in place.
- *
- * Each loop is a function of its own that returns right after it: V8 compiles a long loop on the stack
- * (OSR) before the code after it has run, and reuses that code on every later call — which would leave
- * the function at every call where that code first needs type feedback (a deoptimization per add()).
- */
-function sortEvents(E: Int32Array, P: Int32Array, n: number, t: SortScratch): void {
-  if (n < 2) return;
-  t.reserve(n);
-  const least = P[leastAt(E, P, n)]! * ES;
-  const counts = t.counts;
-  counts.fill(0);
-  // the times relative to the least, and which bits they use; the first digit counted
-  const orLo = relativeTimes(E, P, n, E[least + E_HI]!, E[least + E_LO]!, t.p, t.lo, t.hi, counts);
-  const orHi = orOf(t.hi, n);
-  let p = t.p;
-  let lo = t.lo;
-  let hi = t.hi;
-  let p2 = t.p2;
-  let lo2 = t.lo2;
-  let hi2 = t.hi2;
-  const passes = orHi === 0 ? 3 : 6;
-  for (let pass = 0; pass < passes; pass++) {
-    const word = pass < 3 ? lo : hi;
-    const shift = (pass % 3) * DIGIT;
-    if ((pass < 3 ? orLo : orHi) >>> shift === 0) {
-      pass = pass < 3 ? 2 : 5; // the higher digits of this word are all 0
-      continue;
-    }
-    if (pass > 0) {
-      counts.fill(0);
-      countDigits(word, shift, n, counts);
-    }
-    if (counts[(word[0]! >>> shift) & (DIGITS - 1)] === n) continue; // one digit for all
-    digitStarts(counts);
-    if (orHi === 0) scatter2(word, shift, n, counts, p, lo, p2, lo2); // the high words are all 0: they stay
-    else {
-      scatter3(word, shift, n, counts, p, lo, hi, p2, lo2, hi2);
-      const th = hi;
-      hi = hi2;
-      hi2 = th;
-    }
-    const tp = p;
-    p = p2;
-    p2 = tp;
-    const tl = lo;
-    lo = lo2;
-    lo2 = tl;
-  }
-  t.p = p;
-  t.lo = lo;
-  t.hi = hi;
-  t.p2 = p2;
-  t.lo2 = lo2;
-  t.hi2 = hi2;
-  orderTies(E, P, n, p, lo, hi);
-}
-
-/** The index in P[0, n) of the event of the least time (the first of them). */
-function leastAt(E: Int32Array, P: Int32Array, n: number): number {
-  let at = 0;
-  let minHi = E[P[0]! * ES + E_HI]!;
-  let minLo = E[P[0]! * ES + E_LO]!;
-  for (let i = 1; i < n; i++) {
-    const e = P[i]! * ES;
-    const hi = E[e + E_HI]!;
-    const lo = E[e + E_LO]!;
-    if (hi < minHi || (hi === minHi && (lo ^ MIN32) < (minLo ^ MIN32))) {
-      minHi = hi;
-      minLo = lo;
-      at = i;
-    }
-  }
-  return at;
-}
-
-/** p, lo, hi [0, n): the positions of P and their times less (minHi, minLo); the first digits counted; returns the OR of the low words. */
-function relativeTimes(E: Int32Array, P: Int32Array, n: number, minHi: number, minLo: number, p: Int32Array, lo: Int32Array, hi: Int32Array, counts: Int32Array): number {
-  let orLo = 0;
-  for (let i = 0; i < n; i++) {
-    const x = P[i]!;
-    const e = x * ES;
-    const l = E[e + E_LO]!;
-    const rl = (l - minLo) | 0;
-    p[i] = x;
-    lo[i] = rl;
-    hi[i] = (E[e + E_HI]! - minHi - ((l ^ MIN32) < (minLo ^ MIN32) ? 1 : 0)) | 0;
-    orLo |= rl;
-    counts[rl & (DIGITS - 1)]!++;
-  }
-  return orLo;
-}
-
-/** The OR of a[0, n). */
-function orOf(a: Int32Array, n: number): number {
-  let or = 0;
-  for (let i = 0; i < n; i++) or |= a[i]!;
-  return or;
-}
-
-function countDigits(word: Int32Array, shift: number, n: number, counts: Int32Array): void {
-  for (let i = 0; i < n; i++) counts[(word[i]! >>> shift) & (DIGITS - 1)]!++;
-}
-
-/** The counts of each digit into the position of its first event. */
-function digitStarts(counts: Int32Array): void {
-  let sum = 0;
-  for (let d = 0; d < DIGITS; d++) {
-    const c = counts[d]!;
-    counts[d] = sum;
-    sum += c;
-  }
-}
-
-function scatter2(word: Int32Array, shift: number, n: number, counts: Int32Array, p: Int32Array, lo: Int32Array, p2: Int32Array, lo2: Int32Array): void {
-  for (let i = 0; i < n; i++) {
-    const k = counts[(word[i]! >>> shift) & (DIGITS - 1)]!++;
-    p2[k] = p[i]!;
-    lo2[k] = lo[i]!;
-  }
-}
-
-function scatter3(word: Int32Array, shift: number, n: number, counts: Int32Array, p: Int32Array, lo: Int32Array, hi: Int32Array, p2: Int32Array, lo2: Int32Array, hi2: Int32Array): void {
-  for (let i = 0; i < n; i++) {
-    const k = counts[(word[i]! >>> shift) & (DIGITS - 1)]!++;
-    p2[k] = p[i]!;
-    lo2[k] = lo[i]!;
-    hi2[k] = hi[i]!;
-  }
-}
-
-/** P[0, n) from the sorted positions p (times lo, hi), each run of one time ordered by kind and cpu (stably, by insertion). */
-function orderTies(E: Int32Array, P: Int32Array, n: number, p: Int32Array, lo: Int32Array, hi: Int32Array): void {
-  P[0] = p[0]!;
-  for (let i = 1; i < n; i++) {
-    const x = p[i]!;
-    if (lo[i] !== lo[i - 1] || hi[i] !== hi[i - 1]) {
-      P[i] = x;
-      continue;
-    }
-    const kc = E[x * ES + E_KC]!;
-    let j = i;
-    // within the run of this time (equal times are adjacent), after every event of a lower or equal (kind, cpu)
-    while (j > 0 && lo[j - 1] === lo[i] && hi[j - 1] === hi[i] && E[P[j - 1]! * ES + E_KC]! > kc) {
-      P[j] = P[j - 1]!;
-      j--;
-    }
-    P[j] = x;
-  }
 }
 
 /** The columns of one output chunk, with 32-bit views of the 64-bit ones and byte views of the small ones. */
@@ -540,16 +357,6 @@ class OutChunk {
   }
 }
 
-/** The events at positions P[0, n) of E into positions 0 … n − 1 of `to` (P renumbered). */
-function gather(E: Int32Array, P: Int32Array, n: number, to: Int32Array): void {
-  for (let i = 0; i < n; i++) {
-    const a = P[i]! * ES;
-    const b = i * ES;
-    for (let w = 0; w < ES; w++) to[b + w] = E[a + w]!;
-    P[i] = i;
-  }
-}
-
 /** Writes (aHi, aLo) − (bHi, bLo), wrapping like a 64-bit store, at row r (the words as int32). */
 function putDiff(words: Int32Array, r: number, aHi: number, aLo: number, bHi: number, bLo: number): void {
   words[2 * r] = (aLo - bLo) | 0;
@@ -557,17 +364,8 @@ function putDiff(words: Int32Array, r: number, aHi: number, aLo: number, bHi: nu
 }
 
 export class CpuUsageDeriver {
-  // Events at positions of E (ES words each), appended in arrival order; the held ones are moved to the
-  // front (through E2) at each add().
-  private E = new Int32Array(0);
-  private E2 = new Int32Array(0);
-  private eTop = 0;
-  // The events to order, as positions: the held ones first (in order), then those of the add() in progress.
-  private P = new Int32Array(1024);
-  private readonly scratch = new SortScratch();
-  private nHeld = 0;
-  /** a one-event order (late events) */
-  private readonly single = new Int32Array(1);
+  /** the events (ES words each, in its store), held and released in time order to apply() */
+  private readonly R: EventReorder;
   // Threads: TSW words per slot; a thread id has one slot (IdIndex), the idle thread (tid 0) is one per
   // CPU: its switch-outs are kept in a slot of its CPU's (C_IDLE_SLOT), its readies and lifetimes in the
   // slot of tid 0. Slots are never freed: their number is that of the threads seen.
@@ -586,12 +384,7 @@ export class CpuUsageDeriver {
   /** rows opened so far, and when each CPU's open row was (the order open rows are closed in at the end) */
   private opened = 0;
   private openSeq = new Float64Array(0);
-  /** CPUs with a switch delivered (their latest switch time sets the watermark) */
-  private readonly seen: number[] = [];
-  private readonly window: number;
   private readonly chunkRows: number;
-  /** the time of the last released group: 1 (none yet: 0), hi, lo (a typed array: lo is a u32) */
-  private readonly released = new Int32Array(3);
   /** the lifetimes are the trace's final ones (options.threads): no row waits for a process id */
   private readonly final: boolean;
   // completed rows: staged (RWS words each), then moved into the chunk's columns
@@ -616,7 +409,7 @@ export class CpuUsageDeriver {
   constructor(to: ((rows: Table<'cpuUsage'>) => void) | StagedRowSink, options: CpuUsageOptions = {}) {
     this.onRows = typeof to === 'function' ? to : null;
     this.sink = typeof to === 'function' ? null : to;
-    this.window = options.windowEvents ?? 1 << 18;
+    this.R = new EventReorder({ words: ES, window: options.windowEvents ?? 1 << 18, atWatermark: true, apply: (order, from, to) => this.apply(order, from, to) });
     this.chunkRows = options.chunkRows ?? 1 << 16;
     this.stageRoom = Math.min(STAGE_ROWS, this.chunkRows);
     this.stage = new Int32Array(this.stageRoom * RWS);
@@ -700,102 +493,64 @@ export class CpuUsageDeriver {
     if (this.CS[cpu * CSW + C_IDLE_SLOT] === -1) this.CS[cpu * CSW + C_IDLE_SLOT] = this.newSlot(true);
   }
 
-  /**
-   * Room for n more events: the held events moved to the front of the store (positions 0 …), the new ones
-   * from eTop after them — one store reused by every add(), so it stays in cache — and in P from nHeld.
-   */
-  private reserve(n: number): void {
-    const held = this.nHeld;
-    if (this.eTop > held || (held + n) * ES > this.E.length) this.compact(n);
-    if (held + n > this.P.length) this.P = grown(this.P, Math.max(held + n, 2 * this.P.length));
-  }
-
-  /**
-   * Moves the held events to the front of the store, with room for n more after them: into a bigger store
-   * when it has no room, else through the spare E2 (the store's size: it holds every held event).
-   */
-  private compact(n: number): void {
-    const held = this.nHeld;
-    const P = this.P;
-    const E = this.E;
-    const need = (held + n) * ES;
-    const grow = need > E.length;
-    const to = grow ? new Int32Array(Math.max(need, 2 * E.length)) : this.E2;
-    gather(E, P, held, to);
-    if (grow) {
-      this.E = to;
-      this.E2 = new Int32Array(to.length);
-    } else E.set(to.subarray(0, held * ES));
-    this.eTop = held;
-  }
-
   /** Takes the rows of one chunk of the decode (borrowed views are fine: values are copied). */
   add(cswitch: Table<'cswitch'>, readythread: Table<'readythread'>, threadEvents: Table<'threadEvents'>): void {
     const nThread = this.final ? 0 : threadEvents.length;
-    this.reserve(nThread + readythread.length + cswitch.length);
-    let m = this.nHeld; // the end of P
-    if (nThread > 0) m = this.addThreadEvents(threadEvents, m);
-    if (readythread.length > 0) m = this.addReadies(readythread, m);
-    if (cswitch.length > 0) m = this.addSwitches(cswitch, m);
-    this.release(m, false);
+    this.R.begin(nThread + readythread.length + cswitch.length);
+    if (nThread > 0) this.addThreadEvents(threadEvents);
+    if (readythread.length > 0) this.addReadies(readythread);
+    if (cswitch.length > 0) this.addSwitches(cswitch);
+    this.R.release(false);
   }
 
-  /** Stores the Thread events from position eTop, their positions in P from m; returns P's end. */
-  private addThreadEvents(threadEvents: Table<'threadEvents'>, m: number): number {
+  /** Stores the Thread events in the reorder. */
+  private addThreadEvents(threadEvents: Table<'threadEvents'>): void {
     const te = threadEvents.columns;
     const ts = words(threadEvents.column('timestamp'));
     const cpu = threadEvents.column('cpu');
     const tid = threadEvents.column('threadId');
     const pid = threadEvents.column('processId');
     const op = threadEvents.column('opcode');
-    const E = this.E;
-    const P = this.P;
+    const R = this.R;
+    const E = R.E;
     for (let i = 0; i < threadEvents.length; i++) {
-      const p = this.eTop;
-      const e = p * ES;
+      const e = R.top * ES;
       const hi = ts[2 * i + 1]!;
       const lo = ts[2 * i]!;
       E[e + E_HI] = hi;
       E[e + E_LO] = lo;
-      E[e + E_KC] = (KIND_THREAD << 16) | cpu[i]!;
+      E[e + E_KEY] = (KIND_THREAD << 16) | cpu[i]!;
       E[e + E_A] = tid[i]!;
       E[e + E_B] = pid[i]!;
       E[e + E_SA] = this.slotOf(tid[i]! | 0);
       E[e + E_SB] = op[i]!;
-      if (this.released[0] === 1 && this.late(p, hi, lo)) continue;
-      P[m++] = p;
-      this.eTop = p + 1;
+      R.commit();
     }
-    return m;
   }
 
-  /** Stores the ReadyThread events from position eTop, their positions in P from m; returns P's end. */
-  private addReadies(readythread: Table<'readythread'>, m: number): number {
+  /** Stores the ReadyThread events in the reorder. */
+  private addReadies(readythread: Table<'readythread'>): void {
     const rt = readythread.columns;
     const ts = words(readythread.column('timestamp'));
     const cpu = readythread.column('cpu');
     const tid = readythread.column('threadId');
-    const E = this.E;
-    const P = this.P;
+    const R = this.R;
+    const E = R.E;
     for (let i = 0; i < readythread.length; i++) {
-      const p = this.eTop;
-      const e = p * ES;
+      const e = R.top * ES;
       const hi = ts[2 * i + 1]!;
       const lo = ts[2 * i]!;
       E[e + E_HI] = hi;
       E[e + E_LO] = lo;
-      E[e + E_KC] = (KIND_READY << 16) | cpu[i]!;
+      E[e + E_KEY] = (KIND_READY << 16) | cpu[i]!;
       E[e + E_A] = tid[i]!;
       E[e + E_SA] = this.slotOf(tid[i]! | 0);
-      if (this.released[0] === 1 && this.late(p, hi, lo)) continue;
-      P[m++] = p;
-      this.eTop = p + 1;
+      R.commit();
     }
-    return m;
   }
 
-  /** Stores the switches from position eTop, their positions in P from m (and each CPU's latest switch); returns P's end. */
-  private addSwitches(cswitch: Table<'cswitch'>, m: number): number {
+  /** Stores the switches in the reorder, and each CPU's latest switch. */
+  private addSwitches(cswitch: Table<'cswitch'>): void {
     const cs = cswitch.columns;
     const ts = words(cswitch.column('timestamp'));
     const cpu = cswitch.column('cpu');
@@ -807,19 +562,18 @@ export class CpuUsageDeriver {
     const oldState = cswitch.column('oldThreadState');
     const oldWr = cswitch.column('oldThreadWaitReason');
     const cstate = cswitch.column('previousCState');
-    const E = this.E;
-    const P = this.P;
+    const R = this.R;
+    const E = R.E;
     for (let i = 0; i < cswitch.length; i++) {
       const c = cpu[i]!;
       if (c >= this.cpuCap || this.CS[c * CSW + C_IDLE_SLOT] === -1) this.ensureCpu(c);
-      const p = this.eTop;
-      const e = p * ES;
+      const e = R.top * ES;
       const v = valid[i]!;
       const hi = ts[2 * i + 1]!;
       const lo = ts[2 * i]!;
       E[e + E_HI] = hi;
       E[e + E_LO] = lo;
-      E[e + E_KC] = (KIND_SWITCH << 16) | c;
+      E[e + E_KEY] = (KIND_SWITCH << 16) | c;
       const CS = this.CS;
       const x = c * CSW;
       const old = oldTid[i]! | 0;
@@ -858,35 +612,9 @@ export class CpuUsageDeriver {
       }
       E[e + E_SMALL] = small;
       E[e + E_FLAGS] = flags;
-      // the CPU's latest switch delivered
-      if ((CS[x + C_FLAGS]! & CF_SWITCH) === 0) this.firstSwitch(c, hi, lo);
-      else if (lt(CS[x + C_SWITCH_HI]!, CS[x + C_SWITCH_LO]!, hi, lo)) {
-        CS[x + C_SWITCH_HI] = hi;
-        CS[x + C_SWITCH_LO] = lo;
-      }
-      if (this.released[0] === 1 && this.late(p, hi, lo)) continue;
-      P[m++] = p;
-      this.eTop = p + 1;
+      R.switchAt(c, hi, lo); // the CPU's latest switch delivered
+      R.commit();
     }
-    return m;
-  }
-
-  /** The first switch delivered on `cpu`: it joins the watermark. */
-  private firstSwitch(cpu: number, hi: number, lo: number): void {
-    const x = cpu * CSW;
-    this.CS[x + C_FLAGS]! |= CF_SWITCH;
-    this.CS[x + C_SWITCH_HI] = hi;
-    this.CS[x + C_SWITCH_LO] = lo;
-    this.seen.push(cpu);
-  }
-
-  /** An event (at position p, time (hi, lo); something released) behind the released time: applied at once (true), its position free again. */
-  private late(p: number, hi: number, lo: number): boolean {
-    if (!lt(hi, lo, this.released[1]!, this.released[2]!)) return false;
-    this.stats.lateEvents++;
-    this.single[0] = p;
-    this.apply(this.single, 0, 1);
-    return true;
   }
 
   /**
@@ -899,7 +627,7 @@ export class CpuUsageDeriver {
 
   /** End of the trace: releases everything, completes the last row of every CPU, emits the rest, then the held rows. */
   finish(): CpuUsageStats {
-    this.release(this.nHeld, true);
+    this.R.release(true);
     // the open rows, closed without a next switch, in the order they were opened
     const open: number[] = [];
     for (let c = 0; c < this.cpuCap; c++) if (this.CS[c * CSW + C_FLAGS]! & CF_OPEN) open.push(c);
@@ -911,58 +639,9 @@ export class CpuUsageDeriver {
     this.emitHold();
     this.flush();
     this.stats.threads = this.threadsWithLifetimes;
+    this.stats.lateEvents = this.R.lateEvents;
+    this.stats.maxHeld = this.R.maxHeld;
     return { ...this.stats };
-  }
-
-  /**
-   * Sorts the events P[0, n) (what is held and what came in) and applies them up to the watermark — all
-   * of them at the end, and never fewer than needed to keep at most `windowEvents` held.
-   */
-  private release(n: number, all: boolean): void {
-    if (n > this.nHeld) sortEvents(this.E, this.P, n, this.scratch);
-    const E = this.E;
-    const P = this.P;
-    let cut = n;
-    if (!all) {
-      // the first event after the watermark…
-      let hasW = false;
-      let wHi = 0;
-      let wLo = 0;
-      for (const c of this.seen) {
-        const x = c * CSW;
-        if (!hasW || lt(this.CS[x + C_SWITCH_HI]!, this.CS[x + C_SWITCH_LO]!, wHi, wLo)) {
-          hasW = true;
-          wHi = this.CS[x + C_SWITCH_HI]!;
-          wLo = this.CS[x + C_SWITCH_LO]!;
-        }
-      }
-      cut = 0;
-      if (hasW) {
-        // P is in time order: a binary search for the first event after the watermark
-        let hiEnd = n;
-        while (cut < hiEnd) {
-          const mid = (cut + hiEnd) >>> 1;
-          if (lt(wHi, wLo, E[P[mid]! * ES + E_HI]!, E[P[mid]! * ES + E_LO]!)) hiEnd = mid;
-          else cut = mid + 1;
-        }
-      }
-      // …or, past the window, the first group after the events that must go
-      const mustGo = n - this.window;
-      if (cut < mustGo) {
-        cut = mustGo;
-        while (cut < n && E[P[cut]! * ES + E_LO] === E[P[cut - 1]! * ES + E_LO] && E[P[cut]! * ES + E_HI] === E[P[cut - 1]! * ES + E_HI]) cut++;
-      }
-    }
-    if (cut > 0) {
-      this.apply(P, 0, cut);
-      const last = P[cut - 1]! * ES;
-      this.released[0] = 1;
-      this.released[1] = this.E[last + E_HI]!;
-      this.released[2] = this.E[last + E_LO]!;
-      this.P.copyWithin(0, cut, n);
-    }
-    this.nHeld = n - cut;
-    if (this.nHeld > this.stats.maxHeld) this.stats.maxHeld = this.nHeld;
   }
 
   /** The process of thread slot s at time (hi, lo) from the lifetimes (-1: unknown; the idle thread: 0). */
@@ -1002,7 +681,7 @@ export class CpuUsageDeriver {
 
   /** Applies a Thread event (at word e of E): a Start, or any event of a thread without an open lifetime, opens a lifetime; an End closes it. */
   private applyThread(e: number): void {
-    const E = this.E;
+    const E = this.R.E;
     const LT = this.LT;
     const s = E[e + E_SA]!;
     const op = E[e + E_SB]!;
@@ -1020,7 +699,7 @@ export class CpuUsageDeriver {
    * the switch-outs of the group.
    */
   private apply(order: Int32Array, from: number, to: number): void {
-    const E = this.E;
+    const E = this.R.E;
     const TS = this.TS;
     const CS = this.CS;
     let i = from;
@@ -1034,14 +713,14 @@ export class CpuUsageDeriver {
       let k = i;
       for (; k < j; k++) {
         const e = order[k]! * ES;
-        const kind = E[e + E_KC]! >>> 16;
+        const kind = E[e + E_KEY]! >>> 16;
         if (kind === KIND_SWITCH) break;
         if (kind === KIND_THREAD) {
           this.applyThread(e);
           continue;
         }
         // the readying thread: the last switch-in on its cpu at or before it (this group's switches count)
-        const cpu = E[e + E_KC]! & 0xffff;
+        const cpu = E[e + E_KEY]! & 0xffff;
         let known = false;
         let readying = 0;
         let rs = -1;
@@ -1052,8 +731,8 @@ export class CpuUsageDeriver {
         }
         for (let q = j - 1; q > k; q--) {
           const x = order[q]! * ES;
-          if (E[x + E_KC]! >>> 16 !== KIND_SWITCH) break;
-          if ((E[x + E_KC]! & 0xffff) === cpu) {
+          if (E[x + E_KEY]! >>> 16 !== KIND_SWITCH) break;
+          if ((E[x + E_KEY]! & 0xffff) === cpu) {
             known = (E[x + E_FLAGS]! & S_NEW_TID) !== 0;
             readying = E[x + E_A]!;
             rs = E[x + E_SA]!;
@@ -1079,7 +758,7 @@ export class CpuUsageDeriver {
       // the switches
       for (let q = k; q < j; q++) {
         const e = order[q]! * ES;
-        const cpu = E[e + E_KC]! & 0xffff;
+        const cpu = E[e + E_KEY]! & 0xffff;
         const c = cpu * CSW;
         if (CS[c + C_FLAGS]! & CF_OPEN) {
           this.closeRow(cpu, true, tHi, tLo, E[e + E_SMALL]!, E[e + E_FLAGS]!);
@@ -1107,7 +786,7 @@ export class CpuUsageDeriver {
 
   /** Opens the row of switch (at word e) on `cpu`: the switch-in with what is known of its thread now. */
   private openRow(e: number, cpu: number): void {
-    const E = this.E;
+    const E = this.R.E;
     const CS = this.CS;
     const TS = this.TS;
     const c = cpu * CSW;
@@ -1116,7 +795,7 @@ export class CpuUsageDeriver {
     const tid = E[e + E_A]!;
     const ns = E[e + E_SA]!;
     const os = E[e + E_SB]!;
-    let f = (CS[c + C_FLAGS]! & (CF_SWITCH | CF_CURRENT)) | CF_OPEN;
+    let f = (CS[c + C_FLAGS]! & CF_CURRENT) | CF_OPEN;
     this.openSeq[cpu] = this.opened++;
     CS[c + C_TS_HI] = tHi;
     CS[c + C_TS_LO] = tLo;

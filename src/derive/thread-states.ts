@@ -8,7 +8,8 @@
 // Events arrive in decode order, in time order per CPU only; they are held, sorted by time, and released
 // below the watermark (the least, over the CPUs seen, of the latest switch delivered: cpu-usage.ts says why
 // everything before it has arrived), at most `windowEvents` held between chunks (past that the earliest go
-// anyway, and an event behind the released time is applied at once and counted as late). Released events
+// anyway, and an event behind the released time is applied at once and counted as late): the EventReorder
+// of reorder.ts, shared with cpu-usage.ts; events at the watermark's time wait here. Released events
 // of one timestamp are applied as one group, in phases that give each thread its events in the order of
 // the rules (Start, switch-out, ReadyThread, switch-in, End):
 //   A. each switch, in (cpu, arrival) order: whether it ends its CPU's running thread (its old thread is the
@@ -40,14 +41,14 @@
 // thread's state): a counting sort by thread and an insertion fix-up, as they come out nearly so.
 //
 // Costs: nothing is allocated per event or row: an event is ES int32 words of one store, a thread TSW
-// words, a CPU CSW words; a tick value is two int32 words (hi signed, lo compared unsigned), exact; each
-// chunk's new events are ordered by the project's radix sort (src/order.ts) and merged with the held ones;
-// a row is staged as RW words and moved into the columns with its chunk.
+// words, a CPU CSW words; a tick value is two int32 words (hi signed, lo compared unsigned), exact; events
+// are ordered by (time, kind, cpu, arrival) by the reorder's sort (reorder.ts; a whole decode's once, at
+// finish()); a row is staged as RW words and moved into the columns with its chunk.
 import * as L from '../generated/layout.js';
-import { radixOrder } from '../order.js';
 import { allocColumn, columnsOf, concatChunks, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 import { IdIndex } from './lifetimes.js';
+import { E_HI, E_KEY, E_LO, EventReorder } from './reorder.js';
 
 /** The values of the `state` column. */
 export const THREAD_STATE_VALUES = ['unknown', 'running', 'ready', 'waiting'] as const;
@@ -107,11 +108,9 @@ const K_THREAD = 0;
 const K_READY = 1;
 const K_SWITCH = 2;
 
-// Events: ES int32 words each.
+// Events: ES int32 words each; the first are the reorder's (reorder.ts): E_HI, E_LO (the time) and
+// E_KEY = kind << 16 | cpu (switches; other kinds: cpu 0), the order at one time.
 const ES = 10;
-const E_HI = 0; // time, high word (signed)
-const E_LO = 1; // time, low word (as int32)
-const E_KC = 2; // kind << 16 | cpu (switches; other kinds: 0): the order at one time
 const E_A = 3; // switch: newThreadId (if its valid bit); ready, Thread event: threadId
 const E_B = 4; // switch: oldThreadId; Thread event: processId
 const E_C = 5; // switch: the cswitch valid bits; Thread event: opcode; ready: cpu
@@ -163,19 +162,16 @@ const LT_PID = 3;
 const LT_NEXT = 4; // index + 1 (0: the last)
 
 // CPUs: CSW words each.
-const CSW = 9;
+const CSW = 7;
 const C_FLAGS = 0;
-const C_W_HI = 1; // the latest switch delivered (CF_SWITCH): the watermark
-const C_W_LO = 2;
-const C_CUR = 3; // newThreadId of the latest switch applied (CF_CUR)
-const C_RUN_SLOT = 4; // the open run (CF_RUN): its thread's slot, start, priority
-const C_RUN_HI = 5;
-const C_RUN_LO = 6;
-const C_RUN_PRI = 7;
-const C_GROUP = 8; // the group of the latest switch applied
-const CF_SWITCH = 1;
-const CF_CUR = 2;
-const CF_RUN = 4;
+const C_CUR = 1; // newThreadId of the latest switch applied (CF_CUR)
+const C_RUN_SLOT = 2; // the open run (CF_RUN): its thread's slot, start, priority
+const C_RUN_HI = 3;
+const C_RUN_LO = 4;
+const C_RUN_PRI = 5;
+const C_GROUP = 6; // the group of the latest switch applied
+const CF_CUR = 1;
+const CF_RUN = 2;
 
 // Held rows: HW words each.
 const HW = 14; // slot, state, cpu, rtid, rpid, RK_ bits, wr, wm, old, pri, start (2 words), end (2 words)
@@ -261,18 +257,8 @@ function columnsFrom(rec: Int32Array, n: number): TypedColumn[] {
 
 /** Derives threadStates from the rows of a decode, chunk by chunk (see the file comment). */
 export class ThreadStatesDeriver {
-  // events, by position (ES words each); the held ones are moved to the front when the store is full
-  private E = new Int32Array(0);
-  private eTop = 0;
-  /** positions: the held ones (sorted), then those of the add() in progress */
-  private P = new Int32Array(1024);
-  private nHeld = 0;
-  /** the held events are sorted up to here (a whole decode's are sorted at finish()) */
-  private nSorted = 0;
-  private readonly single = new Int32Array(1);
-  // sort keys, reused
-  private kLo = new Uint32Array(0);
-  private kHi = new Uint32Array(0);
+  /** the events (ES words each, in its store), held and released in time order to apply() (a whole decode's: all at finish()) */
+  private readonly R: EventReorder;
   // threads
   private readonly tids = new IdIndex();
   private TS = new Int32Array(256 * TSW);
@@ -282,15 +268,11 @@ export class ThreadStatesDeriver {
   // CPUs
   private CS = new Int32Array(0);
   private cpuCap = 0;
-  private readonly seen: number[] = [];
   private group = 0;
   /** the trace's start: (set, hi, lo); threads known before it is, waiting for it */
   private readonly t0 = new Int32Array(3);
   private atT0: number[] = [];
-  /** the time of the last released group: (any, hi, lo) */
-  private readonly released = new Int32Array(3);
   private readonly final: boolean;
-  private readonly window: number;
   private readonly chunkRows: number;
   private readonly holdRows: number;
   /** staged rows (RW words each): those of the chunk being filled, or (ordered) every row */
@@ -305,19 +287,14 @@ export class ThreadStatesDeriver {
     private readonly onRows: (rows: Table<'threadStates'>) => void,
     options: ThreadStatesOptions = {},
   ) {
-    this.window = options.windowEvents ?? 1 << 18;
+    this.R = new EventReorder({ words: ES, window: options.windowEvents ?? 1 << 18, atWatermark: false, apply: (order, from, to) => this.apply(order, from, to) });
     this.chunkRows = options.chunkRows ?? 1 << 16;
     this.holdRows = options.holdRows ?? 1 << 16;
     this.final = options.threads !== undefined;
     this.ordered = options.ordered === true;
     if (options.cpus) {
       this.ensureCpu(options.cpus - 1);
-      for (let c = 0; c < options.cpus; c++) {
-        this.CS[c * CSW + C_FLAGS] = CF_SWITCH;
-        this.CS[c * CSW + C_W_HI] = MIN32; // the least time: nothing released before its first switch
-        this.CS[c * CSW + C_W_LO] = 0;
-        this.seen.push(c);
-      }
+      this.R.watchCpus(options.cpus);
     }
     if (options.threads) this.fromThreads(options.threads);
   }
@@ -340,24 +317,25 @@ export class ThreadStatesDeriver {
       else if (tid[i] !== 0) this.markSeen(s);
       if ((valid[i]! >>> L.TH_END_TIME) & 1) ends++;
     }
-    this.reserve(starts + ends);
-    let m = this.nHeld;
+    const R = this.R;
+    R.begin(starts + ends);
     for (let pass = 0; pass < 2; pass++) {
       const bit = pass === 0 ? L.TH_START_TIME : L.TH_END_TIME;
       const w = pass === 0 ? start : end;
       for (let i = 0; i < n; i++) {
         if (((valid[i]! >>> bit) & 1) === 0) continue;
-        const e = this.eTop++ * ES;
-        this.E[e + E_HI] = w[2 * i + 1]!;
-        this.E[e + E_LO] = w[2 * i]!;
-        this.E[e + E_KC] = K_THREAD << 16;
-        this.E[e + E_A] = tid[i]!;
-        this.E[e + E_B] = pid[i]!;
-        this.E[e + E_C] = pass === 0 ? L.OPCODE_START : L.OPCODE_END;
-        this.P[m++] = e / ES;
+        const E = R.E;
+        const e = R.top * ES;
+        E[e + E_HI] = w[2 * i + 1]!;
+        E[e + E_LO] = w[2 * i]!;
+        E[e + E_KEY] = K_THREAD << 16;
+        E[e + E_A] = tid[i]!;
+        E[e + E_B] = pid[i]!;
+        E[e + E_C] = pass === 0 ? L.OPCODE_START : L.OPCODE_END;
+        R.commit();
       }
     }
-    this.nHeld = m;
+    R.hold();
   }
 
   /** The slot of thread `tid` (made if new). */
@@ -416,44 +394,26 @@ export class ThreadStatesDeriver {
     this.cpuCap = cap;
   }
 
-  /** Room for n more events in E and P. */
-  private reserve(n: number): void {
-    if ((this.eTop + n) * ES > this.E.length) {
-      const held = this.nHeld;
-      const to = new Int32Array(Math.max(1 << 14, 2 * (held + n)) * ES);
-      for (let i = 0; i < held; i++) {
-        for (let w = 0, from = this.P[i]! * ES; w < ES; w++) to[i * ES + w] = this.E[from + w]!;
-        this.P[i] = i;
-      }
-      this.E = to;
-      this.eTop = held;
-    }
-    if (this.nHeld + n > this.P.length) this.P = grown(this.P, Math.max(this.nHeld + n, 2 * this.P.length));
-  }
-
   /** Takes the rows of one chunk of the decode (values are copied: borrowed chunks are fine). Thread events are not needed given `threads`. */
   add(cswitch: Table<'cswitch'>, readythread: Table<'readythread'>, threadEvents?: Table<'threadEvents'>): void {
     const nThread = this.final || !threadEvents ? 0 : threadEvents.length;
-    this.reserve(nThread + readythread.length + cswitch.length);
-    let m = this.nHeld;
-    const E = this.E;
+    const R = this.R;
+    R.begin(nThread + readythread.length + cswitch.length);
+    const E = R.E;
     if (nThread > 0) {
       const ts = words(threadEvents!.column('timestamp'));
       const tid = threadEvents!.column('threadId');
       const pid = threadEvents!.column('processId');
       const op = threadEvents!.column('opcode');
       for (let i = 0; i < nThread; i++) {
-        const p = this.eTop;
-        const e = p * ES;
+        const e = R.top * ES;
         E[e + E_HI] = ts[2 * i + 1]!;
         E[e + E_LO] = ts[2 * i]!;
-        E[e + E_KC] = K_THREAD << 16;
+        E[e + E_KEY] = K_THREAD << 16;
         E[e + E_A] = tid[i]!;
         E[e + E_B] = pid[i]!;
         E[e + E_C] = op[i]!;
-        if (this.late(p)) continue;
-        this.P[m++] = p;
-        this.eTop = p + 1;
+        R.commit();
       }
     }
     if (readythread.length > 0) {
@@ -461,16 +421,13 @@ export class ThreadStatesDeriver {
       const tid = readythread.column('threadId');
       const cpu = readythread.column('cpu');
       for (let i = 0; i < readythread.length; i++) {
-        const p = this.eTop;
-        const e = p * ES;
+        const e = R.top * ES;
         E[e + E_HI] = ts[2 * i + 1]!;
         E[e + E_LO] = ts[2 * i]!;
-        E[e + E_KC] = K_READY << 16;
+        E[e + E_KEY] = K_READY << 16;
         E[e + E_A] = tid[i]!;
         E[e + E_C] = cpu[i]!;
-        if (this.late(p)) continue;
-        this.P[m++] = p;
-        this.eTop = p + 1;
+        R.commit();
       }
     }
     if (cswitch.length > 0) {
@@ -487,169 +444,29 @@ export class ThreadStatesDeriver {
       for (let i = 0; i < cswitch.length; i++) {
         const c = cpu[i]!;
         if (c >= this.cpuCap) this.ensureCpu(c);
-        const p = this.eTop;
-        const e = p * ES;
+        const e = R.top * ES;
         const hi = ts[2 * i + 1]!;
         const lo = ts[2 * i]!;
         E[e + E_HI] = hi;
         E[e + E_LO] = lo;
-        E[e + E_KC] = (K_SWITCH << 16) | c;
+        E[e + E_KEY] = (K_SWITCH << 16) | c;
         E[e + E_A] = newTid[i]!;
         E[e + E_B] = oldTid[i]!;
         E[e + E_C] = valid[i]!;
         E[e + E_OUT] = oldState[i]! | (oldWr[i]! << 8) | (oldWm[i]! << 16) | ((oldPri[i]! & 0xff) << 24);
         E[e + E_NEW_PRI] = newPri[i]!;
         E[e + E_CPU] = c;
-        const x = c * CSW;
-        const CS = this.CS;
-        if ((CS[x + C_FLAGS]! & CF_SWITCH) === 0) {
-          CS[x + C_FLAGS]! |= CF_SWITCH;
-          CS[x + C_W_HI] = hi;
-          CS[x + C_W_LO] = lo;
-          this.seen.push(c);
-        } else if (lt(CS[x + C_W_HI]!, CS[x + C_W_LO]!, hi, lo)) {
-          CS[x + C_W_HI] = hi;
-          CS[x + C_W_LO] = lo;
-        }
-        if (this.late(p)) continue;
-        this.P[m++] = p;
-        this.eTop = p + 1;
+        R.switchAt(c, hi, lo); // the CPU's latest switch delivered
+        R.commit();
       }
     }
-    if (this.final) this.nHeld = m;
-    else this.release(m, false);
-  }
-
-  /** An event behind the released time: applied at once (true). */
-  private late(p: number): boolean {
-    if (this.released[0] === 0) return false;
-    const e = p * ES;
-    if (!lt(this.E[e + E_HI]!, this.E[e + E_LO]!, this.released[1]!, this.released[2]!)) return false;
-    this.stats.lateEvents++;
-    this.single[0] = p;
-    this.apply(this.single, 0, 1);
-    return true;
-  }
-
-  /** Sorts P[0, n) by (time, kind, cpu, arrival) and applies the events before the watermark (all: every one), keeping at most the window. */
-  private release(n: number, all: boolean): void {
-    if (n > this.nSorted) this.sortNew(n);
-    const E = this.E;
-    const P = this.P;
-    let cut = n;
-    if (!all) {
-      let has = false;
-      let wHi = 0;
-      let wLo = 0;
-      for (const c of this.seen) {
-        const x = c * CSW;
-        if (!has || lt(this.CS[x + C_W_HI]!, this.CS[x + C_W_LO]!, wHi, wLo)) {
-          has = true;
-          wHi = this.CS[x + C_W_HI]!;
-          wLo = this.CS[x + C_W_LO]!;
-        }
-      }
-      cut = 0;
-      if (has) while (cut < n && lt(E[P[cut]! * ES + E_HI]!, E[P[cut]! * ES + E_LO]!, wHi, wLo)) cut++;
-      const mustGo = n - this.window;
-      if (cut < mustGo) {
-        cut = mustGo;
-        while (cut < n && E[P[cut]! * ES + E_LO] === E[P[cut - 1]! * ES + E_LO] && E[P[cut]! * ES + E_HI] === E[P[cut - 1]! * ES + E_HI]) cut++;
-      }
-    }
-    if (cut > 0) {
-      this.apply(P, 0, cut);
-      const last = P[cut - 1]! * ES;
-      this.released[0] = 1;
-      this.released[1] = E[last + E_HI]!;
-      this.released[2] = E[last + E_LO]!;
-      P.copyWithin(0, cut, n);
-    }
-    this.nHeld = this.nSorted = n - cut;
-    if (this.nHeld > this.stats.maxHeld) this.stats.maxHeld = this.nHeld;
-  }
-
-  /**
-   * P[0, n) in (time, kind, cpu) order, stable, P[0, nSorted) being in that order: the others sorted
-   * (sort), then the two runs merged — what is held is not sorted again with each chunk.
-   */
-  private sortNew(n: number): void {
-    const a = this.nSorted;
-    if (a === 0) return this.sort(this.P, n);
-    this.sort(this.P.subarray(a, n), n - a);
-    this.room(n);
-    const E = this.E;
-    const P = this.P;
-    const T = this.kLo;
-    let i = 0;
-    let j = a;
-    let k = 0;
-    while (i < a && j < n) {
-      const x = P[i]! * ES;
-      const y = P[j]! * ES;
-      // the new event first only when strictly before: held ones arrived earlier
-      const yFirst = lt(E[y + E_HI]!, E[y + E_LO]!, E[x + E_HI]!, E[x + E_LO]!) || (E[y + E_HI] === E[x + E_HI] && E[y + E_LO] === E[x + E_LO] && E[y + E_KC]! < E[x + E_KC]!);
-      T[k++] = yFirst ? P[j++]! : P[i++]!;
-    }
-    while (i < a) T[k++] = P[i++]!;
-    while (j < n) T[k++] = P[j++]!;
-    for (let q = 0; q < n; q++) P[q] = T[q]!;
-  }
-
-  /** Room for n words in the sort's scratch. */
-  private room(n: number): void {
-    if (this.kLo.length >= n) return;
-    const cap = Math.max(n, 2 * this.kLo.length);
-    this.kLo = new Uint32Array(cap);
-    this.kHi = new Uint32Array(cap);
-  }
-
-  /**
-   * P[0, n) in (time, kind, cpu) order, stable: the radix sort on the times less the least (the digits
-   * that are the same for every event skipped), then each run of one time (rare, short) by kind and cpu,
-   * by insertion.
-   */
-  private sort(P: Int32Array, n: number): void {
-    const E = this.E;
-    this.room(n);
-    let minHi = E[P[0]! * ES + E_HI]!;
-    let minLo = E[P[0]! * ES + E_LO]!;
-    for (let i = 1; i < n; i++) {
-      const e = P[i]! * ES;
-      if (lt(E[e + E_HI]!, E[e + E_LO]!, minHi, minLo)) {
-        minHi = E[e + E_HI]!;
-        minLo = E[e + E_LO]!;
-      }
-    }
-    const lo = this.kLo;
-    const hi = this.kHi;
-    for (let i = 0; i < n; i++) {
-      const e = P[i]! * ES;
-      const l = E[e + E_LO]!;
-      lo[i] = l - minLo;
-      hi[i] = E[e + E_HI]! - minHi - ((l ^ MIN32) < (minLo ^ MIN32) ? 1 : 0);
-    }
-    const order = radixOrder([lo, hi], n);
-    for (let i = 0; i < n; i++) lo[i] = P[order[i]!]!;
-    for (let i = 0; i < n; i++) {
-      const x = lo[i]!;
-      const e = x * ES;
-      let j = i;
-      if (i > 0 && E[e + E_LO] === E[P[i - 1]! * ES + E_LO] && E[e + E_HI] === E[P[i - 1]! * ES + E_HI]) {
-        // within the run of this time, after every event of a lower or equal (kind, cpu)
-        const kc = E[e + E_KC]!;
-        while (j > 0 && E[P[j - 1]! * ES + E_LO] === E[e + E_LO] && E[P[j - 1]! * ES + E_HI] === E[e + E_HI] && E[P[j - 1]! * ES + E_KC]! > kc) {
-          P[j] = P[j - 1]!;
-          j--;
-        }
-      }
-      P[j] = x;
-    }
+    if (this.final) R.hold();
+    else R.release(false);
   }
 
   /** Applies the sorted events at positions order[from, to), a group of one timestamp at a time. */
   private apply(order: Int32Array, from: number, to: number): void {
-    const E = this.E;
+    const E = this.R.E;
     let i = from;
     while (i < to) {
       const e0 = order[i]! * ES;
@@ -661,7 +478,7 @@ export class ThreadStatesDeriver {
       const g = ++this.group;
       if (j === i + 1) {
         // one event (the usual case): its phases
-        const kind = E[e0 + E_KC]! >>> 16;
+        const kind = E[e0 + E_KEY]! >>> 16;
         if (kind === K_SWITCH) {
           this.closing(e0, g, hi, lo);
           this.switchOut(e0, hi, lo);
@@ -678,10 +495,10 @@ export class ThreadStatesDeriver {
 
   /** The trace's start is the time of the first group with a switch, ready, Start or End. */
   private startOfTrace(order: Int32Array, a: number, b: number, hi: number, lo: number): void {
-    const E = this.E;
+    const E = this.R.E;
     for (let k = a; k < b; k++) {
       const e = order[k]! * ES;
-      if (E[e + E_KC]! >>> 16 !== K_THREAD || E[e + E_C] === L.OPCODE_START || E[e + E_C] === L.OPCODE_END) {
+      if (E[e + E_KEY]! >>> 16 !== K_THREAD || E[e + E_C] === L.OPCODE_START || E[e + E_C] === L.OPCODE_END) {
         this.setT0(hi, lo);
         return;
       }
@@ -690,23 +507,23 @@ export class ThreadStatesDeriver {
 
   /** The events order[a, b) of one timestamp (several), phase by phase (the file comment). */
   private applyGroup(order: Int32Array, a: number, b: number, hi: number, lo: number, g: number): void {
-    const E = this.E;
-    for (let k = a; k < b; k++) if (E[order[k]! * ES + E_KC]! >>> 16 === K_SWITCH) this.closing(order[k]! * ES, g, hi, lo);
-    for (let k = a; k < b; k++) if (E[order[k]! * ES + E_KC]! >>> 16 === K_THREAD) this.thread(order[k]! * ES, hi, lo);
-    for (let k = a; k < b; k++) if (E[order[k]! * ES + E_KC]! >>> 16 === K_SWITCH) this.switchOut(order[k]! * ES, hi, lo);
-    for (let k = a; k < b; k++) if (E[order[k]! * ES + E_KC]! >>> 16 === K_READY) this.ready(order[k]! * ES, hi, lo);
+    const E = this.R.E;
+    for (let k = a; k < b; k++) if (E[order[k]! * ES + E_KEY]! >>> 16 === K_SWITCH) this.closing(order[k]! * ES, g, hi, lo);
+    for (let k = a; k < b; k++) if (E[order[k]! * ES + E_KEY]! >>> 16 === K_THREAD) this.thread(order[k]! * ES, hi, lo);
+    for (let k = a; k < b; k++) if (E[order[k]! * ES + E_KEY]! >>> 16 === K_SWITCH) this.switchOut(order[k]! * ES, hi, lo);
+    for (let k = a; k < b; k++) if (E[order[k]! * ES + E_KEY]! >>> 16 === K_READY) this.ready(order[k]! * ES, hi, lo);
     for (let k = a; k < b; k++) {
       const e = order[k]! * ES;
-      if (E[e + E_KC]! >>> 16 !== K_SWITCH) continue;
+      if (E[e + E_KEY]! >>> 16 !== K_SWITCH) continue;
       // the CPU's next switch of this group closes the run at once
-      this.switchIn(e, hi, lo, k + 1 < b && E[order[k + 1]! * ES + E_KC] === E[e + E_KC] ? order[k + 1]! * ES : -1);
+      this.switchIn(e, hi, lo, k + 1 < b && E[order[k + 1]! * ES + E_KEY] === E[e + E_KEY] ? order[k + 1]! * ES : -1);
     }
-    for (let k = a; k < b; k++) if (E[order[k]! * ES + E_KC]! >>> 16 === K_THREAD) this.end(order[k]! * ES, hi, lo);
+    for (let k = a; k < b; k++) if (E[order[k]! * ES + E_KEY]! >>> 16 === K_THREAD) this.end(order[k]! * ES, hi, lo);
   }
 
   /** Phase A, a switch at e: whether it ends its CPU's running thread; the first of its CPU in group g closes the CPU's open run. */
   private closing(e: number, g: number, hi: number, lo: number): void {
-    const E = this.E;
+    const E = this.R.E;
     const CS = this.CS;
     const c = E[e + E_CPU]!;
     const x = c * CSW;
@@ -727,7 +544,7 @@ export class ThreadStatesDeriver {
 
   /** Phase B, a Thread event at e: the lifetimes (streaming), a Start. */
   private thread(e: number, hi: number, lo: number): void {
-    const E = this.E;
+    const E = this.R.E;
     const tid = E[e + E_A]!;
     const op = E[e + E_C]!;
     const s = this.slotOf(tid);
@@ -737,27 +554,27 @@ export class ThreadStatesDeriver {
 
   /** Phase C, a switch at e: the switch-out of its old thread, unless it ends that thread's run on this CPU. */
   private switchOut(e: number, hi: number, lo: number): void {
-    const E = this.E;
+    const E = this.R.E;
     if (E[e + E_EXIT] === 1 || E[e + E_B] === 0) return;
     this.item(this.slotOf(E[e + E_B]!), K_OUT_ITEM, e, hi, lo, -1);
   }
 
   /** Phase D, a ReadyThread event at e. */
   private ready(e: number, hi: number, lo: number): void {
-    if (this.E[e + E_A] === 0) return;
-    this.item(this.slotOf(this.E[e + E_A]!), K_READY_ITEM, e, hi, lo, -1);
+    if (this.R.E[e + E_A] === 0) return;
+    this.item(this.slotOf(this.R.E[e + E_A]!), K_READY_ITEM, e, hi, lo, -1);
   }
 
   /** Phase E, a switch at e: the switch-in of its new thread (`next`: the CPU's next switch of this group, or -1). */
   private switchIn(e: number, hi: number, lo: number, next: number): void {
-    const E = this.E;
+    const E = this.R.E;
     if (((E[e + E_C]! >>> L.CS_NEW_THREAD_ID) & 1) === 0 || E[e + E_A] === 0) return;
     this.item(this.slotOf(E[e + E_A]!), K_RUN_ITEM, e, hi, lo, next);
   }
 
   /** Phase F, a Thread event at e: an End. */
   private end(e: number, hi: number, lo: number): void {
-    const E = this.E;
+    const E = this.R.E;
     if (E[e + E_C] !== L.OPCODE_END || E[e + E_A] === 0) return;
     this.item(this.slotOf(E[e + E_A]!), K_END_ITEM, e, hi, lo, -1);
   }
@@ -831,7 +648,7 @@ export class ThreadStatesDeriver {
   private item(s: number, kind: number, e: number, hi: number, lo: number, next: number): void {
     const t = s * TSW;
     const TS = this.TS;
-    const E = this.E;
+    const E = this.R.E;
     if ((TS[t + T_FLAGS]! & TF_EXISTS) === 0) {
       this.create(s, kind === K_START_ITEM ? S_NONE : S_UNKNOWN);
       if (kind === K_START_ITEM) {
@@ -888,7 +705,7 @@ export class ThreadStatesDeriver {
 
   /** A switch-in of slot s (switch at e): closed now by `next` (the CPU's next switch, same time), or the CPU's open run. */
   private openRun(s: number, e: number, hi: number, lo: number, next: number): void {
-    const E = this.E;
+    const E = this.R.E;
     this.TS[s * TSW + T_PEND]!++;
     const c = E[e + E_CPU]!;
     const pri = (E[e + E_C]! >>> L.CS_NEW_THREAD_PRIORITY) & 1 ? E[e + E_NEW_PRI]! : NO_PRIORITY;
@@ -935,7 +752,7 @@ export class ThreadStatesDeriver {
 
   /** The state of slot s after the switch at e switched it out (unknown when it switched out another thread: lost events). */
   private exit(s: number, e: number): void {
-    const E = this.E;
+    const E = this.R.E;
     const TS = this.TS;
     const t = s * TSW;
     const v = E[e + E_C]!;
@@ -1051,7 +868,7 @@ export class ThreadStatesDeriver {
 
   /** End of the trace: releases everything, emits each thread's last interval and the runs still open, then the held rows. */
   finish(): ThreadStatesStats {
-    this.release(this.nHeld, true);
+    this.R.release(true);
     const TS = this.TS;
     if (this.t0[0] === 1) {
       for (let s = 0; s < this.nSlots; s++) {
@@ -1082,6 +899,8 @@ export class ThreadStatesDeriver {
     this.nHold = 0;
     this.flush();
     this.stats.threads = this.nSlots;
+    this.stats.lateEvents = this.R.lateEvents;
+    this.stats.maxHeld = this.R.maxHeld;
     return { ...this.stats };
   }
 }
