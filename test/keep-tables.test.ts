@@ -53,6 +53,11 @@ describe('keepTables', () => {
     expect({ ...w.summary, engine: null }).toEqual({ ...r.summary, engine: null });
   });
 
+  test('a table that is not decoded (derived, unknown) is refused with one clear error', async () => {
+    for (const t of ['threads', 'nope'])
+      await expect(decodeStream(bytes, { tables: [t as DecodedTableName], onRows: () => {} })).rejects.toMatchObject({ code: 'BAD_OPTION', message: expect.stringContaining(`'${t}' is not a decoded table`) });
+  });
+
   test('a pooled engine used for a few tables decodes every table next time', async () => {
     await kept('wasm', KEPT);
     const again = decodeSync(bytes);

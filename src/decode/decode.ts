@@ -144,6 +144,8 @@ export async function decodeStream(input: Blob | Uint8Array | AsyncSource, optio
   if (rows !== 'copy' && rows !== 'borrow') {
     throw new EtlError('BAD_OPTION', `rows must be 'copy' or 'borrow', got '${String(options.rows)}'`);
   }
+  const bad = options.tables?.find((t) => !(DECODED_TABLE_NAMES as readonly string[]).includes(t));
+  if (bad !== undefined) throw new EtlError('BAD_OPTION', `tables: '${String(bad)}' is not a decoded table (${DECODED_TABLE_NAMES.join(', ')})`);
   // without a consumer, rows are only borrowed for the lifetimes (no copy of the big tables)
   return decodeChunks(input, options, onRows ? rows : 'borrow', onRows ? (chunks) => onRows(perTable((t) => new Table(t, chunks[t])) as DecodedTables) : undefined, options.tables);
 }
