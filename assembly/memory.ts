@@ -280,7 +280,7 @@ const CS_REWRITTEN: u32 =
 function rewrittenColumns(t: i32): u32 {
   if (t == L.TABLE_CSWITCH) return CS_REWRITTEN;
   if (t == L.TABLE_SPINLOCK) return (<u32>1 << <u32>L.columnCount(t)) - 1;
-  // readythread's stackId is filled after the decode (src/derive/stack-ids.ts), never by the engine
+  // readythread's stackId is filled after the decode (fillStackIds, src/derive/stacks.ts), never by the engine
   if (t == L.TABLE_READYTHREAD) return ((<u32>1 << <u32>L.columnCount(t)) - 1) & ~(<u32>1 << L.RT_STACK_ID);
   return 0;
 }
