@@ -186,3 +186,12 @@ class FrameNames {
     return out;
   }
 }
+
+/**
+ * The name of the marker frame between a wait's stacks (pprof's waitsToPprof, the page's wait flame graph):
+ * `READIED BY <process> (<pid>) tid <tid>`; `processId` -1 when unknown, `name` the process's image name.
+ */
+export function readiedByName(processId: number, name: string | undefined, threadId: number): string {
+  const who = processId < 0 ? '?' : processId === 0 ? 'Idle (0)' : `${name ?? '?'} (${processId})`;
+  return `READIED BY ${who} tid ${threadId}`;
+}

@@ -43,7 +43,7 @@
 // recent thread ids find their slot in a small direct-mapped cache before the index.
 import * as L from '../generated/layout.js';
 import { IdIndex } from './lifetimes.js';
-import { E_HI, E_KEY, E_LO, EventReorder } from './reorder.js';
+import { E_HI, E_KEY, E_LO, EventReorder, type DeriverStats } from './reorder.js';
 import { allocColumn, columnsOf, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 
@@ -70,20 +70,8 @@ export interface StagedRowSink {
   addStaged(rows: Int32Array, n: number): void;
 }
 
-export interface CpuUsageStats {
-  /** rows emitted */
-  rows: number;
-  /** events that arrived behind the released time (processed at once; see the file comment) */
-  lateEvents: number;
-  /** most events held at once */
-  maxHeld: number;
-  /** thread ids with lifetimes kept for process lookups */
-  threads: number;
-  /** rows held back until finish() for a process id no Thread event applied before them gave (then resolved) */
-  heldRows: number;
-  /** rows emitted before finish() with a process id still unknown, `holdRows` rows being held already: their process ids may be missing */
-  unresolvedRows: number;
-}
+/** The run's figures (DeriverStats, reorder.ts). */
+export type CpuUsageStats = DeriverStats;
 
 const KIND_THREAD = 0;
 const KIND_READY = 1;

@@ -27,6 +27,22 @@ export const E_KEY = 2;
 /** Applies the records at positions order[from, to) (borrowed until it returns), sorted, in that order. */
 export type ApplyEvents = (order: Int32Array, from: number, to: number) => void;
 
+/** What a streaming deriver over the reorder (cpuUsage, threadStates) says of a run: `finish()`'s result. */
+export interface DeriverStats {
+  /** rows emitted */
+  rows: number;
+  /** events that arrived behind the released time (applied at once) */
+  lateEvents: number;
+  /** most events held at once */
+  maxHeld: number;
+  /** threads the deriver kept a state or lifetimes for */
+  threads: number;
+  /** rows held back until finish() for a process id no Thread event had given yet (then resolved) */
+  heldRows: number;
+  /** rows emitted before finish() with a process id still unknown, the hold being full: their process ids may be missing */
+  unresolvedRows: number;
+}
+
 export interface ReorderOptions {
   /** int32 words per record (at least 3: E_HI, E_LO, E_KEY, then the deriver's) */
   words: number;

@@ -48,7 +48,7 @@ import * as L from '../generated/layout.js';
 import { allocColumn, columnsOf, concatChunks, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 import { IdIndex } from './lifetimes.js';
-import { E_HI, E_KEY, E_LO, EventReorder } from './reorder.js';
+import { E_HI, E_KEY, E_LO, EventReorder, type DeriverStats } from './reorder.js';
 
 /** The values of the `state` column. */
 export const THREAD_STATE_VALUES = ['unknown', 'running', 'ready', 'waiting'] as const;
@@ -76,20 +76,8 @@ export interface ThreadStatesOptions {
   threads?: Table<'threads'>;
 }
 
-export interface ThreadStatesStats {
-  /** rows emitted */
-  rows: number;
-  /** events that arrived behind the released time (applied at once) */
-  lateEvents: number;
-  /** most events held at once */
-  maxHeld: number;
-  /** threads with a state (thread slots) */
-  threads: number;
-  /** rows held back until finish() for a process id (then resolved) */
-  heldRows: number;
-  /** rows emitted before finish() with a process id still unknown, the hold being full */
-  unresolvedRows: number;
-}
+/** The run's figures (DeriverStats, reorder.ts). */
+export type ThreadStatesStats = DeriverStats;
 
 const S_UNKNOWN = 0;
 const S_RUNNING = 1;

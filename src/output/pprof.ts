@@ -20,7 +20,7 @@ import { SampleInterval } from '../analysis/sample-interval.js';
 import { isKernelAddress, processOfSample, type SamplesInput } from '../analysis/samples.js';
 import { ProtoWriter, VARINT } from './protobuf.js';
 import { addressName, moduleOffsetName, peBuildId, SampleFrames } from '../analysis/sample-frames.js';
-import { rowStacks } from '../analysis/waits.js';
+import { readiedByName, rowStacks } from '../analysis/waits.js';
 import * as L from '../generated/layout.js';
 
 // perftools.profiles field numbers (proto/profile.proto)
@@ -461,8 +461,7 @@ export function waitsToPprof(
     }
     if ((v >>> L.CU_READYING_THREAD_ID) & 1) {
       const rp = (v >>> L.CU_READYING_PROCESS_ID) & 1 ? rPid[i]! : -1;
-      const who = rp < 0 ? '?' : rp === 0 ? 'Idle (0)' : `${names.get(rp) ?? '?'} (${rp})`;
-      locs[n++] = b.namedLocation(`READIED BY ${who} tid ${rTid[i]!}`);
+      locs[n++] = b.namedLocation(readiedByName(rp, names.get(rp), rTid[i]!));
     }
     // where the thread waited (its switch-in's stack), leaf first
     if (ws >= 0) {

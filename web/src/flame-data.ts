@@ -26,7 +26,7 @@ import * as L from '../../src/generated/layout.js';
 import { isKernelAddress, processOfSample } from '../../src/analysis/samples.js';
 import { SampleInterval } from '../../src/analysis/sample-interval.js';
 import { SampleFrames } from '../../src/analysis/sample-frames.js';
-import { WaitStackJoin } from '../../src/analysis/waits.js';
+import { readiedByName, WaitStackJoin } from '../../src/analysis/waits.js';
 import { processMatches } from './search.js';
 
 /** kinds of names */
@@ -412,8 +412,7 @@ export class WaitFlameSource {
       // who readied it (waitsToPprof's marker frame), then its stack at the ready time, outermost frame first
       if ((v >>> L.CU_READYING_THREAD_ID) & 1) {
         const rp = (v >>> L.CU_READYING_PROCESS_ID) & 1 ? rPid[i]! : -1;
-        const who = rp < 0 ? '?' : rp === 0 ? 'Idle (0)' : `${this.ctx.image.get(rp) ?? '?'} (${rp})`;
-        node = tree.add(node, tree.marker(`READIED BY ${who} tid ${rTid[i]!}`), 1, ticks, 0);
+        node = tree.add(node, tree.marker(readiedByName(rp, this.ctx.image.get(rp), rTid[i]!)), 1, ticks, 0);
       }
       const rs = ready[i]!;
       if (rs >= 0) {
