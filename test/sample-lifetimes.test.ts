@@ -12,10 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { analyzeSamples } from '../src/analysis/samples.js';
-import { stackPass } from '../src/convert/stack-pass.js';
 import { decodeFile, streamFile } from '../src/decode/files.js';
 import { decodeSync, type DecodeResult } from '../src/node.js';
-import { concatChunks, type ColumnChunk, type TypedColumn } from '../src/tables/schema.js';
 import { Table } from '../src/tables/table.js';
 import { simulateSchedule, writeTrace } from '../src/writer/index.js';
 import { corpusPath, corpusTestsEnabled } from './helpers/corpus.js';
@@ -23,6 +21,7 @@ import { DerivedRows } from './helpers/derived-rows.js';
 import * as L from '../src/generated/layout.js';
 import { ThreadProcesses } from '../src/derive/lifetimes.js';
 import { duck } from './helpers/readers.js';
+import { streamedFilled } from './helpers/stack-pass-stream.js';
 
 const BIN = fileURLToPath(new URL('../bin/etw-decode.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'etw-sample-lifetimes-'));
@@ -77,23 +76,6 @@ function oracle(r: Pick<DecodeResult, 'threads' | 'images'>, s: { timestamp: big
   return [pid, im.name ?? im.fileName ?? null, ip - im.imageBase];
 }
 
-/** The samples of a streamed decode, each chunk filled after the first pass (chunks of `windowBytes`). */
-async function streamed(path: string, windowBytes: number, threads = 1): Promise<Table<'samples'>> {
-  const parallel = threads > 1 ? { inThread: true, minBytes: 0 } : undefined;
-  const pass = await stackPass(path, { windowBytes, threads, parallel });
-  const kept: ColumnChunk[] = [];
-  await streamFile(path, {
-    windowBytes,
-    threads,
-    parallel,
-    rows: 'borrow',
-    onRows: (rows) => {
-      pass.fill(rows);
-      if (rows.samples.length) kept.push({ length: rows.samples.length, columns: rows.samples.columns.map((c) => c.slice(0, rows.samples.length) as TypedColumn) });
-    },
-  });
-  return new Table('samples', concatChunks('samples', kept));
-}
 
 /** The samples' Count by module!0xoffset (0x<address> outside any image) and by process, from the columns. */
 function groups(t: Table<'samples'>): { address: Map<string, number>; process: Map<number | null, number> } {
@@ -175,7 +157,7 @@ describe('streamed: the first pass keeps the lifetimes, then each chunk is fille
   });
 
   test.each([[64 << 10, 1], [256 << 10, 1], [64 << 10, 2]] as const)('windows of %i bytes, %i thread(s): the columns of the whole decode', async (windowBytes, threads) => {
-    expect(differences(await streamed(file, windowBytes, threads), whole.samples)).toEqual([]);
+    expect(differences((await streamedFilled(file, windowBytes, threads)).samples, whole.samples)).toEqual([]);
   });
 
   test('etw-decode convert: the Parquet dataset carries processId, imageName and imageOffset', async () => {
@@ -235,6 +217,6 @@ describe.skipIf(!corpusTestsEnabled())('perfview-net (real corpus)', () => {
 
   test('streamed in 256 KiB windows: the columns of the whole decode', async () => {
     const r = await net();
-    expect(differences(await streamed(corpusPath(NET), 256 << 10), r.samples)).toEqual([]);
+    expect(differences((await streamedFilled(corpusPath(NET), 256 << 10)).samples, r.samples)).toEqual([]);
   });
 });

@@ -11,12 +11,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveStacks, type StackedTableName } from '../src/derive/stacks.js';
 import { stackPass } from '../src/convert/stack-pass.js';
-import { decodeFile, streamFile } from '../src/decode/files.js';
+import { decodeFile } from '../src/decode/files.js';
 import { decodeSync, stacksOfTrace, type DecodeResult } from '../src/node.js';
-import { concatChunks, type ColumnChunk, type TypedColumn } from '../src/tables/schema.js';
 import { Table } from '../src/tables/table.js';
 import { simulateSchedule, writeTrace } from '../src/writer/index.js';
 import { corpusPath, corpusTestsEnabled } from './helpers/corpus.js';
+import { streamedFilled } from './helpers/stack-pass-stream.js';
 import { duck } from './helpers/readers.js';
 
 const STACKED = ['samples', 'cswitch', 'readythread'] as const satisfies readonly StackedTableName[];
@@ -36,24 +36,6 @@ function simulated(stacks: boolean, pointerSize: 4 | 8 = 8) {
   return simulateSchedule({ seed: 11, cpus: 4, duration: 400_000, profileInterval: 2_000, stacks, images: true, pointerSize, switchMode: 'mixed' });
 }
 
-/** The stacked tables of a streamed decode with the first pass's stack ids (chunks of `windowBytes`). */
-async function streamed(path: string, windowBytes: number, threads = 1): Promise<Record<StackedTableName, Table<StackedTableName>>> {
-  // more than one thread: the parallel decode in this thread, whatever the size (its partitions and stitching)
-  const parallel = threads > 1 ? { inThread: true, minBytes: 0 } : undefined;
-  const pass = await stackPass(path, { windowBytes, threads, parallel });
-  const kept = { samples: [] as ColumnChunk[], cswitch: [] as ColumnChunk[], readythread: [] as ColumnChunk[] };
-  await streamFile(path, {
-    windowBytes,
-    threads,
-    parallel,
-    rows: 'borrow',
-    onRows: (rows) => {
-      pass.fill(rows);
-      for (const t of STACKED) if (rows[t].length) kept[t].push({ length: rows[t].length, columns: rows[t].columns.map((c) => c.slice(0, rows[t].length) as TypedColumn) });
-    },
-  });
-  return { samples: new Table('samples', concatChunks('samples', kept.samples)), cswitch: new Table('cswitch', concatChunks('cswitch', kept.cswitch)), readythread: new Table('readythread', concatChunks('readythread', kept.readythread)) };
-}
 
 describe.each(['wasm', 'reference'] as const)('%s engine', (engine) => {
   test.each([8, 4] as const)('a whole decode (pointer size %i): stackId = resolveStacks, the ground truth\'s frames', (pointerSize) => {
@@ -108,7 +90,7 @@ describe('streamed: a first pass over the stack tables, then each chunk filled',
   const whole = decodeSync(bytes);
 
   test.each([[64 << 10, 1], [256 << 10, 1], [64 << 10, 2]] as const)('windows of %i bytes, %i thread(s): the stack ids of the whole decode', async (windowBytes, threads) => {
-    const s = await streamed(file, windowBytes, threads);
+    const s = await streamedFilled(file, windowBytes, threads);
     for (const t of STACKED) {
       expect(s[t].length, t).toBe(whole[t].length);
       expect(Array.from(ids(s[t])), t).toEqual(Array.from(ids(whole[t])));
@@ -128,7 +110,7 @@ describe('streamed: a first pass over the stack tables, then each chunk filled',
   test('a trace without stacks: the first pass finds none, the rows stay null', async () => {
     const plain = join(dir, 'plain.etl');
     writeFileSync(plain, writeTrace(simulated(false).description).bytes);
-    const s = await streamed(plain, 64 << 10);
+    const s = await streamedFilled(plain, 64 << 10);
     for (const t of STACKED) expect(ids(s[t]).every((v) => v === -1), t).toBe(true);
   });
 
@@ -175,7 +157,7 @@ describe.skipIf(!corpusTestsEnabled())('perfview-net (real corpus)', () => {
   });
   test('streamed (first pass, then chunks): the same stack ids', async () => {
     const whole = await net();
-    const s = await streamed(corpusPath(NET), 256 << 10);
+    const s = await streamedFilled(corpusPath(NET), 256 << 10);
     for (const t of STACKED) expect(Array.from(ids(s[t])), t).toEqual(Array.from(ids(whole[t])));
   });
   test('stackFrames name their addresses through the image lifetimes (module!offset)', async () => {
