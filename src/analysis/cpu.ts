@@ -12,7 +12,7 @@ import { floorDiv } from '../time.js';
 import { dataLossText } from '../result/diagnostics.js';
 import type { Selection, SelectionSummary } from '../select/selection.js';
 import { LogHistograms, LongestReady, type DistributionTicks } from './distributions.js';
-import { columnsOf, concatChunks, type ColumnChunk, type NumericColumn, type TypedColumn } from '../tables/schema.js';
+import { columnsOf, concatChunks, int32Words, type ColumnChunk, type NumericColumn, type TypedColumn } from '../tables/schema.js';
 import type { StreamResult } from '../result/summary.js';
 import { Table, type DecodedTables } from '../tables/table.js';
 
@@ -298,15 +298,15 @@ export class CpuAnalyzer implements StagedRowSink {
     }
     const tid = rows.column('newThreadId');
     const pid = rows.column('newProcessId');
-    const usage = words(rows.column('cpuUsage'));
-    const ready = words(rows.column('ready'));
-    const waits = words(rows.column('waits'));
+    const usage = int32Words(rows.column('cpuUsage'));
+    const ready = int32Words(rows.column('ready'));
+    const waits = int32Words(rows.column('waits'));
     const valid = rows.column('valid');
     const cpu = rows.column('cpu');
-    const switchIn = words(rows.column('switchInTime'));
-    const next = words(rows.column('nextSwitchOutTime'));
-    const readyT = words(rows.column('readyTime'));
-    const last = words(rows.column('lastSwitchOutTime'));
+    const switchIn = int32Words(rows.column('switchInTime'));
+    const next = int32Words(rows.column('nextSwitchOutTime'));
+    const readyT = int32Words(rows.column('readyTime'));
+    const last = int32Words(rows.column('lastSwitchOutTime'));
     const readyingTid = rows.column('readyingThreadId');
     const readyingPid = rows.column('readyingProcessId');
     for (let i = 0; i < rows.length; i++) {
@@ -336,10 +336,10 @@ export class CpuAnalyzer implements StagedRowSink {
     const pid = rows.column('newProcessId');
     const valid = rows.column('valid');
     const cpu = rows.column('cpu');
-    const inT = words(rows.column('switchInTime'));
-    const next = words(rows.column('nextSwitchOutTime'));
-    const readyT = words(rows.column('readyTime'));
-    const last = words(rows.column('lastSwitchOutTime'));
+    const inT = int32Words(rows.column('switchInTime'));
+    const next = int32Words(rows.column('nextSwitchOutTime'));
+    const readyT = int32Words(rows.column('readyTime'));
+    const last = int32Words(rows.column('lastSwitchOutTime'));
     const readyingTid = rows.column('readyingThreadId');
     const readyingPid = rows.column('readyingProcessId');
     for (let i = 0; i < rows.length; i++) {
@@ -748,9 +748,6 @@ function grownTo(a: Int32Array, n: number): Int32Array {
 }
 
 /** The 64-bit column as (lo, hi) 32-bit words, as int32. */
-function words(col: BigInt64Array): Int32Array {
-  return new Int32Array(col.buffer, col.byteOffset, col.length * 2);
-}
 
 /** CPU time, ready time and waits per process and per thread of a decoded trace, with their percentiles and the `worst` longest ready delays. */
 export function analyzeCpu(result: DecodedTables & Pick<StreamResult, 'threads' | 'processes' | 'clock'>, options: CpuAnalyzerOptions = {}): CpuAnalysis {

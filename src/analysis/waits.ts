@@ -7,6 +7,7 @@
 // BigInt per row; sums in doubles (exact below 2^53 ticks).
 import * as L from '../generated/layout.js';
 import { resolveStacks, WordMap } from '../derive/stacks.js';
+import { int32Words } from '../tables/schema.js';
 import type { Table } from '../tables/table.js';
 import { StackFrameImages, stackPointerSize } from '../derive/stack-tables.js';
 import { addressName, moduleOffsetName } from './sample-frames.js';
@@ -49,9 +50,6 @@ export interface WaitAnalysis {
 }
 
 /** int32 words of an int64 column */
-function words(col: BigInt64Array | BigUint64Array): Int32Array {
-  return new Int32Array(col.buffer, col.byteOffset, col.length * 2);
-}
 
 /** Per cpuUsage row: the stack id where its thread waited and its readying thread's (-1: none), and the stacks. */
 export interface RowStacks {
@@ -75,11 +73,11 @@ export class WaitStackJoin {
     const st = resolveStacks({ stackEvents: r.stackEvents, stackEventFrames: r.stackEventFrames, cswitch: r.cswitch, readythread: r.readythread });
     this.stacks = st;
     this.cs = new WordMap(r.cswitch.length);
-    const csTs = words(r.cswitch.column('timestamp'));
+    const csTs = int32Words(r.cswitch.column('timestamp'));
     const csNew = r.cswitch.column('newThreadId');
     for (let i = 0; i < r.cswitch.length; i++) if (st.stackIdOf.cswitch[i]! >= 0) this.cs.set(csTs[2 * i]!, csTs[2 * i + 1]!, csNew[i]! | 0, st.stackIdOf.cswitch[i]!);
     this.rt = new WordMap(r.readythread.length);
-    const rtTs = words(r.readythread.column('timestamp'));
+    const rtTs = int32Words(r.readythread.column('timestamp'));
     const rtTid = r.readythread.column('threadId');
     for (let i = 0; i < r.readythread.length; i++) if (st.stackIdOf.readythread[i]! >= 0) this.rt.set(rtTs[2 * i]!, rtTs[2 * i + 1]!, rtTid[i]! | 0, st.stackIdOf.readythread[i]!);
   }
@@ -87,8 +85,8 @@ export class WaitStackJoin {
   /** Per row of `u`: the stack id where its thread waited and its readying thread's (-1: none). */
   rows(u: Table<'cpuUsage'>): Omit<RowStacks, 'stacks'> {
     const valid = u.column('valid');
-    const inT = words(u.column('switchInTime'));
-    const readyT = words(u.column('readyTime'));
+    const inT = int32Words(u.column('switchInTime'));
+    const readyT = int32Words(u.column('readyTime'));
     const tid = u.column('newThreadId');
     const wait = new Int32Array(u.length);
     const ready = new Int32Array(u.length);
@@ -112,7 +110,7 @@ export function analyzeWaits(r: WaitsInput, options: { top?: number } = {}): Wai
   const st = rs.stacks;
   const u = r.cpuUsage;
   const valid = u.column('valid');
-  const waitW = words(u.column('waits'));
+  const waitW = int32Words(u.column('waits'));
   // per stack id + 1 (0: none): count and ticks
   const n = st.stacks.length + 1;
   const waitCount = new Float64Array(n);
@@ -174,7 +172,7 @@ class FrameNames {
     stackEvents: Table<'stackEvents'>,
   ) {
     this.named = new StackFrameImages(st, images, stackPointerSize(stackEvents));
-    this.addr = words(st.frames.address);
+    this.addr = int32Words(st.frames.address);
   }
   of(s: number): string[] {
     const { stacks } = this.st;
@@ -194,4 +192,18 @@ class FrameNames {
 export function readiedByName(processId: number, name: string | undefined, threadId: number): string {
   const who = processId < 0 ? '?' : processId === 0 ? 'Idle (0)' : `${name ?? '?'} (${processId})`;
   return `READIED BY ${who} tid ${threadId}`;
+}
+
+/** The cpuUsage columns a wait's consumers read (pprof's waitsToPprof, the page's wait flame graph): views, 64-bit times as words. */
+export function waitColumns(u: Table<'cpuUsage'>) {
+  return {
+    valid: u.column('valid'),
+    waitW: int32Words(u.column('waits')),
+    inW: int32Words(u.column('switchInTime')),
+    rdW: int32Words(u.column('readyTime')),
+    pid: u.column('newProcessId'),
+    tid: u.column('newThreadId'),
+    rTid: u.column('readyingThreadId'),
+    rPid: u.column('readyingProcessId'),
+  };
 }

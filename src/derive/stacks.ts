@@ -19,6 +19,7 @@
 //
 // Memory is proportional to the stack events and the distinct stacks; the hot loops read 64-bit values as
 // int32 words (no BigInt per record) and keep their state in typed arrays.
+import { int32Words } from '../tables/schema.js';
 import type { Table } from '../tables/table.js';
 
 /** A growable int32 vector. */
@@ -100,9 +101,6 @@ export class WordMap {
 }
 
 /** The int32 words of an int64 column (element 2i the low word of row i, 2i + 1 the high one). */
-function words(col: BigInt64Array | BigUint64Array): Int32Array {
-  return new Int32Array(col.buffer, col.byteOffset, col.length * 2);
-}
 
 const OPCODE_STACK = 0x20;
 const OPCODE_KEY_DELETE = 0x23;
@@ -218,16 +216,16 @@ export class StackAttacher {
 
   constructor(ev: Table<'stackEvents'>, fr: Table<'stackEventFrames'>) {
     const n = ev.length;
-    const ts = words(ev.column('timestamp'));
-    const ets = (this.ets = words(ev.column('eventTimestamp')));
+    const ts = int32Words(ev.column('timestamp'));
+    const ets = (this.ets = int32Words(ev.column('eventTimestamp')));
     const opcode = ev.column('opcode');
     const cpu = ev.column('cpu');
     const tid = (this.tid = ev.column('threadId'));
     const pid = (this.pid = ev.column('processId'));
-    const key = words(ev.column('stackKey'));
+    const key = int32Words(ev.column('stackKey'));
     const frameCount = ev.column('frameCount');
     const pointerSize = ev.column('pointerSize');
-    const addr = words(fr.column('address'));
+    const addr = int32Words(fr.column('address'));
 
     // frames of row i: [first[i], first[i] + frameCount[i]) of stackEventFrames
     const first = new Int32Array(n);
@@ -421,7 +419,7 @@ export class StackAttacher {
     const base = this.met[name];
     this.met[name] += rows;
     if (this.gStack.length === 0) return out;
-    const ts = words(t.column('timestamp'));
+    const ts = int32Words(t.column('timestamp'));
     const tableIndex = STACK_ATTACHED_TABLES.indexOf(name);
     const groupOf = this.groupOf;
     let thread: Uint32Array | null = null;

@@ -20,7 +20,7 @@ import { SampleInterval } from '../analysis/sample-interval.js';
 import { isKernelAddress, processOfSample, type SamplesInput } from '../analysis/samples.js';
 import { ProtoWriter, VARINT } from './protobuf.js';
 import { addressName, moduleOffsetName, peBuildId, SampleFrames } from '../analysis/sample-frames.js';
-import { readiedByName, rowStacks } from '../analysis/waits.js';
+import { readiedByName, rowStacks, waitColumns } from '../analysis/waits.js';
 import * as L from '../generated/layout.js';
 
 // perftools.profiles field numbers (proto/profile.proto)
@@ -431,14 +431,7 @@ export function waitsToPprof(
   const pointerSize = r.stackEvents.length > 0 ? r.stackEvents.column('pointerSize')[0]! : 8;
   const fw = new Uint32Array(st.frames.address.buffer, st.frames.address.byteOffset, 2 * st.frames.length);
   const u = r.cpuUsage;
-  const valid = u.column('valid');
-  const waitW = new Uint32Array(u.column('waits').buffer, u.column('waits').byteOffset, 2 * u.length);
-  const inW = new Int32Array(u.column('switchInTime').buffer, u.column('switchInTime').byteOffset, 2 * u.length);
-  const rdW = new Int32Array(u.column('readyTime').buffer, u.column('readyTime').byteOffset, 2 * u.length);
-  const pid = u.column('newProcessId');
-  const tid = u.column('newThreadId');
-  const rTid = u.column('readyingThreadId');
-  const rPid = u.column('readyingProcessId');
+  const { valid, waitW, inW, rdW, pid, tid, rTid, rPid } = waitColumns(u);
   const names = new Map<number, string>();
   for (const p of r.processes) if (p.imageFileName !== null) names.set(p.processId, p.imageFileName);
   const conv = r.clock ? new TickConverter(r.clock, 'duration') : null;
@@ -446,7 +439,7 @@ export function waitsToPprof(
   for (let i = 0; i < u.length; i++) {
     const v = valid[i]!;
     if (((v >>> L.CU_WAITS) & 1) === 0) continue;
-    let ns = conv ? conv.fromHalves(waitW[2 * i + 1]!, waitW[2 * i]!) : waitW[2 * i + 1]! * 4294967296 + waitW[2 * i]!;
+    let ns = conv ? conv.fromHalves(waitW[2 * i + 1]!, waitW[2 * i]! >>> 0) : waitW[2 * i + 1]! * 4294967296 + (waitW[2 * i]! >>> 0);
     if (Number.isNaN(ns)) ns = Number(conv!.exact(u.column('waits')[i]!)); // beyond the number path (corrupt times only)
     const p = (v >>> L.CU_NEW_PROCESS_ID) & 1 ? pid[i]! : -1;
     let n = 0;

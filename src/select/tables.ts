@@ -2,14 +2,11 @@
 // their timestamp and thread (or process), lifetimes that overlap the range, intervals (cpuUsage,
 // threadStates) that overlap it, clipped to it as WPA's "in view" columns are. The kept rows are gathered
 // into new columns; a table the selection keeps whole is returned as it is.
-import { TABLE_COLUMNS, allocColumn, type TableName, type TypedColumn } from '../tables/schema.js';
+import { TABLE_COLUMNS, allocColumn, int32Words, type TableName, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 import type { Selection } from './selection.js';
 
 /** The int32 words of an int64 column (element 2i the low word of row i, 2i + 1 the high one). */
-function words(col: BigInt64Array | BigUint64Array): Int32Array {
-  return new Int32Array(col.buffer, col.byteOffset, col.length * 2);
-}
 
 /** The nullable bit of column `name` in the table's valid mask (-1: not nullable, or no mask). */
 function bitOf(t: Table, name: string): number {
@@ -30,8 +27,8 @@ function gather<T extends TableName>(t: Table<T>, keep: Int32Array, n: number): 
       const d = dst as unknown as { [i: number]: number | bigint };
       // 64-bit columns copy their words (no BigInt per value)
       if (s instanceof BigInt64Array || s instanceof BigUint64Array) {
-        const sw = words(s);
-        const dw = words(dst as BigInt64Array);
+        const sw = int32Words(s);
+        const dw = int32Words(dst as BigInt64Array);
         for (let i = 0; i < n; i++) {
           dw[2 * i] = sw[2 * keep[i]!]!;
           dw[2 * i + 1] = sw[2 * keep[i]! + 1]!;
@@ -55,7 +52,7 @@ export function selectTable<T extends TableName>(t: Table<T>, sel: Selection): T
   const any = t as Table;
   switch (t.name) {
     case 'cswitch': {
-      const ts = words(any.column('timestamp') as BigInt64Array);
+      const ts = int32Words(any.column('timestamp') as BigInt64Array);
       const nt = any.column('newThreadId') as Uint32Array;
       const ot = any.column('oldThreadId') as Uint32Array;
       for (let i = 0; i < t.length; i++) {
@@ -68,7 +65,7 @@ export function selectTable<T extends TableName>(t: Table<T>, sel: Selection): T
     case 'readythread':
     case 'spinlock':
     case 'samples': {
-      const ts = words(any.column('timestamp') as BigInt64Array);
+      const ts = int32Words(any.column('timestamp') as BigInt64Array);
       const tid = any.column('threadId') as Uint32Array;
       for (let i = 0; i < t.length; i++) {
         const hi = ts[2 * i + 1]!;
@@ -78,7 +75,7 @@ export function selectTable<T extends TableName>(t: Table<T>, sel: Selection): T
       break;
     }
     case 'threadEvents': {
-      const ts = words(any.column('timestamp') as BigInt64Array);
+      const ts = int32Words(any.column('timestamp') as BigInt64Array);
       const tid = any.column('threadId') as Uint32Array;
       const pid = any.column('processId') as Uint32Array;
       for (let i = 0; i < t.length; i++) if (sel.timeIn(ts[2 * i + 1]!, ts[2 * i]!) && sel.ids(tid[i]!, pid[i]!, 1)) keep[n++] = i;
@@ -86,7 +83,7 @@ export function selectTable<T extends TableName>(t: Table<T>, sel: Selection): T
     }
     case 'processEvents':
     case 'imageEvents': {
-      const ts = words(any.column('timestamp') as BigInt64Array);
+      const ts = int32Words(any.column('timestamp') as BigInt64Array);
       const pid = any.column('processId') as Uint32Array;
       for (let i = 0; i < t.length; i++) if (sel.timeIn(ts[2 * i + 1]!, ts[2 * i]!) && sel.process(pid[i]!)) keep[n++] = i;
       break;
@@ -96,7 +93,7 @@ export function selectTable<T extends TableName>(t: Table<T>, sel: Selection): T
     case 'sampleIntervals': {
       // by the time of the event only: a stack key definition has no thread, the frames of a stackEvents row
       // must stay with it (docs/selection.md), and sample intervals are trace-wide settings
-      const ts = words(any.column('timestamp') as BigInt64Array);
+      const ts = int32Words(any.column('timestamp') as BigInt64Array);
       for (let i = 0; i < t.length; i++) if (sel.timeIn(ts[2 * i + 1]!, ts[2 * i]!)) keep[n++] = i;
       break;
     }
@@ -106,8 +103,8 @@ export function selectTable<T extends TableName>(t: Table<T>, sel: Selection): T
       // an image's lifetime runs from its loadTime to its unloadTime
       const image = t.name === 'images';
       const [start, end] = image ? ['loadTime', 'unloadTime'] : ['startTime', 'endTime'];
-      const s = words((image ? any.column('loadTime') : any.column('startTime')) as BigInt64Array);
-      const e = words((image ? any.column('unloadTime') : any.column('endTime')) as BigInt64Array);
+      const s = int32Words((image ? any.column('loadTime') : any.column('startTime')) as BigInt64Array);
+      const e = int32Words((image ? any.column('unloadTime') : any.column('endTime')) as BigInt64Array);
       const pid = any.column('processId') as Uint32Array;
       const tid = t.name === 'threads' ? (any.column('threadId') as Uint32Array) : null;
       const valid = any.column('valid') as Uint32Array;
@@ -123,8 +120,8 @@ export function selectTable<T extends TableName>(t: Table<T>, sel: Selection): T
     }
     case 'cpuUsage': {
       const cu = t as Table<'cpuUsage'>;
-      const s = words(cu.column('switchInTime'));
-      const e = words(cu.column('nextSwitchOutTime'));
+      const s = int32Words(cu.column('switchInTime'));
+      const e = int32Words(cu.column('nextSwitchOutTime'));
       const tid = cu.column('newThreadId');
       const pid = cu.column('newProcessId');
       const valid = cu.column('valid');
@@ -140,8 +137,8 @@ export function selectTable<T extends TableName>(t: Table<T>, sel: Selection): T
     }
     case 'threadStates': {
       const ts = t as Table<'threadStates'>;
-      const s = words(ts.column('startTime'));
-      const e = words(ts.column('endTime'));
+      const s = int32Words(ts.column('startTime'));
+      const e = int32Words(ts.column('endTime'));
       const tid = ts.column('threadId');
       const pid = ts.column('processId');
       const valid = ts.column('valid');
@@ -173,13 +170,13 @@ export function selectTable<T extends TableName>(t: Table<T>, sel: Selection): T
 
 /** cpuUsage rows clipped: cpuUsage, ready and waits become their parts inside the range (times unchanged). */
 function clipCpuUsage(t: Table<'cpuUsage'>, sel: Selection): void {
-  const inT = words(t.column('switchInTime'));
-  const out = words(t.column('nextSwitchOutTime'));
-  const readyT = words(t.column('readyTime'));
-  const lastT = words(t.column('lastSwitchOutTime'));
-  const usage = words(t.column('cpuUsage'));
-  const ready = words(t.column('ready'));
-  const waits = words(t.column('waits'));
+  const inT = int32Words(t.column('switchInTime'));
+  const out = int32Words(t.column('nextSwitchOutTime'));
+  const readyT = int32Words(t.column('readyTime'));
+  const lastT = int32Words(t.column('lastSwitchOutTime'));
+  const usage = int32Words(t.column('cpuUsage'));
+  const ready = int32Words(t.column('ready'));
+  const waits = int32Words(t.column('waits'));
   const valid = t.column('valid');
   const ub = bitOf(t, 'cpuUsage');
   const rb = bitOf(t, 'ready');
@@ -210,9 +207,9 @@ function clipCpuUsage(t: Table<'cpuUsage'>, sel: Selection): void {
  * bound (a state before the first or after the last switch of the trace) stays unknown, as in cpuUsage.
  */
 function clipThreadStates(t: Table<'threadStates'>, sel: Selection): void {
-  const start = words(t.column('startTime'));
-  const end = words(t.column('endTime'));
-  const duration = words(t.column('duration'));
+  const start = int32Words(t.column('startTime'));
+  const end = int32Words(t.column('endTime'));
+  const duration = int32Words(t.column('duration'));
   const valid = t.column('valid');
   const sb = bitOf(t, 'startTime');
   const eb = bitOf(t, 'endTime');

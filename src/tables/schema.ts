@@ -106,6 +106,11 @@ export function keptTableMask(tables: readonly DecodedTableName[] | null): numbe
   return mask;
 }
 
+/** A 64-bit column as its 32-bit words, low word first (a view: no copy, no BigInt per value). */
+export function int32Words(col: BigInt64Array | BigUint64Array): Int32Array {
+  return new Int32Array(col.buffer, col.byteOffset, col.length * 2);
+}
+
 /** Index of the `valid` column of a table, or -1 when no column is nullable. */
 export function validColumnOf(table: TableName): number {
   return TABLE_COLUMNS[table].findIndex((c) => c.name === 'valid');

@@ -26,7 +26,7 @@ import * as L from '../../src/generated/layout.js';
 import { isKernelAddress, processOfSample } from '../../src/analysis/samples.js';
 import { SampleInterval } from '../../src/analysis/sample-interval.js';
 import { SampleFrames } from '../../src/analysis/sample-frames.js';
-import { readiedByName, WaitStackJoin } from '../../src/analysis/waits.js';
+import { readiedByName, WaitStackJoin, waitColumns } from '../../src/analysis/waits.js';
 import { processMatches } from './search.js';
 
 /** kinds of names */
@@ -382,14 +382,7 @@ export class WaitFlameSource {
     const { wait, ready } = this.join.rows(u);
     const st = this.join.stacks.stacks;
     const fw = new Uint32Array(this.join.stacks.frames.address.buffer, this.join.stacks.frames.address.byteOffset, 2 * this.join.stacks.frames.length);
-    const valid = u.column('valid');
-    const waitW = new Int32Array(u.column('waits').buffer, u.column('waits').byteOffset, 2 * u.length);
-    const inW = new Int32Array(u.column('switchInTime').buffer, u.column('switchInTime').byteOffset, 2 * u.length);
-    const rdW = new Int32Array(u.column('readyTime').buffer, u.column('readyTime').byteOffset, 2 * u.length);
-    const pid = u.column('newProcessId');
-    const tid = u.column('newThreadId');
-    const rTid = u.column('readyingThreadId');
-    const rPid = u.column('readyingProcessId');
+    const { valid, waitW, inW, rdW, pid, tid, rTid, rPid } = waitColumns(u);
     const keep = this.ctx.filter(search);
     const tree = new TreeBuilder(this.ctx, 'all waits');
     const ps = this.pointerSize;
