@@ -11,7 +11,7 @@ import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import type { TableName } from '../tables/schema.js';
 import type { ConvertFormat } from './format-names.js';
-import { ownedName, STAGING } from './runs.js';
+import { makeStaging, ownedName, STAGING } from './runs.js';
 
 export { STAGING };
 export const MANIFESTS = '.manifests';
@@ -140,7 +140,7 @@ export async function readManifest(root: string, id: string): Promise<Manifest |
 /** Replaces the manifest at once (written under .staging, then renamed: readers see the old or the new one). */
 export async function writeManifest(root: string, m: Manifest): Promise<void> {
   await mkdir(join(root, MANIFESTS), { recursive: true });
-  await mkdir(join(root, STAGING), { recursive: true });
+  await makeStaging(root);
   const temp = join(root, STAGING, ownedName(m.id) + '.manifest');
   try {
     await writeFileAll(temp, JSON.stringify(m, null, 1) + '\n');

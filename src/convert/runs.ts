@@ -68,12 +68,28 @@ const POLL_MS = 150;
  * A lock of a live run on this host is waited for (then the trace is looked at again: usually that run
  * converted it); a dead run's lock is taken over; another host's lock is an error that names it.
  */
+/**
+ * Makes DIR/.staging. Another run may remove it when it finds it empty (removeDeadRuns, the end of a
+ * conversion) at any moment, even inside a recursive mkdir (which then fails with ENOENT when the directory it
+ * found existing is gone on its check): tried again then.
+ */
+export async function makeStaging(root: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await mkdir(join(root, STAGING), { recursive: true });
+      return;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 100) throw e;
+    }
+  }
+}
+
 export class TraceLock {
   private constructor(private readonly path: string) {}
 
   static async acquire(root: string, id: string): Promise<TraceLock> {
     const path = lockPath(root, id);
-    await mkdir(join(root, STAGING), { recursive: true });
+    await makeStaging(root);
     for (;;) {
       try {
         const fh = await open(path, 'wx');
@@ -85,7 +101,7 @@ export class TraceLock {
         return new TraceLock(path);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
-          await mkdir(join(root, STAGING), { recursive: true }); // .staging was removed by a run that ended
+          await makeStaging(root); // .staging was removed by a run that ended
           continue;
         }
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
