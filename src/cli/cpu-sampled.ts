@@ -4,6 +4,7 @@
 import type { SampledAnalysis, SampledGroup } from '../analysis/samples.js';
 import { selectionText } from '../select/selection.js';
 import { streamFile } from '../decode/files.js';
+import { decodedTablesFor } from '../tables/sources.js';
 import { concatChunks, type ColumnChunk } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 import { emptyTableText, jsonReplacer } from '../output/summary-text.js';
@@ -23,6 +24,7 @@ export async function sampled(inp: { path: string; name: string }, file: string,
   const res = await streamFile(inp.path, {
     ...decodeOptions(o),
     rows: 'copy', // kept until the end: the image and thread lifetimes must be complete to resolve a sample
+    tables: decodedTablesFor(['samples', 'sampleIntervals', 'stackEvents', 'stackEventFrames', 'threads', 'processes', 'images']),
     onRows: (rows) => {
       if (rows.samples.length) chunks.samples.push(rows.samples);
       if (rows.sampleIntervals.length) chunks.sampleIntervals.push(rows.sampleIntervals);

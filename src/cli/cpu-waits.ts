@@ -5,6 +5,7 @@
 import type { WaitAnalysis, WaitStack } from '../analysis/waits.js';
 import { selectionText } from '../select/selection.js';
 import { streamFile } from '../decode/files.js';
+import { decodedTablesFor } from '../tables/sources.js';
 import { concatChunks, type ColumnChunk, type DecodedTableName } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 import { emptyTableText, jsonReplacer } from '../output/summary-text.js';
@@ -26,6 +27,7 @@ export async function waits(inp: { path: string; name: string }, file: string, o
   const res = await streamFile(inp.path, {
     ...decodeOptions(o),
     rows: 'copy',
+    tables: decodedTablesFor([...KEPT, 'threads', 'processes', 'images']),
     onRows: (rows) => {
       for (const t of KEPT) if (rows[t].length) chunks[t].push(rows[t]);
     },

@@ -28,7 +28,7 @@ export function addCpuCommand(program: Command, { input }: CommandContext): void
     if (o.sampled) return (await import('./cpu-sampled.js')).sampled(inp, file, o);
     if (o.waits) return (await import('./cpu-waits.js')).waits(inp, file, o);
     const { commandSelection } = await import('./selection.js');
-    const [{ CpuAnalyzer, CpuUsageDeriver }, { renderCpu }] = await Promise.all([import('../analysis/cpu.js'), import('./cpu-text.js')]);
+    const [{ CpuAnalyzer, CpuUsageDeriver }, { renderCpu }, { decodedTablesFor }] = await Promise.all([import('../analysis/cpu.js'), import('./cpu-text.js'), import('../tables/sources.js')]);
     // every row carries its process: the lifetimes are needed only to resolve process names
     const selection = await commandSelection(inp.path, inp.name, o, decodeOptions(o), false);
     // percentiles only where they are shown: by thread and in --json (the by-process text has none)
@@ -37,6 +37,7 @@ export function addCpuCommand(program: Command, { input }: CommandContext): void
     const res = await streamFile(inp.path, {
       ...decodeOptions(o),
       rows: 'borrow',
+      tables: decodedTablesFor(['cpuUsage', 'threads', 'processes']), // the rows and the names: nothing else is decoded
       onRows: (rows) => deriver.add(rows.cswitch, rows.readythread, rows.threadEvents),
     });
     const stats = deriver.finish();

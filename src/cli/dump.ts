@@ -43,7 +43,7 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
       fmt.clock = createClock(info);
     }
     // the formatting and the cpuUsage derivation load with the command (the CLI starts without them)
-    const [{ TextTableWriter }, { CpuUsageDeriver }, { csvText }] = await Promise.all([import('../output/text.js'), import('../analysis/cpu.js'), import('../output/escape.js')]);
+    const [{ TextTableWriter }, { CpuUsageDeriver }, { csvText }, { decodedTablesFor }] = await Promise.all([import('../output/text.js'), import('../analysis/cpu.js'), import('../output/escape.js'), import('../tables/sources.js')]);
     const out: Output = o.output ? await fileOutput(o.output) : stdoutOutput();
     let summary: TraceSummary;
     let written = 0; // rows written
@@ -67,6 +67,7 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
       const res = await streamFile(inp.path, {
         ...decodeOptions(o),
         rows: whole ? 'copy' : 'borrow', // each chunk is formatted before onRows returns, or kept (threadStates)
+        tables: table === 'events' ? undefined : decodedTablesFor([table]), // what the table is made of: nothing else is decoded
         onRows: decoded
           ? async (rows) => {
               stacks?.fill(rows);

@@ -30,6 +30,7 @@ export function addSpinlocksCommand(program: Command, { input }: CommandContext)
     const res = await streamFile(inp.path, {
       ...decodeOptions(o),
       rows: 'borrow', // aggregated before onRows returns; nothing of a chunk is kept
+      tables: ['spinlock'], // nothing else is decoded
       onRows: ({ spinlock }) => analyzer.add(selection ? selectTable(spinlock, selection) : spinlock),
     });
     // only the rows shown are built (a trace can have millions of distinct locks)

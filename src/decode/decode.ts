@@ -127,7 +127,8 @@ export interface StreamOptions extends DecodeOptions {
    */
   rows?: 'copy' | 'borrow';
   /**
-   * Only these decoded tables (default: all), for a first pass over a few tables (src/derive/stack-pass.ts).
+   * Only these decoded tables (default: all): a first pass over a few tables (src/derive/stack-pass.ts), a
+   * command that needs a few (decodedTablesFor, src/tables/sources.ts: what a table is made of).
    * A one-thread decode decodes only their events (Engine.keepTables): the other tables' events are tallied
    * by kind only, so the result counts none of their rows and none of their diagnostics, and its threads,
    * processes and images come from the lifetimes' tables named here only. A parallel decode decodes every
