@@ -485,7 +485,7 @@ export const TABLES = [
     derived: true,
     kernelFlags: [['CSWITCH', 0x20000004]],
     description:
-      "one row per state interval of each thread other than the idle thread (WPA's thread states, Perfetto's thread_state), from cswitch, readythread and the thread lifetimes (rules: docs/design/streaming.md); threadStates() of a whole decode orders it by (threadId, startTime), streamed (convert's parts) the rows come as their intervals end; times in raw ticks",
+      "one row per state interval of each thread other than the idle thread (WPA's thread states, Perfetto's thread_state), from cswitch, readythread and the thread lifetimes (rules: docs/design/streaming.md); threadStates() of a whole decode orders it by (threadId, startTime), streamed (convert's parts, dump) the rows come as their intervals end, each thread's in time order; times in raw ticks",
     columns: [
       ['threadId', 'u32', 'the thread'],
       ['processId', 'u32?', 'its process at startTime (threads lifetime with the latest startTime <= the time, as cpuUsage resolves it)'],

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as L from '../src/generated/layout.js';
-import { cpuUsage, decodeSync, threadStates, type Table, type ThreadStateRow } from '../src/node.js';
+import { cpuUsage, decodeSync, threadStates, toCsv, type Table, type ThreadStateRow } from '../src/node.js';
 import { DerivedRows } from './helpers/derived-rows.js';
 import { generateRealisticTrace, simulateSchedule, writeTrace, type ScheduleOptions } from '../src/writer/index.js';
 import { threadStatesOracle } from './helpers/thread-states-oracle.js';
@@ -375,12 +375,21 @@ describe('dump and convert', () => {
   writeFileSync(file, bytes);
   const want = threadStates(decodeSync(bytes));
 
-  test('dump --table threadStates writes the rows of threadStates()', () => {
+  test('dump --table threadStates writes the rows of threadStates(), streamed: each thread in time order', () => {
     const csv = execFileSync(process.execPath, [BIN, 'dump', file, '--table', 'threadStates'], { encoding: 'utf8' }).trimEnd().split('\n');
     expect(csv[0]).toBe('threadId,processId,state,startTime,endTime,duration,cpu,readyingThreadId,readyingProcessId,waitReason,waitMode,oldThreadState,priority');
     expect(csv.length - 1).toBe(want.length);
-    const first = want.get(0);
-    expect(csv[1]!.split(',').slice(0, 4)).toEqual([String(first.threadId), String(first.processId ?? ''), first.state, String(first.startTime)]);
+    const lines = new TextDecoder().decode(toCsv(want)).trimEnd().split('\n');
+    expect(csv.slice(1).sort()).toEqual(lines.slice(1).sort());
+    // in the order the intervals end (not threadStates()'): each thread's rows by startTime
+    expect(csv.slice(1)).not.toEqual(lines.slice(1));
+    const last = new Map<string, bigint>();
+    for (const line of csv.slice(1)) {
+      const [tid, , , start] = line.split(',');
+      if (start === '') continue;
+      expect(BigInt(start!) >= (last.get(tid!) ?? -1n), line).toBe(true);
+      last.set(tid!, BigInt(start!));
+    }
     // the spelling people type
     expect(execFileSync(process.execPath, [BIN, 'dump', file, '--table', 'thread-states'], { encoding: 'utf8' }).trimEnd().split('\n')).toEqual(csv);
   });

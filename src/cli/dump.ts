@@ -1,7 +1,7 @@
 // `etw-decode dump FILE --table T`: a table as CSV or JSON lines (output/text.ts), streamed: decoded rows
-// are formatted chunk by chunk as they come; cpuUsage is derived while the trace streams by; the derived
-// tables (threads, processes, traces) are written at the end, and threadStates, derived at the end from
-// the whole trace's cswitch and readythread rows (kept until then); `events` is the counts by event kind.
+// are formatted chunk by chunk as they come; cpuUsage and threadStates are derived while the trace streams by
+// (threadStates' rows as their intervals end, as convert writes them: memory bounded, no whole table); the
+// derived tables (threads, processes, traces) are written at the end; `events` is the counts by event kind.
 // cswitch, readythread and samples rows get their stackId, and stacks / stackFrames their rows, from a
 // first pass over the stack tables (convert/stack-pass.ts).
 import type { Command } from 'commander';
@@ -9,7 +9,7 @@ import { readTraceInfo, streamFile } from '../decode/files.js';
 import { createClock } from '../time.js';
 import { EtlError } from '../errors.js';
 import type { TraceSummary } from '../result/summary.js';
-import { concatChunks, DECODED_TABLE_NAMES, WHOLE_TRACE_TABLE_NAMES, type ColumnChunk, type DecodedTableName, type SummaryTableName, type TableName } from '../tables/schema.js';
+import { DECODED_TABLE_NAMES, WHOLE_TRACE_TABLE_NAMES, type DecodedTableName, type SummaryTableName, type TableName } from '../tables/schema.js';
 import type { DumpFormat, FormatOptions, TimeColumn } from '../output/text.js';
 import { Table } from '../tables/table.js';
 import { emptyTableText } from '../output/summary-text.js';
@@ -60,13 +60,14 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
       // deriver's chunks are ours to keep until they are written)
       const pending: Table<'cpuUsage'>[] = [];
       const deriver = table === 'cpuUsage' ? new CpuUsageDeriver((t) => pending.push(t)) : null;
-      // threadStates: the whole trace's cswitch and readythread rows, derived at the end
-      const whole = table === 'threadStates' ? { cswitch: [] as ColumnChunk[], readythread: [] as ColumnChunk[] } : null;
+      // threadStates: streamed too, each CPU in the watermark from the start
+      const states: Table<'threadStates'>[] = [];
+      const stateDeriver = table === 'threadStates' ? new (await import('../derive/thread-states.js')).ThreadStatesDeriver((t) => states.push(t), { cpus: info?.numberOfProcessors ?? 0 }) : null;
       const { needsStackPass, stackPass } = await import('../convert/stack-pass.js');
       const stacks = needsStackPass([table as TableName]) ? await stackPass(inp.path, decodeOptions(o), [table as TableName]) : null;
       const res = await streamFile(inp.path, {
         ...decodeOptions(o),
-        rows: whole ? 'copy' : 'borrow', // each chunk is formatted before onRows returns, or kept (threadStates)
+        rows: 'borrow', // each chunk is formatted (or derived from) before onRows returns
         tables: table === 'events' ? undefined : decodedTablesFor([table]), // what the table is made of: nothing else is decoded
         onRows: decoded
           ? async (rows) => {
@@ -82,10 +83,10 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
                   deriver.recycle(t); // written: its columns serve the next chunk
                 }
               }
-            : whole
-              ? (rows) => {
-                  if (rows.cswitch.length) whole.cswitch.push(rows.cswitch);
-                  if (rows.readythread.length) whole.readythread.push(rows.readythread);
+            : stateDeriver
+              ? async (rows) => {
+                  stateDeriver.add(rows.cswitch, rows.readythread, rows.threadEvents);
+                  for (const t of states.splice(0)) await write(pick(t));
                 }
               : undefined,
       });
@@ -105,12 +106,11 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
         const t = pick(stacks!.tables()[table]);
         if (t.length) await write(t);
       }
-      if (whole) {
-        const { threadStates } = await import('../derive/thread-states.js');
-        const cswitch = new Table('cswitch', concatChunks('cswitch', whole.cswitch.splice(0)));
-        const readythread = new Table('readythread', concatChunks('readythread', whole.readythread.splice(0)));
-        const states = pick(threadStates({ cswitch, readythread, threads: res.threads }));
-        if (states.length) await write(states);
+      if (stateDeriver) {
+        const stats = stateDeriver.finish();
+        for (const t of states.splice(0)) await write(pick(t));
+        if (stats.lateEvents) note(`${stats.lateEvents} events arrived behind the threadStates reorder window: they were applied out of time order, so the intervals around them may be wrong`);
+        if (stats.unresolvedRows) note(`${stats.unresolvedRows} threadStates rows were written before their thread's process was known (more were waiting than the hold keeps): their process ids may be missing`);
       }
       await writer?.end();
       if (table === 'events') {

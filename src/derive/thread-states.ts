@@ -1,7 +1,7 @@
 // The `threadStates` table (WPA's thread states, Perfetto's thread_state; the rules: docs/design/streaming.md
 // "threadStates"): one row per state interval of each thread other than the idle thread, from the cswitch
 // and readythread rows and the thread lifetimes — derived while a trace streams by (ThreadStatesDeriver:
-// `convert`), or for a whole decode (threadStates(): `dump`, the page), with memory bounded by the threads,
+// `convert`, `dump`), or for a whole decode (threadStates(): the library, the page), with memory bounded by the threads,
 // CPUs, a reorder window and a hold, never by the file size. Oracles: test/helpers/thread-states-oracle.ts
 // (independent, objects and BigInts) and test/helpers/thread-states-whole.ts (the whole-trace walk).
 //
