@@ -11,6 +11,7 @@ import { EtlError } from '../errors.js';
 import type { TraceSummary } from '../result/summary.js';
 import { DECODED_TABLE_NAMES, WHOLE_TRACE_TABLE_NAMES, type DecodedTableName, type SummaryTableName, type TableName } from '../tables/schema.js';
 import type { DumpFormat, FormatOptions, TimeColumn } from '../output/text.js';
+import type { ChunkFormatter } from './dump-format.js';
 import { Table } from '../tables/table.js';
 import { emptyTableText } from '../output/summary-text.js';
 import { dataLossText } from '../result/diagnostics.js';
@@ -43,13 +44,17 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
       fmt.clock = createClock(info);
     }
     // the formatting and the cpuUsage derivation load with the command (the CLI starts without them)
-    const [{ TextTableWriter }, { CpuUsageDeriver }, { csvText }, { decodedTablesFor }] = await Promise.all([import('../output/text.js'), import('../analysis/cpu.js'), import('../output/escape.js'), import('../tables/sources.js')]);
+    const [{ chunkFormatter, formatWorkersFor }, { CpuUsageDeriver }, { csvText }, { decodedTablesFor }] = await Promise.all([import('./dump-format.js'), import('../analysis/cpu.js'), import('../output/escape.js'), import('../tables/sources.js')]);
     const out: Output = o.output ? await fileOutput(o.output) : stdoutOutput();
     let summary: TraceSummary;
     let written = 0; // rows written
+    let writer: ChunkFormatter | null = null;
     try {
-      // rows are formatted into 256 KiB byte buffers, each handed to the output (which owns it) when full
-      const writer = table !== 'events' ? new TextTableWriter(table, fmt, (bytes) => out.write(bytes), 1 << 18) : null;
+      // rows are formatted into 256 KiB byte buffers, each handed to the output (which owns it) when full —
+      // by worker threads for a large input (dump-format.ts), a chunk each, written in order
+      const { clock, ...format } = fmt;
+      const workers = table === 'events' ? 0 : formatWorkersFor(inp.path, o.threads);
+      writer = table !== 'events' ? chunkFormatter({ table, format, clock, info, bufferBytes: 1 << 18 }, (bytes) => out.write(bytes), workers) : null;
       await writer?.writeHeader();
       const write = async (t: Table) => {
         written += t.length;
@@ -125,6 +130,7 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
       }
       await out.commit();
     } catch (e) {
+      await writer?.close();
       await out.abort();
       throw e;
     }

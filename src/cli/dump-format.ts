@@ -1,0 +1,120 @@
+// Where `dump` formats its rows: in this thread (TextTableWriter straight to the output), or, for a large
+// input on a machine with a core to spare, in worker threads (dump-format-worker.ts) while this thread
+// decodes and derives the next chunks — the CSV or JSON text costs about as much as the decode and the
+// derivations together. The bytes are the same either way: each chunk is formatted whole by one worker and
+// written in chunk order. Memory: at most `inFlight` chunks are being formatted or waiting to be written
+// (each a copy of the chunk's columns, handed over to the worker, and its text handed back).
+import { existsSync, statSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { TraceInfo } from '../result/logfile.js';
+import type { ColumnChunk, TableName } from '../tables/schema.js';
+import type { Table } from '../tables/table.js';
+import { TextTableWriter, type FormatOptions } from '../output/text.js';
+import { CliError, EXIT } from './io.js';
+
+/** What every worker formats with (its clock made from `info`). */
+export interface FormatSetup {
+  table: TableName;
+  format: Omit<FormatOptions, 'clock'>;
+  info: TraceInfo | null;
+  bufferBytes: number;
+}
+/** A chunk to format. */
+export interface FormatJob {
+  id: number;
+  chunk: ColumnChunk;
+}
+/** A worker's reply: the chunk's text, or why it failed. */
+export type FormatDone = { id: number; bytes: Uint8Array[] } | { id: number; error: string };
+
+/** Formats a table's chunks into `write`, in the order given. */
+export interface ChunkFormatter {
+  writeHeader(): Promise<void>;
+  /** the chunk's rows are read before the promise settles (a borrowed chunk may be reused after) */
+  write(t: Table): Promise<void>;
+  /** everything formatted and written; the workers stopped */
+  end(): Promise<void>;
+  /** stops the workers (after a failure) */
+  close(): Promise<void>;
+}
+
+const WORKER_URL = new URL('./dump-format-worker.js', import.meta.url);
+/** Inputs smaller than this are formatted in this thread: a worker's start costs more than it saves. */
+export const FORMAT_WORKERS_MIN_BYTES = 16 << 20;
+
+/** The formatting workers worth starting for the input file at `path` with `threads` (the --threads option) given: 0 = this thread. */
+export function formatWorkersFor(path: string, threads: number | undefined): number {
+  const cores = threads ?? availableParallelism();
+  if (cores < 2 || (statSync(path, { throwIfNoEntry: false })?.size ?? 0) < FORMAT_WORKERS_MIN_BYTES || !existsSync(fileURLToPath(WORKER_URL))) return 0;
+  return Math.min(cores - 1, 3);
+}
+
+/** The formatter: in this thread (workers = 0) or on `workers` threads. */
+export function chunkFormatter(setup: FormatSetup & { clock: FormatOptions['clock'] }, write: (bytes: Uint8Array) => Promise<void>, workers: number): ChunkFormatter {
+  const header = new TextTableWriter(setup.table, { ...setup.format, clock: setup.clock }, write, setup.bufferBytes);
+  if (workers === 0) {
+    return {
+      writeHeader: async () => header.writeHeader(),
+      write: async (t) => header.write(t),
+      end: async () => header.end(),
+      close: async () => {},
+    };
+  }
+  const { clock: _clock, ...shared } = setup;
+  const pool = Array.from({ length: workers }, () => new Worker(WORKER_URL, { workerData: shared satisfies FormatSetup }));
+  const inFlight = 2 * workers;
+  // replies by id; the chunks are written in id order
+  const waiting = new Map<number, { resolve: (bytes: Uint8Array[]) => void; reject: (e: Error) => void }>();
+  const replies: Promise<Uint8Array[]>[] = [];
+  let nextId = 0;
+  let failure: Error | null = null;
+  const fail = (e: Error) => {
+    failure ??= e;
+    for (const w of waiting.values()) w.reject(failure);
+    waiting.clear();
+  };
+  for (const w of pool) {
+    w.on('message', (m: FormatDone) => {
+      const p = waiting.get(m.id);
+      waiting.delete(m.id);
+      if ('error' in m) p?.reject(new CliError(`formatting the rows failed: ${m.error}`, EXIT.internal));
+      else p?.resolve(m.bytes);
+    });
+    w.on('error', (e) => fail(new CliError(`a formatting worker failed: ${e.message}`, EXIT.internal)));
+  }
+  /** writes the oldest chunk's text */
+  const writeOldest = async () => {
+    for (const b of await replies.shift()!) await write(b);
+  };
+  return {
+    async writeHeader() {
+      await header.writeHeader();
+      await header.end(); // the header row goes out before the workers' text
+    },
+    async write(t) {
+      if (failure) throw failure;
+      if (t.length === 0) return;
+      const id = nextId++;
+      const reply = new Promise<Uint8Array[]>((resolve, reject) => waiting.set(id, { resolve, reject }));
+      reply.catch(() => undefined); // awaited in order, later
+      replies.push(reply);
+      // a copy of each column (the chunk may be borrowed or reused), handed over
+      const columns = t.columns.map((c) => (Array.isArray(c) ? c : c.slice())) as ColumnChunk['columns'];
+      const transfer = columns.flatMap((c) => (Array.isArray(c) ? [] : [c.buffer as ArrayBuffer]));
+      pool[id % workers]!.postMessage({ id, chunk: { length: t.length, columns } } satisfies FormatJob, transfer);
+      while (replies.length > inFlight) await writeOldest();
+    },
+    async end() {
+      try {
+        while (replies.length > 0) await writeOldest();
+      } finally {
+        await this.close();
+      }
+    },
+    async close() {
+      await Promise.all(pool.map((w) => w.terminate()));
+    },
+  };
+}
