@@ -94,6 +94,14 @@ describe('simulated traces with samples and images', () => {
       expect(a.intervalsMs).toEqual([0.1]);
       expect(a.cpuMs).toBeCloseTo(a.weight * 0.1, 9);
       for (const g of [...a.byProcess, ...a.byModule, ...a.byAddress]) expect(g.cpuMs).toBeCloseTo(g.weight * 0.1, 9);
+      // by module and by address are made on first use, yet are fields as any other (JSON, keys, the same array each read)
+      expect(Object.keys(a)).toEqual(expect.arrayContaining(['byProcess', 'byThread', 'byModule', 'byAddress']));
+      expect(a.byAddress).toBe(a.byAddress);
+      const json = JSON.parse(JSON.stringify(a)) as typeof a;
+      expect(json.byModule).toEqual(a.byModule);
+      expect(json.byAddress.length).toBe(a.byAddress.length);
+      expect(a.byModule.reduce((n, g) => n + g.weight, 0)).toBe(a.weight);
+      expect(a.byAddress.reduce((n, g) => n + g.samples, 0)).toBe(a.samples);
       // the reused process id's first process ran its image at a base where the next one loads another:
       // its samples are the first image's (by time), not the image seen last at that base
       const pid = sim.reusedProcessIds[0]!;

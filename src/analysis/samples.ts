@@ -93,10 +93,12 @@ export function analyzeSamples(
   const pointerSize = samples.column('pointerSize');
   const proc = new Map<number, Entry>();
   const thread = new Map<number, Map<number, Entry>>();
-  const module = new Map<number, Entry>(); // images row (-1: none) → [samples, weight]
-  const inImage = new Map<number, Map<number, Entry>>(); // images row → offset → …
-  const noImage = new Map<number, Map<number, Entry>>(); // address high word → low word → …
-  // per sample: its Count and its CPU time in 100 ns units
+  // per sample: its process, image row (-1: none) and CPU time in 100 ns units — modules and addresses are
+  // counted from them when asked (a trace can have a distinct address per sample)
+  const n = samples.length;
+  const pidOf = new Int32Array(n);
+  const rowOf = new Int32Array(n);
+  const timeOf = timed ? new Float64Array(n) : null;
   const add = <K>(m: Map<K, Entry>, k: K, w: number, t: number) => {
     const e = m.get(k);
     if (e) {
@@ -114,7 +116,9 @@ export function analyzeSamples(
   let time = 0;
   let unresolvedProcess = 0;
   let unresolvedModule = 0;
-  for (let i = 0; i < samples.length; i++) {
+  let lastTid = -1;
+  let lastThread: Map<number, Entry> | null = null;
+  for (let i = 0; i < n; i++) {
     const w = count[i]!;
     weight += w;
     const t = tid[i]!;
@@ -125,15 +129,18 @@ export function analyzeSamples(
     time += cpu;
     if (p < 0) unresolvedProcess++;
     add(proc, p, w, cpu);
-    add(inner(thread, t), p, w, cpu);
+    if (t !== lastTid || lastThread === null) {
+      lastTid = t;
+      lastThread = inner(thread, t);
+    }
+    add(lastThread, p, w, cpu);
     const hi = ipw[2 * i + 1]!;
     const lo = ipw[2 * i]!;
     const row = map.find(p, isKernelAddress(pointerSize[i]!, hi, lo), hi, lo, tHi, tLo);
-    add(module, row, w, cpu);
-    if (row < 0) {
-      unresolvedModule++;
-      add(inner(noImage, hi), lo, w, cpu);
-    } else add(inner(inImage, row), map.offset(row, hi, lo), w, cpu);
+    if (row < 0) unresolvedModule++;
+    pidOf[i] = p;
+    rowOf[i] = row;
+    if (timeOf) timeOf[i] = cpu;
   }
   const percent = (x: number) => (weight === 0 ? 0 : (100 * x) / weight);
   const order = (a: SampledGroup, b: SampledGroup) => b.weight - a.weight || b.samples - a.samples || (a.processId ?? -1) - (b.processId ?? -1) || (a.threadId ?? -1) - (b.threadId ?? -1) || ((a.module ?? a.address ?? '') < (b.module ?? b.address ?? '') ? -1 : 1);
@@ -154,18 +161,53 @@ export function analyzeSamples(
     }
     return [...m.values()].map(([nw, o]) => group(o, nw)).sort(order);
   };
+  const byModule = () => {
+    const module = new Map<number, Entry>(); // images row (-1: none) → [samples, weight]
+    for (let i = 0; i < n; i++) add(module, rowOf[i]!, count[i]!, timeOf ? timeOf[i]! : 0);
+    return merged([...module].map(([row, nw]) => [nameOf(row), nw, { module: nameOf(row) }]));
+  };
+  const byAddress = () => {
+    const inImage = new Map<number, Map<number, Entry>>(); // images row → offset → …
+    const noImage = new Map<number, Map<number, Entry>>(); // address high word → low word → …
+    for (let i = 0; i < n; i++) {
+      const hi = ipw[2 * i + 1]!;
+      const lo = ipw[2 * i]!;
+      const row = rowOf[i]!;
+      const w = count[i]!;
+      const cpu = timeOf ? timeOf[i]! : 0;
+      if (row < 0) add(inner(noImage, hi), lo, w, cpu);
+      else add(inner(inImage, row), map.offset(row, hi, lo), w, cpu);
+    }
+    return merged([
+      ...[...inImage].flatMap(([row, m]) => [...m].map(([off, nw]): [string, Entry, Partial<SampledGroup>] => {
+        const address = `${nameOf(row)}!0x${off.toString(16)}`;
+        return [address, nw, { module: nameOf(row), address }];
+      })),
+      ...[...noImage].flatMap(([hi, m]) => [...m].map(([lo, nw]): [string, Entry, Partial<SampledGroup>] => {
+        const address = `0x${((BigInt(hi) << 32n) | BigInt(lo)).toString(16)}`;
+        return [address, nw, { address }];
+      })),
+    ]);
+  };
   const byProcess = [...proc].map(([p, nw]) => group({ processId: named(p), imageFileName: p < 0 ? null : (image.get(p) ?? null) }, nw)).sort(order);
   const byThread = [...thread].flatMap(([t, m]) => [...m].map(([p, nw]) => group({ processId: named(p), imageFileName: p < 0 ? null : (image.get(p) ?? null), threadId: t }, nw))).sort(order);
-  const byModule = merged([...module].map(([row, nw]) => [nameOf(row), nw, { module: nameOf(row) }]));
-  const byAddress = merged([
-    ...[...inImage].flatMap(([row, m]) => [...m].map(([off, nw]): [string, Entry, Partial<SampledGroup>] => {
-      const address = `${nameOf(row)}!0x${off.toString(16)}`;
-      return [address, nw, { module: nameOf(row), address }];
-    })),
-    ...[...noImage].flatMap(([hi, m]) => [...m].map(([lo, nw]): [string, Entry, Partial<SampledGroup>] => {
-      const address = `0x${((BigInt(hi) << 32n) | BigInt(lo)).toString(16)}`;
-      return [address, nw, { address }];
-    })),
-  ]);
-  return { samples: samples.length, weight, cpuMs: ms(time), intervalsMs: (interval?.intervals ?? []).map((v) => v / 10_000), byProcess, byThread, byModule, byAddress, unresolvedProcess, unresolvedModule, selection: sel?.describe(r.clock) ?? null };
+  const a = { samples: n, weight, cpuMs: ms(time), intervalsMs: (interval?.intervals ?? []).map((v) => v / 10_000), byProcess, byThread, unresolvedProcess, unresolvedModule, selection: sel?.describe(r.clock) ?? null };
+  // by module and by address: made on first use (enumerable: JSON and copies see them as fields)
+  return Object.defineProperties(a, { byModule: lazy(byModule), byAddress: lazy(byAddress) }) as SampledAnalysis;
+}
+
+/** An enumerable property made by `make` on first read, then kept. */
+function lazy<T>(make: () => T): PropertyDescriptor {
+  let value: T | undefined;
+  let made = false;
+  return {
+    enumerable: true,
+    get() {
+      if (!made) {
+        value = make();
+        made = true;
+      }
+      return value;
+    },
+  };
 }

@@ -7,7 +7,9 @@ import type { CpuUsageStats } from '../derive/cpu-usage.js';
 
 /** Right-aligns every column but the text ones (left-aligned), two spaces apart. */
 export function alignedTable(header: string[], rows: string[][], left: ReadonlySet<number>): string[] {
-  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
+  // a loop, not Math.max(...cells): a table can have a row per distinct address (millions)
+  const widths = header.map((h) => h.length);
+  for (const r of rows) for (let c = 0; c < widths.length; c++) if (r[c]!.length > widths[c]!) widths[c] = r[c]!.length;
   const line = (cells: string[]) => cells.map((v, c) => (left.has(c) ? v.padEnd(widths[c]!) : v.padStart(widths[c]!))).join('  ').trimEnd();
   return [line(header), ...rows.map(line)];
 }

@@ -130,7 +130,9 @@ export function renderSpinlocks(name: string, a: SpinlockAnalysis, by: Spinlocks
 /** Two header lines (group labels, column heads) and one line per row; columns two spaces apart. */
 function table(cols: Column[], rows: SpinlockStats[]): string[] {
   const cells = rows.map((r) => cols.map((c) => c.cell(r)));
-  const width = cols.map((c, i) => Math.max(c.head.length, ...cells.map((r) => r[i]!.length)));
+  // a loop, not Math.max(...cells): --top can ask for millions of rows
+  const width = cols.map((c) => c.head.length);
+  for (const r of cells) for (let i = 0; i < width.length; i++) if (r[i]!.length > width[i]!) width[i] = r[i]!.length;
   // a group label wider than its columns widens them, evenly
   for (let i = 0; i < cols.length; ) {
     let j = i;
