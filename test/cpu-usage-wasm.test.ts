@@ -1,12 +1,14 @@
 // The WebAssembly cpuUsage core (assembly/derive/) against its TypeScript twin (the reference core of
 // src/derive/cpu-usage.ts, `engine: 'reference'`): the same chunks, column for column, and the same
 // statistics, on simulated traces (schedule.ts, realistic.ts; both pointer sizes) cut into any chunks, with
-// events lost, arriving late, rows held, threads never known and thread ids reused.
+// events lost, arriving late, rows held, threads never known and thread ids reused; streaming, or given the
+// `threads` table (a whole decode).
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { CpuUsageDeriver, decodeSync, streamFile, type CpuUsageOptions, type DecodeResult, type Table } from '../src/node.js';
 import * as L from '../src/generated/layout.js';
 import { RWS } from '../src/derive/cpu-usage.js';
+import { deriveThreads } from '../src/derive/lifetimes.js';
 import type { TypedColumn } from '../src/tables/schema.js';
 import { Table as TableCtor } from '../src/tables/table.js';
 import { generateRealisticTrace, simulateSchedule, writeTrace } from '../src/writer/index.js';
@@ -101,6 +103,7 @@ describe.each(traces)('%s', (_, r) => {
       ] as const) {
         same(chunksOf(m, at, at.map((f) => f * 0.7)), { windowEvents, chunkRows, holdRows });
       }
+      same(chunksOf(m, at), { chunkRows: 100, threads: deriveThreads(m.threadEvents) });
     }
   });
 }, 60_000);
@@ -168,7 +171,7 @@ test('streamed through streamFile (borrowed views of the decoder), to columns an
   tables.wasm.forEach((t, k) => t.columns.forEach((col, c) => expect(col).toEqual(tables.reference[k]!.columns[c])));
 });
 
-test('property: any chunking, window, chunk size, hold and mutation — the same rows and statistics', () => {
+test('property: any chunking, window, chunk size, hold, mutation, streaming or given the threads — the same rows and statistics', () => {
   fc.assert(
     fc.property(
       fc.integer({ min: 0, max: traces.length - 1 }),
@@ -179,11 +182,12 @@ test('property: any chunking, window, chunk size, hold and mutation — the same
       fc.constantFrom(1, 3, 100, 65536),
       fc.constantFrom(0, 1, 5, 1 << 16),
       fc.boolean(),
-      (which, mutation, a, b, windowEvents, chunkRows, holdRows, shuffle) => {
+      fc.boolean(),
+      (which, mutation, a, b, windowEvents, chunkRows, holdRows, shuffle, given) => {
         const r = MUTATIONS[mutation]![1](traces[which]![1]);
         let chunks = chunksOf(r, [...a].sort((x, y) => x - y), [...b].sort((x, y) => x - y));
         if (shuffle) chunks = chunks.map((c, k) => [k, c] as const).sort((x, y) => ((x[0] * 7) % 5) - ((y[0] * 7) % 5)).map(([, c]) => c);
-        same(chunks, { windowEvents, chunkRows, holdRows });
+        same(chunks, { windowEvents, chunkRows, holdRows, threads: given ? deriveThreads(r.threadEvents) : undefined });
       },
     ),
     { numRuns: 40 },

@@ -152,6 +152,8 @@ let HOLD: usize = 0;
 let holdCap: i32 = 0;
 let nHold: i32 = 0;
 let holdRows: i32 = 0;
+/** the lifetimes are the trace's final ones (lifetimes()): no row waits for a process id */
+let final: bool = false;
 let heldRows: i32 = 0;
 let unresolvedRows: i32 = 0;
 // the input region and its columns
@@ -376,6 +378,22 @@ export function inputColumn(i: i32): usize {
 
 @inline function col(i: i32): usize {
   return load<usize>(columnPtrs + (<usize>i << 2));
+}
+
+/**
+ * A whole decode: the lifetimes of its `threads` table (n rows in the input region as Thread events:
+ * column 0 startTime, 2 threadId, 3 processId, 4 1 when startTime is not null), in its row order; they are
+ * final (no row waits), and add() is then given no Thread events.
+ */
+export function lifetimes(n: i32): void {
+  final = true;
+  const ts = col(0);
+  const tid = col(2);
+  const pid = col(3);
+  const has = col(4);
+  for (let i = 0; i < n; i++) {
+    addLifetime(slotOf(load<i32>(tid + (<usize>i << 2))), load<u8>(has + <usize>i) != 0, load<i64>(ts + (<usize>i << 3)), load<i32>(pid + (<usize>i << 2)), false);
+  }
 }
 
 /** Takes one chunk (its columns in the input region): stores its events, releases those up to the watermark. */
@@ -674,7 +692,7 @@ function closeRow(cpu: i32, hasNext: bool, nt: i64, nSmall: i32, nFlags: i32): v
   const readying = hasReady && (f & CF_READYING) != 0;
   let readyingPid: i64 = readying && f & CF_READYING_PID ? <i64>load<u32>(c, C_READYING_PID) : -1;
   let wait = false;
-  if (newPid < 0 || oldPid < 0 || (readying && readyingPid < 0)) {
+  if (!final && (newPid < 0 || oldPid < 0 || (readying && readyingPid < 0))) {
     // a Thread event applied since may know the thread now; if not, the row waits for finish()
     if (newPid < 0) newPid = pidOf(load<i32>(c, C_NEW_SLOT), tsIn);
     if (oldPid < 0) oldPid = pidOf(load<i32>(c, C_OLD_SLOT), tsIn);

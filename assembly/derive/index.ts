@@ -3,4 +3,4 @@
 // the twin of the CpuUsageDeriver class of src/derive/cpu-usage.ts. A module of its own, not exports of
 // the decoder's: its memory is the derivation's (regions that grow with threads and the window), one
 // instance per deriver, beside any number of decoders.
-export { init, reserveInput, inputColumn, add, finish, outPtr, stat } from './cpu-usage';
+export { init, reserveInput, inputColumn, lifetimes, add, finish, outPtr, stat } from './cpu-usage';

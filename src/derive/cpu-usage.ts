@@ -42,10 +42,9 @@
 // chunk may give it back (recycle()) for its columns to be reused. A thread's state is one cache line,
 // recent thread ids find their slot in a small direct-mapped cache before the index.
 //
-// Two cores do this: streaming (no `threads` option), the WebAssembly one (assembly/derive/: the same
-// records and rules with native i64 times, ~3× fewer instructions per event), which the class below —
-// its TypeScript twin, also the core of whole decodes and of `engine: 'reference'` — is the reference
-// for: the differential tests (test/cpu-usage-wasm.test.ts) hold them to the same rows and stats.
+// Two cores do this: the WebAssembly one (assembly/derive/: the same records and rules with native i64
+// times, about 2.3× faster), and its TypeScript twin, the class ReferenceCpuUsage below (`engine:
+// 'reference'`): the differential tests (test/cpu-usage-wasm.test.ts) hold them to the same chunks and stats.
 import * as L from '../generated/layout.js';
 import type { EngineKind } from '../engine/engine.js';
 import { deriveInstance, type DeriveExports } from '../engine/wasm/derive.js';
@@ -67,8 +66,7 @@ export interface CpuUsageOptions {
    */
   threads?: Table<'threads'>;
   /**
-   * the core of a streaming derivation: 'wasm' (the default) or its TypeScript twin 'reference' (the
-   * differential tests run both); a whole decode (`threads` given) uses the twin
+   * the core: 'wasm' (the default) or its TypeScript twin 'reference' (the differential tests run both)
    */
   engine?: EngineKind;
 }
@@ -422,8 +420,8 @@ class RowOutput {
 }
 
 /**
- * The rows of the `cpuUsage` table as chunks of a trace's decode are added (see the file comment): the
- * WebAssembly core streaming, the TypeScript twin for whole decodes or when asked (`engine: 'reference'`).
+ * The rows of the `cpuUsage` table as chunks of a trace's decode are added (see the file comment): by the
+ * WebAssembly core, or its TypeScript twin when asked (`engine: 'reference'`).
  */
 export class CpuUsageDeriver {
   private readonly core: ReferenceCpuUsage | WasmCpuUsage;
@@ -432,7 +430,7 @@ export class CpuUsageDeriver {
   /** Rows go to `onRows` in chunks of columns, or to a StagedRowSink as they are staged (no columns made). */
   constructor(to: ((rows: Table<'cpuUsage'>) => void) | StagedRowSink, options: CpuUsageOptions = {}) {
     this.output = new RowOutput(to, options.chunkRows ?? 1 << 16);
-    this.core = options.threads !== undefined || options.engine === 'reference' ? new ReferenceCpuUsage(this.output, options) : new WasmCpuUsage(this.output, options);
+    this.core = options.engine === 'reference' ? new ReferenceCpuUsage(this.output, options) : new WasmCpuUsage(this.output, options);
   }
 
   /** Takes the rows of one chunk of the decode (borrowed views are fine: values are copied). */
@@ -455,11 +453,13 @@ export class CpuUsageDeriver {
 }
 
 /**
- * The WebAssembly core (assembly/derive/cpu-usage.ts), streaming: per chunk the columns it reads are
- * copied into its memory; its rows come back staged (env.drain) and go to the output as they are.
+ * The WebAssembly core (assembly/derive/cpu-usage.ts): per chunk the columns it reads are copied into its
+ * memory; its rows come back staged (env.drain) and go to the output as they are.
  */
 class WasmCpuUsage {
   private readonly w: DeriveExports;
+  /** the lifetimes are the trace's final ones (options.threads): Thread events are not needed */
+  private readonly final: boolean;
 
   constructor(
     private readonly output: RowOutput,
@@ -467,11 +467,27 @@ class WasmCpuUsage {
   ) {
     this.w = deriveInstance((n) => this.output.put(new Int32Array(this.w.memory.buffer, this.w.outPtr(), n * RWS), n));
     this.w.init(options.windowEvents ?? 1 << 18, options.holdRows ?? 1 << 16);
+    this.final = options.threads !== undefined;
+    if (options.threads) this.lifetimesOf(options.threads);
+  }
+
+  /** The lifetimes of the `threads` table, as Thread event columns (the opcode column: 1 when startTime is not null). */
+  private lifetimesOf(threads: Table<'threads'>): void {
+    const w = this.w;
+    const n = threads.length;
+    w.reserveInput(n, 0, 0);
+    const buf = w.memory.buffer;
+    new BigInt64Array(buf, w.inputColumn(0), n).set(threads.column('startTime').subarray(0, n));
+    new Uint32Array(buf, w.inputColumn(2), n).set(threads.column('threadId').subarray(0, n));
+    new Uint32Array(buf, w.inputColumn(3), n).set(threads.column('processId').subarray(0, n));
+    const has = new Uint8Array(buf, w.inputColumn(4), n);
+    for (let i = 0; i < n; i++) has[i] = threads.isNull(L.TH_START_TIME, i) ? 0 : 1;
+    w.lifetimes(n);
   }
 
   add(cswitch: Table<'cswitch'>, readythread: Table<'readythread'>, threadEvents: Table<'threadEvents'>): void {
     const w = this.w;
-    const nT = threadEvents.length;
+    const nT = this.final ? 0 : threadEvents.length;
     const nR = readythread.length;
     const nS = cswitch.length;
     w.reserveInput(nT, nR, nS);
@@ -512,7 +528,7 @@ class WasmCpuUsage {
   }
 }
 
-/** The TypeScript core: the twin of the WebAssembly one, and the whole decodes' (options.threads). */
+/** The TypeScript core: the twin of the WebAssembly one (see the file comment). */
 class ReferenceCpuUsage {
   /** the events (ES words each, in its store), held and released in time order to apply() */
   private readonly R: EventReorder;

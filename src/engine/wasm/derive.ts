@@ -10,6 +10,8 @@ export interface DeriveExports {
   init(windowEvents: number, holdRows: number): void;
   reserveInput(nThread: number, nReady: number, nSwitch: number): void;
   inputColumn(i: number): number;
+  /** the lifetimes of a whole decode's `threads` table (n rows in the Thread events' input columns) */
+  lifetimes(n: number): void;
   add(nThread: number, nReady: number, nSwitch: number): void;
   finish(): void;
   /** where the rows handed to the drain import are staged */
