@@ -303,17 +303,20 @@ function ensureCpu(cpu: i32): void {
   if (load<i32>(c, C_IDLE_SLOT) == -1) store<i32>(c, newSlot(true), C_IDLE_SLOT);
 }
 
-/** The process of thread slot s at time t (-1: unknown; the idle thread: 0). */
-function pidOf(s: i32, t: i64): i64 {
+/** The process of thread slot s at time t (-1: unknown; the idle thread: 0): a thread of one lifetime from the copy in its slot. */
+@inline function pidOf(s: i32, t: i64): i64 {
   const ts = TS + <usize>s * TSB;
   const tf = load<i32>(ts, T_FLAGS);
   if (tf & TF_IDLE) return 0;
-  let l = load<i32>(ts, T_LIFE_HEAD) - 1;
+  const l = load<i32>(ts, T_LIFE_HEAD) - 1;
   if (l < 0) return -1;
-  if (l == load<i32>(ts, T_LIFE_TAIL) - 1) {
-    if (tf & TF_FIRST_START && t < load<i64>(ts, T_FIRST_START)) return -1;
-    return <i64>load<u32>(ts, T_FIRST_PID);
-  }
+  if (l != load<i32>(ts, T_LIFE_TAIL) - 1) return pidOfLifetimes(l, t);
+  if (tf & TF_FIRST_START && t < load<i64>(ts, T_FIRST_START)) return -1;
+  return <i64>load<u32>(ts, T_FIRST_PID);
+}
+
+/** pidOf of a thread of several lifetimes (the first: l): the latest start at or before t wins (a null start is the earliest; on a tie the later lifetime). */
+function pidOfLifetimes(l: i32, t: i64): i64 {
   let best: usize = 0;
   let hasBest = false;
   for (; l >= 0; l = load<i32>(LT + <usize>l * LTB, LT_NEXT) - 1) {
