@@ -164,38 +164,21 @@ let columnPtrs: usize = 0;
 /** the one-event order of a late event */
 let single: usize = 0;
 
-/** Starts a derivation: empty state, the reorder's window and the hold's bound. */
+/** Starts the derivation (once per instance: an instance is one deriver's): the reorder's window, the hold's bound, the first regions. */
 export function init(windowEvents: i32, holdRowsMax: i32): void {
   reorderInit(windowEvents);
   holdRows = holdRowsMax;
-  if (columnPtrs == 0) {
-    columnPtrs = heap.alloc(<usize>COLUMNS << 2);
-    single = heap.alloc(4);
-    slotCache = heap.alloc(<usize>(2 << SLOT_CACHE_BITS) << 2);
-    OUT = heap.alloc(<usize>STAGE_ROWS * RB);
-  }
-  memory.fill(slotCache, 0, <usize>(2 << SLOT_CACHE_BITS) << 2);
-  if (idCap == 0) {
-    idCap = 1024;
-    idKeys = heap.alloc(<usize>idCap << 2);
-    idVals = heap.alloc(<usize>idCap << 2);
-  }
-  memory.fill(idVals, 0, <usize>idCap << 2);
-  idCount = 0;
-  if (tsCap == 0) {
-    tsCap = 256;
-    TS = heap.alloc(<usize>tsCap * TSB);
-    ltCap = 256;
-    LT = heap.alloc(<usize>ltCap * LTB);
-  }
-  memory.fill(TS, 0, <usize>tsCap * TSB);
-  nSlots = nLifetimes = threadsWithLifetimes = 0;
-  if (cpuCap > 0) {
-    memory.fill(CS, 0, <usize>cpuCap * CSB);
-    for (let c = 0; c < cpuCap; c++) store<i32>(CS + <usize>c * CSB, -1, C_IDLE_SLOT);
-  }
-  opened = 0;
-  nOut = nHold = heldRows = unresolvedRows = 0;
+  columnPtrs = heap.alloc(<usize>COLUMNS << 2);
+  single = heap.alloc(4);
+  slotCache = regrow(0, 0, <usize>(2 << SLOT_CACHE_BITS) << 2);
+  OUT = heap.alloc(<usize>STAGE_ROWS * RB);
+  idCap = 1024;
+  idKeys = heap.alloc(<usize>idCap << 2);
+  idVals = regrow(0, 0, <usize>idCap << 2);
+  tsCap = 256;
+  TS = regrow(0, 0, <usize>tsCap * TSB);
+  ltCap = 256;
+  LT = heap.alloc(<usize>ltCap * LTB);
 }
 
 // ---- the thread id index

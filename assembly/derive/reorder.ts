@@ -53,15 +53,9 @@ let nSeen: i32 = 0;
 /** most events held between chunks */
 let window: i32 = 1 << 18;
 
-/** Starts over with an empty reorder of `windowEvents`. */
+/** The reorder's window (once per instance). */
 export function reorderInit(windowEvents: i32): void {
   window = windowEvents;
-  top = end = nHeld = nSorted = 0;
-  lateEvents = maxHeld = 0;
-  hasReleased = false;
-  releasedTime = 0;
-  nSeen = 0;
-  if (cpuCap > 0) memory.fill(Wseen, 0, <usize>cpuCap);
 }
 
 @inline function timeAt(p: i32): i64 {
