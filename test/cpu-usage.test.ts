@@ -179,7 +179,7 @@ describe('the typed-array derivation equals the former object-per-event one (tes
     return bounds.slice(1).map((b, k) => sliceOf(t, bounds[k]!, b));
   }
 
-  test('same rows, chunks and statistics for any chunking, window, chunk size and hold, streaming or given the threads table', () => {
+  test('same rows, chunks and statistics for any chunking, window, chunk size and hold, streaming (either core) or given the threads table', () => {
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: traces.length - 1 }),
@@ -189,7 +189,8 @@ describe('the typed-array derivation equals the former object-per-event one (tes
         fc.constantFrom(1, 3, 100, 65536),
         fc.constantFrom(0, 1, 5, 1 << 16),
         fc.boolean(),
-        (which, a, b, windowEvents, chunkRows, holdRows, given) => {
+        fc.constantFrom('wasm' as const, 'reference' as const),
+        (which, a, b, windowEvents, chunkRows, holdRows, given, engine) => {
           const r = traces[which]!;
           const at = [...a].sort((x, y) => x - y);
           const at2 = [...b].sort((x, y) => x - y);
@@ -200,7 +201,7 @@ describe('the typed-array derivation equals the former object-per-event one (tes
           const got: Table<'cpuUsage'>[] = [];
           const want: Table<'cpuUsage'>[] = [];
           const options = { windowEvents, chunkRows, holdRows, threads: given ? r.threads : undefined };
-          const d = new CpuUsageDeriver((t) => got.push(t), options);
+          const d = new CpuUsageDeriver((t) => got.push(t), { ...options, engine }); // the WebAssembly core or its twin
           const o = new CpuUsageDeriverOracle((t) => want.push(t), options);
           for (let k = 0; k < cs.length; k++) {
             d.add(cs[k]!, rt[k]!, te[k]!);

@@ -41,7 +41,13 @@
 // they are to a StagedRowSink (CpuAnalyzer: the `cpu` command makes no columns); a consumer done with a
 // chunk may give it back (recycle()) for its columns to be reused. A thread's state is one cache line,
 // recent thread ids find their slot in a small direct-mapped cache before the index.
+//
+// Two cores do this: the WebAssembly one (assembly/derive/: the same records and rules with native i64
+// times, about 2.3× faster), and its TypeScript twin, the class ReferenceCpuUsage below (`engine:
+// 'reference'`): the differential tests (test/cpu-usage-wasm.test.ts) hold them to the same chunks and stats.
 import * as L from '../generated/layout.js';
+import type { EngineKind } from '../engine/engine.js';
+import { deriveInstance, type DeriveExports } from '../engine/wasm/derive.js';
 import { IdIndex } from './lifetimes.js';
 import { E_HI, E_KEY, E_LO, EventReorder, type DeriverStats } from './reorder.js';
 import { allocColumn, columnsOf, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
@@ -59,6 +65,10 @@ export interface CpuUsageOptions {
    * it, no row is held back, and the Thread events given to add() are not needed (they are ignored)
    */
   threads?: Table<'threads'>;
+  /**
+   * the core: 'wasm' (the default) or its TypeScript twin 'reference' (the differential tests run both)
+   */
+  engine?: EngineKind;
 }
 
 /**
@@ -351,7 +361,175 @@ function putDiff(words: Int32Array, r: number, aHi: number, aLo: number, bHi: nu
   words[2 * r + 1] = (aHi - bHi - ((aLo ^ MIN32) < (bLo ^ MIN32) ? 1 : 0)) | 0;
 }
 
+/**
+ * Where staged rows go: to the StagedRowSink, or into chunks of `chunkRows` columns (OutChunk.take) handed
+ * to onRows when full and at flush(); `rows` counts them.
+ */
+class RowOutput {
+  rows = 0;
+  private out: OutChunk | null = null;
+  /** the columns of a chunk given back (recycle()), for the next one */
+  private spare: TypedColumn[] | null = null;
+  private n = 0; // rows in `out`
+  private readonly onRows: ((rows: Table<'cpuUsage'>) => void) | null;
+  private readonly sink: StagedRowSink | null;
+
+  constructor(
+    to: ((rows: Table<'cpuUsage'>) => void) | StagedRowSink,
+    private readonly chunkRows: number,
+  ) {
+    this.onRows = typeof to === 'function' ? to : null;
+    this.sink = typeof to === 'function' ? null : to;
+  }
+
+  /** Takes n staged rows (S, from row 0; borrowed until it returns). */
+  put(S: Int32Array, n: number): void {
+    if (this.sink !== null) {
+      this.sink.addStaged(S, n);
+      this.rows += n;
+      return;
+    }
+    for (let s = 0; s < n; ) {
+      if (this.out === null) {
+        this.out = new OutChunk(this.chunkRows, this.spare);
+        this.spare = null;
+      }
+      const k = Math.min(n - s, this.chunkRows - this.n);
+      this.out.take(s === 0 ? S : S.subarray(s * RWS), k, this.n);
+      this.n += k;
+      s += k;
+      if (this.n === this.chunkRows) this.flush();
+    }
+  }
+
+  /** The rows so far out as a chunk (its columns cut to them). */
+  flush(): void {
+    const n = this.n;
+    if (n === 0) return;
+    this.rows += n;
+    const columns = this.out!.columns.map((c) => (n === this.chunkRows ? c : c.slice(0, n)) as TypedColumn);
+    this.out = null;
+    this.n = 0;
+    this.onRows!(new Table('cpuUsage', { length: n, columns }));
+  }
+
+  /** A chunk given back (CpuUsageDeriver.recycle). */
+  recycle(rows: Table<'cpuUsage'>): void {
+    if (rows.length === this.chunkRows && rows.columns[0]!.length === this.chunkRows) this.spare = rows.columns as TypedColumn[];
+  }
+}
+
+/**
+ * The rows of the `cpuUsage` table as chunks of a trace's decode are added (see the file comment): by the
+ * WebAssembly core, or its TypeScript twin when asked (`engine: 'reference'`).
+ */
 export class CpuUsageDeriver {
+  private readonly core: ReferenceCpuUsage | WasmCpuUsage;
+  private readonly output: RowOutput;
+
+  /** Rows go to `onRows` in chunks of columns, or to a StagedRowSink as they are staged (no columns made). */
+  constructor(to: ((rows: Table<'cpuUsage'>) => void) | StagedRowSink, options: CpuUsageOptions = {}) {
+    this.output = new RowOutput(to, options.chunkRows ?? 1 << 16);
+    this.core = options.engine === 'reference' ? new ReferenceCpuUsage(this.output, options) : new WasmCpuUsage(this.output, options);
+  }
+
+  /** Takes the rows of one chunk of the decode (borrowed views are fine: values are copied). */
+  add(cswitch: Table<'cswitch'>, readythread: Table<'readythread'>, threadEvents: Table<'threadEvents'>): void {
+    this.core.add(cswitch, readythread, threadEvents);
+  }
+
+  /**
+   * Gives back a chunk this deriver emitted that the caller is done with (nothing reads it any more): its
+   * columns are reused for a later chunk, saving their allocation. Chunks of another size are ignored.
+   */
+  recycle(rows: Table<'cpuUsage'>): void {
+    this.output.recycle(rows);
+  }
+
+  /** End of the trace: releases everything, completes the last row of every CPU, emits the rest, then the held rows. */
+  finish(): CpuUsageStats {
+    return this.core.finish();
+  }
+}
+
+/**
+ * The WebAssembly core (assembly/derive/cpu-usage.ts): per chunk the columns it reads are copied into its
+ * memory; its rows come back staged (env.drain) and go to the output as they are.
+ */
+class WasmCpuUsage {
+  private readonly w: DeriveExports;
+  /** the lifetimes are the trace's final ones (options.threads): Thread events are not needed */
+  private readonly final: boolean;
+
+  constructor(
+    private readonly output: RowOutput,
+    options: CpuUsageOptions,
+  ) {
+    this.w = deriveInstance((n) => this.output.put(new Int32Array(this.w.memory.buffer, this.w.outPtr(), n * RWS), n));
+    this.w.init(options.windowEvents ?? 1 << 18, options.holdRows ?? 1 << 16);
+    this.final = options.threads !== undefined;
+    if (options.threads) this.lifetimesOf(options.threads);
+  }
+
+  /** The lifetimes of the `threads` table, as Thread event columns (the opcode column: 1 when startTime is not null). */
+  private lifetimesOf(threads: Table<'threads'>): void {
+    const w = this.w;
+    const n = threads.length;
+    w.reserveInput(n, 0, 0);
+    const buf = w.memory.buffer;
+    new BigInt64Array(buf, w.inputColumn(0), n).set(threads.column('startTime').subarray(0, n));
+    new Uint32Array(buf, w.inputColumn(2), n).set(threads.column('threadId').subarray(0, n));
+    new Uint32Array(buf, w.inputColumn(3), n).set(threads.column('processId').subarray(0, n));
+    const has = new Uint8Array(buf, w.inputColumn(4), n);
+    for (let i = 0; i < n; i++) has[i] = threads.isNull(L.TH_START_TIME, i) ? 0 : 1;
+    w.lifetimes(n);
+  }
+
+  add(cswitch: Table<'cswitch'>, readythread: Table<'readythread'>, threadEvents: Table<'threadEvents'>): void {
+    const w = this.w;
+    const nT = this.final ? 0 : threadEvents.length;
+    const nR = readythread.length;
+    const nS = cswitch.length;
+    w.reserveInput(nT, nR, nS);
+    // the input columns, in the order of assembly/derive/cpu-usage.ts columnBytes
+    const buf = w.memory.buffer;
+    if (nT > 0) {
+      new BigInt64Array(buf, w.inputColumn(0), nT).set(threadEvents.column('timestamp').subarray(0, nT));
+      new Uint16Array(buf, w.inputColumn(1), nT).set(threadEvents.column('cpu').subarray(0, nT));
+      new Uint32Array(buf, w.inputColumn(2), nT).set(threadEvents.column('threadId').subarray(0, nT));
+      new Uint32Array(buf, w.inputColumn(3), nT).set(threadEvents.column('processId').subarray(0, nT));
+      new Uint8Array(buf, w.inputColumn(4), nT).set(threadEvents.column('opcode').subarray(0, nT));
+    }
+    if (nR > 0) {
+      new BigInt64Array(buf, w.inputColumn(5), nR).set(readythread.column('timestamp').subarray(0, nR));
+      new Uint16Array(buf, w.inputColumn(6), nR).set(readythread.column('cpu').subarray(0, nR));
+      new Uint32Array(buf, w.inputColumn(7), nR).set(readythread.column('threadId').subarray(0, nR));
+    }
+    if (nS > 0) {
+      new BigInt64Array(buf, w.inputColumn(8), nS).set(cswitch.column('timestamp').subarray(0, nS));
+      new Uint16Array(buf, w.inputColumn(9), nS).set(cswitch.column('cpu').subarray(0, nS));
+      new Uint32Array(buf, w.inputColumn(10), nS).set(cswitch.column('valid').subarray(0, nS));
+      new Uint32Array(buf, w.inputColumn(11), nS).set(cswitch.column('newThreadId').subarray(0, nS));
+      new Uint32Array(buf, w.inputColumn(12), nS).set(cswitch.column('oldThreadId').subarray(0, nS));
+      new Int8Array(buf, w.inputColumn(13), nS).set(cswitch.column('newThreadPriority').subarray(0, nS));
+      new Int8Array(buf, w.inputColumn(14), nS).set(cswitch.column('oldThreadPriority').subarray(0, nS));
+      new Uint8Array(buf, w.inputColumn(15), nS).set(cswitch.column('oldThreadState').subarray(0, nS));
+      new Uint8Array(buf, w.inputColumn(16), nS).set(cswitch.column('oldThreadWaitReason').subarray(0, nS));
+      new Uint8Array(buf, w.inputColumn(17), nS).set(cswitch.column('previousCState').subarray(0, nS));
+    }
+    w.add(nT, nR, nS);
+  }
+
+  finish(): CpuUsageStats {
+    const w = this.w;
+    w.finish();
+    this.output.flush();
+    return { rows: this.output.rows, lateEvents: w.stat(0), maxHeld: w.stat(1), threads: w.stat(2), heldRows: w.stat(3), unresolvedRows: w.stat(4) };
+  }
+}
+
+/** The TypeScript core: the twin of the WebAssembly one (see the file comment). */
+class ReferenceCpuUsage {
   /** the events (ES words each, in its store), held and released in time order to apply() */
   private readonly R: EventReorder;
   // Threads: TSW words per slot; a thread id has one slot (IdIndex), the idle thread (tid 0) is one per
@@ -372,35 +550,22 @@ export class CpuUsageDeriver {
   /** rows opened so far, and when each CPU's open row was (the order open rows are closed in at the end) */
   private opened = 0;
   private openSeq = new Float64Array(0);
-  private readonly chunkRows: number;
   /** the lifetimes are the trace's final ones (options.threads): no row waits for a process id */
   private readonly final: boolean;
-  // completed rows: staged (RWS words each), then moved into the chunk's columns
-  private readonly stage: Int32Array;
+  // completed rows: staged (RWS words each), then put to the output
+  private readonly stage = new Int32Array(STAGE_ROWS * RWS);
   private nStage = 0;
-  /** rows staged when the stage is moved into the chunk */
-  private stageRoom: number;
-  private out: OutChunk | null = null;
-  /** the columns of a chunk given back (recycle()), for the next one */
-  private spare: TypedColumn[] | null = null;
-  private n = 0; // rows in `out`
   /** rows waiting for a process id until finish(), staged, in completion order */
   private hold = new Int32Array(0);
   private nHold = 0;
   private readonly holdRows: number;
   private readonly stats: CpuUsageStats = { rows: 0, lateEvents: 0, maxHeld: 0, threads: 0, heldRows: 0, unresolvedRows: 0 };
 
-  private readonly onRows: ((rows: Table<'cpuUsage'>) => void) | null;
-  private readonly sink: StagedRowSink | null;
-
-  /** Rows go to `onRows` in chunks of columns, or to a StagedRowSink as they are staged (no columns made). */
-  constructor(to: ((rows: Table<'cpuUsage'>) => void) | StagedRowSink, options: CpuUsageOptions = {}) {
-    this.onRows = typeof to === 'function' ? to : null;
-    this.sink = typeof to === 'function' ? null : to;
+  constructor(
+    private readonly output: RowOutput,
+    options: CpuUsageOptions,
+  ) {
     this.R = new EventReorder({ words: ES, window: options.windowEvents ?? 1 << 18, atWatermark: true, apply: (order, from, to) => this.apply(order, from, to) });
-    this.chunkRows = options.chunkRows ?? 1 << 16;
-    this.stageRoom = Math.min(STAGE_ROWS, this.chunkRows);
-    this.stage = new Int32Array(this.stageRoom * RWS);
     this.holdRows = options.holdRows ?? 1 << 16;
     this.final = options.threads !== undefined;
     if (options.threads) this.lifetimesOf(options.threads);
@@ -481,7 +646,6 @@ export class CpuUsageDeriver {
     if (this.CS[cpu * CSW + C_IDLE_SLOT] === -1) this.CS[cpu * CSW + C_IDLE_SLOT] = this.newSlot(true);
   }
 
-  /** Takes the rows of one chunk of the decode (borrowed views are fine: values are copied). */
   add(cswitch: Table<'cswitch'>, readythread: Table<'readythread'>, threadEvents: Table<'threadEvents'>): void {
     const nThread = this.final ? 0 : threadEvents.length;
     this.R.begin(nThread + readythread.length + cswitch.length);
@@ -605,15 +769,6 @@ export class CpuUsageDeriver {
     }
   }
 
-  /**
-   * Gives back a chunk this deriver emitted that the caller is done with (nothing reads it any more): its
-   * columns are reused for a later chunk, saving their allocation. Chunks of another size are ignored.
-   */
-  recycle(rows: Table<'cpuUsage'>): void {
-    if (rows.length === this.chunkRows && rows.columns[0]!.length === this.chunkRows) this.spare = rows.columns as TypedColumn[];
-  }
-
-  /** End of the trace: releases everything, completes the last row of every CPU, emits the rest, then the held rows. */
   finish(): CpuUsageStats {
     this.R.release(true);
     // the open rows, closed without a next switch, in the order they were opened
@@ -625,7 +780,9 @@ export class CpuUsageDeriver {
       this.CS[c * CSW + C_FLAGS]! &= ~CF_OPEN;
     }
     this.emitHold();
-    this.flush();
+    this.drain();
+    this.output.flush();
+    this.stats.rows = this.output.rows;
     this.stats.threads = this.threadsWithLifetimes;
     this.stats.lateEvents = this.R.lateEvents;
     this.stats.maxHeld = this.R.maxHeld;
@@ -961,28 +1118,14 @@ export class CpuUsageDeriver {
       R[r + R_READY_LO] = 0;
     }
     R[r + R_VALID] = v;
-    if (!wait && this.nStage === this.stageRoom) this.drain();
+    if (!wait && this.nStage === STAGE_ROWS) this.drain();
   }
 
-  /** Moves the staged rows into the chunk's columns; a full chunk goes out. */
+  /** The staged rows to the output. */
   private drain(): void {
-    const n = this.nStage;
-    if (n === 0) return;
-    if (this.sink !== null) {
-      this.sink.addStaged(this.stage, n);
-      this.stats.rows += n;
-      this.nStage = 0;
-      return;
-    }
-    if (this.out === null) {
-      this.out = new OutChunk(this.chunkRows, this.spare);
-      this.spare = null;
-    }
-    this.out.take(this.stage, n, this.n);
-    this.n += n;
+    if (this.nStage === 0) return;
+    this.output.put(this.stage, this.nStage);
     this.nStage = 0;
-    if (this.n === this.chunkRows) this.flush();
-    this.stageRoom = Math.min(STAGE_ROWS, this.chunkRows - this.n);
   }
 
   /**
@@ -1020,23 +1163,10 @@ export class CpuUsageDeriver {
       H[r + R_VALID] = v;
       const S = this.stage;
       for (let w = 0, at = this.nStage++ * RWS; w < RWS; w++) S[at + w] = H[r + w]!;
-      if (this.nStage === this.stageRoom) this.drain();
+      if (this.nStage === STAGE_ROWS) this.drain();
     }
     this.hold = new Int32Array(0);
     this.nHold = 0;
-  }
-
-  /** The rows so far out as a chunk (its columns cut to them). */
-  private flush(): void {
-    this.drain();
-    const n = this.n;
-    if (n === 0) return;
-    this.stats.rows += n;
-    const columns = this.out!.columns.map((c) => (n === this.chunkRows ? c : c.slice(0, n)) as TypedColumn);
-    this.out = null;
-    this.n = 0;
-    this.stageRoom = Math.min(STAGE_ROWS, this.chunkRows);
-    this.onRows!(new Table('cpuUsage', { length: n, columns }));
   }
 }
 
