@@ -33,7 +33,7 @@ export function addCpuCommand(program: Command, { input }: CommandContext): void
     const selection = await commandSelection(inp.path, inp.name, o, decodeOptions(o), false);
     // percentiles only where they are shown: by thread and in --json (the by-process text has none)
     const analyzer = new CpuAnalyzer({ worst: o.worst, selection: selection ?? undefined, percentiles: o.json === true || o.by === 'thread' });
-    const deriver = new CpuUsageDeriver(analyzer); // rows folded as they complete, no columns made
+    const deriver = new CpuUsageDeriver(analyzer, { engine: o.engine }); // rows folded as they complete, no columns made; --engine reference: the TypeScript core too
     const res = await streamFile(inp.path, {
       ...decodeOptions(o),
       rows: 'borrow',

@@ -64,7 +64,7 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
       // cpuUsage is derived while the trace streams by; its rows come out as each switch completes (the
       // deriver's chunks are ours to keep until they are written)
       const pending: Table<'cpuUsage'>[] = [];
-      const deriver = table === 'cpuUsage' ? new CpuUsageDeriver((t) => pending.push(t)) : null;
+      const deriver = table === 'cpuUsage' ? new CpuUsageDeriver((t) => pending.push(t), { engine: o.engine }) : null;
       // threadStates: streamed too, each CPU in the watermark from the start
       const states: Table<'threadStates'>[] = [];
       const stateDeriver = table === 'threadStates' ? new (await import('../derive/thread-states.js')).ThreadStatesDeriver((t) => states.push(t), { cpus: info?.numberOfProcessors ?? 0 }) : null;
