@@ -329,11 +329,12 @@ export interface NanosecondsColumn {
 /**
  * Nanoseconds of a column of ticks: `time` since the clock's anchor, or a `duration`. Null cells (bit
  * clear in `bitmap`, when given) are 0; so are cells whose nanoseconds overflow an int64 (ticks centuries
- * away from the anchor, only in corrupt data), which become null.
+ * away from the anchor, only in corrupt data), which become null. `out` (each function here): the values
+ * are written into its first n cells (a column reused from batch to batch), else into a new array.
  */
 /** Nanoseconds since 1970-01-01 UTC of ticks[0, n) (an Arrow/Parquet timestamp): as nanosecondsColumn, plus the anchor's. */
-export function unixNanosecondsColumn(ticks: BigInt64Array, n: number, bitmap: Uint8Array | null, nullCount: number, clock: Clock): NanosecondsColumn {
-  return convertColumn(new TickConverter(clock, 'unixNs'), ticks, n, bitmap, nullCount, true);
+export function unixNanosecondsColumn(ticks: BigInt64Array, n: number, bitmap: Uint8Array | null, nullCount: number, clock: Clock, out?: BigInt64Array): NanosecondsColumn {
+  return convertColumn(new TickConverter(clock, 'unixNs'), ticks, n, bitmap, nullCount, true, out);
 }
 
 /**
@@ -341,12 +342,20 @@ export function unixNanosecondsColumn(ticks: BigInt64Array, n: number, bitmap: U
  * 'time'): the anchor's UTC nanoseconds added in 32-bit halves — the same values, without converting each
  * tick again. Cells whose `ns` overflowed are converted from their ticks.
  */
-export function unixNanosecondsFrom(ns: NanosecondsColumn, ticks: BigInt64Array, n: number, bitmap: Uint8Array | null, nullCount: number, clock: Clock): NanosecondsColumn {
+export function unixNanosecondsFrom(
+  ns: NanosecondsColumn,
+  ticks: BigInt64Array,
+  n: number,
+  bitmap: Uint8Array | null,
+  nullCount: number,
+  clock: Clock,
+  into?: BigInt64Array,
+): NanosecondsColumn {
   const conv = new TickConverter(clock, 'unixNs');
-  if (!conv.fast) return unixNanosecondsColumn(ticks, n, bitmap, nullCount, clock);
-  const out = new BigInt64Array(n);
+  if (!conv.fast) return unixNanosecondsColumn(ticks, n, bitmap, nullCount, clock, into);
+  const out = valuesOf(n, into, bitmap !== null || ns.bitmap !== null);
   const src = new Int32Array(ns.values.buffer, ns.values.byteOffset, 2 * n);
-  const dst = new Int32Array(out.buffer, 0, 2 * n);
+  const dst = new Int32Array(out.buffer, out.byteOffset, 2 * n);
   const bLo = conv.baseLo;
   const bHi = conv.baseHi;
   let valid = bitmap;
@@ -361,8 +370,11 @@ export function unixNanosecondsFrom(ns: NanosecondsColumn, ticks: BigInt64Array,
     for (let i = 0; i < n; i++) {
       const lo = (src[2 * i]! >>> 0) + bLo;
       const hi = src[2 * i + 1]! + bHi + (lo >= TWO_32 ? 1 : 0);
-      if (hi > 0x7fffffff || hi < -0x80000000) clear(i);
-      else {
+      if (hi > 0x7fffffff || hi < -0x80000000) {
+        clear(i);
+        dst[2 * i] = 0;
+        dst[2 * i + 1] = 0;
+      } else {
         dst[2 * i] = lo | 0;
         dst[2 * i + 1] = hi;
       }
@@ -397,8 +409,20 @@ export function nanosecondsColumn(
   nullCount: number,
   clock: Clock,
   kind: 'time' | 'duration',
+  out?: BigInt64Array,
 ): NanosecondsColumn {
-  return convertColumn(new TickConverter(clock, kind === 'time' ? 'ns' : kind), ticks, n, bitmap, nullCount, true);
+  return convertColumn(new TickConverter(clock, kind === 'time' ? 'ns' : kind), ticks, n, bitmap, nullCount, true, out);
+}
+
+/**
+ * The values array of a converted column: `into`'s first n cells (a column reused from batch to batch;
+ * zeroed first when some cells will not be written), or a new array.
+ */
+function valuesOf(n: number, into: BigInt64Array | undefined, gaps: boolean): BigInt64Array {
+  if (into === undefined) return new BigInt64Array(n);
+  const out = into.length === n ? into : into.subarray(0, n);
+  if (gaps) new Int32Array(out.buffer, out.byteOffset, 2 * n).fill(0);
+  return out;
 }
 
 /**
@@ -413,15 +437,17 @@ function convertColumn(
   bitmap: Uint8Array | null,
   nullCount: number,
   overflowNull: boolean,
+  into?: BigInt64Array,
 ): NanosecondsColumn {
-  const out = new BigInt64Array(n);
+  const out = valuesOf(n, into, bitmap !== null);
   let valid = bitmap;
   let nulls = nullCount;
-  const misses = conv.convertWords(new Int32Array(ticks.buffer, ticks.byteOffset, 2 * n), new Int32Array(out.buffer, 0, 2 * n), n, bitmap);
+  const misses = conv.convertWords(new Int32Array(ticks.buffer, ticks.byteOffset, 2 * n), new Int32Array(out.buffer, out.byteOffset, 2 * n), n, bitmap);
   for (const i of misses) {
     const ns = conv.exact(ticks[i]!);
     if (!overflowNull || (ns >= I64_MIN && ns <= I64_MAX)) out[i] = ns;
     else {
+      out[i] = 0n;
       if (valid === bitmap) valid = bitmap === null ? new Uint8Array((n + 7) >>> 3).fill(0xff) : bitmap.slice();
       valid![i >>> 3]! &= ~(1 << (i & 7));
       nulls++;

@@ -5,7 +5,8 @@
 // group), so the files are the same either way. Memory: at most `inFlight` parts are queued or being
 // written (partRows rows each, handed over to the worker, or copied when the caller keeps them); write()
 // waits for room. A part's column buffers that were handed over come back with the worker's reply, for
-// the caller to reuse (`giveBack`): the converting thread allocates no columns per part.
+// the caller to reuse (`giveBack`): the converting thread allocates no columns per part. Each part goes to
+// the worker with the fewest cells queued.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -152,10 +153,12 @@ export function inThreadParts(writer: DatasetWriter, ctx: FormatContext): PartWr
 /** Parts written by `count` worker threads, at most `inFlight` (default one more than the workers) at once. */
 export function workerParts(count: number, job: Omit<PartJob, 'id' | 'path' | 'table' | 'chunk'>, inFlight = count + 1): PartWriters {
   const workers = Array.from({ length: count }, () => new Worker(WORKER_URL));
+  // each worker's queued work: the cells of its parts not yet written (parts differ a hundredfold: a
+  // million-row cswitch part beside a table of a few rows; counting parts would leave one worker idle)
   const busy = new Array<number>(count).fill(0);
   const pending = new Map<
     number,
-    { resolve: (bytes: number) => void; reject: (e: Error) => void; worker: number; chunk: ColumnChunk; giveBack?: (columns: readonly TypedColumn[]) => void }
+    { resolve: (bytes: number) => void; reject: (e: Error) => void; worker: number; cells: number; chunk: ColumnChunk; giveBack?: (columns: readonly TypedColumn[]) => void }
   >();
   let nextId = 0;
   let failure: Error | null = null;
@@ -164,7 +167,7 @@ export function workerParts(count: number, job: Omit<PartJob, 'id' | 'path' | 't
     const p = pending.get(id);
     if (!p) return;
     pending.delete(id);
-    busy[p.worker]!--;
+    busy[p.worker]! -= p.cells;
     if (columns && p.giveBack) p.giveBack(columns.map((c, i) => c ?? p.chunk.columns[i]!));
     if (typeof outcome === 'number') p.resolve(outcome);
     else p.reject(outcome);
@@ -184,9 +187,10 @@ export function workerParts(count: number, job: Omit<PartJob, 'id' | 'path' | 't
       const id = nextId++;
       let worker = 0;
       for (let i = 1; i < count; i++) if (busy[i]! < busy[worker]!) worker = i;
-      busy[worker]!++;
+      const cells = chunk.length * chunk.columns.length + 1;
+      busy[worker]! += cells;
       const back = owned ? giveBack : undefined;
-      const size = new Promise<number>((resolve, reject) => pending.set(id, { resolve, reject, worker, chunk, giveBack: back }));
+      const size = new Promise<number>((resolve, reject) => pending.set(id, { resolve, reject, worker, cells, chunk, giveBack: back }));
       size.catch(() => undefined); // the caller awaits it later: no unhandled rejection meanwhile
       const m = message(chunk, owned);
       workers[worker]!.postMessage({ ...job, id, path, table, chunk: m.chunk, giveBack: back !== undefined } satisfies PartJob, m.transfer);

@@ -156,7 +156,7 @@ export class ParquetTableWriter {
     if (!(table in TABLES)) throw new EtlError('BAD_OPTION', `unknown table '${String(table)}'`);
     const rowGroupRows = checkOptions(options);
     const pw = await loadParquetWasm();
-    const converter = new ArrowConverter(table, options);
+    const converter = new ArrowConverter(table, options, false, true); // each batch is copied into the wasm memory at once
     return new ParquetTableWriter(table, sink, pw, converter, writerProperties(pw, converter, options, rowGroupRows));
   }
 
@@ -219,6 +219,7 @@ export class ParquetTableWriter {
     let batches: RecordBatch[];
     try {
       const ipc = batchesToIpc(this.converter.schema, [this.converter.toBatch(t)], 'stream');
+      this.converter.release(); // the IPC bytes are a copy
       const wasmTable = this.pw.Table.fromIPCStream(ipc);
       batches = wasmTable.recordBatches();
       wasmTable.free();
