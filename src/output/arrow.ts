@@ -413,12 +413,17 @@ export function tableToArrowIpc(table: Table, options: ArrowOptions = {}): Uint8
  * those bytes: a message shorter than its header says, every later buffer shifted.
  */
 export function batchesToIpc(schema: arrow.Schema, batches: readonly arrow.RecordBatch[], format: 'file' | 'stream'): Uint8Array {
+  return concatBytes(ipcParts(schema, batches, format));
+}
+
+/** The bytes of batchesToIpc in parts, in order (views of the batches' buffers among them). */
+export function ipcParts(schema: arrow.Schema, batches: readonly arrow.RecordBatch[], format: 'file' | 'stream'): Uint8Array[] {
   const queue = new CollectingQueue();
   const writer = format === 'file' ? new arrow.RecordBatchFileWriter() : new arrow.RecordBatchStreamWriter();
   writer.reset(queue as unknown as arrow.WritableSink<Uint8Array>, schema);
   for (const b of batches) writer.write(b);
   writer.finish();
-  return concatBytes(queue.pending);
+  return queue.pending;
 }
 
 
