@@ -14,7 +14,7 @@ import type { PartWriters } from './part-writers.js';
 import { scatterColumn, sortKeys, type CpuTimeSorter } from './sort.js';
 
 /** Column sets kept for reuse per table beyond those in use. */
-const IDLE_SETS = 2;
+const IDLE_SETS = 1;
 /** The first staging set's rows (doubled as more are pending, up to partRows). */
 const FIRST_ROWS = 1 << 12;
 
