@@ -1,17 +1,18 @@
 // How a conversion's rows become parts (src/convert/parts.ts, sort.ts, part-writers.ts): the (cpu, time)
 // partition sort equals the full sort whatever the input (per-CPU runs in time order, runs out of order,
-// shuffled rows), its scratch reused from call to call; the column sets handed to the writers and given
-// back are reused without a part's rows changing while it is being written; text columns travel to a
-// worker as codes and come back whole.
+// shuffled rows), its scratch reused from call to call, in place or into other columns; the column sets
+// handed to the writers and given back are reused without a part's rows changing while it is being
+// written; the writers sort each part; text columns travel to a worker as codes and come back whole.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { Parts } from '../src/convert/parts.js';
-import { chunkOf, type PartWriters } from '../src/convert/part-writers.js';
+import { chunkOf, inThreadParts, type PartWriters } from '../src/convert/part-writers.js';
+import type { DatasetWriter } from '../src/convert/formats.js';
 import { CpuTimeSorter, cpuTimeOrder } from '../src/convert/sort.js';
-import { TABLE_COLUMNS, type ColumnChunk, type TableName, type TypedColumn } from '../src/tables/schema.js';
+import { allocColumn, TABLE_COLUMNS, type ColumnChunk, type TableName, type TypedColumn } from '../src/tables/schema.js';
 
 /** (cpu, time, row) in the order the full sort gives: by cpu, then time, then input position. */
 function fullSort(cpu: number[], time: bigint[]): number[] {
@@ -62,6 +63,13 @@ describe('the (cpu, time) partition sort', () => {
           expect(order).toEqual(want);
         }
         expect(Array.from(cpuTimeOrder(Uint16Array.from(cpu), BigInt64Array.from(time), n) ?? cpu.map((_, i) => i))).toEqual(want);
+        // in place (a part writer's sort): the row numbers in threadId come out in the full sort's order
+        const cols = TABLE_COLUMNS.readythread.map((spec): TypedColumn =>
+          spec.name === 'cpu' ? Uint16Array.from(cpu) : spec.name === 'timestamp' ? BigInt64Array.from(time) : spec.name === 'threadId' ? Uint32Array.from(cpu.map((_, i) => i)) : allocColumn(spec.type, n),
+        );
+        sorter.sortInPlace('readythread', cols, n);
+        expect(Array.from(cols[TABLE_COLUMNS.readythread.findIndex((c) => c.name === 'threadId')] as Uint32Array)).toEqual(want);
+        expect(Array.from(cols[TABLE_COLUMNS.readythread.findIndex((c) => c.name === 'timestamp')] as BigInt64Array)).toEqual(want.map((i) => time[i]));
       }),
       { numRuns: 2000 },
     );
@@ -96,15 +104,19 @@ function rowsOf(chunk: ColumnChunk): unknown[][] {
 }
 
 /**
- * Part writers that keep each part "in flight" until released (as a worker would, while the converting
- * thread goes on), checking when they give it back that its rows did not change meanwhile.
+ * Part writers that sort each part in place (as a worker does) and keep it "in flight" until released (as
+ * a worker would, while the converting thread goes on), checking when they give it back that its rows did
+ * not change meanwhile.
  */
 function slowWriters(): { writers: PartWriters; parts: unknown[][][]; releaseAll(): void; changed: string[] } {
   const parts: unknown[][][] = [];
   const waiting: (() => void)[] = [];
   const changed: string[] = [];
+  const sorter = new CpuTimeSorter();
   const writers: PartWriters = {
     async write(path, table, chunk, owned, giveBack) {
+      expect(owned).toBe(chunk.length > 0);
+      sorter.sortInPlace(table, chunk.columns, chunk.length);
       const at = rowsOf(chunk);
       parts.push(at);
       let done!: (n: number) => void;
@@ -126,7 +138,7 @@ describe('parts', () => {
     const dir = mkdtempSync(join(tmpdir(), 'etw-parts-'));
     for (const table of ['readythread', 'threadEvents', 'threads'] as TableName[]) {
       const { writers, parts, releaseAll, changed } = slowWriters();
-      const p = new Parts(table, join(dir, table), writers, 'x', 7, new CpuTimeSorter());
+      const p = new Parts(table, join(dir, table), writers, 'x', 7);
       const specs = TABLE_COLUMNS[table];
       const all: unknown[][] = specs.map(() => []);
       let row = 0;
@@ -166,6 +178,38 @@ describe('parts', () => {
         first += n;
       }
     }
+  });
+
+  test('parts written in this thread are sorted: in place when owned, else into new columns (the caller\'s untouched)', async () => {
+    const seen: unknown[][][] = [];
+    const writer: DatasetWriter = {
+      ext: 'x',
+      async openPart() {
+        return { write: async (t) => void seen.push(rowsOf({ length: t.length, columns: t.columns })), close: async () => 0 };
+      },
+    };
+    const w = inThreadParts(writer, { clock: null, names: false });
+    const specs = TABLE_COLUMNS.readythread;
+    const make = () =>
+      specs.map((s): TypedColumn => {
+        if (s.name === 'cpu') return Uint16Array.from([2, 1, 2, 0]);
+        if (s.name === 'timestamp') return BigInt64Array.from([5n, 7n, 3n, 9n]);
+        if (s.name === 'threadId') return Uint32Array.from([10, 11, 12, 13]);
+        return allocColumn(s.type, 4);
+      });
+    const tid = specs.findIndex((s) => s.name === 'threadId');
+    const kept = make();
+    await w.write('p0', 'readythread', { length: 4, columns: kept }, false);
+    expect(Array.from(kept[tid] as Uint32Array)).toEqual([10, 11, 12, 13]);
+    const given = make();
+    let back: readonly TypedColumn[] | null = null;
+    await w.write('p1', 'readythread', { length: 4, columns: given }, true, (c) => (back = c));
+    expect(back).toBe(given);
+    expect(Array.from(given[tid] as Uint32Array)).toEqual([13, 11, 12, 10]);
+    expect(seen.map((rows) => rows[tid])).toEqual([
+      [13, 11, 12, 10],
+      [13, 11, 12, 10],
+    ]);
   });
 
   test('a text column goes to a worker as codes into its distinct values and comes out the same', () => {

@@ -44,7 +44,6 @@ import { datasetWriter, FileSink, type ConvertFormat } from './formats.js';
 import { inThreadParts, partWorkersAvailable, workerParts, type PartWriters } from './part-writers.js';
 import { refuseReplacingInput } from './inputs.js';
 import { Parts } from './parts.js';
-import { CpuTimeSorter } from './sort.js';
 
 export interface ConvertOptions {
   to: ConvertFormat;
@@ -298,8 +297,7 @@ async function convertParts(
   const ext = options.to;
   const wanted = new Set<TableName>(options.tables ?? TABLE_NAMES);
   const parts = new Map<TableName, Parts>();
-  const sorter = new CpuTimeSorter();
-  for (const t of TABLE_NAMES) if (wanted.has(t)) parts.set(t, new Parts(t, partitionDir(staging, t, id), writers, ext, partRows, sorter));
+  for (const t of TABLE_NAMES) if (wanted.has(t)) parts.set(t, new Parts(t, partitionDir(staging, t, id), writers, ext, partRows));
   const decoded = DECODED_TABLE_NAMES.filter((t) => wanted.has(t));
   const usage = parts.get('cpuUsage');
   // the derivers' chunks: copied into their parts, then given back for the next chunk's columns

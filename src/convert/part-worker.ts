@@ -1,5 +1,6 @@
-// A part-writing worker (part-writers.ts): writes the part files it is sent — one table's rows in the
-// dataset's format — while the converting thread decodes and derives the next ones; replies with the
+// A part-writing worker (part-writers.ts): writes the part files it is sent — one table's rows, put in
+// (cpu, time) order here (sort.ts), in the dataset's format — while the converting thread decodes and
+// derives the next ones; replies with the
 // file's size or the failure, and (when asked) the part's numeric columns, their buffers handed back for
 // the converting thread to reuse.
 import { parentPort } from 'node:worker_threads';
@@ -8,8 +9,10 @@ import { Table } from '../tables/table.js';
 import { createClock, clockUnavailable } from '../time.js';
 import { datasetWriter, type DatasetWriter } from './formats.js';
 import { chunkOf, type PartDone, type PartJob } from './part-writers.js';
+import { CpuTimeSorter } from './sort.js';
 
 const port = parentPort!;
+const sorter = new CpuTimeSorter();
 const writers = new Map<string, Promise<DatasetWriter>>();
 
 port.on('message', async (job: PartJob) => {
@@ -19,7 +22,8 @@ port.on('message', async (job: PartJob) => {
     if (!writer) writers.set(key, (writer = datasetWriter(job.format, job.partRows)));
     const clock = job.info && clockUnavailable(job.info) === null ? createClock(job.info) : null;
     const part = await (await writer).openPart(job.path, job.table, { clock, names: job.names });
-    const chunk = chunkOf(job.chunk);
+    const chunk = chunkOf(job.chunk); // this thread's own arrays (handed over or cloned)
+    sorter.sortInPlace(job.table, chunk.columns, chunk.length);
     let bytes: number;
     try {
       await part.write(new Table(job.table, chunk));

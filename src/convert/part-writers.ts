@@ -1,12 +1,12 @@
-// Where a conversion's part files are written: in this thread (one part at a time, each awaited), or by
-// worker threads (part-worker.ts) while this thread goes on decoding and deriving — the Parquet and Arrow
-// encoders cost several times the decode, so on a machine with cores to spare one file's conversion runs
-// its encoding beside its decode. Parts are written whole and independently (a part is one Parquet row
-// group), so the files are the same either way. Memory: at most `inFlight` parts are queued or being
-// written (partRows rows each, handed over to the worker, or copied when the caller keeps them); write()
-// waits for room. A part's column buffers that were handed over come back with the worker's reply, for
-// the caller to reuse (`giveBack`): the converting thread allocates no columns per part. Each part goes to
-// the worker with the fewest cells queued.
+// Where a conversion's part files are sorted by (cpu, time) and written: in this thread (one part at a
+// time, each awaited), or by worker threads (part-worker.ts) while this thread goes on decoding and
+// deriving — the Parquet and Arrow encoders cost several times the decode, so on a machine with cores to
+// spare one file's conversion runs its encoding (and the parts' sort) beside its decode. Parts are written
+// whole and independently (a part is one Parquet row group), so the files are the same either way.
+// Memory: at most `inFlight` parts are queued or being written (partRows rows each, handed over to the
+// worker, or copied when the caller keeps them); write() waits for room. A part's column buffers that were
+// handed over come back with the worker's reply, for the caller to reuse (`giveBack`): the converting
+// thread allocates no columns per part. Each part goes to the worker with the fewest cells queued.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -15,6 +15,7 @@ import type { TraceInfo } from '../result/logfile.js';
 import type { ColumnChunk, TableName, TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 import type { DatasetFormat, DatasetWriter, FormatContext } from './formats.js';
+import { CpuTimeSorter, sortByCpuTime } from './sort.js';
 
 /** A part for a worker to write. */
 export interface PartJob {
@@ -42,8 +43,10 @@ export interface PartWrite {
 /** Writes part files; `write` resolves once the part is queued (room permitting). */
 export interface PartWriters {
   /**
+   * The part file holds the chunk's rows in (cpu, time) order (sort.ts), whatever their order here.
    * `owned`: the buffers of the chunk's arrays are the caller's alone and not used after (a worker takes
-   * them over, whole, even where a column is a view of part of its buffer). `giveBack` (owned chunks):
+   * them over, whole, even where a column is a view of part of its buffer; the rows are sorted in them).
+   * `giveBack` (owned chunks):
    * called once the part is written with the chunk's columns usable again (numeric ones as views of the
    * same buffers, handed back by the worker; text columns as they were sent) — not when the write failed.
    */
@@ -134,8 +137,11 @@ export function partWorkersAvailable(): boolean {
 
 /** Parts written in this thread, one at a time. */
 export function inThreadParts(writer: DatasetWriter, ctx: FormatContext): PartWriters {
+  const sorter = new CpuTimeSorter();
   return {
     async write(path, table, chunk, owned, giveBack) {
+      if (owned) sorter.sortInPlace(table, chunk.columns, chunk.length);
+      else chunk = sortByCpuTime(table, chunk);
       const part = await writer.openPart(path, table, ctx);
       let bytes: number;
       try {

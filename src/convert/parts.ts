@@ -1,17 +1,15 @@
 // The rows of one table on their way into part files (convert-file.ts): each chunk's rows are copied into
 // this table's staging columns as they arrive (the decode's rows may be borrowed: nothing of a chunk is
-// kept), and every partRows rows become a part — in (cpu, time) order (sort.ts: the rows scattered once
-// into a second set of columns, or the staging columns themselves when they are in order already) handed
-// to the part writers (part-writers.ts), whose workers take the columns' buffers over and give them back
-// once the part is written. Those column sets are reused for later staging and parts, so a steady
-// conversion allocates no columns: per table, the staging set, the sets of the parts being written and at
-// most IDLE_SETS idle ones.
+// kept), and every partRows rows become a part: the staging columns handed as they are to the part writers
+// (part-writers.ts), which put the rows in (cpu, time) order (sort.ts) — on a worker thread, whose time is
+// spare, rather than this one — write them, and give the columns back (a worker takes their buffers over
+// and returns them). Those column sets are reused for later parts, so a steady conversion allocates no
+// columns: per table, the staging set, the sets of the parts being written and at most IDLE_SETS idle ones.
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { allocColumn, bytesOf, emptyChunk, TABLE_COLUMNS, viewColumn, type ColumnChunk, type ColumnSpec, type NumericColumn, type NumericColumnType, type TableName, type TypedColumn } from '../tables/schema.js';
 import { partFile } from './dataset.js';
 import type { PartWriters } from './part-writers.js';
-import { scatterColumn, sortKeys, type CpuTimeSorter } from './sort.js';
 
 /** Column sets kept for reuse per table beyond those in use. */
 const IDLE_SETS = 1;
@@ -57,7 +55,6 @@ export class Parts {
     private readonly writers: PartWriters,
     private readonly ext: string,
     private readonly partRows: number,
-    private readonly sorter: CpuTimeSorter,
   ) {
     this.specs = TABLE_COLUMNS[table];
   }
@@ -113,19 +110,10 @@ export class Parts {
     let part: TypedColumn[] | null = null;
     if (n === 0) chunk = emptyChunk(this.table);
     else {
-      const src = this.staging!;
-      const keys = sortKeys(this.table);
-      const pos = keys && n >= 2 ? this.sorter.positions(src[keys[0]] as Uint16Array, src[keys[1]] as BigInt64Array, n) : null;
-      if (pos) {
-        // scattered into another set: the staging columns stay for the next rows
-        part = this.take(n);
-        for (let c = 0; c < src.length; c++) scatterColumn(src[c]!, part[c]!, pos, n);
-      } else {
-        // in order already: the staging columns go as they are, the next rows get another set
-        part = src;
-        this.staging = null;
-        this.capacity = 0;
-      }
+      // the staging columns go (the writers sort them), the next rows get another set
+      part = this.staging!;
+      this.staging = null;
+      this.capacity = 0;
       chunk = { length: n, columns: part.map((c) => head(c, n)) };
     }
     if (this.files === 0) await mkdir(this.dir, { recursive: true });

@@ -4,7 +4,8 @@
 // order), so the order is a stable counting partition by cpu, checked per CPU as the rows are placed; only
 // a CPU whose times are not in order (a damaged trace, or rows from elsewhere) is sorted by time (stable),
 // so the result is exact whatever the input order. The rows then move once: each column scattered to its
-// place in one pass, into columns the caller gives (a converted part's, reused from part to part).
+// place in one pass, into columns the caller gives or (sortInPlace: a part writer sorting the part it was
+// handed) into a scratch copied back.
 import { allocColumn, TABLE_COLUMNS, type ColumnChunk, type NumericColumn, type TableName, type TypedColumn } from '../tables/schema.js';
 
 /** The columns a table is sorted by: [cpu column, time column], or null for tables without a cpu. */
@@ -101,6 +102,37 @@ export class CpuTimeSorter {
       }
     }
     return pos.subarray(0, n);
+  }
+
+  /** scratch of sortInPlace: one column's cells */
+  private scratch = new ArrayBuffer(0);
+  private strings: string[] = [];
+
+  /**
+   * Rows [0, n) of `table`'s columns put in (cpu, time) order in place: each column scattered into a
+   * scratch and copied back (no new columns); false when they were in that order already or the table has
+   * no cpu (nothing moved).
+   */
+  sortInPlace(table: TableName, columns: readonly TypedColumn[], n: number): boolean {
+    const keys = sortKeys(table);
+    if (!keys || n < 2) return false;
+    const pos = this.positions(columns[keys[0]] as Uint16Array, columns[keys[1]] as BigInt64Array, n);
+    if (!pos) return false;
+    for (const col of columns) {
+      if (Array.isArray(col)) {
+        if (this.strings.length < n) this.strings = new Array<string>(n);
+        scatterStrings(col, this.strings, pos, n);
+        for (let k = 0; k < n; k++) col[k] = this.strings[k]!;
+        continue;
+      }
+      const bytes = col.BYTES_PER_ELEMENT * n;
+      if (this.scratch.byteLength < bytes) this.scratch = new ArrayBuffer(bytes);
+      const tmp = new (col.constructor as new (b: ArrayBuffer, o: number, n: number) => NumericColumn)(this.scratch, 0, n);
+      scatterColumn(col, tmp, pos, n);
+      new Uint8Array(col.buffer, col.byteOffset, bytes).set(new Uint8Array(this.scratch, 0, bytes));
+    }
+    this.strings.fill('');
+    return true;
   }
 
   /**
