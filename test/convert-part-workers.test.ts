@@ -86,6 +86,28 @@ describe('convert with part workers', () => {
     }
   });
 
+  test('parts wait for a free worker; a part the caller keeps is copied when handed over (changing it after does not change the file)', async () => {
+    const { TABLE_COLUMNS, allocColumn } = await import('../src/tables/schema.js');
+    const w = workers.workerParts(1, { format: 'csv', partRows: 1000, names: false, info: null });
+    const specs = TABLE_COLUMNS.readythread;
+    const tid = specs.findIndex((s) => s.name === 'threadId');
+    const make = (v: number) => specs.map((s) => (s.name === 'threadId' ? new Uint32Array(1000).fill(v) : allocColumn(s.type, 1000)));
+    try {
+      const sizes: Promise<number>[] = [];
+      const kept = [make(7), make(8), make(9)];
+      for (const [k, cols] of kept.entries()) sizes.push((await w.write(join(dir, `kept-${k}.csv`), 'readythread', { length: 1000, columns: cols }, false)).size);
+      for (const cols of kept) (cols[tid] as Uint32Array).fill(0); // the caller reuses its columns at once
+      await Promise.all(sizes);
+      for (const k of [0, 1, 2]) {
+        const rows = readFileSync(join(dir, `kept-${k}.csv`), 'utf8').split('\n').filter(Boolean).slice(1);
+        expect(rows.length).toBe(1000);
+        expect(new Set(rows.map((l) => l.split(',')[2]))).toEqual(new Set([String(7 + k)]));
+      }
+    } finally {
+      await w.close();
+    }
+  });
+
   test('a part that cannot be written fails the conversion, saying why', async () => {
     const w = workers.workerParts(1, { format: 'csv', partRows: 10, names: false, info: null });
     try {

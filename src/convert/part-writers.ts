@@ -6,7 +6,8 @@
 // Memory: at most `inFlight` parts are queued or being written (partRows rows each, handed over to the
 // worker, or copied when the caller keeps them); write() waits for room. A part's column buffers that were
 // handed over come back with the worker's reply, for the caller to reuse (`giveBack`): the converting
-// thread allocates no columns per part. Each part goes to the worker with the fewest cells queued.
+// thread allocates no columns per part. A part goes to a worker when the worker has none: the parts wait
+// here, so none waits behind another while a worker idles.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -109,9 +110,8 @@ export function chunkOf(m: ChunkMessage): ColumnChunk {
 }
 
 /**
- * The chunk as a message and the buffers it can hand over rather than copy: the buffers of an owned
- * chunk, the text columns' codes, and copies of views into larger buffers the caller keeps (a message
- * would clone a view's whole buffer).
+ * The chunk as a message and the buffers it hands over: those of an owned chunk, the text columns' codes,
+ * and copies of the columns the caller keeps.
  */
 function message(chunk: ColumnChunk, owned: boolean): { chunk: ChunkMessage; transfer: ArrayBuffer[] } {
   const transfer: ArrayBuffer[] = [];
@@ -121,9 +121,7 @@ function message(chunk: ColumnChunk, owned: boolean): { chunk: ChunkMessage; tra
       transfer.push(t.codes.buffer as ArrayBuffer);
       return t;
     }
-    const whole = c.byteOffset === 0 && c.byteLength === c.buffer.byteLength;
-    if (whole && !owned) return c;
-    const own = owned ? c : c.slice();
+    const own = owned ? c : c.slice(); // the caller's: copied now (the part may wait for a worker)
     if (own.buffer instanceof ArrayBuffer && !transfer.includes(own.buffer)) transfer.push(own.buffer);
     return own;
   });
@@ -159,24 +157,33 @@ export function inThreadParts(writer: DatasetWriter, ctx: FormatContext): PartWr
 /** Parts written by `count` worker threads, at most `inFlight` (default one more than the workers) at once. */
 export function workerParts(count: number, job: Omit<PartJob, 'id' | 'path' | 'table' | 'chunk'>, inFlight = count + 1): PartWriters {
   const workers = Array.from({ length: count }, () => new Worker(WORKER_URL));
-  // each worker's queued work: the cells of its parts not yet written (parts differ a hundredfold: a
-  // million-row cswitch part beside a table of a few rows; counting parts would leave one worker idle)
-  const busy = new Array<number>(count).fill(0);
-  const pending = new Map<
-    number,
-    { resolve: (bytes: number) => void; reject: (e: Error) => void; worker: number; cells: number; chunk: ColumnChunk; giveBack?: (columns: readonly TypedColumn[]) => void }
-  >();
+  // a part goes to a worker when it has none (parts differ a hundredfold — a million-row cswitch part beside
+  // a few rows — so a part queued behind another on a busy worker could wait while the other worker idles);
+  // until then it waits here, its message ready
+  const running = new Array<number>(count).fill(-1);
+  const queue: { id: number; message: PartJob; transfer: ArrayBuffer[] }[] = [];
+  const pending = new Map<number, { resolve: (bytes: number) => void; reject: (e: Error) => void; worker: number; chunk: ColumnChunk; giveBack?: (columns: readonly TypedColumn[]) => void }>();
   let nextId = 0;
   let failure: Error | null = null;
   let room: (() => void) | null = null;
+  const dispatch = () => {
+    for (let i = 0; i < count && queue.length > 0; i++) {
+      if (running[i] !== -1) continue;
+      const q = queue.shift()!;
+      running[i] = q.id;
+      pending.get(q.id)!.worker = i;
+      workers[i]!.postMessage(q.message, q.transfer);
+    }
+  };
   const settle = (id: number, outcome: number | Error, columns?: (TypedColumn | null)[]) => {
     const p = pending.get(id);
     if (!p) return;
     pending.delete(id);
-    busy[p.worker]! -= p.cells;
+    if (p.worker >= 0 && running[p.worker] === id) running[p.worker] = -1;
     if (columns && p.giveBack) p.giveBack(columns.map((c, i) => c ?? p.chunk.columns[i]!));
     if (typeof outcome === 'number') p.resolve(outcome);
     else p.reject(outcome);
+    if (failure === null) dispatch();
     room?.();
   };
   workers.forEach((w, i) => {
@@ -184,6 +191,7 @@ export function workerParts(count: number, job: Omit<PartJob, 'id' | 'path' | 't
     w.on('error', (e) => {
       failure ??= new EtlError('WRITE_FAILED', `a part-writing worker failed: ${e.message}`);
       for (const [id, p] of pending) if (p.worker === i) settle(id, failure);
+      for (const q of queue.splice(0)) settle(q.id, failure);
     });
   });
   return {
@@ -191,15 +199,12 @@ export function workerParts(count: number, job: Omit<PartJob, 'id' | 'path' | 't
       while (pending.size >= inFlight && failure === null) await new Promise<void>((r) => (room = r));
       if (failure) throw failure;
       const id = nextId++;
-      let worker = 0;
-      for (let i = 1; i < count; i++) if (busy[i]! < busy[worker]!) worker = i;
-      const cells = chunk.length * chunk.columns.length + 1;
-      busy[worker]! += cells;
       const back = owned ? giveBack : undefined;
-      const size = new Promise<number>((resolve, reject) => pending.set(id, { resolve, reject, worker, cells, chunk, giveBack: back }));
+      const size = new Promise<number>((resolve, reject) => pending.set(id, { resolve, reject, worker: -1, chunk, giveBack: back }));
       size.catch(() => undefined); // the caller awaits it later: no unhandled rejection meanwhile
       const m = message(chunk, owned);
-      workers[worker]!.postMessage({ ...job, id, path, table, chunk: m.chunk, giveBack: back !== undefined } satisfies PartJob, m.transfer);
+      queue.push({ id, message: { ...job, id, path, table, chunk: m.chunk, giveBack: back !== undefined }, transfer: m.transfer });
+      dispatch();
       return { size };
     },
     async close() {
