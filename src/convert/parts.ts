@@ -33,6 +33,7 @@ function copyRows(src: readonly TypedColumn[], from: number, n: number, dst: rea
   }
 }
 
+/** One table's rows on their way into part files (see the file comment). */
 export class Parts {
   /** rows waiting for the next part, in columns of `capacity` cells; null until the first row */
   private staging: TypedColumn[] | null = null;
