@@ -227,6 +227,70 @@ export class TickConverter {
     return this.trunc && a < 0 ? -this.scale(-a) : this.scale(a);
   }
 
+  /**
+   * The column form of fromHalves, plus the base: for each row i < n whose bit is set in `valid` (null:
+   * every row), the ticks in words src[2i] (lo), src[2i + 1] (hi) become base + value in dst's words —
+   * one loop over locals, no call or allocation per row. Returns the rows the number path cannot give
+   * exactly (to be converted with exact()), in order; empty for almost every column.
+   */
+  convertWords(src: Int32Array, dst: Int32Array, n: number, valid: Uint8Array | null): number[] {
+    const misses: number[] = [];
+    if (!this.fast) {
+      for (let i = 0; i < n; i++) if (valid === null || ((valid[i >>> 3]! >>> (i & 7)) & 1) === 1) misses.push(i);
+      return misses;
+    }
+    const aHi = this.anchorHi;
+    const aLo = this.anchorLo;
+    const bHi = this.baseHi;
+    const bLo = this.baseLo;
+    const num = this.num;
+    const den = this.den;
+    const trunc = this.trunc;
+    const direct = this.direct;
+    const qLimit = this.qLimit;
+    for (let i = 0; i < n; i++) {
+      if (valid !== null && ((valid[i >>> 3]! >>> (i & 7)) & 1) === 0) continue;
+      const dhi = src[2 * i + 1]! - aHi;
+      if (dhi <= -HI_LIMIT || dhi >= HI_LIMIT) {
+        misses.push(i);
+        continue;
+      }
+      const a = dhi * TWO_32 + ((src[2 * i]! >>> 0) - aLo); // exact: |a| < 2^52 + 2^32
+      let v: number;
+      if (den === 1) {
+        v = a * num; // rounded at or beyond 2^53 only when the exact product is there too
+        if (!(v < TWO_53 && v > -TWO_53)) {
+          misses.push(i);
+          continue;
+        }
+      } else {
+        // scale(): floor(x·num/den) = q·num + floor(r·num/den), inlined when r·num stays below 2^53
+        const neg = trunc && a < 0;
+        const x = neg ? -a : a;
+        const q = Math.floor(x / den);
+        if (!direct) v = this.scale(x);
+        else if (q > qLimit || q < -qLimit) v = NaN;
+        else v = q * num + Math.floor(((x - q * den) * num) / den);
+        if (v !== v) {
+          misses.push(i);
+          continue;
+        }
+        if (neg) v = -v;
+      }
+      // base + v in 32-bit halves (|base| < 2^62, |v| < 2^53: within int64)
+      const vh = Math.floor(v / TWO_32);
+      let lo = v - vh * TWO_32 + bLo;
+      let carry = 0;
+      if (lo >= TWO_32) {
+        lo -= TWO_32;
+        carry = 1;
+      }
+      dst[2 * i] = lo | 0;
+      dst[2 * i + 1] = vh + bHi + carry;
+    }
+    return misses;
+  }
+
   /** The value for any ticks, from the clock's BigInt conversion. */
   exact(ticks: bigint): bigint {
     return this.exactOf(ticks);
@@ -265,11 +329,12 @@ export interface NanosecondsColumn {
 /**
  * Nanoseconds of a column of ticks: `time` since the clock's anchor, or a `duration`. Null cells (bit
  * clear in `bitmap`, when given) are 0; so are cells whose nanoseconds overflow an int64 (ticks centuries
- * away from the anchor, only in corrupt data), which become null.
+ * away from the anchor, only in corrupt data), which become null. `out` (each function here): the values
+ * are written into its first n cells (a column reused from batch to batch), else into a new array.
  */
 /** Nanoseconds since 1970-01-01 UTC of ticks[0, n) (an Arrow/Parquet timestamp): as nanosecondsColumn, plus the anchor's. */
-export function unixNanosecondsColumn(ticks: BigInt64Array, n: number, bitmap: Uint8Array | null, nullCount: number, clock: Clock): NanosecondsColumn {
-  return convertColumn(new TickConverter(clock, 'unixNs'), ticks, n, bitmap, nullCount, true);
+export function unixNanosecondsColumn(ticks: BigInt64Array, n: number, bitmap: Uint8Array | null, nullCount: number, clock: Clock, out?: BigInt64Array): NanosecondsColumn {
+  return convertColumn(new TickConverter(clock, 'unixNs'), ticks, n, bitmap, nullCount, true, out);
 }
 
 /**
@@ -277,12 +342,20 @@ export function unixNanosecondsColumn(ticks: BigInt64Array, n: number, bitmap: U
  * 'time'): the anchor's UTC nanoseconds added in 32-bit halves — the same values, without converting each
  * tick again. Cells whose `ns` overflowed are converted from their ticks.
  */
-export function unixNanosecondsFrom(ns: NanosecondsColumn, ticks: BigInt64Array, n: number, bitmap: Uint8Array | null, nullCount: number, clock: Clock): NanosecondsColumn {
+export function unixNanosecondsFrom(
+  ns: NanosecondsColumn,
+  ticks: BigInt64Array,
+  n: number,
+  bitmap: Uint8Array | null,
+  nullCount: number,
+  clock: Clock,
+  into?: BigInt64Array,
+): NanosecondsColumn {
   const conv = new TickConverter(clock, 'unixNs');
-  if (!conv.fast) return unixNanosecondsColumn(ticks, n, bitmap, nullCount, clock);
-  const out = new BigInt64Array(n);
+  if (!conv.fast) return unixNanosecondsColumn(ticks, n, bitmap, nullCount, clock, into);
+  const out = valuesOf(n, into, bitmap !== null || ns.bitmap !== null);
   const src = new Int32Array(ns.values.buffer, ns.values.byteOffset, 2 * n);
-  const dst = new Int32Array(out.buffer, 0, 2 * n);
+  const dst = new Int32Array(out.buffer, out.byteOffset, 2 * n);
   const bLo = conv.baseLo;
   const bHi = conv.baseHi;
   let valid = bitmap;
@@ -292,6 +365,22 @@ export function unixNanosecondsFrom(ns: NanosecondsColumn, ticks: BigInt64Array,
     valid[i >>> 3]! &= ~(1 << (i & 7));
     nulls++;
   };
+  if (bitmap === null && ns.bitmap === null) {
+    // every cell present: the anchor added word by word
+    for (let i = 0; i < n; i++) {
+      const lo = (src[2 * i]! >>> 0) + bLo;
+      const hi = src[2 * i + 1]! + bHi + (lo >= TWO_32 ? 1 : 0);
+      if (hi > 0x7fffffff || hi < -0x80000000) {
+        clear(i);
+        dst[2 * i] = 0;
+        dst[2 * i + 1] = 0;
+      } else {
+        dst[2 * i] = lo | 0;
+        dst[2 * i + 1] = hi;
+      }
+    }
+    return { values: out, bitmap: valid, nullCount: nulls };
+  }
   for (let i = 0; i < n; i++) {
     if (bitmap !== null && ((bitmap[i >>> 3]! >>> (i & 7)) & 1) === 0) continue;
     if (ns.bitmap !== null && ((ns.bitmap[i >>> 3]! >>> (i & 7)) & 1) === 0) {
@@ -320,8 +409,20 @@ export function nanosecondsColumn(
   nullCount: number,
   clock: Clock,
   kind: 'time' | 'duration',
+  out?: BigInt64Array,
 ): NanosecondsColumn {
-  return convertColumn(new TickConverter(clock, kind === 'time' ? 'ns' : kind), ticks, n, bitmap, nullCount, true);
+  return convertColumn(new TickConverter(clock, kind === 'time' ? 'ns' : kind), ticks, n, bitmap, nullCount, true, out);
+}
+
+/**
+ * The values array of a converted column: `into`'s first n cells (a column reused from batch to batch;
+ * zeroed first when some cells will not be written), or a new array.
+ */
+function valuesOf(n: number, into: BigInt64Array | undefined, gaps: boolean): BigInt64Array {
+  if (into === undefined) return new BigInt64Array(n);
+  const out = into.length === n ? into : into.subarray(0, n);
+  if (gaps) new Int32Array(out.buffer, out.byteOffset, 2 * n).fill(0);
+  return out;
 }
 
 /**
@@ -336,33 +437,19 @@ function convertColumn(
   bitmap: Uint8Array | null,
   nullCount: number,
   overflowNull: boolean,
+  into?: BigInt64Array,
 ): NanosecondsColumn {
-  const out = new BigInt64Array(n);
+  const out = valuesOf(n, into, bitmap !== null);
   let valid = bitmap;
   let nulls = nullCount;
-  const src = new Int32Array(ticks.buffer, ticks.byteOffset, 2 * n);
-  const dst = new Int32Array(out.buffer, 0, 2 * n);
-  for (let i = 0; i < n; i++) {
-    if (valid !== null && ((valid[i >>> 3]! >>> (i & 7)) & 1) === 0) continue;
-    const v = conv.fromHalves(src[2 * i + 1]!, src[2 * i]! >>> 0);
-    if (v === v) {
-      // base + v in 32-bit halves (|base| < 2^62, |v| < 2^53: within int64)
-      const vh = Math.floor(v / TWO_32);
-      let lo = v - vh * TWO_32 + conv.baseLo;
-      let carry = 0;
-      if (lo >= TWO_32) {
-        lo -= TWO_32;
-        carry = 1;
-      }
-      dst[2 * i] = lo | 0;
-      dst[2 * i + 1] = vh + conv.baseHi + carry;
-      continue;
-    }
+  const misses = conv.convertWords(new Int32Array(ticks.buffer, ticks.byteOffset, 2 * n), new Int32Array(out.buffer, out.byteOffset, 2 * n), n, bitmap);
+  for (const i of misses) {
     const ns = conv.exact(ticks[i]!);
     if (!overflowNull || (ns >= I64_MIN && ns <= I64_MAX)) out[i] = ns;
     else {
-      if (valid === null || valid === bitmap) valid = bitmap === null ? new Uint8Array((n + 7) >>> 3).fill(0xff) : bitmap.slice();
-      valid[i >>> 3]! &= ~(1 << (i & 7));
+      out[i] = 0n;
+      if (valid === bitmap) valid = bitmap === null ? new Uint8Array((n + 7) >>> 3).fill(0xff) : bitmap.slice();
+      valid![i >>> 3]! &= ~(1 << (i & 7));
       nulls++;
     }
   }

@@ -183,6 +183,31 @@ describe('nanoseconds', () => {
     }
   });
 
+  test.each(testClocks())('$name: a reused values column (dirty, longer than the rows) gives the same values, its null cells 0', ({ clock }) => {
+    const n = 5_000;
+    const ticks = ticksFor(clock, n, 13);
+    const bitmap = new Uint8Array((n + 7) >>> 3).fill(0xff);
+    let nullCount = 0;
+    for (let i = 0; i < n; i += 5) {
+      bitmap[i >>> 3]! &= ~(1 << (i & 7));
+      nullCount++;
+    }
+    for (const [bits, nulls] of [[null, 0], [bitmap, nullCount]] as const) {
+      for (const kind of ['time', 'duration'] as const) {
+        const fresh = nanosecondsColumn(ticks, n, bits, nulls, clock, kind);
+        const reused = nanosecondsColumn(ticks, n, bits, nulls, clock, kind, new BigInt64Array(n + 9).fill(-5n));
+        expect(reused.values.length).toBe(n);
+        expect(reused.values).toEqual(fresh.values);
+        expect(reused.nullCount).toBe(fresh.nullCount);
+        if (kind === 'time') {
+          const utc = unixNanosecondsFrom(fresh, ticks, n, bits, nulls, clock);
+          expect(unixNanosecondsFrom(fresh, ticks, n, bits, nulls, clock, new BigInt64Array(n).fill(-5n)).values).toEqual(utc.values);
+          expect(unixNanosecondsColumn(ticks, n, bits, nulls, clock, new BigInt64Array(n + 1).fill(-5n)).values).toEqual(utc.values);
+        }
+      }
+    }
+  });
+
   test('null cells stay null and are skipped', () => {
     const clock = testClocks()[0]!.clock;
     const ticks = BigInt64Array.of(1n, 2n ** 63n - 1n, 3n);
@@ -225,6 +250,32 @@ describe('Arrow IPC', () => {
       const back = tableFromIPC(bytes);
       expect(back.batches.length).toBe(cuts.length - 1);
       expect(arrowDifference(t, back, o), name).toBeNull();
+    }
+  });
+
+  test('ArrowIpcWriter with reuseBuffers (the sink done with each buffer when its write resolves): the same bytes, batch after batch, writers side by side', async () => {
+    const o = { names: true, clock: testClocks()[1]!.clock };
+    for (const name of ['cswitch', 'cpuUsage', 'threadStates', 'spinlock'] as TableName[]) {
+      // pieces of 10,000 rows: each int64 column (80 kB) reaches the sink as a view, not joined with others
+      const t = edgeTable(name, 40_000, 17 + TABLE_NAMES.indexOf(name));
+      const cuts = [0, 10_000, 20_000, 20_001, t.length];
+      const write = async (reuseBuffers: boolean) => {
+        // a sink that writes later (a file): what it was given must not change before its promise resolves
+        const chunks: Uint8Array[] = [];
+        const w = new ArrowIpcWriter(name, (b) => new Promise<void>((r) => setTimeout(() => r(void chunks.push(b.slice())), 1)), { ...o, reuseBuffers });
+        return { w, chunks };
+      };
+      const pieces = cuts.slice(1).map((end, k) => sliceTable(t, cuts[k]!, end));
+      const orders = [pieces, [...pieces].reverse()];
+      // two writers taking spares in turn, each with other rows at the same time
+      const plain = [await write(false), await write(false)];
+      const reusing = [await write(true), await write(true)];
+      for (let k = 0; k < pieces.length; k++) {
+        await Promise.all(plain.map((r, i) => r.w.write(orders[i]![k]!)));
+        await Promise.all(reusing.map((r, i) => r.w.write(orders[i]![k]!)));
+      }
+      await Promise.all([...plain, ...reusing].map((r) => r.w.close()));
+      reusing.forEach((r, i) => expect(Buffer.from(concat(r.chunks)).equals(Buffer.from(concat(plain[i]!.chunks))), name).toBe(true));
     }
   });
 

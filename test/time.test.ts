@@ -128,6 +128,47 @@ test('TickConverter equals the BigInt definitions: random clocks and ticks, the 
   expect(fast).toBeGreaterThan(3000); // of about 60 000 values; the realistic ones are all on the number path (above)
 });
 
+test('TickConverter.convertWords (the column loop) equals the BigInt definitions row by row; what it cannot convert exactly it names (property)', () => {
+  fc.assert(
+    fc.property(
+      clockInfo,
+      fc.constantFrom<TickConversion>('ns', 'filetime', 'duration', 'unixNs'),
+      fc.array(fc.tuple(fc.nat(9), anyI64, fc.integer({ min: -3, max: 3 }), fc.boolean()), { minLength: 1, maxLength: 40 }),
+      fc.boolean(),
+      (info, kind, picks, withBitmap) => {
+        const clock = createClock(info);
+        const conv = new TickConverter(clock, kind);
+        const t0 = kind === 'duration' ? 0n : info.headerTimestamp;
+        const n = picks.length;
+        const ticks = new BigInt64Array(n);
+        const bitmap = withBitmap ? new Uint8Array((n + 7) >>> 3) : null;
+        picks.forEach(([which, random, step, present], i) => {
+          const d = which < 3 ? 2n ** 52n + BigInt(step) * 2n ** 31n : which < 7 ? random >> BigInt(11 + which * 2) : random;
+          ticks[i] = I64(t0 + d + BigInt(step));
+          if (bitmap && present) bitmap[i >>> 3]! |= 1 << (i & 7);
+        });
+        const out = new BigInt64Array(n).fill(-7n);
+        const misses = conv.convertWords(new Int32Array(ticks.buffer), new Int32Array(out.buffer), n, bitmap);
+        expect(misses).toEqual([...misses].sort((a, b) => a - b));
+        const unix = (clock.toFileTime(clock.anchorTicks) - 116444736000000000n) * 100n;
+        for (let i = 0; i < n; i++) {
+          const t = ticks[i]!;
+          const present = bitmap === null || ((bitmap[i >>> 3]! >>> (i & 7)) & 1) === 1;
+          const u = BigInt.asUintN(64, t);
+          const one = conv.fromHalves(Number(BigInt.asIntN(32, u >> 32n)), Number(u & 0xffffffffn));
+          if (!present) expect([i, out[i]]).toEqual([i, -7n]);
+          else if (misses.includes(i)) expect([t, one]).toEqual([t, NaN]);
+          else {
+            const want = kind === 'unixNs' ? unix + definition(info, clock.ticksPerSecond, 'ns', t) : definition(info, clock.ticksPerSecond, kind, t);
+            expect([t, out[i]]).toEqual([t, want]);
+          }
+        }
+      },
+    ),
+    { numRuns: 3000 },
+  );
+});
+
 test('TickConverter without a clock: raw ticks since an origin', () => {
   const conv = new TickConverter(null, 'ns', 5n * 2n ** 32n + 7n);
   expect(conv.fromHalves(5, 7)).toBe(0);

@@ -1,8 +1,9 @@
 // Converts one trace file into a dataset (dataset.ts) or a Perfetto timeline: under the trace's lock
 // (runs.ts), looks at its manifest for what was asked and is not there, decodes the file streaming (after
 // a first pass over its stack tables when rows with a stackId or the stack tables are asked: stack-pass.ts),
-// buffers each of those tables' rows up to one part (partRows), hands the part sorted by (cpu, time) to the
-// part writers (part-writers.ts: this thread, or worker threads that encode while the decode goes on),
+// copies each of those tables' rows (borrowed from the decoder) up to one part (partRows: parts.ts), hands
+// the part sorted by (cpu, time) to the part writers (part-writers.ts: this thread, or worker threads that
+// encode while the decode goes on),
 // moves the finished outputs into place and records them. Memory: at most partRows rows per table
 // buffered (plus one decode chunk), the parts the writers hold, and the derivations' state (cpuUsage and
 // threadStates are streamed: bounded by threads, CPUs and their reorder windows) — for a Perfetto timeline,
@@ -26,7 +27,6 @@ import { EtlError, writeError } from '../errors.js';
 import {
   contentOf,
   isPresent,
-  partFile,
   partitionDir,
   perfettoFile,
   readManifest,
@@ -43,7 +43,7 @@ import { ownedName, removeDeadRuns, TraceLock } from './runs.js';
 import { datasetWriter, FileSink, type ConvertFormat } from './formats.js';
 import { inThreadParts, partWorkersAvailable, workerParts, type PartWriters } from './part-writers.js';
 import { refuseReplacingInput } from './inputs.js';
-import { sortByCpuTime } from './sort.js';
+import { Parts } from './parts.js';
 
 export interface ConvertOptions {
   to: ConvertFormat;
@@ -83,67 +83,6 @@ export interface ConvertResult {
 }
 
 export const DEFAULT_PART_ROWS = 1 << 20;
-
-/** The rows of one table on their way into part files. */
-class Parts {
-  private chunks: ColumnChunk[] = [];
-  private pending = 0;
-  /** the sizes of the parts handed to the writers */
-  private sizes: Promise<number>[] = [];
-  rows = 0;
-  files = 0;
-  bytes = 0;
-
-  constructor(
-    private readonly table: TableName,
-    private readonly dir: string,
-    private readonly writers: PartWriters,
-    private readonly ext: string,
-    private readonly partRows: number,
-  ) {}
-
-  /** Keeps a chunk (it must be ours to keep); writes a part of partRows rows whenever that many are pending. */
-  async add(chunk: ColumnChunk): Promise<void> {
-    let at = 0;
-    while (at < chunk.length) {
-      const take = Math.min(chunk.length - at, this.partRows - this.pending);
-      this.chunks.push(at === 0 && take === chunk.length ? chunk : sliceChunk(chunk, at, at + take));
-      this.pending += take;
-      at += take;
-      if (this.pending >= this.partRows) await this.flush();
-    }
-  }
-
-  private async flush(): Promise<void> {
-    const joined = concatChunks(this.table, this.chunks);
-    const chunk = sortByCpuTime(this.table, joined);
-    // new arrays (joined or sorted) are this part's alone: a part worker may take them over
-    const owned = this.chunks.length > 1 || chunk !== joined;
-    this.chunks = [];
-    this.pending = 0;
-    if (this.files === 0) await mkdir(this.dir, { recursive: true });
-    const { size } = await this.writers.write(join(this.dir, partFile(this.files, this.ext)), this.table, chunk, owned);
-    this.sizes.push(size);
-    this.files++;
-    this.rows += chunk.length;
-  }
-
-  /** Hands over what is pending as the last part (a table without rows still gets an empty part-0: its schema). */
-  async end(): Promise<void> {
-    if (this.pending > 0 || this.files === 0) await this.flush();
-  }
-
-  /** Ends the table and waits until every part is written. */
-  async finish(): Promise<void> {
-    await this.end();
-    for (const size of this.sizes.splice(0)) this.bytes += await size;
-  }
-}
-
-/** Rows [start, end) of a chunk (views: no copy of numeric columns). */
-function sliceChunk(chunk: ColumnChunk, start: number, end: number): ColumnChunk {
-  return { length: end - start, columns: chunk.columns.map((c) => (Array.isArray(c) ? c.slice(start, end) : c.subarray(start, end))) as TypedColumn[] };
-}
 
 function clockOfInfo(info: Awaited<ReturnType<typeof readTraceInfo>>): Clock | null {
   return info && clockUnavailable(info) === null ? createClock(info) : null;
@@ -361,19 +300,20 @@ async function convertParts(
   for (const t of TABLE_NAMES) if (wanted.has(t)) parts.set(t, new Parts(t, partitionDir(staging, t, id), writers, ext, partRows));
   const decoded = DECODED_TABLE_NAMES.filter((t) => wanted.has(t));
   const usage = parts.get('cpuUsage');
-  const derived: ColumnChunk[] = [];
-  const deriver = usage ? new CpuUsageDeriver((t) => derived.push({ length: t.length, columns: t.columns })) : null;
+  // the derivers' chunks: copied into their parts, then given back for the next chunk's columns
+  const derived: Table<'cpuUsage'>[] = [];
+  const deriver = usage ? new CpuUsageDeriver((t) => derived.push(t)) : null;
   // stacks: a first pass over the stack tables, then each chunk's rows get their stackId (stack-pass.ts)
   const stacks = needsStackPass(wanted) ? await stackPass(source, { engine: options.engine, bias: options.bias, threads: options.decodeThreads }, wanted) : null;
   // threadStates: streamed, in the order its intervals end (each CPU in the watermark from the start)
   const stateParts = parts.get('threadStates');
-  const states: ColumnChunk[] = [];
-  const stateDeriver = stateParts ? new ThreadStatesDeriver((t) => states.push({ length: t.length, columns: t.columns }), { cpus }) : null;
+  const states: Table<'threadStates'>[] = [];
+  const stateDeriver = stateParts ? new ThreadStatesDeriver((t) => states.push(t), { cpus }) : null;
   const res = await streamFile(source, {
     engine: options.engine,
     bias: options.bias,
     threads: options.decodeThreads,
-    rows: 'copy',
+    rows: 'borrow', // the parts copy each chunk's rows before onRows returns
     onProgress: options.onProgress ? (phase, done, total) => phase === 'decode' && options.onProgress!(done, total) : undefined,
     onRows: async (rows) => {
       stacks?.fill(rows);
@@ -383,21 +323,27 @@ async function convertParts(
       }
       if (deriver) {
         deriver.add(rows.cswitch, rows.readythread, rows.threadEvents);
-        for (const c of derived.splice(0)) await usage!.add(pickChunk('cpuUsage', c, pick));
+        for (const c of derived.splice(0)) {
+          await usage!.add(pickChunk(c, pick));
+          deriver.recycle(c);
+        }
       }
       if (stateDeriver) {
         stateDeriver.add(rows.cswitch, rows.readythread, rows.threadEvents);
-        for (const c of states.splice(0)) await stateParts!.add(pickChunk('threadStates', c, pick));
+        for (const c of states.splice(0)) {
+          await stateParts!.add(pickChunk(c, pick));
+          stateDeriver.recycle(c);
+        }
       }
     },
   });
   if (deriver) {
     deriver.finish();
-    for (const c of derived.splice(0)) await usage!.add(pickChunk('cpuUsage', c, pick));
+    for (const c of derived.splice(0)) await usage!.add(pickChunk(c, pick));
   }
   if (stateDeriver) {
     stateDeriver.finish();
-    for (const c of states.splice(0)) await stateParts!.add(pickChunk('threadStates', c, pick));
+    for (const c of states.splice(0)) await stateParts!.add(pickChunk(c, pick));
   }
   const ends: Partial<Record<TableName, Table>> = { threads: res.threads, processes: res.processes, images: res.images, traces: res.traces };
   if (stacks && (parts.has('stacks') || parts.has('stackFrames'))) Object.assign(ends, stacks.tables());
@@ -436,8 +382,8 @@ function ownedChunk(t: Table<TableName>): ColumnChunk {
   return { length: t.length, columns: t.columns.map((c) => c.slice(0, t.length) as TypedColumn) };
 }
 
-/** A chunk of `table` through the picker. */
-function pickChunk(table: TableName, c: ColumnChunk, pick: <T extends TableName>(t: Table<T>) => Table<T>): ColumnChunk {
-  const kept = pick(new Table(table, c));
+/** A table's rows through the picker, as a chunk. */
+function pickChunk(t: Table<TableName>, pick: <T extends TableName>(t: Table<T>) => Table<T>): ColumnChunk {
+  const kept = pick(t);
   return { length: kept.length, columns: kept.columns };
 }

@@ -108,7 +108,8 @@ function arrowFormat(ArrowIpcWriter: typeof import('../output/arrow.js').ArrowIp
     ext: 'arrow',
     async openPart(path, table, ctx) {
       const sink = await FileSink.create(path);
-      const w = new ArrowIpcWriter(table, sink.write, { clock: ctx.clock, names: ctx.names, format: 'file' });
+      // the file sink has written each buffer when its write resolves
+      const w = new ArrowIpcWriter(table, sink.write, { clock: ctx.clock, names: ctx.names, format: 'file', reuseBuffers: true });
       return {
         write: (t) => w.write(t),
         close: async () => {

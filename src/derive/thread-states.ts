@@ -199,10 +199,11 @@ function words(col: BigInt64Array): Int32Array {
 }
 
 /**
- * The columns of n staged rows (RW words each, from rec): every column written in sequence.
+ * The columns of n staged rows (RW words each, from rec): every column written in sequence, every cell
+ * (`reuse`: the columns of an emitted chunk given back, ThreadStatesDeriver.recycle).
  */
-function columnsFrom(rec: Int32Array, n: number): TypedColumn[] {
-  const columns = TABLE_COLUMNS.threadStates.map((spec) => allocColumn(spec.type, n));
+function columnsFrom(rec: Int32Array, n: number, reuse: TypedColumn[] | null): TypedColumn[] {
+  const columns = reuse ?? TABLE_COLUMNS.threadStates.map((spec) => allocColumn(spec.type, n));
   const v = columnsOf('threadStates', columns);
   const start = words(v.startTime);
   const end = words(v.endTime);
@@ -229,6 +230,11 @@ function columnsFrom(rec: Int32Array, n: number): TypedColumn[] {
       end[2 * k + 1] = eHi;
       dur[2 * k] = (eLo - sLo) | 0;
       dur[2 * k + 1] = (eHi - sHi - ((eLo ^ MIN32) < (sLo ^ MIN32) ? 1 : 0)) | 0;
+    } else {
+      end[2 * k] = 0;
+      end[2 * k + 1] = 0;
+      dur[2 * k] = 0;
+      dur[2 * k + 1] = 0;
     }
     v.cpu[k] = rec[r + R_CPU]!;
     v.readyingThreadId[k] = rec[r + R_RTID]!;
@@ -262,6 +268,8 @@ export class ThreadStatesDeriver {
   private atT0: number[] = [];
   private readonly final: boolean;
   private readonly chunkRows: number;
+  /** the columns of a chunk given back (recycle()), for the next one */
+  private spare: TypedColumn[] | null = null;
   private readonly holdRows: number;
   /** staged rows (RW words each): those of the chunk being filled, or (ordered) every row */
   private rec = new Int32Array(0);
@@ -849,9 +857,19 @@ export class ThreadStatesDeriver {
     const n = this.n;
     if (n === 0) return;
     this.n = 0;
-    const columns = columnsFrom(this.ordered ? threadOrder(this.rec, n) : this.rec, n);
+    const reuse = this.spare !== null && n === this.chunkRows ? this.spare : null;
+    this.spare = null;
+    const columns = columnsFrom(this.ordered ? threadOrder(this.rec, n) : this.rec, n, reuse);
     if (this.ordered) this.rec = new Int32Array(0);
     this.onRows(new Table('threadStates', { length: n, columns }));
+  }
+
+  /**
+   * Gives back a chunk this deriver emitted that the caller is done with (nothing reads it any more): its
+   * columns are reused for a later chunk, saving their allocation. Chunks of another size are ignored.
+   */
+  recycle(rows: Table<'threadStates'>): void {
+    if (rows.length === this.chunkRows && rows.columns[0]!.length === this.chunkRows) this.spare = rows.columns as TypedColumn[];
   }
 
   /** End of the trace: releases everything, emits each thread's last interval and the runs still open, then the held rows. */

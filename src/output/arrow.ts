@@ -53,10 +53,10 @@ const ARROW_TYPES: Record<NumericColumnType, () => arrow.DataType> = {
   i8: () => new arrow.Int8(),
 };
 
-/** The integers held by doubles (|v| < 2^53) as int64s, written as their two 32-bit words (no BigInt per value). */
-function int64Of(col: Float64Array, n: number): BigInt64Array {
-  const out = new BigInt64Array(n);
-  const w = new Int32Array(out.buffer);
+/** The integers held by doubles (|v| < 2^53) as int64s, written as their two 32-bit words (no BigInt per value); `into`: as in time.ts. */
+function int64Of(col: Float64Array, n: number, into?: BigInt64Array): BigInt64Array {
+  const out = into === undefined ? new BigInt64Array(n) : into.subarray(0, n);
+  const w = new Int32Array(out.buffer, out.byteOffset, 2 * n);
   for (let i = 0; i < n; i++) {
     const v = col[i]!;
     const hi = Math.floor(v / 4294967296);
@@ -64,6 +64,32 @@ function int64Of(col: Float64Array, n: number): BigInt64Array {
     w[2 * i + 1] = hi;
   }
   return out;
+}
+
+/**
+ * The int64 columns a batch makes (`<col>Ns`, `<col>Utc`, the f64 columns as int64), lent from a thread's
+ * spares when the converter's batches are done with once written (ArrowIpcWriter with `reuseBuffers`, the
+ * Parquet writer: parquet-wasm copies each batch) and given back by release(): no new column per batch.
+ */
+const SPARE_INT64: BigInt64Array[] = [];
+const SPARE_LIMIT = 16;
+
+class Int64Lender {
+  private readonly lent: BigInt64Array[] = [];
+
+  /** A column of at least n cells (undefined when not lending: the caller makes a new one). */
+  take(n: number): BigInt64Array | undefined {
+    let k = -1;
+    for (let i = 0; i < SPARE_INT64.length; i++) if (SPARE_INT64[i]!.length >= n && (k < 0 || SPARE_INT64[i]!.length < SPARE_INT64[k]!.length)) k = i;
+    const col = k >= 0 ? SPARE_INT64.splice(k, 1)[0]! : new BigInt64Array(n);
+    this.lent.push(col);
+    return col;
+  }
+
+  /** Every column lent since the last release is free again. */
+  release(): void {
+    for (const col of this.lent.splice(0)) if (SPARE_INT64.length < SPARE_LIMIT) SPARE_INT64.push(col);
+  }
 }
 
 /** Set bits of every byte value. */
@@ -213,13 +239,23 @@ export class ArrowConverter {
   readonly timeColumns: readonly string[];
   private readonly columns: OutColumn[];
 
-  /** `persistent`: text dictionaries grow across batches instead of being rebuilt for each (IPC streams). */
+  /** the int64 columns of the batches since release(), when they are lent (`reuse`) */
+  private readonly lender: Int64Lender | null;
+
+  /**
+   * `persistent`: text dictionaries grow across batches instead of being rebuilt for each (IPC streams).
+   * `reuse`: the batches' own int64 columns are lent (Int64Lender); the caller calls release() once it is
+   * done with every batch made so far.
+   */
   constructor(
     readonly table: TableName,
     options: ArrowOptions = {},
     persistent = false,
+    reuse = false,
   ) {
-    this.columns = planColumns(table, options, persistent);
+    this.lender = reuse ? new Int64Lender() : null;
+    const lender = this.lender;
+    this.columns = planColumns(table, options, persistent, lender === null ? () => undefined : (n) => lender.take(n));
     this.schema = new arrow.Schema(
       this.columns.map((c) => c.field),
       new Map([['etw-decode.table', table]]),
@@ -235,9 +271,15 @@ export class ArrowConverter {
     const data = arrow.makeData({ type: new arrow.Struct(this.schema.fields), length: t.length, nullCount: 0, children });
     return new arrow.RecordBatch(this.schema, data);
   }
+
+  /** The batches made so far are done with: their lent columns go back to the spares (`reuse`). */
+  release(): void {
+    this.lender?.release();
+  }
 }
 
-function planColumns(table: TableName, options: ArrowOptions, persistent: boolean): OutColumn[] {
+/** `int64(n)`: a column of at least n cells to write a batch's int64 values into, or undefined for a new one. */
+function planColumns(table: TableName, options: ArrowOptions, persistent: boolean, int64: (n: number) => BigInt64Array | undefined): OutColumn[] {
   const out: OutColumn[] = [];
   const clock = options.clock ?? null;
   // dictionary ids numbered per schema (Arrow JS would draw them from a process-wide counter): the same
@@ -266,7 +308,7 @@ function planColumns(table: TableName, options: ArrowOptions, persistent: boolea
         time: c.time !== null,
         build(t, validity) {
           const v = validity.of(id);
-          const data = integral ? int64Of(t.columns[id] as Float64Array, t.length) : (t.columns[id] as Int32Array);
+          const data = integral ? int64Of(t.columns[id] as Float64Array, t.length, int64(t.length)) : (t.columns[id] as Int32Array);
           return arrow.makeData({ type, length: t.length, nullCount: v.nullCount, nullBitmap: v.bitmap, data });
         },
       });
@@ -284,7 +326,7 @@ function planColumns(table: TableName, options: ArrowOptions, persistent: boolea
         time: true,
         build(t, validity) {
           const v = validity.of(id);
-          const ns = nanosecondsColumn(t.columns[id] as BigInt64Array, t.length, v.bitmap, v.nullCount, clock, kind);
+          const ns = nanosecondsColumn(t.columns[id] as BigInt64Array, t.length, v.bitmap, v.nullCount, clock, kind, int64(t.length));
           last = kind === 'time' ? { t, ns } : null;
           return arrow.makeData({ type, length: t.length, nullCount: ns.nullCount, nullBitmap: ns.bitmap, data: ns.values });
         },
@@ -300,7 +342,11 @@ function planColumns(table: TableName, options: ArrowOptions, persistent: boolea
           build(t, validity) {
             const v = validity.of(id);
             const ticks = t.columns[id] as BigInt64Array;
-            const u = last !== null && last.t === t ? unixNanosecondsFrom(last.ns, ticks, t.length, v.bitmap, v.nullCount, clock) : unixNanosecondsColumn(ticks, t.length, v.bitmap, v.nullCount, clock);
+            const into = int64(t.length);
+            const u =
+              last !== null && last.t === t
+                ? unixNanosecondsFrom(last.ns, ticks, t.length, v.bitmap, v.nullCount, clock, into)
+                : unixNanosecondsColumn(ticks, t.length, v.bitmap, v.nullCount, clock, into);
             last = null;
             return arrow.makeData({ type: utc, length: t.length, nullCount: u.nullCount, nullBitmap: u.bitmap, data: u.values });
           },
@@ -367,18 +413,29 @@ export function tableToArrowIpc(table: Table, options: ArrowOptions = {}): Uint8
  * those bytes: a message shorter than its header says, every later buffer shifted.
  */
 export function batchesToIpc(schema: arrow.Schema, batches: readonly arrow.RecordBatch[], format: 'file' | 'stream'): Uint8Array {
+  return concatBytes(ipcParts(schema, batches, format));
+}
+
+/** The bytes of batchesToIpc in parts, in order (views of the batches' buffers among them). */
+export function ipcParts(schema: arrow.Schema, batches: readonly arrow.RecordBatch[], format: 'file' | 'stream'): Uint8Array[] {
   const queue = new CollectingQueue();
   const writer = format === 'file' ? new arrow.RecordBatchFileWriter() : new arrow.RecordBatchStreamWriter();
   writer.reset(queue as unknown as arrow.WritableSink<Uint8Array>, schema);
   for (const b of batches) writer.write(b);
   writer.finish();
-  return concatBytes(queue.pending);
+  return queue.pending;
 }
 
 
 export interface ArrowIpcWriterOptions extends ArrowOptions {
   /** 'file' (default: the random-access IPC file format, with a footer) or 'stream' (the IPC stream format) */
   format?: 'file' | 'stream';
+  /**
+   * the sink is done with each buffer once the promise it returned settles (it writes them out and keeps
+   * none: a file): the memory of the int64 columns the writer makes (`<col>Ns`, `<col>Utc`) is then reused
+   * from batch to batch (default false: every buffer is the sink's to keep)
+   */
+  reuseBuffers?: boolean;
 }
 
 /** Smaller chunks of the Arrow writer (message headers, padding) are joined before they reach the sink. */
@@ -415,7 +472,7 @@ export class ArrowIpcWriter {
   ) {
     const format = options.format ?? 'file';
     if (format !== 'file' && format !== 'stream') throw new EtlError('BAD_OPTION', `format must be 'file' or 'stream', got '${String(format)}'`);
-    this.converter = new ArrowConverter(table, options, true);
+    this.converter = new ArrowConverter(table, options, true, options.reuseBuffers === true);
     this.writer = format === 'file' ? new arrow.RecordBatchFileWriter() : new arrow.RecordBatchStreamWriter();
     this.writer.reset(this.queue as unknown as arrow.WritableSink<Uint8Array>, this.converter.schema);
   }
@@ -439,6 +496,7 @@ export class ArrowIpcWriter {
     this.rows += t.length;
     this.batches++;
     await this.drain();
+    this.converter.release();
   }
 
   /** Writes the end of the file (schema only when no row was written); the sink has every byte when it resolves. */
@@ -448,6 +506,7 @@ export class ArrowIpcWriter {
     if (this.batches === 0) this.writer.write(this.converter.toBatch(new Table(this.table, emptyChunk(this.table))));
     this.writer.finish();
     await this.drain();
+    this.converter.release();
     return { rows: this.rows, batches: this.batches, bytes: this.bytes };
   }
 

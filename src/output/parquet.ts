@@ -11,7 +11,7 @@ import { emptyChunk, type TableName } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 import { TABLES } from '../generated/registry.js';
 import { concatBytes } from './bytes.js';
-import { ArrowConverter, batchesToIpc, type ArrowOptions, type ByteSink } from './arrow.js';
+import { ArrowConverter, ipcParts, type ArrowOptions, type ByteSink } from './arrow.js';
 import { readParquetFooter } from './parquet-footer.js';
 import { loadParquetWasm, type ParquetWasm } from './parquet-wasm.js';
 import type { RecordBatch, WriterProperties } from 'parquet-wasm/esm';
@@ -48,6 +48,20 @@ export const DEFAULT_COMPRESSION: ParquetCompression = 'zstd';
 
 /** Rows converted to Arrow and copied into the wasm memory at a time. */
 const SLICE_ROWS = 1 << 18;
+
+/** The IPC bytes of one batch, joined in this thread's scratch (used only until parquet-wasm copied them, in the same synchronous step). */
+let ipcScratch = new Uint8Array(0);
+function joinIpc(parts: readonly Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const p of parts) n += p.byteLength;
+  if (ipcScratch.length < n) ipcScratch = new Uint8Array(n);
+  let at = 0;
+  for (const p of parts) {
+    ipcScratch.set(p, at);
+    at += p.byteLength;
+  }
+  return ipcScratch.subarray(0, n);
+}
 
 /** Rows [start, end) of a Table: typed columns as views (no copy). */
 export function sliceTable(t: Table, start: number, end: number): Table {
@@ -156,7 +170,7 @@ export class ParquetTableWriter {
     if (!(table in TABLES)) throw new EtlError('BAD_OPTION', `unknown table '${String(table)}'`);
     const rowGroupRows = checkOptions(options);
     const pw = await loadParquetWasm();
-    const converter = new ArrowConverter(table, options);
+    const converter = new ArrowConverter(table, options, false, true); // each batch is copied into the wasm memory at once
     return new ParquetTableWriter(table, sink, pw, converter, writerProperties(pw, converter, options, rowGroupRows));
   }
 
@@ -218,8 +232,9 @@ export class ParquetTableWriter {
     // Arrow JS → IPC stream → Arrow in the wasm memory (parquet-wasm has no other way in)
     let batches: RecordBatch[];
     try {
-      const ipc = batchesToIpc(this.converter.schema, [this.converter.toBatch(t)], 'stream');
-      const wasmTable = this.pw.Table.fromIPCStream(ipc);
+      const ipc = joinIpc(ipcParts(this.converter.schema, [this.converter.toBatch(t)], 'stream'));
+      this.converter.release(); // the IPC bytes are a copy
+      const wasmTable = this.pw.Table.fromIPCStream(ipc); // copied into the wasm memory: the scratch is free again
       batches = wasmTable.recordBatches();
       wasmTable.free();
     } catch (e) {
