@@ -22,6 +22,7 @@ import type { DecodeOptions } from '../options.js';
 import { concatChunks, DECODED_TABLE_NAMES, TABLE_NAMES, type ColumnChunk, type TableName, type TypedColumn } from '../tables/schema.js';
 import { dataLossText } from '../result/diagnostics.js';
 import { Table } from '../tables/table.js';
+import { decodedTablesFor } from '../tables/sources.js';
 import { createClock, clockUnavailable, type Clock } from '../time.js';
 import { EtlError, writeError } from '../errors.js';
 import {
@@ -302,7 +303,7 @@ async function convertParts(
   const usage = parts.get('cpuUsage');
   // the derivers' chunks: copied into their parts, then given back for the next chunk's columns
   const derived: Table<'cpuUsage'>[] = [];
-  const deriver = usage ? new CpuUsageDeriver((t) => derived.push(t)) : null;
+  const deriver = usage ? new CpuUsageDeriver((t) => derived.push(t), { engine: options.engine }) : null;
   // stacks: a first pass over the stack tables, then each chunk's rows get their stackId (stack-pass.ts)
   const stacks = needsStackPass(wanted) ? await stackPass(source, { engine: options.engine, bias: options.bias, threads: options.decodeThreads }, wanted) : null;
   // threadStates: streamed, in the order its intervals end (each CPU in the watermark from the start)
@@ -314,6 +315,7 @@ async function convertParts(
     bias: options.bias,
     threads: options.decodeThreads,
     rows: 'borrow', // the parts copy each chunk's rows before onRows returns
+    tables: decodedTablesFor(wanted), // what the tables asked are made of: nothing else is decoded
     onProgress: options.onProgress ? (phase, done, total) => phase === 'decode' && options.onProgress!(done, total) : undefined,
     onRows: async (rows) => {
       stacks?.fill(rows);
