@@ -38,12 +38,6 @@ export interface ParallelTuning {
   aheadBytes?: number;
   /** decoders in this thread only, no workers (tests) */
   inThread?: boolean;
-  /**
-   * every decoder a worker, none in this thread, which only takes the rows: for a consumer that costs more
-   * than the decode (a derivation), so that the decode runs beside it; `threads` workers (1 = one, ahead of
-   * the consumer by `aheadBytes`); inputs under `minBytes` still decode in this thread
-   */
-  workersOnly?: boolean;
   /** told what the parallel decode does, when (benchmarks, debugging) */
   log?: (event: string) => void;
 }

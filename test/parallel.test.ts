@@ -403,29 +403,6 @@ describe('workers', () => {
     expect(d.tables.cswitch.length).toBe(0);
   });
 
-  test('workersOnly: every decoder a worker, none in this thread (one worker ahead of a consumer, or several), the same output', async () => {
-    const bytes = schedule({ switchMode: 'mixed', seed: 37, duration: 3_000_000 });
-    const a = one(bytes);
-    for (const threads of [1, 2]) {
-      const b = await many(bytes, { host: nodeHost, threads, partitions: 5, workersOnly: true, budget: 1 });
-      expect(b.report.workers, `${threads}`).toBe(threads);
-      expectSame(a, b, `workersOnly, ${threads} threads`);
-    }
-    // nodeHost alone decodes in this thread too: one worker for two threads
-    expect((await many(bytes, { host: nodeHost, threads: 2, partitions: 5 })).report.workers).toBe(1);
-    // the entry points: one worker, the consumer here, for an input past minBytes only
-    const events: string[] = [];
-    const s = decodeSync(bytes);
-    let rows = 0;
-    const st = await decodeStream(bytes, { threads: 1, parallel: { workersOnly: true, minBytes: 0, log: (e) => events.push(e) }, onRows: (t) => void (rows += t.cswitch.length) });
-    expect(rows).toBe(s.cswitch.length);
-    expect(st.summary).toEqual(s.summary);
-    expect(events).toContain('1 workers spawned');
-    events.length = 0;
-    await decodeStream(bytes, { threads: 1, parallel: { workersOnly: true, log: (e) => events.push(e) }, onRows: () => {} });
-    expect(events).toEqual([]); // under 32 MiB: this thread
-  });
-
   test('entry points: decode, decodeStream and a file, with threads and small inputs made to run in parallel', async () => {
     const bytes = generateSampleTrace().bytes;
     const opts: DecodeOptions = { threads: 2, parallel: { minBytes: 0, partitions: 4 } };

@@ -15,7 +15,7 @@ import { buildResult, type DecodeResult, type StreamResult } from '../result/sum
 import { fillWholeSampleLifetimes, LifetimeCollector } from '../derive/lifetimes.js';
 import { Table, type DecodedTables } from '../tables/table.js';
 import { parallelHost } from '../parallel/host.js';
-import { decodeInParallel, decodesOnWorkers, LIFETIME_TABLES, threadsFor } from '../parallel/run.js';
+import { decodeInParallel, LIFETIME_TABLES, threadsFor } from '../parallel/run.js';
 
 export type { DecodeOptions } from '../options.js';
 export type { DecodeResult, StreamResult, TraceSummary, BiasInfo } from '../result/summary.js';
@@ -165,7 +165,7 @@ async function decodeChunks(
   const kind = options.engine ?? 'wasm';
   const source = toSource(input);
   const threads = threadsFor(options, source.size, { workersRead: parallelHost()?.filePathOf(source) != null, rows: onChunks !== undefined });
-  if (decodesOnWorkers(options, source.size, threads)) {
+  if (threads > 1) {
     // src/parallel: rows come as copies the consumer owns; without a consumer only the lifetimes' tables travel
     const lifetimes = new LifetimeCollector();
     const consume = (chunks: Chunks) => {

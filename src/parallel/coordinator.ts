@@ -59,8 +59,6 @@ export interface ParallelRequest {
   ship: readonly DecodedTableName[];
   /** bytes of rows a decoder may send ahead of the consumer (Infinity: no limit) */
   budget: number;
-  /** no decoder in this thread (where workers can be had): it only takes the rows */
-  workersOnly?: boolean;
   /** partitions of about equal bytes, cut once framing ended (default: guided, cut while framing) */
   partitions?: number;
   /** decode positions where partitions start, cut once framing ended (tests; instead of `partitions`) */
@@ -238,8 +236,7 @@ class ParallelDecode {
   /** Takes (or spawns) the workers, whose scripts load while the input is framed, and this thread's decoder. */
   private startDecoders(): void {
     const { host, req, threads, workers, idle } = this;
-    const here = host !== null && host.mainThreadDecodes && req.workersOnly !== true;
-    this.wanted = host ? (here ? threads - 1 : threads) : 0;
+    this.wanted = host ? (host.mainThreadDecodes ? threads - 1 : threads) : 0;
     const path = host?.filePathOf(this.source) ?? null;
     const where: WorkerSource = path !== null ? { kind: 'file', path } : { kind: 'remote' };
     for (let i = 0; i < this.wanted; i++) {
@@ -260,7 +257,7 @@ class ParallelDecode {
     if (!host) {
       // no workers (tests): every decoder in this thread, each its own engine, interleaved at their reads
       for (let i = 0; i < threads; i++) idle.push((this.local = new LocalDecoder(this.module, this.source, req.budget)));
-    } else if (here || (threads === 1 && req.workersOnly !== true) || workers.length === 0) {
+    } else if (host.mainThreadDecodes || threads === 1 || workers.length === 0) {
       // its reads give other tasks a turn (FRAMING_SLICE_MS): the workers' messages — ready, rows, reads to
       // serve from an input in memory — are handled while this thread decodes, not only after it
       this.local = new LocalDecoder(this.module, workers.length > 0 ? yielding(this.source) : this.source, req.budget);

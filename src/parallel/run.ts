@@ -45,17 +45,6 @@ export function threadsFor(options: DecodeOptions, size: number, input: AutoInpu
   return minBytes === 0 ? threads : Math.max(1, Math.min(threads, Math.floor(size / THREAD_MIN_BYTES)));
 }
 
-/**
- * Whether a decode of `size` bytes with `threads` (threadsFor) runs on workers: more than one thread, or one
- * worker with `workersOnly` (where workers can be had, for inputs of `minBytes` or more).
- */
-export function decodesOnWorkers(options: DecodeOptions, size: number, threads: number): boolean {
-  if (threads > 1) return true;
-  const tuning = options.parallel ?? {};
-  if (tuning.workersOnly !== true || tuning.inThread || (options.engine ?? 'wasm') !== 'wasm') return false;
-  return parallelHost() !== null && size >= (tuning.minBytes ?? PARALLEL_MIN_BYTES);
-}
-
 /** The smallest input an automatic decode splits (Infinity: never). */
 export function autoMinBytes(input: AutoInput): number {
   if (!input.workersRead) return Infinity;
@@ -79,7 +68,7 @@ export async function decodeInParallel(
   // the workers start first: their scripts load while this thread loads the coordinator and the
   // WebAssembly module, then frames (on the 1 GiB bench trace a worker was ready 45-66 ms into the decode
   // instead of ~97 ms; on 2 cores the total did not change, this thread's framing then sharing the cores)
-  const spawned = host ? spawnWorkers(host, host.mainThreadDecodes && tuning.workersOnly !== true ? threads - 1 : threads) : [];
+  const spawned = host ? spawnWorkers(host, host.mainThreadDecodes ? threads - 1 : threads) : [];
   try {
     // loaded on first use: a one-thread decode (and the CLI's start) does without its two dozen modules
     const { decodeParallel } = await import('./coordinator.js');
@@ -92,7 +81,6 @@ export async function decodeInParallel(
       windowBytes: options.windowBytes,
       ship: ship === 'all' ? DECODED_TABLE_NAMES : ship,
       budget: tuning.aheadBytes ?? AHEAD_BYTES,
-      workersOnly: tuning.workersOnly,
       partitions: tuning.partitions,
       cuts: tuning.cuts,
       onChunks,
