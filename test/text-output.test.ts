@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuUsage, CpuUsageDeriver, createClock, decodeStream, decodeSync, isWholeTraceTable, Table, TABLE_NAMES, threadStates, wholeTraceTable, TextTableWriter, toCsv, toJsonl, type Clock, type DecodeResult, type FormatOptions, type TableName } from '../src/node.js';
+import { cpuUsage, CpuUsageDeriver, ThreadStatesDeriver, createClock, decodeStream, decodeSync, isWholeTraceTable, Table, TABLE_NAMES, threadStates, wholeTraceTable, TextTableWriter, toCsv, toJsonl, type Clock, type DecodeResult, type FormatOptions, type TableName } from '../src/node.js';
 import { TABLE_COLUMNS, validColumnOf, type ColumnSpec, type TypedColumn } from '../src/tables/schema.js';
 import { TABLES } from '../src/generated/registry.js';
 import { ENUMS } from '../src/tables/enums.js';
@@ -431,13 +431,22 @@ describe('etw-decode dump: the bytes of the former formatter', () => {
     return chunks;
   }
 
+  /** threadStates as dump writes it: streamed too, each CPU in the watermark from the start */
+  async function streamedThreadStates(): Promise<Table[]> {
+    const chunks: Table[] = [];
+    const d = new ThreadStatesDeriver((t) => chunks.push(t), { cpus: r.info!.numberOfProcessors });
+    await decodeStream(bytes, { rows: 'borrow', onRows: (rows) => d.add(rows.cswitch, rows.readythread, rows.threadEvents) });
+    d.finish();
+    return chunks;
+  }
+
   const cases: [FormatOptions['format'], string[]][] = [
     ['csv', []],
     ['csv', ['--names', '--time', 'ns']],
     ['jsonl', ['--names', '--time', 'filetime']],
   ];
   test.each(TABLE_NAMES)('%s', async (name) => {
-    const chunks = name === 'cpuUsage' ? await streamedCpuUsage() : [tables[name]];
+    const chunks = name === 'cpuUsage' ? await streamedCpuUsage() : name === 'threadStates' ? await streamedThreadStates() : [tables[name]];
     for (const [format, args] of cases) {
       const o: FormatOptions = { format, names: args.includes('--names'), time: args.includes('ns') ? 'ns' : args.includes('filetime') ? 'filetime' : 'raw', clock: r.clock };
       const want = Buffer.from(headerLine(name, o) + chunks.map((t) => formatRows(t, o)).join(''), 'utf8');
