@@ -11,6 +11,8 @@
 // hold (at most holdRows rows), one block — never the trace.
 import * as R from '../generated/registry';
 import { OPCODE_END, OPCODE_START } from '../layout';
+import { idAdd, idGet, idInit } from './ids';
+import { col } from './input';
 import { begin, commit, E, lateEvents, maxHeld, P, REC, RE_KEY, RE_TIME, regrow, releaseCut, releaseDone, reorderInit, switchAt, top } from './reorder';
 
 const KIND_THREAD: i32 = 0;
@@ -127,12 +129,7 @@ const STAGE_ROWS: i32 = 2048;
 @external("env", "drain")
 declare function drain(n: i32): void;
 
-// thread id → slot: open addressing (the twin's IdIndex), and the direct-mapped cache of recent ones
-let idKeys: usize = 0;
-let idVals: usize = 0; // slot + 1 (0: empty)
-let idCap: i32 = 0;
-let idShift: i32 = 22;
-let idCount: i32 = 0;
+// thread id → slot: the index (ids.ts), and the direct-mapped cache of recent ones
 let slotCache: usize = 0;
 // thread slots, lifetimes, CPUs
 let TS: usize = 0;
@@ -156,73 +153,21 @@ let holdRows: i32 = 0;
 let final: bool = false;
 let heldRows: i32 = 0;
 let unresolvedRows: i32 = 0;
-// the input region and its columns
-let IN: usize = 0;
-let inBytes: usize = 0;
-const COLUMNS: i32 = 18;
-let columnPtrs: usize = 0;
 /** the one-event order of a late event */
 let single: usize = 0;
 
 /** Starts the derivation (once per instance: an instance is one deriver's): the reorder's window, the hold's bound, the first regions. */
 export function init(windowEvents: i32, holdRowsMax: i32): void {
-  reorderInit(windowEvents);
+  reorderInit(windowEvents, true);
   holdRows = holdRowsMax;
-  columnPtrs = heap.alloc(<usize>COLUMNS << 2);
   single = heap.alloc(4);
   slotCache = regrow(0, 0, <usize>(2 << SLOT_CACHE_BITS) << 2);
   OUT = heap.alloc(<usize>STAGE_ROWS * RB);
-  idCap = 1024;
-  idKeys = heap.alloc(<usize>idCap << 2);
-  idVals = regrow(0, 0, <usize>idCap << 2);
+  idInit();
   tsCap = 256;
   TS = regrow(0, 0, <usize>tsCap * TSB);
   ltCap = 256;
   LT = heap.alloc(<usize>ltCap * LTB);
-}
-
-// ---- the thread id index
-
-function idGet(id: i32): i32 {
-  const mask = idCap - 1;
-  for (let h = <i32>(<u32>(id * 0x9e3779b1) >> idShift); ; h = (h + 1) & mask) {
-    const v = load<i32>(idVals + (<usize>h << 2));
-    if (v == 0) return -1;
-    if (load<i32>(idKeys + (<usize>h << 2)) == id) return v - 1;
-  }
-  return -1;
-}
-
-/** Sets the slot of `id` (not in the index yet). */
-function idAdd(id: i32, value: i32): void {
-  if (2 * (idCount + 1) > idCap) idRehash(idCap * 2);
-  const mask = idCap - 1;
-  let h = <i32>(<u32>(id * 0x9e3779b1) >> idShift);
-  while (load<i32>(idVals + (<usize>h << 2)) != 0) h = (h + 1) & mask;
-  store<i32>(idKeys + (<usize>h << 2), id);
-  store<i32>(idVals + (<usize>h << 2), value + 1);
-  idCount++;
-}
-
-function idRehash(cap: i32): void {
-  const keys = idKeys;
-  const vals = idVals;
-  const old = idCap;
-  idKeys = heap.alloc(<usize>cap << 2);
-  idVals = heap.alloc(<usize>cap << 2);
-  memory.fill(idVals, 0, <usize>cap << 2);
-  idCap = cap;
-  idShift = 32 - <i32>ctz(cap);
-  const mask = cap - 1;
-  for (let i = 0; i < old; i++) {
-    const v = load<i32>(vals + (<usize>i << 2));
-    if (v == 0) continue;
-    const k = load<i32>(keys + (<usize>i << 2));
-    let h = <i32>(<u32>(k * 0x9e3779b1) >> idShift);
-    while (load<i32>(idVals + (<usize>h << 2)) != 0) h = (h + 1) & mask;
-    store<i32>(idKeys + (<usize>h << 2), k);
-    store<i32>(idVals + (<usize>h << 2), v);
-  }
 }
 
 // ---- slots, lifetimes, CPUs
@@ -325,46 +270,7 @@ function pidOfTid(tid: i32, t: i64): i64 {
   return s < 0 ? -1 : pidOf(s, t);
 }
 
-// ---- input
-
-/** Room for a chunk of nThread Thread events, nReady ReadyThread events and nSwitch switches: the columns laid out in the input region. */
-export function reserveInput(nThread: i32, nReady: i32, nSwitch: i32): void {
-  // the columns (see inputColumn), each 8-byte aligned
-  let at: usize = 0;
-  for (let i = 0; i < COLUMNS; i++) {
-    store<usize>(columnPtrs + (<usize>i << 2), at);
-    const n = i < 5 ? nThread : i < 8 ? nReady : nSwitch;
-    at += (<usize>n * columnBytes(i) + 7) & ~7;
-  }
-  if (at > inBytes) {
-    if (IN != 0) heap.free(IN);
-    inBytes = max(at, inBytes * 2);
-    IN = heap.alloc(inBytes);
-  }
-  for (let i = 0; i < COLUMNS; i++) store<usize>(columnPtrs + (<usize>i << 2), IN + load<usize>(columnPtrs + (<usize>i << 2)));
-}
-
-/**
- * Bytes per value of input column i: Thread events (0 timestamp, 1 cpu, 2 threadId, 3 processId,
- * 4 opcode), ReadyThread events (5 timestamp, 6 cpu, 7 threadId), switches (8 timestamp, 9 cpu, 10 valid,
- * 11 newThreadId, 12 oldThreadId, 13 newThreadPriority, 14 oldThreadPriority, 15 oldThreadState,
- * 16 oldThreadWaitReason, 17 previousCState).
- */
-function columnBytes(i: i32): usize {
-  if (i == 0 || i == 5 || i == 8) return 8;
-  if (i == 1 || i == 6 || i == 9) return 2;
-  if (i == 4 || i >= 13) return 1;
-  return 4;
-}
-
-/** The address of input column i (reserveInput). */
-export function inputColumn(i: i32): usize {
-  return load<usize>(columnPtrs + (<usize>i << 2));
-}
-
-@inline function col(i: i32): usize {
-  return load<usize>(columnPtrs + (<usize>i << 2));
-}
+// ---- input (its region: input.ts)
 
 /**
  * A whole decode: the lifetimes of its `threads` table (n rows in the input region as Thread events:

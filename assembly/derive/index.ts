@@ -1,6 +1,9 @@
 // The derivation module (build/derive.wasm, embedded by scripts/embed-wasm.mjs; loaded by
-// src/engine/wasm/derive.ts): the streaming cpuUsage core (README "cpuUsage"; docs/design/streaming.md),
-// the twin of the CpuUsageDeriver class of src/derive/cpu-usage.ts. A module of its own, not exports of
-// the decoder's: its memory is the derivation's (regions that grow with threads and the window), one
-// instance per deriver, beside any number of decoders.
-export { init, reserveInput, inputColumn, lifetimes, add, finish, outPtr, stat } from './cpu-usage';
+// src/engine/wasm/derive.ts): the streaming cpuUsage core (README "cpuUsage") and threadStates core
+// (docs/design/streaming.md "threadStates"), the twins of the reference cores of src/derive/cpu-usage.ts
+// and src/derive/thread-states.ts. A module of its own, not exports of the decoder's: its memory is the
+// derivation's (regions that grow with threads and the window), one instance per deriver (it uses one of
+// the two cores), beside any number of decoders. Both cores share the reorder, id index and input region.
+export { reserveInput, inputColumn } from './input';
+export { init, lifetimes, add, finish, outPtr, stat } from './cpu-usage';
+export { tsInit, tsThreads, tsAdd, tsFinish, tsOutPtr, tsStat } from './thread-states';

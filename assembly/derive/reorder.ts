@@ -1,12 +1,13 @@
-// The time reorder of the WebAssembly cpuUsage derivation (README "cpuUsage"; docs/design/streaming.md):
-// the twin of src/derive/reorder.ts (EventReorder), with native i64 times. Events are records of REC bytes
+// The time reorder of the WebAssembly derivations (cpuUsage, threadStates; docs/design/streaming.md): the
+// twin of src/derive/reorder.ts (EventReorder), with native i64 times. Events are records of REC bytes
 // in one store (the time at RE_TIME, the order at one time at RE_KEY: kind << 16 | cpu, the deriver's
 // words after them), held, sorted by (time, key, arrival) and released up to the watermark — the least,
 // over the CPUs seen, of the latest switch time delivered for that CPU — within a window; an event that
 // arrives behind the released time is late (the deriver applies it at once).
 //
 // A chunk is begin(n), the records (written at `top`, then commit()), then releaseCut() — the deriver
-// applies order[0, cut) — and releaseDone(cut). The sort is a stable LSD radix sort of the positions on
+// applies order[0, cut) — and releaseDone(cut); or hold() (a whole decode: kept unsorted until the next
+// release). The sort is a stable LSD radix sort of the positions on
 // the time less the least (13-bit digits, those the same for every event skipped), then each run of one
 // time by the key, by insertion: the order of the TS twin exactly. Memory: regions of the bump heap
 // (runtime stub), replaced by twice larger ones when full (memory stays within twice the peak).
@@ -52,10 +53,13 @@ let seen: usize = 0;
 let nSeen: i32 = 0;
 /** most events held between chunks */
 let window: i32 = 1 << 18;
+/** whether the events at the watermark's time go too (cpuUsage), or only those before it (threadStates) */
+let atWatermark: bool = true;
 
-/** The reorder's window (once per instance). */
-export function reorderInit(windowEvents: i32): void {
+/** The reorder's window and watermark rule (once per instance). */
+export function reorderInit(windowEvents: i32, inclusive: bool): void {
   window = windowEvents;
+  atWatermark = inclusive;
 }
 
 @inline function timeAt(p: i32): i64 {
@@ -117,14 +121,7 @@ export function commit(): bool {
 
 /** A switch of `cpu` at `t` was delivered: the CPU joins the watermark, which is at least t for it. */
 export function switchAt(cpu: i32, t: i64): void {
-  if (cpu >= cpuCap) {
-    let cap = max(8, cpuCap);
-    while (cap <= cpu) cap *= 2;
-    W = regrow(W, <usize>cpuCap << 3, <usize>cap << 3);
-    Wseen = regrow(Wseen, <usize>cpuCap, <usize>cap);
-    seen = regrow(seen, <usize>cpuCap << 2, <usize>cap << 2);
-    cpuCap = cap;
-  }
+  if (cpu >= cpuCap) growCpus(cpu);
   const w = W + (<usize>cpu << 3);
   if (load<u8>(Wseen + <usize>cpu) == 0) {
     store<u8>(Wseen + <usize>cpu, 1);
@@ -134,9 +131,35 @@ export function switchAt(cpu: i32, t: i64): void {
   } else if (load<i64>(w) < t) store<i64>(w, t);
 }
 
+/** CPUs 0 … count − 1 in the watermark from the start (at the least time: nothing released before each CPU's first switch). */
+export function watchCpus(count: i32): void {
+  if (count > 0 && count - 1 >= cpuCap) growCpus(count - 1);
+  for (let c = 0; c < count; c++) {
+    if (load<u8>(Wseen + <usize>c) != 0) continue;
+    store<u8>(Wseen + <usize>c, 1);
+    store<i64>(W + (<usize>c << 3), i64.MIN_VALUE);
+    store<i32>(seen + (<usize>nSeen << 2), c);
+    nSeen++;
+  }
+}
+
+function growCpus(cpu: i32): void {
+  let cap = max(8, cpuCap);
+  while (cap <= cpu) cap *= 2;
+  W = regrow(W, <usize>cpuCap << 3, <usize>cap << 3);
+  Wseen = regrow(Wseen, <usize>cpuCap, <usize>cap);
+  seen = regrow(seen, <usize>cpuCap << 2, <usize>cap << 2);
+  cpuCap = cap;
+}
+
+/** The records committed since begin() stay held with the others, unsorted, until the next release (memory: every one). */
+export function hold(): void {
+  nHeld = end;
+}
+
 /**
  * Sorts the held events and those committed since begin(); returns how many go (order P[0, cut)): up to
- * the watermark (at its time too), all when `all`, never fewer than keep at most `window` held.
+ * the watermark, all when `all`, never fewer than keep at most `window` held.
  */
 export function releaseCut(all: bool): i32 {
   const n = end;
@@ -165,7 +188,7 @@ export function releaseDone(cut: i32): void {
   if (nHeld > maxHeld) maxHeld = nHeld;
 }
 
-/** The first of the sorted events P[0, n) after the watermark; 0 before any CPU is in it. */
+/** The first of the sorted events P[0, n) after the watermark (at its time, unless atWatermark); 0 before any CPU is in it. */
 function watermarkCut(n: i32): i32 {
   if (nSeen == 0) return 0;
   let w = load<i64>(W + (<usize>load<i32>(seen) << 3));
@@ -177,7 +200,8 @@ function watermarkCut(n: i32): i32 {
   let hiEnd = n;
   while (cut < hiEnd) {
     const mid = (cut + hiEnd) >>> 1;
-    if (w < timeAt(posAt(mid))) hiEnd = mid;
+    const t = timeAt(posAt(mid));
+    if (atWatermark ? w < t : t >= w) hiEnd = mid;
     else cut = mid + 1;
   }
   return cut;

@@ -44,7 +44,15 @@
 // words, a CPU CSW words; a tick value is two int32 words (hi signed, lo compared unsigned), exact; events
 // are ordered by (time, kind, cpu, arrival) by the reorder's sort (reorder.ts; a whole decode's once, at
 // finish()); a row is staged as RW words and moved into the columns with its chunk.
+//
+// Two cores do this: the WebAssembly one (assembly/derive/thread-states.ts: the same records and rules with
+// native i64 times), and its TypeScript twin, the class ReferenceThreadStates below (`engine: 'reference'`);
+// ThreadStatesDeriver is the front over them, and its RowOutput (the chunks, `ordered`) takes the staged
+// rows of either. The differential tests (test/thread-states-wasm.test.ts) hold them to the same chunks and
+// stats.
 import * as L from '../generated/layout.js';
+import type { EngineKind } from '../engine/engine.js';
+import { deriveInstance, type DeriveExports } from '../engine/wasm/derive.js';
 import { allocColumn, columnsOf, concatChunks, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 import { IdIndex } from './lifetimes.js';
@@ -74,6 +82,8 @@ export interface ThreadStatesOptions {
   ordered?: boolean;
   /** the trace's `threads` table, when known before the rows (a whole decode): lifetimes, Starts and Ends from it; Thread events are not needed */
   threads?: Table<'threads'>;
+  /** the core: 'wasm' (the default) or its TypeScript twin 'reference' (the differential tests run both) */
+  engine?: EngineKind;
 }
 
 /** The run's figures (DeriverStats, reorder.ts). */
@@ -249,8 +259,179 @@ function columnsFrom(rec: Int32Array, n: number, reuse: TypedColumn[] | null): T
   return columns;
 }
 
-/** Derives threadStates from the rows of a decode, chunk by chunk (see the file comment). */
+/**
+ * Where staged rows go (RW words each, from either core): into chunks of `chunkRows` rows handed to onRows
+ * when full and at flush(), or (ordered) all kept until flush(), then ordered by thread; `rows` counts them.
+ */
+class RowOutput {
+  rows = 0;
+  /** staged rows (RW words each): those of the chunk being filled, or (ordered) every row */
+  rec = new Int32Array(0);
+  n = 0;
+  /** the columns of a chunk given back (recycle()), for the next one */
+  private spare: TypedColumn[] | null = null;
+
+  constructor(
+    private readonly onRows: (rows: Table<'threadStates'>) => void,
+    private readonly chunkRows: number,
+    private readonly ordered: boolean,
+  ) {}
+
+  /** Room in `rec` for k more rows. */
+  reserve(k: number): Int32Array {
+    const need = (this.n + k) * RW;
+    if (need > this.rec.length) this.rec = grown(this.rec, Math.max(need, Math.max(this.ordered ? 1 << 16 : Math.min(this.chunkRows, 1 << 16), 2 * (this.rec.length / RW)) * RW));
+    return this.rec;
+  }
+
+  /** The row written at rec[n * RW …] (reserve(1)) is staged: the chunk goes when full. */
+  commit(): void {
+    this.n++;
+    this.rows++;
+    if (this.n === this.chunkRows && !this.ordered) this.flush();
+  }
+
+  /** Takes n staged rows (S, from row 0; borrowed until it returns). */
+  put(S: Int32Array, n: number): void {
+    for (let s = 0; s < n; ) {
+      const k = this.ordered ? n - s : Math.min(n - s, this.chunkRows - this.n);
+      this.reserve(k).set(S.subarray(s * RW, (s + k) * RW), this.n * RW);
+      this.n += k;
+      this.rows += k;
+      s += k;
+      if (this.n === this.chunkRows && !this.ordered) this.flush();
+    }
+  }
+
+  /** Emits the staged rows as a chunk (ordered: by thread). */
+  flush(): void {
+    const n = this.n;
+    if (n === 0) return;
+    this.n = 0;
+    const reuse = this.spare !== null && n === this.chunkRows ? this.spare : null;
+    this.spare = null;
+    const columns = columnsFrom(this.ordered ? threadOrder(this.rec, n) : this.rec, n, reuse);
+    if (this.ordered) this.rec = new Int32Array(0);
+    this.onRows(new Table('threadStates', { length: n, columns }));
+  }
+
+  /** A chunk given back (ThreadStatesDeriver.recycle). */
+  recycle(rows: Table<'threadStates'>): void {
+    if (rows.length === this.chunkRows && rows.columns[0]!.length === this.chunkRows) this.spare = rows.columns as TypedColumn[];
+  }
+}
+
+/**
+ * Derives threadStates from the rows of a decode, chunk by chunk (see the file comment): by the WebAssembly
+ * core, or its TypeScript twin when asked (`engine: 'reference'`).
+ */
 export class ThreadStatesDeriver {
+  private readonly core: ReferenceThreadStates | WasmThreadStates;
+  private readonly output: RowOutput;
+
+  constructor(onRows: (rows: Table<'threadStates'>) => void, options: ThreadStatesOptions = {}) {
+    this.output = new RowOutput(onRows, options.chunkRows ?? 1 << 16, options.ordered === true);
+    this.core = options.engine === 'reference' ? new ReferenceThreadStates(this.output, options) : new WasmThreadStates(this.output, options);
+  }
+
+  /** Takes the rows of one chunk of the decode (values are copied: borrowed chunks are fine). Thread events are not needed given `threads`. */
+  add(cswitch: Table<'cswitch'>, readythread: Table<'readythread'>, threadEvents?: Table<'threadEvents'>): void {
+    this.core.add(cswitch, readythread, threadEvents);
+  }
+
+  /**
+   * Gives back a chunk this deriver emitted that the caller is done with (nothing reads it any more): its
+   * columns are reused for a later chunk, saving their allocation. Chunks of another size are ignored.
+   */
+  recycle(rows: Table<'threadStates'>): void {
+    this.output.recycle(rows);
+  }
+
+  /** End of the trace: releases everything, emits each thread's last interval and the runs still open, then the held rows. */
+  finish(): ThreadStatesStats {
+    return this.core.finish();
+  }
+}
+
+/**
+ * The WebAssembly core (assembly/derive/thread-states.ts): per chunk the columns it reads are copied into
+ * its memory; its rows come back staged (env.drain) and go to the output as they are.
+ */
+class WasmThreadStates {
+  private readonly w: DeriveExports;
+  /** the lifetimes are the trace's final ones (options.threads): Thread events are not needed */
+  private readonly final: boolean;
+
+  constructor(
+    private readonly output: RowOutput,
+    options: ThreadStatesOptions,
+  ) {
+    this.w = deriveInstance((n) => this.output.put(new Int32Array(this.w.memory.buffer, this.w.tsOutPtr(), n * RW), n));
+    this.final = options.threads !== undefined;
+    this.w.tsInit(options.windowEvents ?? 1 << 18, options.holdRows ?? 1 << 16, options.cpus ?? 0, this.final);
+    if (options.threads) this.fromThreads(options.threads);
+  }
+
+  /** The `threads` table in the input region (assembly/derive/thread-states.ts tsThreads says where). */
+  private fromThreads(th: Table<'threads'>): void {
+    const w = this.w;
+    const n = th.length;
+    w.reserveInput(n, n, 0);
+    const buf = w.memory.buffer;
+    new BigInt64Array(buf, w.inputColumn(0), n).set(th.column('startTime').subarray(0, n));
+    new Uint32Array(buf, w.inputColumn(2), n).set(th.column('threadId').subarray(0, n));
+    new Uint32Array(buf, w.inputColumn(3), n).set(th.column('processId').subarray(0, n));
+    new BigInt64Array(buf, w.inputColumn(5), n).set(th.column('endTime').subarray(0, n));
+    const has = new Uint8Array(buf, w.inputColumn(4), n);
+    const valid = th.column('valid');
+    for (let i = 0; i < n; i++) has[i] = ((valid[i]! >>> L.TH_START_TIME) & 1) | (((valid[i]! >>> L.TH_END_TIME) & 1) << 1);
+    w.tsThreads(n);
+  }
+
+  add(cswitch: Table<'cswitch'>, readythread: Table<'readythread'>, threadEvents?: Table<'threadEvents'>): void {
+    const w = this.w;
+    const nT = this.final || !threadEvents ? 0 : threadEvents.length;
+    const nR = readythread.length;
+    const nS = cswitch.length;
+    w.reserveInput(nT, nR, nS);
+    // the input columns, in the order of assembly/derive/input.ts columnBytes
+    const buf = w.memory.buffer;
+    if (nT > 0) {
+      new BigInt64Array(buf, w.inputColumn(0), nT).set(threadEvents!.column('timestamp').subarray(0, nT));
+      new Uint32Array(buf, w.inputColumn(2), nT).set(threadEvents!.column('threadId').subarray(0, nT));
+      new Uint32Array(buf, w.inputColumn(3), nT).set(threadEvents!.column('processId').subarray(0, nT));
+      new Uint8Array(buf, w.inputColumn(4), nT).set(threadEvents!.column('opcode').subarray(0, nT));
+    }
+    if (nR > 0) {
+      new BigInt64Array(buf, w.inputColumn(5), nR).set(readythread.column('timestamp').subarray(0, nR));
+      new Uint16Array(buf, w.inputColumn(6), nR).set(readythread.column('cpu').subarray(0, nR));
+      new Uint32Array(buf, w.inputColumn(7), nR).set(readythread.column('threadId').subarray(0, nR));
+    }
+    if (nS > 0) {
+      new BigInt64Array(buf, w.inputColumn(8), nS).set(cswitch.column('timestamp').subarray(0, nS));
+      new Uint16Array(buf, w.inputColumn(9), nS).set(cswitch.column('cpu').subarray(0, nS));
+      new Uint32Array(buf, w.inputColumn(10), nS).set(cswitch.column('valid').subarray(0, nS));
+      new Uint32Array(buf, w.inputColumn(11), nS).set(cswitch.column('newThreadId').subarray(0, nS));
+      new Uint32Array(buf, w.inputColumn(12), nS).set(cswitch.column('oldThreadId').subarray(0, nS));
+      new Int8Array(buf, w.inputColumn(13), nS).set(cswitch.column('newThreadPriority').subarray(0, nS));
+      new Int8Array(buf, w.inputColumn(14), nS).set(cswitch.column('oldThreadPriority').subarray(0, nS));
+      new Uint8Array(buf, w.inputColumn(15), nS).set(cswitch.column('oldThreadState').subarray(0, nS));
+      new Uint8Array(buf, w.inputColumn(16), nS).set(cswitch.column('oldThreadWaitReason').subarray(0, nS));
+      new Uint8Array(buf, w.inputColumn(18), nS).set(cswitch.column('oldThreadWaitMode').subarray(0, nS));
+    }
+    w.tsAdd(nT, nR, nS);
+  }
+
+  finish(): ThreadStatesStats {
+    const w = this.w;
+    w.tsFinish();
+    this.output.flush();
+    return { rows: this.output.rows, lateEvents: w.tsStat(1), maxHeld: w.tsStat(2), threads: w.tsStat(3), heldRows: w.tsStat(4), unresolvedRows: w.tsStat(5) };
+  }
+}
+
+/** The TypeScript core: the twin of the WebAssembly one (see the file comment). */
+class ReferenceThreadStates {
   /** the events (ES words each, in its store), held and released in time order to apply() (a whole decode's: all at finish()) */
   private readonly R: EventReorder;
   // threads
@@ -267,27 +448,18 @@ export class ThreadStatesDeriver {
   private readonly t0 = new Int32Array(3);
   private atT0: number[] = [];
   private readonly final: boolean;
-  private readonly chunkRows: number;
-  /** the columns of a chunk given back (recycle()), for the next one */
-  private spare: TypedColumn[] | null = null;
   private readonly holdRows: number;
-  /** staged rows (RW words each): those of the chunk being filled, or (ordered) every row */
-  private rec = new Int32Array(0);
-  private n = 0;
-  private readonly ordered: boolean;
   private hold = new Int32Array(0);
   private nHold = 0;
   private readonly stats: ThreadStatesStats = { rows: 0, lateEvents: 0, maxHeld: 0, threads: 0, heldRows: 0, unresolvedRows: 0 };
 
   constructor(
-    private readonly onRows: (rows: Table<'threadStates'>) => void,
-    options: ThreadStatesOptions = {},
+    private readonly output: RowOutput,
+    options: ThreadStatesOptions,
   ) {
     this.R = new EventReorder({ words: ES, window: options.windowEvents ?? 1 << 18, atWatermark: false, apply: (order, from, to) => this.apply(order, from, to) });
-    this.chunkRows = options.chunkRows ?? 1 << 16;
     this.holdRows = options.holdRows ?? 1 << 16;
     this.final = options.threads !== undefined;
-    this.ordered = options.ordered === true;
     if (options.cpus) {
       this.ensureCpu(options.cpus - 1);
       this.R.watchCpus(options.cpus);
@@ -810,9 +982,8 @@ export class ThreadStatesDeriver {
 
   /** Stages a row (-1: null), emitting the chunk when full. */
   private put(tid: number, pid: number, state: number, cpu: number, rtid: number, rpid: number, wr: number, wm: number, old: number, pri: number, sHi: number, sLo: number, hasEnd: boolean, eHi: number, eLo: number): void {
-    if ((this.n + 1) * RW > this.rec.length) this.rec = grown(this.rec, Math.max(this.ordered ? 1 << 16 : Math.min(this.chunkRows, 1 << 16), 2 * (this.rec.length / RW)) * RW);
-    const R = this.rec;
-    const r = this.n++ * RW;
+    const R = this.output.reserve(1);
+    const r = this.output.n * RW;
     let v = (1 << L.TS_THREAD_ID) | (1 << L.TS_STATE) | (1 << L.TS_START_TIME) | (1 << L.TS_VALID);
     R[r + R_TID] = tid;
     R[r + R_STATE] = state;
@@ -848,28 +1019,7 @@ export class ThreadStatesDeriver {
     }
     R[r + R_SMALL] = b;
     R[r + R_VALID] = v;
-    this.stats.rows++;
-    if (this.n === this.chunkRows && !this.ordered) this.flush();
-  }
-
-  /** Emits the staged rows as a chunk (ordered: by thread). */
-  private flush(): void {
-    const n = this.n;
-    if (n === 0) return;
-    this.n = 0;
-    const reuse = this.spare !== null && n === this.chunkRows ? this.spare : null;
-    this.spare = null;
-    const columns = columnsFrom(this.ordered ? threadOrder(this.rec, n) : this.rec, n, reuse);
-    if (this.ordered) this.rec = new Int32Array(0);
-    this.onRows(new Table('threadStates', { length: n, columns }));
-  }
-
-  /**
-   * Gives back a chunk this deriver emitted that the caller is done with (nothing reads it any more): its
-   * columns are reused for a later chunk, saving their allocation. Chunks of another size are ignored.
-   */
-  recycle(rows: Table<'threadStates'>): void {
-    if (rows.length === this.chunkRows && rows.columns[0]!.length === this.chunkRows) this.spare = rows.columns as TypedColumn[];
+    this.output.commit();
   }
 
   /** End of the trace: releases everything, emits each thread's last interval and the runs still open, then the held rows. */
@@ -903,7 +1053,8 @@ export class ThreadStatesDeriver {
       this.put(TS[s * TSW + T_TID]!, this.pidOf(s, H[h + 10]!, H[h + 11]!), H[h + 1]!, H[h + 2]!, rtid, rpid, H[h + 6]!, H[h + 7]!, H[h + 8]!, H[h + 9]!, H[h + 10]!, H[h + 11]!, (rk & RK_END) !== 0, H[h + 12]!, H[h + 13]!);
     }
     this.nHold = 0;
-    this.flush();
+    this.output.flush();
+    this.stats.rows = this.output.rows;
     this.stats.threads = this.nSlots;
     this.stats.lateEvents = this.R.lateEvents;
     this.stats.maxHeld = this.R.maxHeld;
