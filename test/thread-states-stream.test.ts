@@ -98,6 +98,15 @@ function streamed(chunks: Input[], options: ThreadStatesOptions = {}) {
   return { stats: d.finish(), got };
 }
 
+/** threadStates() of a whole decode by the TypeScript core (`engine: 'reference'`). */
+function wholeByReference(w: { cswitch: Table<'cswitch'>; readythread: Table<'readythread'>; threads: Table<'threads'> }): Table<'threadStates'> {
+  const got: Table<'threadStates'>[] = [];
+  const d = new ThreadStatesDeriver((t) => got.push(t), { threads: w.threads, ordered: true, engine: 'reference' });
+  d.add(w.cswitch, w.readythread);
+  d.finish();
+  return got[0]!;
+}
+
 /** The oracle's rows for the whole tables (their threads lifetimes derived from their Thread events). */
 function oracle(w: Input): Table<'threadStates'> {
   return threadStatesWhole({ cswitch: w.cswitch, readythread: w.readythread, threads: deriveThreads(w.threadEvents) });
@@ -136,15 +145,16 @@ describe('streamed = the whole-trace walk (the same set of rows)', () => {
         fc.constantFrom(1, 16, 500),
         fc.constantFrom(1, 3, 40),
         fc.constantFrom(1, 100, 65536),
-        (which, seed, lose, noStartRundown, block, chunks, chunkRows) => {
+        fc.constantFrom('wasm', 'reference'),
+        (which, seed, lose, noStartRundown, block, chunks, chunkRows, engine) => {
           const r = traces[which]![1];
           const { chunks: parts, whole } = delivered(r, seed, { lose, noStartRundown, block, chunks });
-          const { stats, got } = streamed(parts, { chunkRows });
+          const { stats, got } = streamed(parts, { chunkRows, engine }); // the WebAssembly core or its twin
           expect([stats.lateEvents, stats.unresolvedRows]).toEqual([0, 0]);
           expect(rowSet(got)).toEqual(rowSet([oracle(whole)]));
           // given the final lifetimes, the whole decode's rows in their order
           const w = { cswitch: whole.cswitch, readythread: whole.readythread, threads: deriveThreads(whole.threadEvents) };
-          const ordered = threadStates(w);
+          const ordered = engine === 'wasm' ? threadStates(w) : wholeByReference(w);
           const o = threadStatesWhole(w);
           ordered.columns.forEach((col, c) => expect(col, ordered.specs[c]!.name).toEqual(o.columns[c]));
         },

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as L from '../src/generated/layout.js';
-import { cpuUsage, decodeSync, threadStates, toCsv, type Table, type ThreadStateRow } from '../src/node.js';
+import { cpuUsage, decodeSync, threadStates, ThreadStatesDeriver, toCsv, type Table, type ThreadStateRow } from '../src/node.js';
 import { DerivedRows } from './helpers/derived-rows.js';
 import { generateRealisticTrace, simulateSchedule, writeTrace, type ScheduleOptions } from '../src/writer/index.js';
 import { threadStatesOracle } from './helpers/thread-states-oracle.js';
@@ -74,12 +74,18 @@ function rowsOf(t: Table<'threadStates'>): ThreadStateRow[] {
   return Array.from({ length: t.length }, (_, i) => t.get(i));
 }
 
-/** The derivation and the oracle agree column for column; the rows. */
+/** The derivation (threadStates(): the WebAssembly core; and the TypeScript core, `engine: 'reference'`) and the oracle agree column for column; the rows. */
 function derive(cs: Table<'cswitch'>, rt: Table<'readythread'>, th: Table<'threads'>): ThreadStateRow[] {
   const got = threadStates({ cswitch: cs, readythread: rt, threads: th });
   const want = threadStatesOracle(cs, rt, th);
   got.columns.forEach((col, i) => expect(col, got.specs[i]!.name).toEqual(want.columns[i]));
   expect(got.length).toBe(want.length);
+  const ref: Table<'threadStates'>[] = [];
+  const d = new ThreadStatesDeriver((t) => ref.push(t), { threads: th, ordered: true, engine: 'reference' });
+  d.add(cs, rt);
+  d.finish();
+  expect(ref.reduce((n, t) => n + t.length, 0)).toBe(want.length);
+  if (want.length > 0) ref[0]!.columns.forEach((col, i) => expect(col, `reference ${got.specs[i]!.name}`).toEqual(want.columns[i]));
   return rowsOf(got);
 }
 

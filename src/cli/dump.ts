@@ -67,7 +67,7 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
       const deriver = table === 'cpuUsage' ? new CpuUsageDeriver((t) => pending.push(t), { engine: o.engine }) : null;
       // threadStates: streamed too, each CPU in the watermark from the start
       const states: Table<'threadStates'>[] = [];
-      const stateDeriver = table === 'threadStates' ? new (await import('../derive/thread-states.js')).ThreadStatesDeriver((t) => states.push(t), { cpus: info?.numberOfProcessors ?? 0 }) : null;
+      const stateDeriver = table === 'threadStates' ? new (await import('../derive/thread-states.js')).ThreadStatesDeriver((t) => states.push(t), { cpus: info?.numberOfProcessors ?? 0, engine: o.engine }) : null;
       const { needsStackPass, stackPass } = await import('../convert/stack-pass.js');
       const stacks = needsStackPass([table as TableName]) ? await stackPass(inp.path, decodeOptions(o), [table as TableName]) : null;
       const res = await streamFile(inp.path, {

@@ -309,7 +309,7 @@ async function convertParts(
   // threadStates: streamed, in the order its intervals end (each CPU in the watermark from the start)
   const stateParts = parts.get('threadStates');
   const states: Table<'threadStates'>[] = [];
-  const stateDeriver = stateParts ? new ThreadStatesDeriver((t) => states.push(t), { cpus }) : null;
+  const stateDeriver = stateParts ? new ThreadStatesDeriver((t) => states.push(t), { cpus, engine: options.engine }) : null;
   const res = await streamFile(source, {
     engine: options.engine,
     bias: options.bias,
