@@ -56,7 +56,7 @@ const E_CPU: i32 = 32; // switch: cpu
 const E_EXIT: i32 = 36; // switch: 1 when it ends its CPU's running thread (phase A)
 
 // Threads: TSB bytes per slot.
-const TSB: i32 = 96;
+const TSB: i32 = 104;
 const T_TID: i32 = 0;
 const T_FLAGS: i32 = 4;
 const T_S: i32 = 8; // the state (S_)
@@ -76,6 +76,8 @@ const T_LIFE_HEAD: i32 = 72; // its lifetimes, a list (index + 1; 0: none)
 const T_LIFE_TAIL: i32 = 76;
 const T_LIFE_OPEN: i32 = 80; // its open lifetime (index + 1; 0: none), as deriveThreads keeps it
 const T_RK: i32 = 84; // which of T_RTID, T_RPID hold a value (RK_ bits)
+const T_FIRST_PID: i32 = 88; // its first lifetime, copied (pidOf of a thread of one lifetime reads no list): its process, its start (TF_FIRST_START)
+const T_FIRST_START: i32 = 96; // i64
 const RK_RTID: i32 = 1;
 const RK_RPID: i32 = 2;
 const RK_RPID_LATER: i32 = 4;
@@ -85,6 +87,7 @@ const TF_EXISTS: i32 = 1; // it has a state
 const TF_SEEN: i32 = 2; // a lifetime without a Start: known from the trace's start
 const TF_BEGAN_START: i32 = 4; // its first event was a Start (no row before it)
 const TF_GOV: i32 = 8;
+const TF_FIRST_START: i32 = 16;
 
 // Lifetimes: LTB bytes each.
 const LTB: i32 = 24;
@@ -219,8 +222,12 @@ function addLifetime(s: i32, hasStart: bool, time: i64, pid: i32): i32 {
   store<i32>(x, 0, LT_NEXT);
   const t = TS + <usize>s * TSB;
   const tail = load<i32>(t, T_LIFE_TAIL);
-  if (tail == 0) store<i32>(t, l + 1, T_LIFE_HEAD);
-  else store<i32>(LT + <usize>(tail - 1) * LTB, l + 1, LT_NEXT);
+  if (tail == 0) {
+    store<i32>(t, l + 1, T_LIFE_HEAD);
+    store<i32>(t, pid, T_FIRST_PID);
+    store<i64>(t, time, T_FIRST_START);
+    if (hasStart) store<i32>(t, load<i32>(t, T_FLAGS) | TF_FIRST_START, T_FLAGS);
+  } else store<i32>(LT + <usize>(tail - 1) * LTB, l + 1, LT_NEXT);
   store<i32>(t, l + 1, T_LIFE_TAIL);
   return l;
 }
@@ -229,6 +236,12 @@ function addLifetime(s: i32, hasStart: bool, time: i64, pid: i32): i32 {
 function pidOf(s: i32, time: i64): i64 {
   const t = TS + <usize>s * TSB;
   if (load<i32>(t, T_TID) == 0) return 0;
+  const head = load<i32>(t, T_LIFE_HEAD);
+  if (head == load<i32>(t, T_LIFE_TAIL)) {
+    // none, or one lifetime: its copy in the slot
+    if (head == 0 || (load<i32>(t, T_FLAGS) & TF_FIRST_START && time < load<i64>(t, T_FIRST_START))) return -1;
+    return <i64>load<u32>(t, T_FIRST_PID);
+  }
   let best: usize = 0;
   let hasBest = false;
   for (let l = load<i32>(t, T_LIFE_HEAD) - 1; l >= 0; l = load<i32>(LT + <usize>l * LTB, LT_NEXT) - 1) {
