@@ -126,6 +126,7 @@ const SLOT_CACHE_BITS: i32 = 12;
 const STAGE_ROWS: i32 = 2048;
 
 /** Takes the n rows staged at outPtr() (borrowed until it returns). */
+// @ts-ignore: decorator
 @external("env", "drain")
 declare function drain(n: i32): void;
 
@@ -232,6 +233,7 @@ function ensureCpu(cpu: i32): void {
 }
 
 /** The process of thread slot s at time t (-1: unknown; the idle thread: 0): a thread of one lifetime from the copy in its slot. */
+// @ts-ignore: decorator
 @inline function pidOf(s: i32, t: i64): i64 {
   const ts = TS + <usize>s * TSB;
   const tf = load<i32>(ts, T_FLAGS);
@@ -305,6 +307,7 @@ function release(all: bool): void {
 }
 
 /** Commits the record at `top`; a late one is applied at once. */
+// @ts-ignore: decorator
 @inline function put(): void {
   if (!commit()) {
     store<i32>(single, top);
@@ -409,6 +412,7 @@ function addSwitches(n: i32): void {
 
 // ---- applying events
 
+// @ts-ignore: decorator
 @inline function rec(order: usize, i: i32): usize {
   return E + <usize>load<i32>(order + (<usize>i << 2)) * REC;
 }
@@ -568,6 +572,7 @@ function openRow(e: usize, cpu: i32): void {
   store<i32>(c, f, C_FLAGS);
 }
 
+// @ts-ignore: decorator
 @inline function putTime(r: usize, t: i64, hiAt: i32): void {
   store<i32>(r + <usize>hiAt, <i32>(t >> 32));
   store<i32>(r + <usize>hiAt + 4, <i32>t);
@@ -686,6 +691,7 @@ function closeRow(cpu: i32, hasNext: bool, nt: i64, nSmall: i32, nFlags: i32): v
 }
 
 /** The next row of the output region (a full one drained first). */
+// @ts-ignore: decorator
 @inline function outRow(): usize {
   if (nOut == STAGE_ROWS) drainOut();
   const r = OUT + <usize>nOut * RB;

@@ -43,6 +43,7 @@ export function inputColumn(i: i32): usize {
   return load<usize>(columnPtrs + (<usize>i << 2));
 }
 
+// @ts-ignore: decorator
 @inline export function col(i: i32): usize {
   return load<usize>(columnPtrs + (<usize>i << 2));
 }

@@ -62,10 +62,12 @@ export function reorderInit(windowEvents: i32, inclusive: bool): void {
   atWatermark = inclusive;
 }
 
+// @ts-ignore: decorator
 @inline function timeAt(p: i32): i64 {
   return load<i64>(E + <usize>p * REC, RE_TIME);
 }
 
+// @ts-ignore: decorator
 @inline function posAt(i: i32): i32 {
   return load<i32>(P + (<usize>i << 2));
 }

@@ -19,6 +19,7 @@ import { col } from './input';
 import { begin, commit, E, hold, lateEvents, maxHeld, P, REC, RE_KEY, RE_TIME, regrow, releaseCut, releaseDone, reorderInit, switchAt, top, watchCpus } from './reorder';
 
 /** Takes the n rows staged at tsOutPtr() (borrowed until it returns). */
+// @ts-ignore: decorator
 @external("env", "drain")
 declare function drain(n: i32): void;
 
@@ -332,6 +333,7 @@ function release(all: bool): void {
 }
 
 /** Commits the record at `top`; a late one is applied at once. */
+// @ts-ignore: decorator
 @inline function put(): void {
   if (!commit()) {
     store<i32>(single, top);
@@ -404,10 +406,12 @@ function addSwitches(n: i32): void {
 
 // ---- applying events
 
+// @ts-ignore: decorator
 @inline function rec(order: usize, i: i32): usize {
   return E + <usize>load<i32>(order + (<usize>i << 2)) * REC;
 }
 
+// @ts-ignore: decorator
 @inline function kindOf(e: usize): i32 {
   return load<i32>(e, RE_KEY) >>> 16;
 }
