@@ -91,7 +91,10 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
             : stateDeriver
               ? async (rows) => {
                   stateDeriver.add(rows.cswitch, rows.readythread, rows.threadEvents);
-                  for (const t of states.splice(0)) await write(pick(t));
+                  for (const t of states.splice(0)) {
+                    await write(pick(t));
+                    stateDeriver.recycle(t); // written: its columns serve the next chunk
+                  }
                 }
               : undefined,
       });
