@@ -631,18 +631,19 @@ export class CpuAnalyzer implements StagedRowSink {
     const time = (t: bigint) => (ms(t) === null ? `${t} ticks` : `${ms(t)!.toFixed(3)} ms`);
     const out: CpuWarning[] = [];
     const spanText = `${time(span)} ${sel?.hasTime ? 'range' : 'trace'}`;
+    const capacity = span * BigInt(Math.max(1, this.cpus));
     for (const t of threads) {
       for (const [kind, v, verb] of [
         ['cpu', t.cpuTicks, 'ran'],
         ['ready', t.readyTicks, 'was ready'],
         ['wait', t.waitTicks, 'waited'],
       ] as const) {
-        if (v <= span) continue;
+        // the idle thread (0) runs on every CPU at once: its CPU time is bounded as a process's
+        if (v <= (kind === 'cpu' && t.threadId === 0 ? capacity : span)) continue;
         const who = `thread ${t.threadId}${t.processId === null ? '' : ` of process ${t.processId}${t.imageFileName ? ` (${t.imageFileName})` : ''}`}`;
         out.push({ kind, threadId: t.threadId, processId: t.processId, ticks: v, spanTicks: span, message: `${who} ${verb} ${time(v)} in a ${spanText}: that cannot be${why}` });
       }
     }
-    const capacity = span * BigInt(Math.max(1, this.cpus));
     for (const p of processes) {
       if (p.cpuTicks <= capacity) continue;
       const who = `process ${p.processId ?? '(unknown)'}${p.imageFileName ? ` (${p.imageFileName})` : ''}`;
