@@ -47,7 +47,7 @@
 // 'reference'`): the differential tests (test/cpu-usage-wasm.test.ts) hold them to the same chunks and stats.
 import * as L from '../generated/layout.js';
 import type { EngineKind } from '../engine/engine.js';
-import { deriveInstance, type DeriveExports } from '../engine/wasm/derive.js';
+import { copyInput, deriveInstance, type DeriveExports } from '../engine/wasm/derive.js';
 import { IdIndex } from './lifetimes.js';
 import { E_HI, E_KEY, E_LO, EventReorder, type DeriverStats } from './reorder.js';
 import { allocColumn, columnsOf, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
@@ -488,36 +488,8 @@ class WasmCpuUsage {
   add(cswitch: Table<'cswitch'>, readythread: Table<'readythread'>, threadEvents: Table<'threadEvents'>): void {
     const w = this.w;
     const nT = this.final ? 0 : threadEvents.length;
-    const nR = readythread.length;
-    const nS = cswitch.length;
-    w.reserveInput(nT, nR, nS);
-    // the input columns, in the order of assembly/derive/cpu-usage.ts columnBytes
-    const buf = w.memory.buffer;
-    if (nT > 0) {
-      new BigInt64Array(buf, w.inputColumn(0), nT).set(threadEvents.column('timestamp').subarray(0, nT));
-      new Uint16Array(buf, w.inputColumn(1), nT).set(threadEvents.column('cpu').subarray(0, nT));
-      new Uint32Array(buf, w.inputColumn(2), nT).set(threadEvents.column('threadId').subarray(0, nT));
-      new Uint32Array(buf, w.inputColumn(3), nT).set(threadEvents.column('processId').subarray(0, nT));
-      new Uint8Array(buf, w.inputColumn(4), nT).set(threadEvents.column('opcode').subarray(0, nT));
-    }
-    if (nR > 0) {
-      new BigInt64Array(buf, w.inputColumn(5), nR).set(readythread.column('timestamp').subarray(0, nR));
-      new Uint16Array(buf, w.inputColumn(6), nR).set(readythread.column('cpu').subarray(0, nR));
-      new Uint32Array(buf, w.inputColumn(7), nR).set(readythread.column('threadId').subarray(0, nR));
-    }
-    if (nS > 0) {
-      new BigInt64Array(buf, w.inputColumn(8), nS).set(cswitch.column('timestamp').subarray(0, nS));
-      new Uint16Array(buf, w.inputColumn(9), nS).set(cswitch.column('cpu').subarray(0, nS));
-      new Uint32Array(buf, w.inputColumn(10), nS).set(cswitch.column('valid').subarray(0, nS));
-      new Uint32Array(buf, w.inputColumn(11), nS).set(cswitch.column('newThreadId').subarray(0, nS));
-      new Uint32Array(buf, w.inputColumn(12), nS).set(cswitch.column('oldThreadId').subarray(0, nS));
-      new Int8Array(buf, w.inputColumn(13), nS).set(cswitch.column('newThreadPriority').subarray(0, nS));
-      new Int8Array(buf, w.inputColumn(14), nS).set(cswitch.column('oldThreadPriority').subarray(0, nS));
-      new Uint8Array(buf, w.inputColumn(15), nS).set(cswitch.column('oldThreadState').subarray(0, nS));
-      new Uint8Array(buf, w.inputColumn(16), nS).set(cswitch.column('oldThreadWaitReason').subarray(0, nS));
-      new Uint8Array(buf, w.inputColumn(17), nS).set(cswitch.column('previousCState').subarray(0, nS));
-    }
-    w.add(nT, nR, nS);
+    copyInput(w, cswitch, readythread, threadEvents, nT);
+    w.add(nT, readythread.length, cswitch.length);
   }
 
   finish(): CpuUsageStats {

@@ -3,6 +3,7 @@
 // ThreadStatesDeriver: its memory is that derivation's state). Browser-safe (decodeBase64 of instance.ts).
 import { DERIVE_WASM_BASE64 } from '../../generated/derive-wasm-binary.js';
 import { decodeBase64 } from './instance.js';
+import type { Table } from '../../tables/table.js';
 
 /** The exports of assembly/derive/index.ts. Pointers are byte offsets in `memory` (>>> 0 them). */
 export interface DeriveExports {
@@ -41,4 +42,42 @@ let cached: WebAssembly.Module | undefined;
 export function deriveInstance(drain: (n: number) => void): DeriveExports {
   cached ??= new WebAssembly.Module(decodeBase64(DERIVE_WASM_BASE64));
   return new WebAssembly.Instance(cached, { env: { drain } }).exports as unknown as DeriveExports;
+}
+
+/**
+ * A chunk's rows into the input region (assembly/derive/input.ts: its columns, in its order), the one copy for
+ * both derivations: the first nT Thread events (0 when the lifetimes are given), every ReadyThread event and
+ * switch; then the deriver's add reads what it needs.
+ */
+export function copyInput(w: DeriveExports, cswitch: Table<'cswitch'>, readythread: Table<'readythread'>, threadEvents: Table<'threadEvents'> | undefined, nT: number): void {
+  const nR = readythread.length;
+  const nS = cswitch.length;
+  w.reserveInput(nT, nR, nS);
+  const buf = w.memory.buffer;
+  if (nT > 0) {
+    const t = threadEvents!;
+    new BigInt64Array(buf, w.inputColumn(0), nT).set(t.column('timestamp').subarray(0, nT));
+    new Uint16Array(buf, w.inputColumn(1), nT).set(t.column('cpu').subarray(0, nT));
+    new Uint32Array(buf, w.inputColumn(2), nT).set(t.column('threadId').subarray(0, nT));
+    new Uint32Array(buf, w.inputColumn(3), nT).set(t.column('processId').subarray(0, nT));
+    new Uint8Array(buf, w.inputColumn(4), nT).set(t.column('opcode').subarray(0, nT));
+  }
+  if (nR > 0) {
+    new BigInt64Array(buf, w.inputColumn(5), nR).set(readythread.column('timestamp').subarray(0, nR));
+    new Uint16Array(buf, w.inputColumn(6), nR).set(readythread.column('cpu').subarray(0, nR));
+    new Uint32Array(buf, w.inputColumn(7), nR).set(readythread.column('threadId').subarray(0, nR));
+  }
+  if (nS > 0) {
+    new BigInt64Array(buf, w.inputColumn(8), nS).set(cswitch.column('timestamp').subarray(0, nS));
+    new Uint16Array(buf, w.inputColumn(9), nS).set(cswitch.column('cpu').subarray(0, nS));
+    new Uint32Array(buf, w.inputColumn(10), nS).set(cswitch.column('valid').subarray(0, nS));
+    new Uint32Array(buf, w.inputColumn(11), nS).set(cswitch.column('newThreadId').subarray(0, nS));
+    new Uint32Array(buf, w.inputColumn(12), nS).set(cswitch.column('oldThreadId').subarray(0, nS));
+    new Int8Array(buf, w.inputColumn(13), nS).set(cswitch.column('newThreadPriority').subarray(0, nS));
+    new Int8Array(buf, w.inputColumn(14), nS).set(cswitch.column('oldThreadPriority').subarray(0, nS));
+    new Uint8Array(buf, w.inputColumn(15), nS).set(cswitch.column('oldThreadState').subarray(0, nS));
+    new Uint8Array(buf, w.inputColumn(16), nS).set(cswitch.column('oldThreadWaitReason').subarray(0, nS));
+    new Uint8Array(buf, w.inputColumn(17), nS).set(cswitch.column('previousCState').subarray(0, nS));
+    new Uint8Array(buf, w.inputColumn(18), nS).set(cswitch.column('oldThreadWaitMode').subarray(0, nS));
+  }
 }
