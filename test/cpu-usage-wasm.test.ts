@@ -10,44 +10,12 @@ import * as L from '../src/generated/layout.js';
 import { RWS } from '../src/derive/cpu-usage.js';
 import { deriveThreads } from '../src/derive/lifetimes.js';
 import type { TypedColumn } from '../src/tables/schema.js';
-import { Table as TableCtor } from '../src/tables/table.js';
+import { chunksOf, filterRows, mapColumn, table, type Chunk, type In, type Name } from './helpers/deriver-chunks.js';
 import { generateRealisticTrace, simulateSchedule, writeTrace } from '../src/writer/index.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-type In = Pick<DecodeResult, 'cswitch' | 'readythread' | 'threadEvents'>;
-type Chunk = [Table<'cswitch'>, Table<'readythread'>, Table<'threadEvents'>];
-type Name = 'cswitch' | 'readythread' | 'threadEvents';
-
-const table = <T extends Name>(name: T, length: number, columns: TypedColumn[]): Table<T> => new TableCtor(name, { length, columns }) as unknown as Table<T>;
-const sliceOf = <T extends Name>(t: Table<T>, a: number, b: number): Table<T> => table(t.name as T, b - a, t.columns.map((c) => c.slice(a, b)) as TypedColumn[]);
-/** the rows of t where keep(i) */
-const filterRows = <T extends Name>(t: Table<T>, keep: (i: number) => boolean): Table<T> => {
-  const idx = Array.from({ length: t.length }, (_, i) => i).filter(keep);
-  return table(t.name as T, idx.length, t.columns.map((c) => (c as Uint8Array).filter((_, i) => keep(i))) as TypedColumn[]);
-};
-/** t with column `col` mapped */
-const mapColumn = <T extends Name>(t: Table<T>, col: number, f: (v: number) => number): Table<T> => {
-  const c = t.columns.slice();
-  c[col] = (t.columns[col] as Uint32Array).map(f);
-  return table(t.name as T, t.length, c as TypedColumn[]);
-};
-
-/** `r` cut at the fractions `at` (thread events at `atThreads`: they may arrive before or after the switches they matter to). */
-function chunksOf(r: In, at: number[], atThreads = at): Chunk[] {
-  const cut = <T extends Name>(t: Table<T>, fr: number[]) => {
-    const b = [0, ...fr.map((f) => Math.floor(f * t.length)), t.length];
-    return b.slice(1).map((x, k) => sliceOf(t, b[k]!, x));
-  };
-  const th = atThreads.slice(0, at.length).concat(new Array(Math.max(0, at.length - atThreads.length)).fill(1));
-  const cs = cut(r.cswitch, at);
-  const rt = cut(r.readythread, at);
-  const te = cut(r.threadEvents, th);
-  return cs.map((c, k) => [c, rt[k]!, te[k]!]);
-}
-
-/** Both cores over the same chunks: the chunks (their columns) and the statistics equal; returns the statistics. */
 function same(chunks: Chunk[], options: CpuUsageOptions = {}) {
   const got: Table<'cpuUsage'>[] = [];
   const want: Table<'cpuUsage'>[] = [];
