@@ -10,7 +10,7 @@ import * as L from '../src/generated/layout.js';
 import { RWS } from '../src/derive/cpu-usage.js';
 import { deriveThreads } from '../src/derive/lifetimes.js';
 import type { TypedColumn } from '../src/tables/schema.js';
-import { chunksOf, filterRows, mapColumn, table, type Chunk, type In, type Name } from './helpers/deriver-chunks.js';
+import { chunksOf, table, type Chunk, type In, type Name, lost, noStartRundown, reused, unknown } from './helpers/deriver-chunks.js';
 import { generateRealisticTrace, simulateSchedule, writeTrace } from '../src/writer/index.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,23 +32,6 @@ function same(chunks: Chunk[], options: CpuUsageOptions = {}) {
   return stats;
 }
 
-/** the tables as if the start rundown (Thread DCStart) was not logged: threads known only later */
-const noStartRundown = (r: In): In => ({ ...r, threadEvents: filterRows(r.threadEvents, (i) => (r.threadEvents.columns[L.TE_OPCODE] as Uint8Array)[i] !== L.OPCODE_DC_START) });
-/** events lost: blocks of every table dropped (a CPU's switches then disagree with its next) */
-const lost = (r: In): In => {
-  const gap = (i: number) => i % 997 >= 150;
-  return { cswitch: filterRows(r.cswitch, gap), readythread: filterRows(r.readythread, gap), threadEvents: filterRows(r.threadEvents, (i) => i % 7 !== 3) };
-};
-/** thread ids reused: few ids, each of many threads in turn (threads with several lifetimes, of other processes) */
-const reused = (r: In): In => {
-  const f = (t: number) => (t === 0 ? 0 : 1 + (t % 23));
-  return { cswitch: mapColumn(mapColumn(r.cswitch, L.CS_NEW_THREAD_ID, f), L.CS_OLD_THREAD_ID, f), readythread: mapColumn(r.readythread, L.RT_THREAD_ID, f), threadEvents: mapColumn(r.threadEvents, L.TE_THREAD_ID, f) };
-};
-/** threads never known: every Thread event of a third of the thread ids dropped */
-const unknown = (r: In): In => {
-  const tid = r.threadEvents.columns[L.TE_THREAD_ID] as Uint32Array;
-  return { ...r, threadEvents: filterRows(r.threadEvents, (i) => tid[i]! % 3 !== 1) };
-};
 const MUTATIONS: [string, (r: In) => In][] = [['as written', (r) => r], ['no start rundown', noStartRundown], ['lost events', lost], ['thread ids reused', reused], ['threads never known', unknown]];
 
 const traces: [string, DecodeResult][] = [

@@ -1,8 +1,9 @@
 // Chunks of a decode for the derivations' differential tests (test/cpu-usage-wasm.test.ts,
 // test/thread-states-wasm.test.ts): the switch, ready and Thread rows cut at fractions, rows filtered, a
-// column mapped — each a new table of copied columns.
+// column mapped — each a new table of copied columns; and the traces' mutations both tests run.
 import type { DecodeResult, Table } from '../../src/node.js';
 import type { TypedColumn } from '../../src/tables/schema.js';
+import * as L from '../../src/generated/layout.js';
 import { Table as TableCtor } from '../../src/tables/table.js';
 
 export type In = Pick<DecodeResult, 'cswitch' | 'readythread' | 'threadEvents'>;
@@ -37,3 +38,21 @@ export function chunksOf(r: In, at: number[], atThreads = at): Chunk[] {
 }
 
 /** Both cores over the same chunks: the chunks (their columns) and the statistics equal; returns the statistics. */
+
+/** the tables as if the start rundown (Thread DCStart) was not logged: threads known only later */
+export const noStartRundown = (r: In): In => ({ ...r, threadEvents: filterRows(r.threadEvents, (i) => (r.threadEvents.columns[L.TE_OPCODE] as Uint8Array)[i] !== L.OPCODE_DC_START) });
+/** events lost: blocks of every table dropped (a CPU's switches then disagree with its next) */
+export const lost = (r: In): In => {
+  const gap = (i: number) => i % 997 >= 150;
+  return { cswitch: filterRows(r.cswitch, gap), readythread: filterRows(r.readythread, gap), threadEvents: filterRows(r.threadEvents, (i) => i % 7 !== 3) };
+};
+/** thread ids reused: few ids, each of many threads in turn (threads with several lifetimes, of other processes) */
+export const reused = (r: In): In => {
+  const f = (t: number) => (t === 0 ? 0 : 1 + (t % 23));
+  return { cswitch: mapColumn(mapColumn(r.cswitch, L.CS_NEW_THREAD_ID, f), L.CS_OLD_THREAD_ID, f), readythread: mapColumn(r.readythread, L.RT_THREAD_ID, f), threadEvents: mapColumn(r.threadEvents, L.TE_THREAD_ID, f) };
+};
+/** threads never known: every Thread event of a third of the thread ids dropped */
+export const unknown = (r: In): In => {
+  const tid = r.threadEvents.columns[L.TE_THREAD_ID] as Uint32Array;
+  return { ...r, threadEvents: filterRows(r.threadEvents, (i) => tid[i]! % 3 !== 1) };
+};
