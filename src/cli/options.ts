@@ -102,7 +102,7 @@ export function parseSize(v: string): number {
 
 export const option = {
   // decoding (every command)
-  engine: () => new Option('--engine <engine>', 'decoder to use (reference: the pure-TypeScript twins of the decoder and of the cpuUsage derivation)').choices(['wasm', 'reference']).default('wasm'),
+  engine: () => new Option('--engine <engine>', 'decoder to use (reference: the pure-TypeScript twins of the decoder and of the cpuUsage and threadStates derivations)').choices(['wasm', 'reference']).default('wasm'),
   bias: () => new Option('--bias <n>', 'MaximumWaitReason used to decode compact OldThreadStateWr (default: from the trace build)').argParser(parseBias),
   /** `help`: what the threads do where a command uses them for more than one decode (convert) */
   threads: (help = DECODE_THREADS_HELP) => new Option('--threads <n>', help).argParser(parseThreads),
