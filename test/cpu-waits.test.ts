@@ -10,8 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { analyzeWaits } from '../src/analysis/waits.js';
-import { cpuUsage, decodeSync, resolveSelection, selectTable, type DecodeResult } from '../src/node.js';
+import { analyzeWaits, WaitStackJoin, WaitTotals } from '../src/analysis/waits.js';
+import { CpuUsageDeriver } from '../src/derive/cpu-usage.js';
+import { StackAttacher } from '../src/derive/stacks.js';
+import { cpuUsage, decodeStream, decodeSync, resolveSelection, selectTable, type DecodeResult, type Table } from '../src/node.js';
 import { resolveStacks } from '../src/derive/stacks.js';
 import { simulateSchedule, writeTrace } from '../src/writer/index.js';
 
@@ -115,6 +117,52 @@ describe('analyzeWaits', () => {
   });
 });
 
+describe('streamed: WaitStackJoin and WaitTotals over chunks', () => {
+  // what `cpu --waits` does: the stream's chunks met in order (their stack ids from one StackAttacher), the
+  // stacked rows joined, the cpuUsage rows summed as a streaming deriver emits them
+  test.each([3, 7])('seed %i: the analysis of the whole tables', async (seed) => {
+    const bytes = writeTrace(simulateSchedule({ seed, cpus: 3, duration: 10_000_000, switchMode: 'mixed', profileInterval: 1_000, images: true, stacks: true }).description).bytes;
+    const r = decodeSync(bytes);
+    const whole = analyzeWaits({ cpuUsage: cpuUsage(r), cswitch: r.cswitch, readythread: r.readythread, stackEvents: r.stackEvents, stackEventFrames: r.stackEventFrames, images: r.images, ticksPerSecond: r.clock!.ticksPerSecond });
+    const attacher = new StackAttacher(r.stackEvents, r.stackEventFrames);
+    const none = new Int32Array(0);
+    const totals = new WaitTotals(attacher.result({ cswitch: none, readythread: none, samples: none }));
+    const join = new WaitStackJoin();
+    let emitted = 0;
+    const deriver = new CpuUsageDeriver(
+      (u: Table<'cpuUsage'>) => {
+        emitted += u.length;
+        totals.add(u, join.rows(u));
+      },
+      { threads: r.threads, chunkRows: 97 },
+    );
+    let stacked = 0;
+    let chunks = 0;
+    await decodeStream(bytes, {
+      rows: 'borrow',
+      // every table (the samples fill drains: several chunks of switches from a small trace)
+      onRows: (rows) => {
+        if (rows.cswitch.length === 0 && rows.readythread.length === 0) return;
+        chunks++;
+        const csIds = attacher.attach('cswitch', rows.cswitch);
+        const rtIds = attacher.attach('readythread', rows.readythread);
+        stacked += csIds.filter((x) => x >= 0).length + rtIds.filter((x) => x >= 0).length;
+        join.add(rows.cswitch, csIds, rows.readythread, rtIds);
+        deriver.add(rows.cswitch, rows.readythread, rows.threadEvents);
+      },
+    });
+    deriver.finish();
+    expect(chunks).toBeGreaterThan(2);
+    expect(emitted).toBe(cpuUsage(r).length);
+    expect(whole.withWaitStack).toBeGreaterThan(0);
+    expect(totals.result({ images: r.images, stackEvents: r.stackEvents, ticksPerSecond: r.clock!.ticksPerSecond })).toEqual(whole);
+    // only the stacked rows are kept, not every switch and ReadyThread row
+    expect(stacked).toBeGreaterThan(0);
+    expect(stacked).toBeLessThan(r.cswitch.length + r.readythread.length);
+    expect(join.kept).toBe(stacked);
+  });
+});
+
 describe('cpu --waits', () => {
   const dir = mkdtempSync(join(tmpdir(), 'etw-waits-'));
   const { bytes, r } = trace(6);
@@ -157,6 +205,20 @@ describe('cpu --waits', () => {
     // a stack's frames appear as the frames of its stack id (count check against the oracle's stacks)
     const maxFrames = Math.max(...Array.from(o.st.stacks.frameCount));
     expect(Math.max(...p.samples.map((s) => s.functions.length))).toBeLessThanOrEqual(2 * maxFrames + 1);
+  });
+
+  test('a selection (--tid): the waits of its switch-ins, as the library over the selected rows', () => {
+    const usage = cpuUsage(r);
+    const tid = usage.get(usage.length >> 1).newThreadId;
+    const x = run('--json', '--top', '0', '--tid', String(tid));
+    expect(x.status, x.stderr).toBe(0);
+    const got = JSON.parse(x.stdout);
+    const o = oracle(r, selectTable(usage, resolveSelection({ threadIds: [tid] }, r.clock, r)));
+    expect(got.waits).toBeGreaterThan(0);
+    expect(BigInt(got.waitTicks)).toBe(o.total);
+    expect(new Map(got.byWaitStack.map((s: { stackId: number; waits: number; waitTicks: string }) => [s.stackId, [s.waits, BigInt(s.waitTicks)]]))).toEqual(o.wait);
+    expect(new Map(got.byReadyStack.map((s: { stackId: number; waits: number; waitTicks: string }) => [s.stackId, [s.waits, BigInt(s.waitTicks)]]))).toEqual(o.ready);
+    expect(got.selection.threadIds).toEqual([tid]);
   });
 
   test('--sampled and --waits together are refused', () => {

@@ -6,7 +6,7 @@
 // image lifetimes (ImageMap; no symbols). Rows are joined on (time, thread) through typed maps — no object or
 // BigInt per row; sums in doubles (exact below 2^53 ticks).
 import * as L from '../generated/layout.js';
-import { resolveStacks, WordMap } from '../derive/stacks.js';
+import { resolveStacks, WordMap, type ResolvedStacks } from '../derive/stacks.js';
 import { int32Words } from '../tables/schema.js';
 import type { Table } from '../tables/table.js';
 import { StackFrameImages, stackPointerSize } from '../derive/stack-tables.js';
@@ -49,37 +49,46 @@ export interface WaitAnalysis {
   byReadyStack: WaitStack[];
 }
 
-/** int32 words of an int64 column */
-
 /** Per cpuUsage row: the stack id where its thread waited and its readying thread's (-1: none), and the stacks. */
 export interface RowStacks {
   wait: Int32Array;
   ready: Int32Array;
-  stacks: ReturnType<typeof resolveStacks>;
+  stacks: ResolvedStacks;
 }
 
 /**
- * The stacks of a decode's switch-ins, joined once: the stacked cswitch rows by (time, new thread) and the
- * stacked ReadyThread rows by (time, thread), so that any cpuUsage rows of that decode (all, or a selection's)
- * get the stack where their thread waited and their readying thread's — the switch and ready tables need not
- * be kept.
+ * The stacks of a decode's switch-ins: the stacked cswitch rows by (time, new thread) and the stacked
+ * ReadyThread rows by (time, thread), so that any cpuUsage rows of that decode (all, or a selection's) get the
+ * stack where their thread waited and their readying thread's. Rows are added as they are met — whole tables,
+ * or a streamed decode's chunks (`cpu --waits`: only the stacked rows are kept, never the switch and ready
+ * tables) — and a cpuUsage row's stacks are looked up once the rows it was derived from were added.
  */
 export class WaitStackJoin {
-  readonly stacks: ReturnType<typeof resolveStacks>;
   /** (time words, thread) → stack id of the cswitch row (by its new thread) and of the readythread row */
   private readonly cs: WordMap;
   private readonly rt: WordMap;
-  constructor(r: Omit<WaitsInput, 'cpuUsage' | 'images' | 'ticksPerSecond'>) {
-    const st = resolveStacks({ stackEvents: r.stackEvents, stackEventFrames: r.stackEventFrames, cswitch: r.cswitch, readythread: r.readythread });
-    this.stacks = st;
-    this.cs = new WordMap(r.cswitch.length);
-    const csTs = int32Words(r.cswitch.column('timestamp'));
-    const csNew = r.cswitch.column('newThreadId');
-    for (let i = 0; i < r.cswitch.length; i++) if (st.stackIdOf.cswitch[i]! >= 0) this.cs.set(csTs[2 * i]!, csTs[2 * i + 1]!, csNew[i]! | 0, st.stackIdOf.cswitch[i]!);
-    this.rt = new WordMap(r.readythread.length);
-    const rtTs = int32Words(r.readythread.column('timestamp'));
-    const rtTid = r.readythread.column('threadId');
-    for (let i = 0; i < r.readythread.length; i++) if (st.stackIdOf.readythread[i]! >= 0) this.rt.set(rtTs[2 * i]!, rtTs[2 * i + 1]!, rtTid[i]! | 0, st.stackIdOf.readythread[i]!);
+  constructor(capacity = 1024) {
+    this.cs = new WordMap(capacity);
+    this.rt = new WordMap(capacity);
+  }
+
+  /** rows kept: the stacked switch-ins and ReadyThread rows added */
+  get kept(): number {
+    return this.cs.size + this.rt.size;
+  }
+
+  /** Rows met (a chunk or whole tables), with the stack id of each row (-1: none): the stacked ones are kept. */
+  add(cswitch: Table<'cswitch'>, csStack: Int32Array, readythread: Table<'readythread'>, rtStack: Int32Array): void {
+    if (cswitch.length > 0) {
+      const ts = int32Words(cswitch.column('timestamp'));
+      const tid = cswitch.column('newThreadId');
+      for (let i = 0; i < cswitch.length; i++) if (csStack[i]! >= 0) this.cs.set(ts[2 * i]!, ts[2 * i + 1]!, tid[i]! | 0, csStack[i]!);
+    }
+    if (readythread.length > 0) {
+      const ts = int32Words(readythread.column('timestamp'));
+      const tid = readythread.column('threadId');
+      for (let i = 0; i < readythread.length; i++) if (rtStack[i]! >= 0) this.rt.set(ts[2 * i]!, ts[2 * i + 1]!, tid[i]! | 0, rtStack[i]!);
+    }
   }
 
   /** Per row of `u`: the stack id where its thread waited and its readying thread's (-1: none). */
@@ -98,68 +107,103 @@ export class WaitStackJoin {
   }
 }
 
+/** The join of whole tables: their stacks resolved (resolveStacks) and every row added. */
+export function wholeWaitJoin(r: Omit<WaitsInput, 'cpuUsage' | 'images' | 'ticksPerSecond'>): { join: WaitStackJoin; stacks: ResolvedStacks } {
+  const stacks = resolveStacks({ stackEvents: r.stackEvents, stackEventFrames: r.stackEventFrames, cswitch: r.cswitch, readythread: r.readythread });
+  const join = new WaitStackJoin(Math.max(r.cswitch.length, r.readythread.length));
+  join.add(r.cswitch, stacks.stackIdOf.cswitch, r.readythread, stacks.stackIdOf.readythread);
+  return { join, stacks };
+}
+
 /** The stacks of each cpuUsage row of `r`: its switch-in's cswitch row's, and its ReadyThread row's (joined on time and thread). */
 export function rowStacks(r: Omit<WaitsInput, 'images' | 'ticksPerSecond'>): RowStacks {
-  const join = new WaitStackJoin(r);
-  return { ...join.rows(r.cpuUsage), stacks: join.stacks };
+  const { join, stacks } = wholeWaitJoin(r);
+  return { ...join.rows(r.cpuUsage), stacks };
+}
+
+/**
+ * The blocked time of switch-ins by stack, summed as their cpuUsage rows come (whole, a selection's, or a
+ * streamed derivation's chunks) with the stacks of each row (WaitStackJoin.rows): per stack id, counts and
+ * ticks in doubles (exact below 2^53 ticks), no object or BigInt per row.
+ */
+export class WaitTotals {
+  // per stack id + 1 (0: none): count and ticks
+  private readonly waitCount: Float64Array;
+  private readonly waitSum: Float64Array;
+  private readonly readyCount: Float64Array;
+  private readonly readySum: Float64Array;
+  private waits = 0;
+  private total = 0;
+  private withWait = 0;
+  private withReady = 0;
+
+  constructor(private readonly st: ResolvedStacks) {
+    const n = st.stacks.length + 1;
+    this.waitCount = new Float64Array(n);
+    this.waitSum = new Float64Array(n);
+    this.readyCount = new Float64Array(n);
+    this.readySum = new Float64Array(n);
+  }
+
+  /** The rows of `u` and their stacks (`stacks.wait[i]`, `stacks.ready[i]`: -1 none). */
+  add(u: Table<'cpuUsage'>, stacks: Omit<RowStacks, 'stacks'>): void {
+    const valid = u.column('valid');
+    const waitW = int32Words(u.column('waits'));
+    for (let i = 0; i < u.length; i++) {
+      if (((valid[i]! >>> L.CU_WAITS) & 1) === 0) continue;
+      const ticks = waitW[2 * i + 1]! * 4294967296 + (waitW[2 * i]! >>> 0);
+      this.waits++;
+      this.total += ticks;
+      const ws = stacks.wait[i]! + 1;
+      if (ws > 0) this.withWait++;
+      this.waitCount[ws]!++;
+      this.waitSum[ws]! += ticks;
+      const rr = stacks.ready[i]! + 1;
+      if (rr > 0) this.withReady++;
+      this.readyCount[rr]!++;
+      this.readySum[rr]! += ticks;
+    }
+  }
+
+  /** The analysis of the rows added; frames named through the image lifetimes; `top` stacks of each list (0: all). */
+  result(context: { images: Table<'images'>; stackEvents: Table<'stackEvents'>; ticksPerSecond: bigint | null }, options: { top?: number } = {}): WaitAnalysis {
+    const st = this.st;
+    const n = st.stacks.length + 1;
+    const tps = context.ticksPerSecond;
+    const ms = (t: number) => (tps === null ? null : (t * 1000) / Number(tps));
+    const names = new FrameNames(st, context.images, context.stackEvents);
+    const list = (count: Float64Array, sum: Float64Array): WaitStack[] => {
+      const ids: number[] = [];
+      for (let s = 0; s < n; s++) if (count[s]! > 0) ids.push(s);
+      ids.sort((a, b) => sum[b]! - sum[a]! || a - b);
+      const shown = options.top ? ids.slice(0, options.top) : ids;
+      return shown.map((s) => ({
+        stackId: s - 1,
+        processId: s === 0 || st.stacks.processId[s - 1] === 0xffffffff ? null : st.stacks.processId[s - 1]!,
+        frames: s === 0 ? [] : names.of(s - 1),
+        waits: count[s]!,
+        waitTicks: BigInt(sum[s]!),
+        waitMs: ms(sum[s]!),
+      }));
+    };
+    return {
+      waits: this.waits,
+      waitTicks: BigInt(this.total),
+      waitMs: ms(this.total),
+      withWaitStack: this.withWait,
+      withReadyStack: this.withReady,
+      byWaitStack: list(this.waitCount, this.waitSum),
+      byReadyStack: list(this.readyCount, this.readySum),
+    };
+  }
 }
 
 /** The wait analysis of a whole decode's rows (cpuUsage rows already selected, if a selection applies). */
 export function analyzeWaits(r: WaitsInput, options: { top?: number } = {}): WaitAnalysis {
   const rs = rowStacks(r);
-  const st = rs.stacks;
-  const u = r.cpuUsage;
-  const valid = u.column('valid');
-  const waitW = int32Words(u.column('waits'));
-  // per stack id + 1 (0: none): count and ticks
-  const n = st.stacks.length + 1;
-  const waitCount = new Float64Array(n);
-  const waitSum = new Float64Array(n);
-  const readyCount = new Float64Array(n);
-  const readySum = new Float64Array(n);
-  let waits = 0;
-  let total = 0;
-  let withWait = 0;
-  let withReady = 0;
-  for (let i = 0; i < u.length; i++) {
-    if (((valid[i]! >>> L.CU_WAITS) & 1) === 0) continue;
-    const ticks = waitW[2 * i + 1]! * 4294967296 + (waitW[2 * i]! >>> 0);
-    waits++;
-    total += ticks;
-    const ws = rs.wait[i]! + 1;
-    if (ws > 0) withWait++;
-    waitCount[ws]!++;
-    waitSum[ws]! += ticks;
-    const rr = rs.ready[i]! + 1;
-    if (rr > 0) withReady++;
-    readyCount[rr]!++;
-    readySum[rr]! += ticks;
-  }
-  const ms = (t: number) => (r.ticksPerSecond === null ? null : (t * 1000) / Number(r.ticksPerSecond));
-  const names = new FrameNames(st, r.images, r.stackEvents);
-  const list = (count: Float64Array, sum: Float64Array): WaitStack[] => {
-    const ids: number[] = [];
-    for (let s = 0; s < n; s++) if (count[s]! > 0) ids.push(s);
-    ids.sort((a, b) => sum[b]! - sum[a]! || a - b);
-    const shown = options.top ? ids.slice(0, options.top) : ids;
-    return shown.map((s) => ({
-      stackId: s - 1,
-      processId: s === 0 || st.stacks.processId[s - 1] === 0xffffffff ? null : st.stacks.processId[s - 1]!,
-      frames: s === 0 ? [] : names.of(s - 1),
-      waits: count[s]!,
-      waitTicks: BigInt(sum[s]!),
-      waitMs: ms(sum[s]!),
-    }));
-  };
-  return {
-    waits,
-    waitTicks: BigInt(total),
-    waitMs: ms(total),
-    withWaitStack: withWait,
-    withReadyStack: withReady,
-    byWaitStack: list(waitCount, waitSum),
-    byReadyStack: list(readyCount, readySum),
-  };
+  const totals = new WaitTotals(rs.stacks);
+  totals.add(r.cpuUsage, rs);
+  return totals.result({ images: r.images, stackEvents: r.stackEvents, ticksPerSecond: r.ticksPerSecond }, options);
 }
 
 /** module!0xoffset names of a stack's frames (leaf first), through the image lifetimes at its first use (StackFrameImages). */
@@ -167,7 +211,7 @@ class FrameNames {
   private readonly named: StackFrameImages;
   private readonly addr: Int32Array;
   constructor(
-    private readonly st: ReturnType<typeof resolveStacks>,
+    private readonly st: ResolvedStacks,
     private readonly images: Table<'images'>,
     stackEvents: Table<'stackEvents'>,
   ) {

@@ -64,6 +64,10 @@ export class WordMap {
       i = (i + 1) & mask;
     }
   }
+  /** keys held */
+  get size(): number {
+    return this.used;
+  }
   get(a: number, b: number, c: number): number {
     const i = this.slot(a, b, c);
     return this.full[i] === 0 ? -1 : this.vals[i]!;

@@ -20,7 +20,8 @@ import { SampleInterval } from '../analysis/sample-interval.js';
 import { isKernelAddress, processOfSample, type SamplesInput } from '../analysis/samples.js';
 import { ProtoWriter, VARINT } from './protobuf.js';
 import { addressName, moduleOffsetName, peBuildId, SampleFrames } from '../analysis/sample-frames.js';
-import { readiedByName, rowStacks, waitColumns } from '../analysis/waits.js';
+import { readiedByName, rowStacks, waitColumns, type RowStacks } from '../analysis/waits.js';
+import type { ResolvedStacks } from '../derive/stacks.js';
 import * as L from '../generated/layout.js';
 
 // perftools.profiles field numbers (proto/profile.proto)
@@ -426,42 +427,69 @@ export function waitsToPprof(
   options: { comment?: string } = {},
 ): Uint8Array {
   const rs = rowStacks(r);
-  const st = rs.stacks;
-  const b = new PprofBuilder({ images: r.images, processes: r.processes }, 'waits');
-  const pointerSize = r.stackEvents.length > 0 ? r.stackEvents.column('pointerSize')[0]! : 8;
-  const fw = new Uint32Array(st.frames.address.buffer, st.frames.address.byteOffset, 2 * st.frames.length);
-  const u = r.cpuUsage;
-  const { valid, waitW, inW, rdW, pid, tid, rTid, rPid } = waitColumns(u);
-  const names = new Map<number, string>();
-  for (const p of r.processes) if (p.imageFileName !== null) names.set(p.processId, p.imageFileName);
-  const conv = r.clock ? new TickConverter(r.clock, 'duration') : null;
-  let locs = new Int32Array(256);
-  for (let i = 0; i < u.length; i++) {
-    const v = valid[i]!;
-    if (((v >>> L.CU_WAITS) & 1) === 0) continue;
-    let ns = conv ? conv.fromHalves(waitW[2 * i + 1]!, waitW[2 * i]! >>> 0) : waitW[2 * i + 1]! * 4294967296 + (waitW[2 * i]! >>> 0);
-    if (Number.isNaN(ns)) ns = Number(conv!.exact(u.column('waits')[i]!)); // beyond the number path (corrupt times only)
-    const p = (v >>> L.CU_NEW_PROCESS_ID) & 1 ? pid[i]! : -1;
-    let n = 0;
-    const ws = rs.wait[i]!;
-    const rsid = rs.ready[i]!;
-    const need = 1 + (ws >= 0 ? st.stacks.frameCount[ws]! : 0) + (rsid >= 0 ? st.stacks.frameCount[rsid]! : 0);
-    if (need > locs.length) locs = new Int32Array(2 * need);
-    // the readying thread's stack (at the ready time), leaf first
-    if (rsid >= 0) {
-      const rp = st.stacks.processId[rsid] === 0xffffffff ? 0 : st.stacks.processId[rsid]!;
-      for (let f = st.stacks.firstFrame[rsid]!, end = f + st.stacks.frameCount[rsid]!; f < end; f++) locs[n++] = b.frameLocation(rp, pointerSize, fw[2 * f + 1]!, fw[2 * f]!, rdW[2 * i + 1]!, rdW[2 * i]! >>> 0);
-    }
-    if ((v >>> L.CU_READYING_THREAD_ID) & 1) {
-      const rp = (v >>> L.CU_READYING_PROCESS_ID) & 1 ? rPid[i]! : -1;
-      locs[n++] = b.namedLocation(readiedByName(rp, names.get(rp), rTid[i]!));
-    }
-    // where the thread waited (its switch-in's stack), leaf first
-    if (ws >= 0) {
-      const wp = st.stacks.processId[ws] === 0xffffffff ? 0 : st.stacks.processId[ws]!;
-      for (let f = st.stacks.firstFrame[ws]!, end = f + st.stacks.frameCount[ws]!; f < end; f++) locs[n++] = b.frameLocation(wp, pointerSize, fw[2 * f + 1]!, fw[2 * f]!, inW[2 * i + 1]!, inW[2 * i]! >>> 0);
-    }
-    b.addLocations(locs, n, p, tid[i]!, inW[2 * i + 1]!, inW[2 * i]! >>> 0, 1, ns);
+  const b = new WaitsPprof({ images: r.images, processes: r.processes, stackEvents: r.stackEvents, stacks: rs.stacks, clock: r.clock });
+  b.add(r.cpuUsage, rs);
+  return b.finish(options.comment);
+}
+
+/**
+ * waitsToPprof's profile built as cpuUsage rows come — whole, or a streamed derivation's chunks (`cpu --waits
+ * --pprof`) — with each row's stacks (WaitStackJoin.rows); samples aggregate by (stack, process, thread).
+ */
+export class WaitsPprof {
+  private readonly b: PprofBuilder;
+  private readonly pointerSize: number;
+  private readonly fw: Uint32Array;
+  private readonly names = new Map<number, string>();
+  private readonly conv: TickConverter | null;
+  private locs = new Int32Array(256);
+
+  constructor(private readonly r: { images: Table<'images'>; processes: Table<'processes'>; stackEvents: Table<'stackEvents'>; stacks: ResolvedStacks; clock: StreamResult['clock'] }) {
+    this.b = new PprofBuilder({ images: r.images, processes: r.processes }, 'waits');
+    this.pointerSize = r.stackEvents.length > 0 ? r.stackEvents.column('pointerSize')[0]! : 8;
+    const frames = r.stacks.frames;
+    this.fw = new Uint32Array(frames.address.buffer, frames.address.byteOffset, 2 * frames.length);
+    for (const p of r.processes) if (p.imageFileName !== null) this.names.set(p.processId, p.imageFileName);
+    this.conv = r.clock ? new TickConverter(r.clock, 'duration') : null;
   }
-  return b.finish(r.clock, options.comment);
+
+  /** The waits of the rows of `u`, with their stacks (`stacks.wait[i]`, `stacks.ready[i]`: -1 none). */
+  add(u: Table<'cpuUsage'>, rs: Omit<RowStacks, 'stacks'>): void {
+    const { b, pointerSize, fw, names, conv } = this;
+    const st = this.r.stacks;
+    const { valid, waitW, inW, rdW, pid, tid, rTid, rPid } = waitColumns(u);
+    for (let i = 0; i < u.length; i++) {
+      const v = valid[i]!;
+      if (((v >>> L.CU_WAITS) & 1) === 0) continue;
+      let ns = conv ? conv.fromHalves(waitW[2 * i + 1]!, waitW[2 * i]! >>> 0) : waitW[2 * i + 1]! * 4294967296 + (waitW[2 * i]! >>> 0);
+      if (Number.isNaN(ns)) ns = Number(conv!.exact(u.column('waits')[i]!)); // beyond the number path (corrupt times only)
+      const p = (v >>> L.CU_NEW_PROCESS_ID) & 1 ? pid[i]! : -1;
+      let n = 0;
+      const ws = rs.wait[i]!;
+      const rsid = rs.ready[i]!;
+      const need = 1 + (ws >= 0 ? st.stacks.frameCount[ws]! : 0) + (rsid >= 0 ? st.stacks.frameCount[rsid]! : 0);
+      if (need > this.locs.length) this.locs = new Int32Array(2 * need);
+      const locs = this.locs;
+      // the readying thread's stack (at the ready time), leaf first
+      if (rsid >= 0) {
+        const rp = st.stacks.processId[rsid] === 0xffffffff ? 0 : st.stacks.processId[rsid]!;
+        for (let f = st.stacks.firstFrame[rsid]!, end = f + st.stacks.frameCount[rsid]!; f < end; f++) locs[n++] = b.frameLocation(rp, pointerSize, fw[2 * f + 1]!, fw[2 * f]!, rdW[2 * i + 1]!, rdW[2 * i]! >>> 0);
+      }
+      if ((v >>> L.CU_READYING_THREAD_ID) & 1) {
+        const rp = (v >>> L.CU_READYING_PROCESS_ID) & 1 ? rPid[i]! : -1;
+        locs[n++] = b.namedLocation(readiedByName(rp, names.get(rp), rTid[i]!));
+      }
+      // where the thread waited (its switch-in's stack), leaf first
+      if (ws >= 0) {
+        const wp = st.stacks.processId[ws] === 0xffffffff ? 0 : st.stacks.processId[ws]!;
+        for (let f = st.stacks.firstFrame[ws]!, end = f + st.stacks.frameCount[ws]!; f < end; f++) locs[n++] = b.frameLocation(wp, pointerSize, fw[2 * f + 1]!, fw[2 * f]!, inW[2 * i + 1]!, inW[2 * i]! >>> 0);
+      }
+      b.addLocations(locs, n, p, tid[i]!, inW[2 * i + 1]!, inW[2 * i]! >>> 0, 1, ns);
+    }
+  }
+
+  /** The profile's bytes (uncompressed). */
+  finish(comment?: string): Uint8Array {
+    return this.b.finish(this.r.clock, comment);
+  }
 }

@@ -26,7 +26,8 @@ import * as L from '../../src/generated/layout.js';
 import { isKernelAddress, processOfSample } from '../../src/analysis/samples.js';
 import { SampleInterval } from '../../src/analysis/sample-interval.js';
 import { SampleFrames } from '../../src/analysis/sample-frames.js';
-import { readiedByName, WaitStackJoin, waitColumns } from '../../src/analysis/waits.js';
+import { readiedByName, wholeWaitJoin, type WaitStackJoin, waitColumns } from '../../src/analysis/waits.js';
+import type { ResolvedStacks } from '../../src/derive/stacks.js';
 import { processMatches } from './search.js';
 
 /** kinds of names */
@@ -360,6 +361,7 @@ export class WaitFlameSource {
   private readonly usage: Table<'cpuUsage'>;
   private readonly ctx: TreeContext;
   private readonly join: WaitStackJoin;
+  private readonly stacks: ResolvedStacks;
   private readonly pointerSize: number;
   /** 100 ns units per tick, null when the clock does not convert */
   private readonly unitsPerTick: number | null;
@@ -367,7 +369,7 @@ export class WaitFlameSource {
   constructor(input: WaitFlameInput) {
     this.usage = input.cpuUsage;
     this.ctx = new TreeContext(input);
-    this.join = new WaitStackJoin(input);
+    ({ join: this.join, stacks: this.stacks } = wholeWaitJoin(input));
     this.pointerSize = input.stackEvents.length > 0 ? input.stackEvents.column('pointerSize')[0]! : 8;
     this.unitsPerTick = input.clock ? 1e7 / Number(input.clock.ticksPerSecond) : null;
   }
@@ -380,8 +382,8 @@ export class WaitFlameSource {
   build(selection: Selection | null, search = ''): FlameData {
     const u = selection?.active ? selectTable(this.usage, selection) : this.usage;
     const { wait, ready } = this.join.rows(u);
-    const st = this.join.stacks.stacks;
-    const fw = new Uint32Array(this.join.stacks.frames.address.buffer, this.join.stacks.frames.address.byteOffset, 2 * this.join.stacks.frames.length);
+    const st = this.stacks.stacks;
+    const fw = new Uint32Array(this.stacks.frames.address.buffer, this.stacks.frames.address.byteOffset, 2 * this.stacks.frames.length);
     const { valid, waitW, inW, rdW, pid, tid, rTid, rPid } = waitColumns(u);
     const keep = this.ctx.filter(search);
     const tree = new TreeBuilder(this.ctx, 'all waits');
