@@ -15,7 +15,7 @@
 // Usage (after `npm run build && npx tsc -p tsconfig.bench.json`; `npm run bench:e2e -- …` builds first):
 //   node dist-bench/bench/e2e.js [FILE…] [--traces realistic,mixed] [--bytes N] [--realistic-bytes 300MiB]
 //        [--mixed-bytes 516MiB] [--commands LIST] [--runs 3] [--no-native] [--cold] [--rates] [--keep] [--out FILE]
-// --commands: summary,spinlocks,dump-cswitch,cpu,dump-cpuusage,dump-threadstates,cpu-sampled,convert-parquet,convert-arrow,convert-csv,memory
+// --commands: summary,spinlocks,dump-cswitch,cpu,dump-cpuusage,dump-threadstates,cpu-sampled,cpu-waits,convert-parquet,convert-arrow,convert-csv,memory
 // (default all; `summary`, the baseline, always runs). --bytes sets both generated sizes.
 // Peak RSS and CPU seconds come from /usr/bin/time (GNU time, `-f %e %U %S %M`) when it is there; without it
 // from the commands themselves (bench/rss-preload.ts: VmHWM at exit, all threads' CPU time) and, for the
@@ -72,6 +72,7 @@ const COMMANDS: readonly CommandSpec[] = [
   { id: 'dump-cpuusage', label: 'dump --table cpuUsage --names --time ns', args: (f) => ['dump', f, '--table', 'cpuUsage', '--names', '--time', 'ns', '-o', NUL] },
   { id: 'dump-threadstates', label: 'dump --table threadStates', args: (f) => ['dump', f, '--table', 'threadStates', '-o', NUL] },
   { id: 'cpu-sampled', label: 'cpu --sampled', args: (f) => ['cpu', f, '--sampled'] },
+  { id: 'cpu-waits', label: 'cpu --waits', args: (f) => ['cpu', f, '--waits'] },
   { id: 'convert-parquet', label: 'convert --to parquet', args: (f, o) => ['convert', f, '--to', 'parquet', '--out', o, '--no-progress'], writesDir: true },
   { id: 'convert-arrow', label: 'convert --to arrow', args: (f, o) => ['convert', f, '--to', 'arrow', '--out', o, '--no-progress'], writesDir: true },
   { id: 'convert-csv', label: 'convert --to csv', args: (f, o) => ['convert', f, '--to', 'csv', '--out', o, '--no-progress'], writesDir: true },
