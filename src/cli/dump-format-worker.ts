@@ -3,6 +3,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { TextTableWriter } from '../output/text.js';
 import { Table } from '../tables/table.js';
+import { chunkOf } from '../tables/chunk-message.js';
 import { createClock } from '../time.js';
 import type { FormatDone, FormatJob, FormatSetup } from './dump-format.js';
 
@@ -14,7 +15,7 @@ const writer = new TextTableWriter(setup.table, fmt, (bytes) => void parts.push(
 
 port.on('message', (job: FormatJob) => {
   try {
-    writer.write(new Table(setup.table, job.chunk));
+    writer.write(new Table(setup.table, chunkOf(job.chunk)));
     writer.end();
     const bytes = parts;
     parts = [];

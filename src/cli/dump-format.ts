@@ -9,7 +9,8 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { TraceInfo } from '../result/logfile.js';
-import type { ColumnChunk, TableName } from '../tables/schema.js';
+import type { TableName } from '../tables/schema.js';
+import { chunkMessage, type ChunkMessage } from '../tables/chunk-message.js';
 import type { Table } from '../tables/table.js';
 import { TextTableWriter, type FormatOptions } from '../output/text.js';
 import { CliError, EXIT } from './io.js';
@@ -21,10 +22,10 @@ export interface FormatSetup {
   info: TraceInfo | null;
   bufferBytes: number;
 }
-/** A chunk to format. */
+/** A chunk to format (its text columns as codes: src/tables/chunk-message.ts). */
 export interface FormatJob {
   id: number;
-  chunk: ColumnChunk;
+  chunk: ChunkMessage;
 }
 /** A worker's reply: the chunk's text, or why it failed. */
 export type FormatDone = { id: number; bytes: Uint8Array[] } | { id: number; error: string };
@@ -100,10 +101,9 @@ export function chunkFormatter(setup: FormatSetup & { clock: FormatOptions['cloc
       const reply = new Promise<Uint8Array[]>((resolve, reject) => waiting.set(id, { resolve, reject }));
       reply.catch(() => undefined); // awaited in order, later
       replies.push(reply);
-      // a copy of each column (the chunk may be borrowed or reused), handed over
-      const columns = t.columns.map((c) => (Array.isArray(c) ? c : c.slice())) as ColumnChunk['columns'];
-      const transfer = columns.flatMap((c) => (Array.isArray(c) ? [] : [c.buffer as ArrayBuffer]));
-      pool[id % workers]!.postMessage({ id, chunk: { length: t.length, columns } } satisfies FormatJob, transfer);
+      // a copy of each column (the chunk may be borrowed or reused) handed over, text as codes
+      const m = chunkMessage({ length: t.length, columns: t.columns }, false);
+      pool[id % workers]!.postMessage({ id, chunk: m.chunk } satisfies FormatJob, m.transfer);
       while (replies.length > inFlight) await writeOldest();
     },
     async end() {

@@ -8,7 +8,8 @@ import { EtlError } from '../errors.js';
 import { Table } from '../tables/table.js';
 import { createClock, clockUnavailable } from '../time.js';
 import { datasetWriter, type DatasetWriter } from './formats.js';
-import { chunkOf, type PartDone, type PartJob } from './part-writers.js';
+import type { PartDone, PartJob } from './part-writers.js';
+import { chunkOf } from '../tables/chunk-message.js';
 import { CpuTimeSorter } from './sort.js';
 
 const port = parentPort!;

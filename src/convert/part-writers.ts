@@ -17,6 +17,7 @@ import type { ColumnChunk, TableName, TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 import type { DatasetFormat, DatasetWriter, FormatContext } from './formats.js';
 import { CpuTimeSorter, sortByCpuTime } from './sort.js';
+import { chunkMessage, type ChunkMessage } from '../tables/chunk-message.js';
 
 /** A part for a worker to write. */
 export interface PartJob {
@@ -57,76 +58,6 @@ export interface PartWriters {
 }
 
 const WORKER_URL = new URL('./part-worker.js', import.meta.url);
-
-/**
- * A text column in a message: each row's index into the column's distinct values. Structured cloning
- * an array of strings costs ~50 ns per string on each side (and the receiver's garbage); a column of few
- * distinct values (a thread state, an image name) goes as one Int32Array, handed over, instead.
- */
-export interface TextCells {
-  codes: Int32Array;
-  values: string[];
-}
-
-/** A chunk as a part job carries it: numeric columns as they are, text columns as TextCells. */
-export interface ChunkMessage {
-  length: number;
-  columns: (ColumnChunk['columns'][number] | TextCells)[];
-}
-
-function textCells(col: readonly string[], n: number): TextCells {
-  const codes = new Int32Array(n);
-  const values: string[] = [];
-  const index = new Map<string, number>();
-  let last: string | null = null;
-  let code = -1;
-  for (let i = 0; i < n; i++) {
-    const s = col[i]!;
-    if (s !== last) {
-      let k = index.get(s);
-      if (k === undefined) {
-        k = values.length;
-        index.set(s, k);
-        values.push(s);
-      }
-      last = s;
-      code = k;
-    }
-    codes[i] = code;
-  }
-  return { codes, values };
-}
-
-/** The chunk a job carries, as the worker writes it (text columns made again from their TextCells). */
-export function chunkOf(m: ChunkMessage): ColumnChunk {
-  const columns = m.columns.map((c) => {
-    if (Array.isArray(c) || ArrayBuffer.isView(c)) return c;
-    const { codes, values } = c as TextCells;
-    const out = new Array<string>(m.length);
-    for (let i = 0; i < m.length; i++) out[i] = values[codes[i]!]!;
-    return out;
-  }) as ColumnChunk['columns'];
-  return { length: m.length, columns };
-}
-
-/**
- * The chunk as a message and the buffers it hands over: those of an owned chunk, the text columns' codes,
- * and copies of the columns the caller keeps.
- */
-function message(chunk: ColumnChunk, owned: boolean): { chunk: ChunkMessage; transfer: ArrayBuffer[] } {
-  const transfer: ArrayBuffer[] = [];
-  const columns = chunk.columns.map((c) => {
-    if (Array.isArray(c)) {
-      const t = textCells(c, chunk.length);
-      transfer.push(t.codes.buffer as ArrayBuffer);
-      return t;
-    }
-    const own = owned ? c : c.slice(); // the caller's: copied now (the part may wait for a worker)
-    if (own.buffer instanceof ArrayBuffer && !transfer.includes(own.buffer)) transfer.push(own.buffer);
-    return own;
-  });
-  return { chunk: { length: chunk.length, columns }, transfer };
-}
 
 /** Whether part workers can run here (the compiled worker script exists: not when tests run the TypeScript sources). */
 export function partWorkersAvailable(): boolean {
@@ -202,7 +133,7 @@ export function workerParts(count: number, job: Omit<PartJob, 'id' | 'path' | 't
       const back = owned ? giveBack : undefined;
       const size = new Promise<number>((resolve, reject) => pending.set(id, { resolve, reject, worker: -1, chunk, giveBack: back }));
       size.catch(() => undefined); // the caller awaits it later: no unhandled rejection meanwhile
-      const m = message(chunk, owned);
+      const m = chunkMessage(chunk, owned);
       queue.push({ id, message: { ...job, id, path, table, chunk: m.chunk, giveBack: back !== undefined }, transfer: m.transfer });
       dispatch();
       return { size };
