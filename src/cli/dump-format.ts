@@ -3,13 +3,14 @@
 // decodes and derives the next chunks — the CSV or JSON text costs about as much as the decode and the
 // derivations together. The bytes are the same either way: each chunk is formatted whole by one worker and
 // written in chunk order. Memory: at most `inFlight` chunks are being formatted or waiting to be written
-// (each a copy of the chunk's columns, handed over to the worker, and its text handed back).
+// (each the chunk's columns handed over to the worker — a copy of a borrowed chunk; a derivation's own chunk
+// goes uncopied and comes back for its deriver to reuse — text columns as codes, and its text handed back).
 import { existsSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { TraceInfo } from '../result/logfile.js';
-import type { TableName } from '../tables/schema.js';
+import type { TableName, TypedColumn } from '../tables/schema.js';
 import { chunkMessage, type ChunkMessage } from '../tables/chunk-message.js';
 import type { Table } from '../tables/table.js';
 import { TextTableWriter, type FormatOptions } from '../output/text.js';
@@ -26,15 +27,21 @@ export interface FormatSetup {
 export interface FormatJob {
   id: number;
   chunk: ChunkMessage;
+  /** send the chunk's numeric columns back with the text (they were handed over, not copied) */
+  giveBack: boolean;
 }
-/** A worker's reply: the chunk's text, or why it failed. */
-export type FormatDone = { id: number; bytes: Uint8Array[] } | { id: number; error: string };
+/** A worker's reply: the chunk's text (and, when asked, its numeric columns: null for text), or why it failed. */
+export type FormatDone = { id: number; bytes: Uint8Array[]; columns?: (TypedColumn | null)[] } | { id: number; error: string };
 
 /** Formats a table's chunks into `write`, in the order given. */
 export interface ChunkFormatter {
   writeHeader(): Promise<void>;
-  /** the chunk's rows are read before the promise settles (a borrowed chunk may be reused after) */
-  write(t: Table): Promise<void>;
+  /**
+   * The chunk's rows are read before the promise settles (a borrowed chunk may be reused after). With
+   * `giveBack` the chunk is the caller's to give: its columns are handed to a worker uncopied and given back
+   * once its text is made (at once in this thread), for the caller to reuse.
+   */
+  write(t: Table, giveBack?: (columns: TypedColumn[]) => void): Promise<void>;
   /** everything formatted and written; the workers stopped */
   end(): Promise<void>;
   /** stops the workers (after a failure) */
@@ -58,7 +65,10 @@ export function chunkFormatter(setup: FormatSetup & { clock: FormatOptions['cloc
   if (workers === 0) {
     return {
       writeHeader: async () => header.writeHeader(),
-      write: async (t) => header.write(t),
+      write: async (t, giveBack) => {
+        await header.write(t);
+        giveBack?.(t.columns as TypedColumn[]);
+      },
       end: async () => header.end(),
       close: async () => {},
     };
@@ -67,7 +77,7 @@ export function chunkFormatter(setup: FormatSetup & { clock: FormatOptions['cloc
   const pool = Array.from({ length: workers }, () => new Worker(WORKER_URL, { workerData: shared satisfies FormatSetup }));
   const inFlight = 2 * workers;
   // replies by id; the chunks are written in id order
-  const waiting = new Map<number, { resolve: (bytes: Uint8Array[]) => void; reject: (e: Error) => void }>();
+  const waiting = new Map<number, { resolve: (bytes: Uint8Array[]) => void; reject: (e: Error) => void; giveBack?: (columns: TypedColumn[]) => void; columns: readonly TypedColumn[] }>();
   const replies: Promise<Uint8Array[]>[] = [];
   let nextId = 0;
   let failure: Error | null = null;
@@ -81,7 +91,11 @@ export function chunkFormatter(setup: FormatSetup & { clock: FormatOptions['cloc
       const p = waiting.get(m.id);
       waiting.delete(m.id);
       if ('error' in m) p?.reject(new CliError(`formatting the rows failed: ${m.error}`, EXIT.internal));
-      else p?.resolve(m.bytes);
+      else {
+        // the columns back: the numeric ones from the worker, the text ones the caller's own
+        if (p?.giveBack && m.columns) p.giveBack(m.columns.map((c, i) => c ?? p.columns[i]!));
+        p?.resolve(m.bytes);
+      }
     });
     w.on('error', (e) => fail(new CliError(`a formatting worker failed: ${e.message}`, EXIT.internal)));
   }
@@ -94,16 +108,17 @@ export function chunkFormatter(setup: FormatSetup & { clock: FormatOptions['cloc
       await header.writeHeader();
       await header.end(); // the header row goes out before the workers' text
     },
-    async write(t) {
+    async write(t, giveBack) {
       if (failure) throw failure;
       if (t.length === 0) return;
       const id = nextId++;
-      const reply = new Promise<Uint8Array[]>((resolve, reject) => waiting.set(id, { resolve, reject }));
+      const columns = t.columns as TypedColumn[];
+      const reply = new Promise<Uint8Array[]>((resolve, reject) => waiting.set(id, { resolve, reject, giveBack, columns }));
       reply.catch(() => undefined); // awaited in order, later
       replies.push(reply);
-      // a copy of each column (the chunk may be borrowed or reused) handed over, text as codes
-      const m = chunkMessage({ length: t.length, columns: t.columns }, false);
-      pool[id % workers]!.postMessage({ id, chunk: m.chunk } satisfies FormatJob, m.transfer);
+      // the columns handed over — a copy of each unless the caller gives them — text as codes
+      const m = chunkMessage({ length: t.length, columns }, giveBack !== undefined);
+      pool[id % workers]!.postMessage({ id, chunk: m.chunk, giveBack: giveBack !== undefined } satisfies FormatJob, m.transfer);
       while (replies.length > inFlight) await writeOldest();
     },
     async end() {

@@ -9,7 +9,7 @@ import { readTraceInfo, streamFile } from '../decode/files.js';
 import { createClock } from '../time.js';
 import { EtlError } from '../errors.js';
 import type { TraceSummary } from '../result/summary.js';
-import { DECODED_TABLE_NAMES, WHOLE_TRACE_TABLE_NAMES, type DecodedTableName, type SummaryTableName, type TableName } from '../tables/schema.js';
+import { DECODED_TABLE_NAMES, WHOLE_TRACE_TABLE_NAMES, type DecodedTableName, type SummaryTableName, type TableName, type TypedColumn } from '../tables/schema.js';
 import type { DumpFormat, FormatOptions, TimeColumn } from '../output/text.js';
 import type { ChunkFormatter } from './dump-format.js';
 import { Table } from '../tables/table.js';
@@ -56,9 +56,17 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
       const workers = table === 'events' ? 0 : formatWorkersFor(inp.path, o.threads);
       writer = table !== 'events' ? chunkFormatter({ table, format, clock, info, bufferBytes: 1 << 18 }, (bytes) => out.write(bytes), workers) : null;
       await writer?.writeHeader();
-      const write = async (t: Table) => {
+      const write = async (t: Table, giveBack?: (columns: TypedColumn[]) => void) => {
         written += t.length;
-        await writer!.write(t);
+        await writer!.write(t, giveBack);
+      };
+      /** a derived chunk (the deriver's to reuse once written: its columns go to a formatting worker uncopied and come back) */
+      const writeDerived = async <T extends 'cpuUsage' | 'threadStates'>(t: Table<T>, recycle: (t: Table<T>) => void) => {
+        const p = pick(t);
+        if (p !== t) {
+          await write(p);
+          recycle(t);
+        } else await write(t, (columns) => recycle(new Table(t.name as T, { length: t.length, columns })));
       };
       const decoded = isDecodedTable(table) ? table : null;
       // cpuUsage is derived while the trace streams by; its rows come out as each switch completes (the
@@ -83,18 +91,12 @@ export function addDumpCommand(program: Command, { input }: CommandContext): voi
           : deriver
             ? async (rows) => {
                 deriver.add(rows.cswitch, rows.readythread, rows.threadEvents);
-                for (const t of pending.splice(0)) {
-                  await write(pick(t));
-                  deriver.recycle(t); // written: its columns serve the next chunk
-                }
+                for (const t of pending.splice(0)) await writeDerived(t, (r) => deriver.recycle(r)); // written: its columns serve the next chunk
               }
             : stateDeriver
               ? async (rows) => {
                   stateDeriver.add(rows.cswitch, rows.readythread, rows.threadEvents);
-                  for (const t of states.splice(0)) {
-                    await write(pick(t));
-                    stateDeriver.recycle(t); // written: its columns serve the next chunk
-                  }
+                  for (const t of states.splice(0)) await writeDerived(t, (r) => stateDeriver.recycle(r)); // written: its columns serve the next chunk
                 }
               : undefined,
       });
