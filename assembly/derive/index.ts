@@ -7,3 +7,4 @@
 export { reserveInput, inputColumn } from './input';
 export { init, lifetimes, add, finish, outPtr, stat } from './cpu-usage';
 export { tsInit, tsThreads, tsAdd, tsFinish, tsOutPtr, tsStat } from './thread-states';
+export { foldInit, foldSlots, foldSlotPtr, foldHistPtr, foldHistCap, foldRows, foldSpan } from './cpu-fold';

@@ -30,6 +30,9 @@ const WORD = 4294967296;
 /** x ^ MIN32 orders the int32 bits of u32 values as the u32 values */
 const MIN32 = -0x80000000;
 
+/** keyOf's mapping, for its twin in the WebAssembly fold (assembly/derive/cpu-fold.ts: the same doubles) */
+export const KEY_MAPPING = { lnGamma: LN_GAMMA, maxIndex: MAX_INDEX } as const;
+
 /** The bucket key of the 64-bit value (lo, hi) (int32 words). */
 function keyOf(lo: number, hi: number): number {
   const x = hi * WORD + (lo >>> 0); // exact below 2^53, the nearest double above
@@ -107,12 +110,21 @@ export class LogHistograms {
   /** Adds the value (lo, hi) (int32 words) to group g (below the growGroups capacity). */
   add(g: number, lo: number, hi: number): void {
     if (!this.enabled) return;
+    this.addMax(g, lo, hi);
+    this.addCount(g, keyOf(lo, hi), 1);
+  }
+
+  /** Group g's maximum, at least the value (lo, hi) (int32 words). */
+  addMax(g: number, lo: number, hi: number): void {
     if (this.seen[g] === 0 || hi > this.maxHi[g]! || (hi === this.maxHi[g] && (lo ^ MIN32) > (this.maxLo[g]! ^ MIN32))) {
       this.seen[g] = 1;
       this.maxHi[g] = hi;
       this.maxLo[g] = lo;
     }
-    const k = keyOf(lo, hi);
+  }
+
+  /** c more values of bucket key k in group g (add(), or a fold's counters: the WebAssembly one's). */
+  addCount(g: number, k: number, count: number): void {
     const cell = g * BUCKETS + k + 1;
     const table = this.table;
     const mask = this.mask;
@@ -120,13 +132,13 @@ export class LogHistograms {
     for (; ; h = (h + 1) & mask) {
       const c = table[2 * h]!;
       if (c === cell) {
-        table[2 * h + 1]!++;
+        table[2 * h + 1]! += count;
         return;
       }
       if (c === 0) break;
     }
     table[2 * h] = cell;
-    table[2 * h + 1] = 1;
+    table[2 * h + 1] = count;
     if (2 * ++this.n > mask + 1) this.rehash();
   }
 

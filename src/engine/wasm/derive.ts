@@ -31,6 +31,18 @@ export interface DeriveExports {
   tsOutPtr(): number;
   /** 0 rows, 1 lateEvents, 2 maxHeld, 3 threads, 4 heldRows, 5 unresolvedRows */
   tsStat(i: number): number;
+  // the cpuUsage core's fold per thread (assembly/derive/cpu-fold.ts): rows folded there, not drained
+  /** from now on; hist: with the ready/wait histograms, bucketed with ln γ and MAX_INDEX of distributions.ts */
+  foldInit(hist: boolean, lnGamma: number, maxIndex: number): void;
+  foldSlots(): number;
+  /** the slots, FSB bytes each (the F_ layout of src/derive/cpu-usage.ts) */
+  foldSlotPtr(): number;
+  /** the histogram counters, foldHistCap() entries of 16 bytes: group + 1 (0: empty), key, count (f64) */
+  foldHistPtr(): number;
+  foldHistCap(): number;
+  foldRows(): number;
+  /** 0: the first time of the rows, 1: the last, 2: the highest cpu + 1 */
+  foldSpan(i: number): bigint;
 }
 
 let cached: WebAssembly.Module | undefined;
@@ -41,7 +53,8 @@ let cached: WebAssembly.Module | undefined;
  */
 export function deriveInstance(drain: (n: number) => void): DeriveExports {
   cached ??= new WebAssembly.Module(decodeBase64(DERIVE_WASM_BASE64));
-  return new WebAssembly.Instance(cached, { env: { drain } }).exports as unknown as DeriveExports;
+  // Math.log: the fold's bucket of a value near a histogram boundary is JS's (assembly/derive/cpu-fold.ts)
+  return new WebAssembly.Instance(cached, { env: { drain }, Math: { log: Math.log } }).exports as unknown as DeriveExports;
 }
 
 /**

@@ -1,0 +1,283 @@
+// The `cpu` command's fold beside the rows (foldInit): the cpuUsage core's completed rows summed per
+// (newThreadId, newProcessId or null) slot here instead of being staged to env.drain, so no row crosses
+// to JS. The twin of CpuAnalyzer.addStaged (src/analysis/cpu.ts) without a selection or `--worst`: the
+// switch-ins, the exact sums of cpuUsage (next − in), ready (in − readyTime) and waits (readyTime −
+// lastSwitchOut) under the same valid bits (128-bit: a sum of i64 values never wraps), the span of the
+// rows' times and the highest cpu + 1; with histograms, the ready and wait LogHistograms' counters
+// (src/analysis/distributions.ts: the same bucket of a value, its maximum). Slots are made in the order
+// rows are folded — the order the analyzer would see them staged — so its slots, ties included, come out
+// the same. At finish the JS side reads the slots (foldSlotPtr: FSB bytes each, the F_ layout of
+// src/derive/cpu-usage.ts) and the counters (foldHistPtr) once; test/cpu-fold-wasm.test.ts holds the
+// analysis to the staged one's.
+import * as R from '../generated/registry';
+import { regrow } from './reorder';
+
+/** JS's Math.log: the bucket of a value whose log lands within 1e-9 of a bucket boundary is decided by it (the analyzer's keyOf uses it). */
+// @ts-ignore: decorator
+@external("Math", "log")
+declare function jsLog(x: f64): f64;
+
+/** the core's completed rows are folded here (foldInit), not staged */
+export let folding: bool = false;
+let histograms: bool = false;
+let lnGamma: f64 = 0;
+let maxIndex: i32 = 0;
+
+// Slot record: FSB bytes (the F_ layout of src/derive/cpu-usage.ts, as int32 words there).
+const FSB: i32 = 96;
+const F_TID: i32 = 0;
+const F_PID: i32 = 4;
+const F_KNOWN: i32 = 8;
+const F_SEEN: i32 = 12; // 1: a ready value came, 2: a wait value came
+const F_IN: i32 = 16; // i64 switch-ins
+const F_CPU: i32 = 24; // i128: u64 low, i64 high
+const F_READY: i32 = 40;
+const F_WAIT: i32 = 56;
+const F_READY_MAX: i32 = 72; // i64
+const F_WAIT_MAX: i32 = 80; // i64
+
+let FS: usize = 0;
+let fsCap: i32 = 0;
+let nFold: i32 = 0;
+/** per deriver thread slot (R_NEW_SLOT): the fold slot + 1 it had last (0: none) */
+let bySlot: usize = 0;
+let bySlotCap: i32 = 0;
+/** fold slot + 1 per hash bucket (0: empty) */
+let buckets: usize = 0;
+let bucketCap: i32 = 0;
+let bucketShift: i32 = 0;
+let rows: f64 = 0;
+let first: i64 = i64.MAX_VALUE;
+let last: i64 = i64.MIN_VALUE;
+let cpus: i32 = 0;
+
+// Histogram counters: HB bytes each, open addressing by (group, key); group = slot · 2 + (0 ready, 1 wait).
+const HB: i32 = 16;
+const H_GROUP: i32 = 0; // group + 1 (0: empty)
+const H_KEY: i32 = 4;
+const H_COUNT: i32 = 8; // f64
+let HT: usize = 0;
+let htCap: i32 = 0;
+let htShift: i32 = 0;
+let htN: i32 = 0;
+
+/**
+ * Folds the rows from now on instead of staging them; with histograms (`hist`), bucketed as keyOf of
+ * distributions.ts does with its ln γ and MAX_INDEX (given by the JS side: the same doubles).
+ */
+export function foldInit(hist: bool, lnG: f64, maxIdx: i32): void {
+  folding = true;
+  histograms = hist;
+  lnGamma = lnG;
+  maxIndex = maxIdx;
+  fsCap = 256;
+  FS = regrow(0, 0, <usize>fsCap * FSB);
+  bySlotCap = 256;
+  bySlot = regrow(0, 0, <usize>bySlotCap << 2);
+  bucketCap = 512;
+  bucketShift = 32 - 9;
+  buckets = regrow(0, 0, <usize>bucketCap << 2);
+  if (hist) {
+    htCap = 4096;
+    htShift = 32 - 12;
+    HT = regrow(0, 0, <usize>htCap * HB);
+  }
+}
+
+/** One completed row (its valid bits, cpu, times, new thread id, process id and deriver thread slot). */
+export function foldRow(v: i32, cpu: i32, tIn: i64, tNext: i64, tReady: i64, tLast: i64, tid: i32, pid: i32, ds: i32): void {
+  rows += 1;
+  const known = (v >>> R.CU_NEW_PROCESS_ID) & 1;
+  if (known == 0) pid = 0;
+  const s = slotOfRow(ds, tid, pid, known);
+  const x = FS + <usize>s * FSB;
+  store<i64>(x, load<i64>(x, F_IN) + 1, F_IN);
+  widen(tIn);
+  if (cpu >= cpus) cpus = cpu + 1;
+  if ((v >>> R.CU_CPU_USAGE) & 1) {
+    widen(tNext);
+    add128(x + F_CPU, tNext - tIn);
+  }
+  if (((v >>> R.CU_READY) & 1) == 0) {
+    if ((v >>> R.CU_WAITS) & 1) widen(tLast);
+    return;
+  }
+  widen(tReady);
+  const ready = tIn - tReady;
+  add128(x + F_READY, ready);
+  if (histograms) count(x, s << 1, ready, 1, F_READY_MAX);
+  if ((v >>> R.CU_WAITS) & 1) {
+    widen(tLast);
+    const wait = tReady - tLast;
+    add128(x + F_WAIT, wait);
+    if (histograms) count(x, (s << 1) | 1, wait, 2, F_WAIT_MAX);
+  }
+}
+
+// @ts-ignore: decorator
+@inline function widen(t: i64): void {
+  if (t < first) first = t;
+  if (t > last) last = t;
+}
+
+/** Adds v (sign-extended) to the 128-bit sum at p (low u64, high i64). */
+// @ts-ignore: decorator
+@inline function add128(p: usize, v: i64): void {
+  const lo = load<u64>(p);
+  const sum = lo + <u64>v;
+  store<u64>(p, sum);
+  store<i64>(p, load<i64>(p, 8) + (v >> 63) + (sum < lo ? 1 : 0), 8);
+}
+
+/** The slot of a row: the one its deriver thread slot had last when the key matches, else the hash's (made if new). */
+function slotOfRow(ds: i32, tid: i32, pid: i32, known: i32): i32 {
+  if (ds >= bySlotCap) {
+    let cap = bySlotCap * 2;
+    while (cap <= ds) cap *= 2;
+    bySlot = regrow(bySlot, <usize>bySlotCap << 2, <usize>cap << 2);
+    bySlotCap = cap;
+  }
+  const at = bySlot + (<usize>ds << 2);
+  const c = load<i32>(at) - 1;
+  if (c >= 0) {
+    const x = FS + <usize>c * FSB;
+    if (load<i32>(x, F_TID) == tid && load<i32>(x, F_PID) == pid && load<i32>(x, F_KNOWN) == known) return c;
+  }
+  const s = slotOf(tid, pid, known);
+  store<i32>(at, s + 1);
+  return s;
+}
+
+// @ts-ignore: decorator
+@inline function keyHash(tid: i32, pid: i32, known: i32): u32 {
+  return <u32>(((tid * 0x9e3779b1) ^ pid ^ (known << 31)) * 0x85ebca6b);
+}
+
+/** The slot of (tid, pid, known), made if new (the next number: slots in the order first seen). */
+function slotOf(tid: i32, pid: i32, known: i32): i32 {
+  const mask = bucketCap - 1;
+  let h = <i32>(keyHash(tid, pid, known) >> bucketShift);
+  for (; ; h = (h + 1) & mask) {
+    const b = load<i32>(buckets + (<usize>h << 2));
+    if (b == 0) break;
+    const x = FS + <usize>(b - 1) * FSB;
+    if (load<i32>(x, F_TID) == tid && load<i32>(x, F_PID) == pid && load<i32>(x, F_KNOWN) == known) return b - 1;
+  }
+  const s = nFold++;
+  if (nFold > fsCap) {
+    FS = regrow(FS, <usize>fsCap * FSB, <usize>(2 * fsCap) * FSB);
+    fsCap *= 2;
+  }
+  const x = FS + <usize>s * FSB;
+  store<i32>(x, tid, F_TID);
+  store<i32>(x, pid, F_PID);
+  store<i32>(x, known, F_KNOWN);
+  if (2 * nFold > bucketCap) rehashSlots();
+  else store<i32>(buckets + (<usize>h << 2), s + 1);
+  return s;
+}
+
+/** Buckets for twice the slots (every slot placed again, the last one made included). */
+function rehashSlots(): void {
+  const cap = bucketCap * 2;
+  heap.free(buckets);
+  buckets = regrow(0, 0, <usize>cap << 2);
+  bucketCap = cap;
+  bucketShift--;
+  const mask = cap - 1;
+  for (let s = 0; s < nFold; s++) {
+    const x = FS + <usize>s * FSB;
+    let h = <i32>(keyHash(load<i32>(x, F_TID), load<i32>(x, F_PID), load<i32>(x, F_KNOWN)) >> bucketShift);
+    while (load<i32>(buckets + (<usize>h << 2)) != 0) h = (h + 1) & mask;
+    store<i32>(buckets + (<usize>h << 2), s + 1);
+  }
+}
+
+/** The bucket key of a value: keyOf of distributions.ts (ZERO_KEY = maxIndex + 1). */
+function keyOf(value: i64): i32 {
+  const x = <f64>value; // the nearest double, as hi · 2^32 + lo is there
+  if (x == 0) return maxIndex + 1;
+  const ax = abs(x);
+  let q = Math.log(ax) / lnGamma;
+  // this log and JS's may differ in the last bits: near a boundary, JS's decides
+  const f = q - Math.floor(q);
+  if (f < 1e-9 || f > 1 - 1e-9) q = jsLog(ax) / lnGamma;
+  const i = <i32>min<f64>(<f64>maxIndex, max<f64>(0, Math.ceil(q)));
+  return x > 0 ? maxIndex + 2 + i : maxIndex - i;
+}
+
+/** One value of group g (slot x's ready or wait: seen bit `bit`, maximum at maxAt) into its maximum and counter. */
+function count(x: usize, g: i32, value: i64, bit: i32, maxAt: i32): void {
+  const seen = load<i32>(x, F_SEEN);
+  const m = x + <usize>maxAt;
+  if ((seen & bit) == 0 || value > load<i64>(m)) {
+    store<i32>(x, seen | bit, F_SEEN);
+    store<i64>(m, value);
+  }
+  const k = keyOf(value);
+  const mask = htCap - 1;
+  let h = <i32>(<u32>(((g * 0x9e3779b1) ^ k) * 0x85ebca6b) >> htShift);
+  for (; ; h = (h + 1) & mask) {
+    const e = HT + <usize>h * HB;
+    const c = load<i32>(e, H_GROUP);
+    if (c == 0) break;
+    if (c == g + 1 && load<i32>(e, H_KEY) == k) {
+      store<f64>(e, load<f64>(e, H_COUNT) + 1, H_COUNT);
+      return;
+    }
+  }
+  const e = HT + <usize>h * HB;
+  store<i32>(e, g + 1, H_GROUP);
+  store<i32>(e, k, H_KEY);
+  store<f64>(e, 1, H_COUNT);
+  if (2 * ++htN > htCap) rehashCounters();
+}
+
+function rehashCounters(): void {
+  const old = HT;
+  const oldCap = htCap;
+  const cap = htCap * 2;
+  HT = regrow(0, 0, <usize>cap * HB);
+  htCap = cap;
+  htShift--;
+  const mask = cap - 1;
+  for (let i = 0; i < oldCap; i++) {
+    const o = old + <usize>i * HB;
+    const c = load<i32>(o, H_GROUP);
+    if (c == 0) continue;
+    let h = <i32>(<u32>((((c - 1) * 0x9e3779b1) ^ load<i32>(o, H_KEY)) * 0x85ebca6b) >> htShift);
+    while (load<i32>(HT + <usize>h * HB, H_GROUP) != 0) h = (h + 1) & mask;
+    memory.copy(HT + <usize>h * HB, o, HB);
+  }
+  heap.free(old);
+}
+
+/** The slots folded (in the order first seen), at foldSlotPtr(). */
+export function foldSlots(): i32 {
+  return nFold;
+}
+
+export function foldSlotPtr(): usize {
+  return FS;
+}
+
+/** The histogram counters' table (foldHistCap() entries of HB bytes, group 0: empty). */
+export function foldHistPtr(): usize {
+  return HT;
+}
+
+export function foldHistCap(): i32 {
+  return htCap;
+}
+
+/** The rows folded. */
+export function foldRows(): f64 {
+  return rows;
+}
+
+/** 0: the first time of the rows, 1: the last (i64; no row: i64 max, min); 2: the highest cpu + 1. */
+export function foldSpan(i: i32): i64 {
+  if (i == 0) return first;
+  if (i == 1) return last;
+  return cpus;
+}
