@@ -33,8 +33,8 @@ const MIN32 = -0x80000000;
 /** keyOf's mapping, for its twin in the WebAssembly fold (assembly/derive/cpu-fold.ts: the same doubles) */
 export const KEY_MAPPING = { lnGamma: LN_GAMMA, maxIndex: MAX_INDEX } as const;
 
-/** The bucket key of the 64-bit value (lo, hi) (int32 words). */
-function keyOf(lo: number, hi: number): number {
+/** The bucket key of the 64-bit value (lo, hi) (int32 words; exported: the oracle of the WebAssembly fold's, test/cpu-fold-wasm.test.ts). */
+export function keyOf(lo: number, hi: number): number {
   const x = hi * WORD + (lo >>> 0); // exact below 2^53, the nearest double above
   if (x === 0) return ZERO_KEY;
   const i = Math.min(MAX_INDEX, Math.max(0, Math.ceil(Math.log(Math.abs(x)) / LN_GAMMA)));

@@ -135,6 +135,24 @@ export const F_WAIT = 14;
 export const F_READY_MAX = 18; // 64-bit
 export const F_WAIT_MAX = 20;
 
+/** The fold of a derivation module's instance (foldInit), as views of its memory. */
+export function coreFoldOf(w: DeriveExports): CoreFold {
+  const buf = w.memory.buffer;
+  const n = w.foldSlots();
+  const counters = w.foldHistCap();
+  return {
+    rows: w.foldRows(),
+    n,
+    slots: new Int32Array(buf, w.foldSlotPtr(), n * FW),
+    counters,
+    words: new Int32Array(buf, w.foldHistPtr(), counters * 4),
+    counts: new Float64Array(buf, w.foldHistPtr(), counters * 2),
+    first: w.foldSpan(0),
+    last: w.foldSpan(1),
+    cpus: Number(w.foldSpan(2)),
+  };
+}
+
 function isCoreFoldSink(to: StagedRowSink): to is CoreFoldSink {
   return typeof (to as Partial<CoreFoldSink>).coreFold === 'function';
 }
@@ -570,20 +588,7 @@ class WasmCpuUsage {
     this.output.flush();
     let rows = this.output.rows;
     if (this.fold !== null) {
-      const buf = w.memory.buffer;
-      const n = w.foldSlots();
-      const counters = w.foldHistCap();
-      this.fold.addCoreFold({
-        rows: w.foldRows(),
-        n,
-        slots: new Int32Array(buf, w.foldSlotPtr(), n * FW),
-        counters,
-        words: new Int32Array(buf, w.foldHistPtr(), counters * 4),
-        counts: new Float64Array(buf, w.foldHistPtr(), counters * 2),
-        first: w.foldSpan(0),
-        last: w.foldSpan(1),
-        cpus: Number(w.foldSpan(2)),
-      });
+      this.fold.addCoreFold(coreFoldOf(w));
       rows += w.foldRows();
     }
     return { rows, lateEvents: w.stat(0), maxHeld: w.stat(1), threads: w.stat(2), heldRows: w.stat(3), unresolvedRows: w.stat(4) };

@@ -34,6 +34,8 @@ export interface DeriveExports {
   // the cpuUsage core's fold per thread (assembly/derive/cpu-fold.ts): rows folded there, not drained
   /** from now on; hist: with the ready/wait histograms, bucketed with ln γ and MAX_INDEX of distributions.ts */
   foldInit(hist: boolean, lnGamma: number, maxIndex: number): void;
+  /** one completed row (what closeRow folds; exported for the tests): valid bits, cpu, in, next, ready and last times, new tid, pid, deriver slot */
+  foldRow(v: number, cpu: number, tIn: bigint, tNext: bigint, tReady: bigint, tLast: bigint, tid: number, pid: number, slot: number): void;
   foldSlots(): number;
   /** the slots, FSB bytes each (the F_ layout of src/derive/cpu-usage.ts) */
   foldSlotPtr(): number;
