@@ -3,11 +3,11 @@
 // to JS. The twin of CpuAnalyzer.addStaged (src/analysis/cpu.ts) without a selection or `--worst`: the
 // switch-ins, the exact sums of cpuUsage (next − in), ready (in − readyTime) and waits (readyTime −
 // lastSwitchOut) under the same valid bits (128-bit: a sum of i64 values never wraps), the span of the
-// rows' times and the highest cpu + 1; with histograms, the ready and wait LogHistograms' counters
-// (src/analysis/distributions.ts: the same bucket of a value, its maximum). Slots are made in the order
+// rows' times and the highest cpu + 1; with histograms, the ready and wait LogHistograms' tables
+// (src/analysis/distributions.ts: the same bucket of a value, its maximum, the same table layout). Slots are made in the order
 // rows are folded — the order the analyzer would see them staged — so its slots, ties included, come out
 // the same. At finish the JS side reads the slots (foldSlotPtr: FSB bytes each, the F_ layout of
-// src/derive/cpu-usage.ts) and the counters (foldHistPtr) once; test/cpu-fold-wasm.test.ts holds the
+// src/derive/cpu-usage.ts) once and takes the histograms' tables (foldHistPtr) as they are; test/cpu-fold-wasm.test.ts holds the
 // analysis to the staged one's.
 import * as R from '../generated/registry';
 import { regrow } from './reorder';
@@ -51,15 +51,17 @@ let first: i64 = i64.MAX_VALUE;
 let last: i64 = i64.MIN_VALUE;
 let cpus: i32 = 0;
 
-// Histogram counters: HB bytes each, open addressing by (group, key); group = slot · 2 + (0 ready, 1 wait).
-const HB: i32 = 16;
-const H_GROUP: i32 = 0; // group + 1 (0: empty)
-const H_KEY: i32 = 4;
-const H_COUNT: i32 = 8; // f64
-let HT: usize = 0;
-let htCap: i32 = 0;
-let htShift: i32 = 0;
-let htN: i32 = 0;
+// Histograms: per distribution d (0 ready, 1 wait) a table laid out as LogHistograms' (distributions.ts),
+// so that it takes the table as it is: slots of two f64, the cell g · BUCKETS + key + 1 (0: empty; g the
+// fold slot) and its count, placed by the same hash of (g, key); it grows at 3/4 full (LogHistograms at 1/2:
+// it rehashes on its next add). Its state: HS bytes at hs + d · HS.
+const HS: i32 = 16;
+const H_TABLE: i32 = 0; // usize
+const H_CAP: i32 = 4; // slots, a power of 2
+const H_SHIFT: i32 = 8; // 32 − log2(slots)
+const H_N: i32 = 12; // cells in use
+let hs: usize = 0;
+let bucketsPerGroup: f64 = 0;
 
 /**
  * Folds the rows from now on instead of staging them; with histograms (`hist`), bucketed as keyOf of
@@ -78,9 +80,14 @@ export function foldInit(hist: bool, lnG: f64, maxIdx: i32): void {
   bucketShift = 32 - 9;
   buckets = regrow(0, 0, <usize>bucketCap << 2);
   if (hist) {
-    htCap = 4096;
-    htShift = 32 - 12;
-    HT = regrow(0, 0, <usize>htCap * HB);
+    bucketsPerGroup = <f64>(2 * (maxIdx + 1) + 1);
+    hs = regrow(0, 0, <usize>(2 * HS));
+    for (let d = 0; d < 2; d++) {
+      const x = hs + <usize>(d * HS);
+      store<usize>(x, regrow(0, 0, <usize>1024 << 4), H_TABLE);
+      store<i32>(x, 1024, H_CAP);
+      store<i32>(x, 22, H_SHIFT);
+    }
   }
 }
 
@@ -105,12 +112,12 @@ export function foldRow(v: i32, cpu: i32, tIn: i64, tNext: i64, tReady: i64, tLa
   widen(tReady);
   const ready = tIn - tReady;
   add128(x + F_READY, ready);
-  if (histograms) count(x, s << 1, ready, 1, F_READY_MAX);
+  if (histograms) count(x, s, 0, ready, F_READY_MAX);
   if ((v >>> R.CU_WAITS) & 1) {
     widen(tLast);
     const wait = tReady - tLast;
     add128(x + F_WAIT, wait);
-    if (histograms) count(x, (s << 1) | 1, wait, 2, F_WAIT_MAX);
+    if (histograms) count(x, s, 1, wait, F_WAIT_MAX);
   }
 }
 
@@ -206,8 +213,14 @@ function keyOf(value: i64): i32 {
   return x > 0 ? maxIndex + 2 + i : maxIndex - i;
 }
 
-/** One value of group g (slot x's ready or wait: seen bit `bit`, maximum at maxAt) into its maximum and counter. */
-function count(x: usize, g: i32, value: i64, bit: i32, maxAt: i32): void {
+// @ts-ignore: decorator
+@inline function cellHash(g: i32, k: i32, shift: i32): i32 {
+  return <i32>(<u32>(((g * 0x9e3779b1) ^ k) * 0x85ebca6b) >> shift);
+}
+
+/** One value of slot g (at x) in distribution d (its maximum at maxAt): the maximum, and its bucket's count. */
+function count(x: usize, g: i32, d: i32, value: i64, maxAt: i32): void {
+  const bit = 1 << d;
   const seen = load<i32>(x, F_SEEN);
   const m = x + <usize>maxAt;
   if ((seen & bit) == 0 || value > load<i64>(m)) {
@@ -215,41 +228,50 @@ function count(x: usize, g: i32, value: i64, bit: i32, maxAt: i32): void {
     store<i64>(m, value);
   }
   const k = keyOf(value);
-  const mask = htCap - 1;
-  let h = <i32>(<u32>(((g * 0x9e3779b1) ^ k) * 0x85ebca6b) >> htShift);
+  const cell = <f64>g * bucketsPerGroup + <f64>(k + 1);
+  const st = hs + <usize>(d * HS);
+  const table = load<usize>(st, H_TABLE);
+  const mask = load<i32>(st, H_CAP) - 1;
+  let h = cellHash(g, k, load<i32>(st, H_SHIFT));
   for (; ; h = (h + 1) & mask) {
-    const e = HT + <usize>h * HB;
-    const c = load<i32>(e, H_GROUP);
-    if (c == 0) break;
-    if (c == g + 1 && load<i32>(e, H_KEY) == k) {
-      store<f64>(e, load<f64>(e, H_COUNT) + 1, H_COUNT);
+    const e = table + (<usize>h << 4);
+    const c = load<f64>(e);
+    if (c == cell) {
+      store<f64>(e, load<f64>(e, 8) + 1, 8);
       return;
     }
+    if (c == 0) break;
   }
-  const e = HT + <usize>h * HB;
-  store<i32>(e, g + 1, H_GROUP);
-  store<i32>(e, k, H_KEY);
-  store<f64>(e, 1, H_COUNT);
-  if (2 * ++htN > htCap) rehashCounters();
+  const e = table + (<usize>h << 4);
+  store<f64>(e, cell);
+  store<f64>(e, 1, 8);
+  const n = load<i32>(st, H_N) + 1;
+  store<i32>(st, n, H_N);
+  if (4 * n > 3 * (mask + 1)) rehashCells(st);
 }
 
-function rehashCounters(): void {
-  const old = HT;
-  const oldCap = htCap;
-  const cap = htCap * 2;
-  HT = regrow(0, 0, <usize>cap * HB);
-  htCap = cap;
-  htShift--;
+/** Distribution st's table to twice the slots (LogHistograms.rehash). */
+function rehashCells(st: usize): void {
+  const old = load<usize>(st, H_TABLE);
+  const oldCap = load<i32>(st, H_CAP);
+  const cap = oldCap * 2;
+  const shift = load<i32>(st, H_SHIFT) - 1;
+  const table = regrow(0, 0, <usize>cap << 4);
   const mask = cap - 1;
   for (let i = 0; i < oldCap; i++) {
-    const o = old + <usize>i * HB;
-    const c = load<i32>(o, H_GROUP);
-    if (c == 0) continue;
-    let h = <i32>(<u32>((((c - 1) * 0x9e3779b1) ^ load<i32>(o, H_KEY)) * 0x85ebca6b) >> htShift);
-    while (load<i32>(HT + <usize>h * HB, H_GROUP) != 0) h = (h + 1) & mask;
-    memory.copy(HT + <usize>h * HB, o, HB);
+    const o = old + (<usize>i << 4);
+    const cell = load<f64>(o);
+    if (cell == 0) continue;
+    const g = Math.floor((cell - 1) / bucketsPerGroup);
+    const k = <i32>(cell - 1 - g * bucketsPerGroup);
+    let h = cellHash(<i32>g, k, shift);
+    while (load<f64>(table + (<usize>h << 4)) != 0) h = (h + 1) & mask;
+    memory.copy(table + (<usize>h << 4), o, 16);
   }
   heap.free(old);
+  store<usize>(st, table, H_TABLE);
+  store<i32>(st, cap, H_CAP);
+  store<i32>(st, shift, H_SHIFT);
 }
 
 /** The slots folded (in the order first seen), at foldSlotPtr(). */
@@ -261,13 +283,18 @@ export function foldSlotPtr(): usize {
   return FS;
 }
 
-/** The histogram counters' table (foldHistCap() entries of HB bytes, group 0: empty). */
-export function foldHistPtr(): usize {
-  return HT;
+/** Distribution d's table (0 ready, 1 wait; foldHistSlots(d) slots of two f64, LogHistograms' layout; 0: no histograms). */
+export function foldHistPtr(d: i32): usize {
+  return hs == 0 ? 0 : load<usize>(hs + <usize>(d * HS), H_TABLE);
 }
 
-export function foldHistCap(): i32 {
-  return htCap;
+export function foldHistSlots(d: i32): i32 {
+  return hs == 0 ? 0 : load<i32>(hs + <usize>(d * HS), H_CAP);
+}
+
+/** Its cells in use. */
+export function foldHistCells(d: i32): i32 {
+  return hs == 0 ? 0 : load<i32>(hs + <usize>(d * HS), H_N);
 }
 
 /** The rows folded. */

@@ -452,6 +452,7 @@ export class CpuAnalyzer implements CoreFoldSink {
   /** The WebAssembly core's fold (CoreFoldSink, at the deriver's finish()): its slots, in their order, into these. */
   addCoreFold(f: CoreFold): void {
     const F = f.slots;
+    const first = this.n;
     const to = new Int32Array(f.n);
     for (let i = 0; i < f.n; i++) {
       const b = i * R.FW;
@@ -466,10 +467,11 @@ export class CpuAnalyzer implements CoreFoldSink {
       if (seen & 1) this.readyDist.addMax(s, F[b + R.F_READY_MAX]!, F[b + R.F_READY_MAX + 1]!);
       if (seen & 2) this.waitDist.addMax(s, F[b + R.F_WAIT_MAX]!, F[b + R.F_WAIT_MAX + 1]!);
     }
-    for (let e = 0; e < f.counters; e++) {
-      const g = f.words[4 * e]! - 1;
-      if (g < 0) continue;
-      (g & 1 ? this.waitDist : this.readyDist).addCount(to[g >> 1]!, f.words[4 * e + 1]!, f.counts[2 * e + 1]!);
+    if (f.histograms !== null) {
+      // a fresh analyzer's slots are the fold's: its tables are taken as they are
+      const same = first === 0;
+      this.readyDist.merge(f.histograms[0].table, f.histograms[0].cells, same ? null : to);
+      this.waitDist.merge(f.histograms[1].table, f.histograms[1].cells, same ? null : to);
     }
     if (f.rows > 0) {
       const word = (t: bigint, k: number) => Number(BigInt.asIntN(32, t >> BigInt(32 * k)));

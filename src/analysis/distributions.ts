@@ -76,7 +76,7 @@ export interface DistributionTicks {
 export class LogHistograms {
   private n = 0;
   /** slot s: [2s] the cell + 1 (0: empty), [2s + 1] its count */
-  private table = new Float64Array(2 * 1024);
+  private table: Float64Array = new Float64Array(2 * 1024);
   private mask = 1023;
   /** 32 − log2(slots): a hash's top bits pick the slot */
   private shift = 22;
@@ -140,6 +140,28 @@ export class LogHistograms {
     table[2 * h] = cell;
     table[2 * h + 1] = count;
     if (2 * ++this.n > mask + 1) this.rehash();
+  }
+
+  /**
+   * Adds the counts of a table in this layout (`cells` in use; the WebAssembly fold's, assembly/derive/cpu-fold.ts),
+   * its group g counted in group to[g] — or, with `to` null and nothing here yet, takes the table itself.
+   */
+  merge(table: Float64Array, cells: number, to: Int32Array | null): void {
+    if (!this.enabled) return;
+    if (to === null && this.n === 0) {
+      const slots = table.length / 2;
+      this.table = table;
+      this.mask = slots - 1;
+      this.shift = 32 - Math.log2(slots);
+      this.n = cells;
+      return;
+    }
+    for (let s = 0; s < table.length; s += 2) {
+      const cell = table[s]!;
+      if (cell === 0) continue;
+      const g = Math.floor((cell - 1) / BUCKETS);
+      this.addCount(to === null ? g : to[g]!, cell - 1 - g * BUCKETS, table[s + 1]!);
+    }
   }
 
   private rehash(): void {

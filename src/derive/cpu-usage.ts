@@ -95,7 +95,7 @@ export interface StagedRowSink {
 export interface CoreFoldSink extends StagedRowSink {
   /** the fold it wants (asked once, when the deriver is made), or null: the rows staged to addStaged */
   coreFold(): CoreFoldRequest | null;
-  /** the fold, at the deriver's finish() (views of the core's memory, borrowed until it returns) */
+  /** the fold, at the deriver's finish() (views of the core's memory: the slots borrowed until it returns, the histograms its to keep) */
   addCoreFold(fold: CoreFold): void;
 }
 
@@ -111,14 +111,21 @@ export interface CoreFold {
   /** n slots of FW int32 words (the F_ layout), in the order first seen */
   n: number;
   slots: Int32Array;
-  /** the histograms' counter table (`counters` entries, empty ones included): per entry e, words[4e] the group + 1 (0: empty; group = slot · 2 + 0 ready / 1 wait), words[4e + 1] the key, counts[2e + 1] the count */
-  counters: number;
-  words: Int32Array;
-  counts: Float64Array;
+  /**
+   * the ready and wait histograms (null: not asked for), each a table in LogHistograms' layout
+   * (analysis/distributions.ts) whose groups are the slots, and its cells in use; the core is done with
+   * them (no call after finish()), so the sink may keep them
+   */
+  histograms: [FoldedTable, FoldedTable] | null;
   /** the first and last time of the rows (over the times CpuAnalyzer's span() takes), the highest cpu + 1 */
   first: bigint;
   last: bigint;
   cpus: number;
+}
+
+export interface FoldedTable {
+  table: Float64Array;
+  cells: number;
 }
 
 // A fold slot: FW int32 words (assembly/derive/cpu-fold.ts, F_ there in bytes); 64-bit values as (lo, hi)
@@ -139,14 +146,12 @@ export const F_WAIT_MAX = 20;
 export function coreFoldOf(w: DeriveExports): CoreFold {
   const buf = w.memory.buffer;
   const n = w.foldSlots();
-  const counters = w.foldHistCap();
+  const table = (d: number): FoldedTable => ({ table: new Float64Array(buf, w.foldHistPtr(d), 2 * w.foldHistSlots(d)), cells: w.foldHistCells(d) });
   return {
     rows: w.foldRows(),
     n,
     slots: new Int32Array(buf, w.foldSlotPtr(), n * FW),
-    counters,
-    words: new Int32Array(buf, w.foldHistPtr(), counters * 4),
-    counts: new Float64Array(buf, w.foldHistPtr(), counters * 2),
+    histograms: w.foldHistPtr(0) === 0 ? null : [table(0), table(1)],
     first: w.foldSpan(0),
     last: w.foldSpan(1),
     cpus: Number(w.foldSpan(2)),

@@ -39,9 +39,10 @@ export interface DeriveExports {
   foldSlots(): number;
   /** the slots, FSB bytes each (the F_ layout of src/derive/cpu-usage.ts) */
   foldSlotPtr(): number;
-  /** the histogram counters, foldHistCap() entries of 16 bytes: group + 1 (0: empty), key, count (f64) */
-  foldHistPtr(): number;
-  foldHistCap(): number;
+  /** distribution d's (0 ready, 1 wait) table: foldHistSlots(d) slots of two f64 (LogHistograms' layout), foldHistCells(d) in use */
+  foldHistPtr(d: number): number;
+  foldHistSlots(d: number): number;
+  foldHistCells(d: number): number;
   foldRows(): number;
   /** 0: the first time of the rows, 1: the last, 2: the highest cpu + 1 */
   foldSpan(i: number): bigint;
