@@ -251,8 +251,8 @@ test('property: rows of any 64-bit times folded by foldRow (after some staged) e
         let v = (1 << L.CU_VALID) | (1 << L.CU_CPU) | (1 << L.CU_SWITCH_IN_TIME) | (1 << L.CU_NEW_THREAD_ID) | (1 << L.CU_OLD_THREAD_ID);
         S[b + R.R_CPU] = r.cpu;
         S[b + R.R_NEW_TID] = r.tid;
-        // the deriver's thread slot: one per thread id, or (some rows) one that another thread had
-        S[b + R.R_NEW_SLOT] = i % 3 === 0 ? 0 : r.tid + 1 + (i % 5 === 0 ? 300 : 0);
+        // the deriver's thread slot: one per thread id, or (some rows) one that another thread had, or none (-1: a switch without its new thread id)
+        S[b + R.R_NEW_SLOT] = i % 3 === 0 ? 0 : i % 7 === 1 ? -1 : r.tid + 1 + (i % 5 === 0 ? 300 : 0);
         word(b, R.R_IN_HI, R.R_IN_LO, r.in);
         if (r.pid !== null) {
           v |= 1 << L.CU_NEW_PROCESS_ID;

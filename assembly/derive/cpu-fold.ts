@@ -23,20 +23,24 @@ let histograms: bool = false;
 let lnGamma: f64 = 0;
 let maxIndex: i32 = 0;
 
-// Slot record: FSB bytes (the F_ layout of src/derive/cpu-usage.ts, as int32 words there).
-const FSB: i32 = 96;
+// Slot record: FSB bytes, one cache line (the F_ layout of src/derive/cpu-usage.ts, as int32 words there).
+// The sums' low 64 bits are here, their high 64 bits (which change only with a negative value or a carry)
+// in FH: FHB bytes per slot, 0 cpu, 8 ready, 16 wait.
+const FSB: i32 = 64;
 const F_TID: i32 = 0;
 const F_PID: i32 = 4;
 const F_KNOWN: i32 = 8;
 const F_SEEN: i32 = 12; // 1: a ready value came, 2: a wait value came
 const F_IN: i32 = 16; // i64 switch-ins
-const F_CPU: i32 = 24; // i128: u64 low, i64 high
-const F_READY: i32 = 40;
-const F_WAIT: i32 = 56;
-const F_READY_MAX: i32 = 72; // i64
-const F_WAIT_MAX: i32 = 80; // i64
+const F_CPU: i32 = 24; // u64: the low 64 bits of the sum
+const F_READY: i32 = 32;
+const F_WAIT: i32 = 40;
+const F_READY_MAX: i32 = 48; // i64
+const F_WAIT_MAX: i32 = 56; // i64
+const FHB: i32 = 24;
 
 let FS: usize = 0;
+let FH: usize = 0;
 let fsCap: i32 = 0;
 let nFold: i32 = 0;
 /** per deriver thread slot (R_NEW_SLOT): the fold slot + 1 it had last (0: none) */
@@ -73,7 +77,8 @@ export function foldInit(hist: bool, lnG: f64, maxIdx: i32): void {
   lnGamma = lnG;
   maxIndex = maxIdx;
   fsCap = 256;
-  FS = regrow(0, 0, <usize>fsCap * FSB);
+  FS = lines(0, 0, <usize>fsCap * FSB);
+  FH = regrow(0, 0, <usize>fsCap * FHB);
   bySlotCap = 256;
   bySlot = regrow(0, 0, <usize>bySlotCap << 2);
   bucketCap = 512;
@@ -98,12 +103,13 @@ export function foldRow(v: i32, cpu: i32, tIn: i64, tNext: i64, tReady: i64, tLa
   if (known == 0) pid = 0;
   const s = slotOfRow(ds, tid, pid, known);
   const x = FS + <usize>s * FSB;
+  const hx = FH + <usize>s * FHB;
   store<i64>(x, load<i64>(x, F_IN) + 1, F_IN);
   widen(tIn);
   if (cpu >= cpus) cpus = cpu + 1;
   if ((v >>> R.CU_CPU_USAGE) & 1) {
     widen(tNext);
-    add128(x + F_CPU, tNext - tIn);
+    add128(x + F_CPU, hx, tNext - tIn);
   }
   if (((v >>> R.CU_READY) & 1) == 0) {
     if ((v >>> R.CU_WAITS) & 1) widen(tLast);
@@ -111,12 +117,12 @@ export function foldRow(v: i32, cpu: i32, tIn: i64, tNext: i64, tReady: i64, tLa
   }
   widen(tReady);
   const ready = tIn - tReady;
-  add128(x + F_READY, ready);
+  add128(x + F_READY, hx + 8, ready);
   if (histograms) count(x, s, 0, ready, F_READY_MAX);
   if ((v >>> R.CU_WAITS) & 1) {
     widen(tLast);
     const wait = tReady - tLast;
-    add128(x + F_WAIT, wait);
+    add128(x + F_WAIT, hx + 16, wait);
     if (histograms) count(x, s, 1, wait, F_WAIT_MAX);
   }
 }
@@ -127,17 +133,27 @@ export function foldRow(v: i32, cpu: i32, tIn: i64, tNext: i64, tReady: i64, tLa
   if (t > last) last = t;
 }
 
-/** Adds v (sign-extended) to the 128-bit sum at p (low u64, high i64). */
+/** Adds v (sign-extended) to the 128-bit sum of low 64 bits at p, high at hp. */
 // @ts-ignore: decorator
-@inline function add128(p: usize, v: i64): void {
+@inline function add128(p: usize, hp: usize, v: i64): void {
   const lo = load<u64>(p);
   const sum = lo + <u64>v;
   store<u64>(p, sum);
-  store<i64>(p, load<i64>(p, 8) + (v >> 63) + (sum < lo ? 1 : 0), 8);
+  const d = (v >> 63) + (sum < lo ? 1 : 0);
+  if (d != 0) store<i64>(hp, load<i64>(hp) + d);
+}
+
+/** A region of `bytes` aligned to a cache line, the first `keep` bytes of `old` copied, the rest zero (old is not freed). */
+function lines(old: usize, keep: usize, bytes: usize): usize {
+  const p = (heap.alloc(bytes + 63) + 63) & ~(<usize>63);
+  if (keep > 0) memory.copy(p, old, keep);
+  memory.fill(p + keep, 0, bytes - keep);
+  return p;
 }
 
 /** The slot of a row: the one its deriver thread slot had last when the key matches, else the hash's (made if new). */
 function slotOfRow(ds: i32, tid: i32, pid: i32, known: i32): i32 {
+  if (ds < 0) return slotOf(tid, pid, known); // a switch without its new thread id: no deriver slot
   if (ds >= bySlotCap) {
     let cap = bySlotCap * 2;
     while (cap <= ds) cap *= 2;
@@ -172,7 +188,8 @@ function slotOf(tid: i32, pid: i32, known: i32): i32 {
   }
   const s = nFold++;
   if (nFold > fsCap) {
-    FS = regrow(FS, <usize>fsCap * FSB, <usize>(2 * fsCap) * FSB);
+    FS = lines(FS, <usize>fsCap * FSB, <usize>(2 * fsCap) * FSB);
+    FH = regrow(FH, <usize>fsCap * FHB, <usize>(2 * fsCap) * FHB);
     fsCap *= 2;
   }
   const x = FS + <usize>s * FSB;
@@ -281,6 +298,11 @@ export function foldSlots(): i32 {
 
 export function foldSlotPtr(): usize {
   return FS;
+}
+
+/** The sums' high 64 bits (FHB bytes per slot). */
+export function foldHighPtr(): usize {
+  return FH;
 }
 
 /** Distribution d's table (0 ready, 1 wait; foldHistSlots(d) slots of two f64, LogHistograms' layout; 0: no histograms). */

@@ -204,15 +204,14 @@ class Sums {
     if (hi < HI_FAST && hi > -HI_FAST) this.addExact(i, hi * 4294967296 + (lo >>> 0));
     else this.spill[i] = (this.spill[i] ?? 0n) + BigInt(hi) * 4294967296n + BigInt(lo >>> 0);
   }
-  /** Adds the 128-bit value of words[at … at + 3] (int32, lowest first) at i. */
-  add128(i: number, words: Int32Array, at: number): void {
-    const lo = words[at]!;
-    const hi = words[at + 1]!;
-    const sign = hi >> 31;
-    if (words[at + 2] === sign && words[at + 3] === sign) this.add(i, lo, hi);
+  /** Adds the 128-bit value of low 64 bits lo[at], lo[at + 1] and high ones hi[hat], hi[hat + 1] (int32 words, lowest first) at i. */
+  add128(i: number, lo: Int32Array, at: number, hi: Int32Array, hat: number): void {
+    const w1 = lo[at + 1]!;
+    const sign = w1 >> 31;
+    if (hi[hat] === sign && hi[hat + 1] === sign) this.add(i, lo[at]!, w1);
     else {
-      const u = (k: number) => BigInt(words[at + k]! >>> 0);
-      const v = (BigInt(words[at + 3]!) << 96n) | (u(2) << 64n) | (u(1) << 32n) | u(0);
+      const u = (x: number) => BigInt(x >>> 0);
+      const v = (BigInt(hi[hat + 1]!) << 96n) | (u(hi[hat]!) << 64n) | (u(w1) << 32n) | u(lo[at]!);
       this.spill[i] = (this.spill[i] ?? 0n) + v;
     }
   }
@@ -460,9 +459,10 @@ export class CpuAnalyzer implements CoreFoldSink {
       to[i] = s;
       const x = s * ACC;
       this.sums.acc[x]! += F[b + R.F_IN + 1]! * 4294967296 + (F[b + R.F_IN]! >>> 0);
-      this.sums.add128(x + A_CPU, F, b + R.F_CPU);
-      this.sums.add128(x + A_READY, F, b + R.F_READY);
-      this.sums.add128(x + A_WAIT, F, b + R.F_WAIT);
+      const h = i * R.FHW;
+      this.sums.add128(x + A_CPU, F, b + R.F_CPU, f.high, h);
+      this.sums.add128(x + A_READY, F, b + R.F_READY, f.high, h + 2);
+      this.sums.add128(x + A_WAIT, F, b + R.F_WAIT, f.high, h + 4);
       const seen = F[b + R.F_SEEN]!;
       if (seen & 1) this.readyDist.addMax(s, F[b + R.F_READY_MAX]!, F[b + R.F_READY_MAX + 1]!);
       if (seen & 2) this.waitDist.addMax(s, F[b + R.F_WAIT_MAX]!, F[b + R.F_WAIT_MAX + 1]!);

@@ -111,6 +111,8 @@ export interface CoreFold {
   /** n slots of FW int32 words (the F_ layout), in the order first seen */
   n: number;
   slots: Int32Array;
+  /** per slot FHW words: the high 64 bits of its cpu, ready and wait sums (words of F_CPU, F_READY, F_WAIT the low ones) */
+  high: Int32Array;
   /**
    * the ready and wait histograms (null: not asked for), each a table in LogHistograms' layout
    * (analysis/distributions.ts) whose groups are the slots, and its cells in use; the core is done with
@@ -129,18 +131,20 @@ export interface FoldedTable {
 }
 
 // A fold slot: FW int32 words (assembly/derive/cpu-fold.ts, F_ there in bytes); 64-bit values as (lo, hi)
-// words, the sums 128-bit (four words, lowest first).
-export const FW = 24;
+// words. The sums are 128-bit: their low 64 bits here, their high ones in CoreFold.high.
+export const FW = 16;
 export const F_TID = 0;
 export const F_PID = 1; // 0 when not known
 export const F_KNOWN = 2;
 export const F_SEEN = 3; // 1: a ready value came, 2: a wait value came (the maxima below)
 export const F_IN = 4; // switch-ins (64-bit)
-export const F_CPU = 6; // sum of cpuUsage (128-bit)
-export const F_READY = 10;
-export const F_WAIT = 14;
-export const F_READY_MAX = 18; // 64-bit
-export const F_WAIT_MAX = 20;
+export const F_CPU = 6; // sum of cpuUsage (its low 64 bits)
+export const F_READY = 8;
+export const F_WAIT = 10;
+export const F_READY_MAX = 12; // 64-bit
+export const F_WAIT_MAX = 14;
+/** CoreFold.high: words per slot (the high 64 bits of the cpu, ready and wait sums) */
+export const FHW = 6;
 
 /** The fold of a derivation module's instance (foldInit), as views of its memory. */
 export function coreFoldOf(w: DeriveExports): CoreFold {
@@ -151,6 +155,7 @@ export function coreFoldOf(w: DeriveExports): CoreFold {
     rows: w.foldRows(),
     n,
     slots: new Int32Array(buf, w.foldSlotPtr(), n * FW),
+    high: new Int32Array(buf, w.foldHighPtr(), n * FHW),
     histograms: w.foldHistPtr(0) === 0 ? null : [table(0), table(1)],
     first: w.foldSpan(0),
     last: w.foldSpan(1),

@@ -39,6 +39,8 @@ export interface DeriveExports {
   foldSlots(): number;
   /** the slots, FSB bytes each (the F_ layout of src/derive/cpu-usage.ts) */
   foldSlotPtr(): number;
+  /** the sums' high 64 bits, 24 bytes per slot (cpu, ready, wait) */
+  foldHighPtr(): number;
   /** distribution d's (0 ready, 1 wait) table: foldHistSlots(d) slots of two f64 (LogHistograms' layout), foldHistCells(d) in use */
   foldHistPtr(d: number): number;
   foldHistSlots(d: number): number;
