@@ -6,13 +6,15 @@
 // Per chunk the JS side copies the columns the derivation reads into the input region (reserveInput,
 // inputColumn) and calls add(); completed rows are staged in the output region (outPtr: RWS int32 words
 // each, the R_ layout of src/derive/cpu-usage.ts) and handed to the import env.drain(n) a block of
-// STAGE_ROWS at a time (the block stays in cache) and at the end of each call. finish() completes the
-// CPUs' open rows, then the held ones. Memory: thread slots, lifetimes, CPUs, the reorder's window, the
+// STAGE_ROWS at a time (the block stays in cache) and at the end of each call — or, after foldInit, folded
+// per thread in this module (cpu-fold.ts) and never staged. finish() completes the CPUs' open rows, then
+// the held ones. Memory: thread slots, lifetimes, CPUs, the reorder's window, the
 // hold (at most holdRows rows), one block — never the trace.
 import * as R from '../generated/registry';
 import { OPCODE_END, OPCODE_START } from '../layout';
 import { idAdd, idGet, idInit } from './ids';
 import { col } from './input';
+import { folding, foldRow } from './cpu-fold';
 import { begin, commit, E, lateEvents, maxHeld, P, REC, RE_KEY, RE_TIME, regrow, releaseCut, releaseDone, reorderInit, switchAt, top } from './reorder';
 
 const KIND_THREAD: i32 = 0;
@@ -609,7 +611,7 @@ function closeRow(cpu: i32, hasNext: bool, nt: i64, nSmall: i32, nFlags: i32): v
     r = HOLD + <usize>nHold * RB;
     nHold++;
     heldRows++;
-  } else r = outRow();
+  } else r = folding ? OUT : outRow(); // folding: OUT is the row's scratch
   let v = ALWAYS;
   store<i32>(r, cpu, R_CPU);
   putTime(r, tsIn, R_IN_HI);
@@ -688,6 +690,27 @@ function closeRow(cpu: i32, hasNext: bool, nt: i64, nSmall: i32, nFlags: i32): v
     }
   } else putTime(r, 0, R_READY_HI);
   store<i32>(r, v, R_VALID);
+  if (folding && !wait) fold(r);
+}
+
+// @ts-ignore: decorator
+@inline function timeAt(r: usize, hiAt: i32): i64 {
+  return (<i64>load<i32>(r + <usize>hiAt) << 32) | <i64>load<u32>(r + <usize>hiAt + 4);
+}
+
+/** A completed row (staged at r) into the fold (cpu-fold.ts). */
+function fold(r: usize): void {
+  foldRow(
+    load<i32>(r, R_VALID),
+    load<i32>(r, R_CPU),
+    timeAt(r, R_IN_HI),
+    timeAt(r, R_NEXT_HI),
+    timeAt(r, R_READY_HI),
+    timeAt(r, R_LAST_HI),
+    load<i32>(r, R_NEW_TID),
+    load<i32>(r, R_NEW_PID),
+    load<i32>(r, R_NEW_SLOT),
+  );
 }
 
 /** The next row of the output region (a full one drained first). */
@@ -746,7 +769,8 @@ export function finish(): void {
       }
     }
     store<i32>(h, v, R_VALID);
-    memory.copy(outRow(), h, RB);
+    if (folding) fold(h);
+    else memory.copy(outRow(), h, RB);
   }
   nHold = 0;
   drainOut();

@@ -7,3 +7,5 @@
 export { reserveInput, inputColumn } from './input';
 export { init, lifetimes, add, finish, outPtr, stat } from './cpu-usage';
 export { tsInit, tsThreads, tsAdd, tsFinish, tsOutPtr, tsStat } from './thread-states';
+// the `cpu` command's per-thread fold of the cpuUsage core's rows (foldRow: for the tests)
+export { foldInit, foldRow, foldSlots, foldSlotPtr, foldHighPtr, foldHistPtr, foldHistSlots, foldHistCells, foldRows, foldSpan } from './cpu-fold';

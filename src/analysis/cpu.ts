@@ -6,12 +6,12 @@
 // (and the histogram buckets they use), never with the number of switches.
 import * as L from '../generated/layout.js';
 import * as R from '../derive/cpu-usage.js';
-import { CpuUsageDeriver, type CpuUsageOptions, type CpuUsageStats, type StagedRowSink } from '../derive/cpu-usage.js';
+import { CpuUsageDeriver, type CoreFold, type CoreFoldRequest, type CoreFoldSink, type CpuUsageOptions, type CpuUsageStats } from '../derive/cpu-usage.js';
 import { EtlError } from '../errors.js';
 import { floorDiv } from '../time.js';
 import { dataLossText } from '../result/diagnostics.js';
 import type { Selection, SelectionSummary } from '../select/selection.js';
-import { LogHistograms, LongestReady, type DistributionTicks } from './distributions.js';
+import { KEY_MAPPING, LogHistograms, LongestReady, type DistributionTicks } from './distributions.js';
 import { columnsOf, concatChunks, int32Words, type ColumnChunk, type NumericColumn, type TypedColumn } from '../tables/schema.js';
 import type { StreamResult } from '../result/summary.js';
 import { Table, type DecodedTables } from '../tables/table.js';
@@ -204,6 +204,17 @@ class Sums {
     if (hi < HI_FAST && hi > -HI_FAST) this.addExact(i, hi * 4294967296 + (lo >>> 0));
     else this.spill[i] = (this.spill[i] ?? 0n) + BigInt(hi) * 4294967296n + BigInt(lo >>> 0);
   }
+  /** Adds the 128-bit value of low 64 bits lo[at], lo[at + 1] and high ones hi[hat], hi[hat + 1] (int32 words, lowest first) at i. */
+  add128(i: number, lo: Int32Array, at: number, hi: Int32Array, hat: number): void {
+    const w1 = lo[at + 1]!;
+    const sign = w1 >> 31;
+    if (hi[hat] === sign && hi[hat + 1] === sign) this.add(i, lo[at]!, w1);
+    else {
+      const u = (x: number) => BigInt(x >>> 0);
+      const v = (BigInt(hi[hat + 1]!) << 96n) | (u(hi[hat]!) << 64n) | (u(w1) << 32n) | u(lo[at]!);
+      this.spill[i] = (this.spill[i] ?? 0n) + v;
+    }
+  }
   /** Adds (aHi, aLo) − (bHi, bLo) (words as int32) at i. */
   addDiff(i: number, aHi: number, aLo: number, bHi: number, bLo: number): void {
     const dHi = aHi - bHi;
@@ -226,9 +237,10 @@ class Sums {
 
 /**
  * Sums cpuUsage rows by (thread, process); feed it chunks, or make it a CpuUsageDeriver's sink (`new
- * CpuUsageDeriver(analyzer)`: the rows as they are staged, no columns), then ask for the analysis.
+ * CpuUsageDeriver(analyzer)`: the rows as they are staged, no columns — or, without a selection or
+ * `worst`, folded inside the WebAssembly core, addCoreFold), then ask for the analysis.
  */
-export class CpuAnalyzer implements StagedRowSink {
+export class CpuAnalyzer implements CoreFoldSink {
   // one slot per (newThreadId, newProcessId or null), in the order first seen; found by open addressing
   private n = 0;
   /** the ids as int32 (their bits) */
@@ -424,6 +436,48 @@ export class CpuAnalyzer implements StagedRowSink {
         sums.addDiff(x + A_WAIT, rHi, rLo, lHi, lLo);
         if (dists) this.waitDist.add(s, subLo(rLo, lLo), subHi(rHi, rLo, lHi, lLo));
       }
+    }
+  }
+
+  /**
+   * CoreFoldSink: the WebAssembly core can fold the rows as addStaged does, histograms included, when no
+   * selection and no longest ready delays are asked for (those stay on the staged path).
+   */
+  coreFold(): CoreFoldRequest | null {
+    if (this.sel !== null || this.longest.limit > 0) return null;
+    return { histograms: this.readyDist.enabled ? KEY_MAPPING : null };
+  }
+
+  /** The WebAssembly core's fold (CoreFoldSink, at the deriver's finish()): its slots, in their order, into these. */
+  addCoreFold(f: CoreFold): void {
+    const F = f.slots;
+    const first = this.n;
+    const to = new Int32Array(f.n);
+    for (let i = 0; i < f.n; i++) {
+      const b = i * R.FW;
+      const s = this.slot(F[b + R.F_TID]!, F[b + R.F_PID]!, F[b + R.F_KNOWN]!);
+      to[i] = s;
+      const x = s * ACC;
+      this.sums.acc[x]! += F[b + R.F_IN + 1]! * 4294967296 + (F[b + R.F_IN]! >>> 0);
+      const h = i * R.FHW;
+      this.sums.add128(x + A_CPU, F, b + R.F_CPU, f.high, h);
+      this.sums.add128(x + A_READY, F, b + R.F_READY, f.high, h + 2);
+      this.sums.add128(x + A_WAIT, F, b + R.F_WAIT, f.high, h + 4);
+      const seen = F[b + R.F_SEEN]!;
+      if (seen & 1) this.readyDist.addMax(s, F[b + R.F_READY_MAX]!, F[b + R.F_READY_MAX + 1]!);
+      if (seen & 2) this.waitDist.addMax(s, F[b + R.F_WAIT_MAX]!, F[b + R.F_WAIT_MAX + 1]!);
+    }
+    if (f.histograms !== null) {
+      // a fresh analyzer's slots are the fold's: its tables are taken as they are
+      const same = first === 0;
+      this.readyDist.merge(f.histograms[0].table, f.histograms[0].cells, same ? null : to);
+      this.waitDist.merge(f.histograms[1].table, f.histograms[1].cells, same ? null : to);
+    }
+    if (f.rows > 0) {
+      const word = (t: bigint, k: number) => Number(BigInt.asIntN(32, t >> BigInt(32 * k)));
+      this.widen(word(f.first, 1), word(f.first, 0));
+      this.widen(word(f.last, 1), word(f.last, 0));
+      if (f.cpus > this.cpus) this.cpus = f.cpus;
     }
   }
 

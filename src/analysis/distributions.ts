@@ -30,8 +30,11 @@ const WORD = 4294967296;
 /** x ^ MIN32 orders the int32 bits of u32 values as the u32 values */
 const MIN32 = -0x80000000;
 
-/** The bucket key of the 64-bit value (lo, hi) (int32 words). */
-function keyOf(lo: number, hi: number): number {
+/** keyOf's mapping, for its twin in the WebAssembly fold (assembly/derive/cpu-fold.ts: the same doubles) */
+export const KEY_MAPPING = { lnGamma: LN_GAMMA, maxIndex: MAX_INDEX } as const;
+
+/** The bucket key of the 64-bit value (lo, hi) (int32 words; exported: the oracle of the WebAssembly fold's, test/cpu-fold-wasm.test.ts). */
+export function keyOf(lo: number, hi: number): number {
   const x = hi * WORD + (lo >>> 0); // exact below 2^53, the nearest double above
   if (x === 0) return ZERO_KEY;
   const i = Math.min(MAX_INDEX, Math.max(0, Math.ceil(Math.log(Math.abs(x)) / LN_GAMMA)));
@@ -73,7 +76,7 @@ export interface DistributionTicks {
 export class LogHistograms {
   private n = 0;
   /** slot s: [2s] the cell + 1 (0: empty), [2s + 1] its count */
-  private table = new Float64Array(2 * 1024);
+  private table: Float64Array = new Float64Array(2 * 1024);
   private mask = 1023;
   /** 32 − log2(slots): a hash's top bits pick the slot */
   private shift = 22;
@@ -107,12 +110,21 @@ export class LogHistograms {
   /** Adds the value (lo, hi) (int32 words) to group g (below the growGroups capacity). */
   add(g: number, lo: number, hi: number): void {
     if (!this.enabled) return;
+    this.addMax(g, lo, hi);
+    this.addCount(g, keyOf(lo, hi), 1);
+  }
+
+  /** Group g's maximum, at least the value (lo, hi) (int32 words). */
+  addMax(g: number, lo: number, hi: number): void {
     if (this.seen[g] === 0 || hi > this.maxHi[g]! || (hi === this.maxHi[g] && (lo ^ MIN32) > (this.maxLo[g]! ^ MIN32))) {
       this.seen[g] = 1;
       this.maxHi[g] = hi;
       this.maxLo[g] = lo;
     }
-    const k = keyOf(lo, hi);
+  }
+
+  /** c more values of bucket key k in group g (add(), or a fold's counters: the WebAssembly one's). */
+  addCount(g: number, k: number, count: number): void {
     const cell = g * BUCKETS + k + 1;
     const table = this.table;
     const mask = this.mask;
@@ -120,14 +132,36 @@ export class LogHistograms {
     for (; ; h = (h + 1) & mask) {
       const c = table[2 * h]!;
       if (c === cell) {
-        table[2 * h + 1]!++;
+        table[2 * h + 1]! += count;
         return;
       }
       if (c === 0) break;
     }
     table[2 * h] = cell;
-    table[2 * h + 1] = 1;
+    table[2 * h + 1] = count;
     if (2 * ++this.n > mask + 1) this.rehash();
+  }
+
+  /**
+   * Adds the counts of a table in this layout (`cells` in use; the WebAssembly fold's, assembly/derive/cpu-fold.ts),
+   * its group g counted in group to[g] — or, with `to` null and nothing here yet, takes the table itself.
+   */
+  merge(table: Float64Array, cells: number, to: Int32Array | null): void {
+    if (!this.enabled) return;
+    if (to === null && this.n === 0) {
+      const slots = table.length / 2;
+      this.table = table;
+      this.mask = slots - 1;
+      this.shift = 32 - Math.log2(slots);
+      this.n = cells;
+      return;
+    }
+    for (let s = 0; s < table.length; s += 2) {
+      const cell = table[s]!;
+      if (cell === 0) continue;
+      const g = Math.floor((cell - 1) / BUCKETS);
+      this.addCount(to === null ? g : to[g]!, cell - 1 - g * BUCKETS, table[s + 1]!);
+    }
   }
 
   private rehash(): void {

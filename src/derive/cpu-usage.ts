@@ -38,7 +38,9 @@
 // such (exact, no BigInt, no double). Event order is (time, kind, cpu, arrival) (the reorder's sort:
 // reorder.ts says its costs). Completed rows are staged row by row (RWS
 // words each) and moved into the chunk's columns a block at a time, each row read once — or handed as
-// they are to a StagedRowSink (CpuAnalyzer: the `cpu` command makes no columns); a consumer done with a
+// they are to a StagedRowSink (CpuAnalyzer: the `cpu` command makes no columns) — or, for a CoreFoldSink
+// (CpuAnalyzer without a selection or --worst), folded per thread inside the WebAssembly core and handed
+// over once at finish(), so no row crosses to JS (assembly/derive/cpu-fold.ts); a consumer done with a
 // chunk may give it back (recycle()) for its columns to be reused. A thread's state is one cache line,
 // recent thread ids find their slot in a small direct-mapped cache before the index.
 //
@@ -69,6 +71,11 @@ export interface CpuUsageOptions {
    * the core: 'wasm' (the default) or its TypeScript twin 'reference' (the differential tests run both)
    */
   engine?: EngineKind;
+  /**
+   * given a CoreFoldSink that asks for it, the WebAssembly core folds the rows itself (default true); false:
+   * they are staged to its addStaged, as with the reference core
+   */
+  coreFold?: boolean;
 }
 
 /**
@@ -78,6 +85,86 @@ export interface CpuUsageOptions {
  */
 export interface StagedRowSink {
   addStaged(rows: Int32Array, n: number): void;
+}
+
+/**
+ * A StagedRowSink that can have the WebAssembly core fold its rows instead (CpuAnalyzer): per
+ * (newThreadId, newProcessId or null) slot as addStaged would, in the core's memory (assembly/derive/cpu-fold.ts),
+ * so no row is staged; at finish() the sink takes the fold (addCoreFold) once. The reference core stages.
+ */
+export interface CoreFoldSink extends StagedRowSink {
+  /** the fold it wants (asked once, when the deriver is made), or null: the rows staged to addStaged */
+  coreFold(): CoreFoldRequest | null;
+  /** the fold, at the deriver's finish() (views of the core's memory: the slots borrowed until it returns, the histograms its to keep) */
+  addCoreFold(fold: CoreFold): void;
+}
+
+export interface CoreFoldRequest {
+  /** the ready and wait histograms' bucket mapping (keyOf of analysis/distributions.ts), or null: no histograms */
+  histograms: { lnGamma: number; maxIndex: number } | null;
+}
+
+/** The core's fold of the rows (CoreFoldSink). */
+export interface CoreFold {
+  /** rows folded */
+  rows: number;
+  /** n slots of FW int32 words (the F_ layout), in the order first seen */
+  n: number;
+  slots: Int32Array;
+  /** per slot FHW words: the high 64 bits of its cpu, ready and wait sums (words of F_CPU, F_READY, F_WAIT the low ones) */
+  high: Int32Array;
+  /**
+   * the ready and wait histograms (null: not asked for), each a table in LogHistograms' layout
+   * (analysis/distributions.ts) whose groups are the slots, and its cells in use; the core is done with
+   * them (no call after finish()), so the sink may keep them
+   */
+  histograms: [FoldedTable, FoldedTable] | null;
+  /** the first and last time of the rows (over the times CpuAnalyzer's span() takes), the highest cpu + 1 */
+  first: bigint;
+  last: bigint;
+  cpus: number;
+}
+
+export interface FoldedTable {
+  table: Float64Array;
+  cells: number;
+}
+
+// A fold slot: FW int32 words (assembly/derive/cpu-fold.ts, F_ there in bytes); 64-bit values as (lo, hi)
+// words. The sums are 128-bit: their low 64 bits here, their high ones in CoreFold.high.
+export const FW = 16;
+export const F_TID = 0;
+export const F_PID = 1; // 0 when not known
+export const F_KNOWN = 2;
+export const F_SEEN = 3; // 1: a ready value came, 2: a wait value came (the maxima below)
+export const F_IN = 4; // switch-ins (64-bit)
+export const F_CPU = 6; // sum of cpuUsage (its low 64 bits)
+export const F_READY = 8;
+export const F_WAIT = 10;
+export const F_READY_MAX = 12; // 64-bit
+export const F_WAIT_MAX = 14;
+/** CoreFold.high: words per slot (the high 64 bits of the cpu, ready and wait sums) */
+export const FHW = 6;
+
+/** The fold of a derivation module's instance (foldInit), as views of its memory. */
+export function coreFoldOf(w: DeriveExports): CoreFold {
+  const buf = w.memory.buffer;
+  const n = w.foldSlots();
+  const table = (d: number): FoldedTable => ({ table: new Float64Array(buf, w.foldHistPtr(d), 2 * w.foldHistSlots(d)), cells: w.foldHistCells(d) });
+  return {
+    rows: w.foldRows(),
+    n,
+    slots: new Int32Array(buf, w.foldSlotPtr(), n * FW),
+    high: new Int32Array(buf, w.foldHighPtr(), n * FHW),
+    histograms: w.foldHistPtr(0) === 0 ? null : [table(0), table(1)],
+    first: w.foldSpan(0),
+    last: w.foldSpan(1),
+    cpus: Number(w.foldSpan(2)),
+  };
+}
+
+function isCoreFoldSink(to: StagedRowSink): to is CoreFoldSink {
+  return typeof (to as Partial<CoreFoldSink>).coreFold === 'function';
 }
 
 /** The run's figures (DeriverStats, reorder.ts). */
@@ -430,7 +517,12 @@ export class CpuUsageDeriver {
   /** Rows go to `onRows` in chunks of columns, or to a StagedRowSink as they are staged (no columns made). */
   constructor(to: ((rows: Table<'cpuUsage'>) => void) | StagedRowSink, options: CpuUsageOptions = {}) {
     this.output = new RowOutput(to, options.chunkRows ?? 1 << 16);
-    this.core = options.engine === 'reference' ? new ReferenceCpuUsage(this.output, options) : new WasmCpuUsage(this.output, options);
+    if (options.engine === 'reference') this.core = new ReferenceCpuUsage(this.output, options);
+    else {
+      const sink = typeof to !== 'function' && options.coreFold !== false && isCoreFoldSink(to) ? to : null;
+      const request = sink?.coreFold() ?? null;
+      this.core = new WasmCpuUsage(this.output, options, request === null ? null : sink, request);
+    }
   }
 
   /** Takes the rows of one chunk of the decode (borrowed views are fine: values are copied). */
@@ -454,19 +546,27 @@ export class CpuUsageDeriver {
 
 /**
  * The WebAssembly core (assembly/derive/cpu-usage.ts): per chunk the columns it reads are copied into its
- * memory; its rows come back staged (env.drain) and go to the output as they are.
+ * memory; its rows come back staged (env.drain) and go to the output as they are — or, for a CoreFoldSink
+ * that asks, are folded in the core (assembly/derive/cpu-fold.ts), the fold handed to it at finish().
  */
 class WasmCpuUsage {
   private readonly w: DeriveExports;
   /** the lifetimes are the trace's final ones (options.threads): Thread events are not needed */
   private readonly final: boolean;
 
+  /** fold: the sink the core folds the rows for (with `request`), or null: rows staged to the output */
   constructor(
     private readonly output: RowOutput,
     options: CpuUsageOptions,
+    private readonly fold: CoreFoldSink | null = null,
+    request: CoreFoldRequest | null = null,
   ) {
     this.w = deriveInstance((n) => this.output.put(new Int32Array(this.w.memory.buffer, this.w.outPtr(), n * RWS), n));
     this.w.init(options.windowEvents ?? 1 << 18, options.holdRows ?? 1 << 16);
+    if (fold !== null) {
+      const h = request?.histograms ?? null;
+      this.w.foldInit(h !== null, h?.lnGamma ?? 0, h?.maxIndex ?? 0);
+    }
     this.final = options.threads !== undefined;
     if (options.threads) this.lifetimesOf(options.threads);
   }
@@ -496,7 +596,12 @@ class WasmCpuUsage {
     const w = this.w;
     w.finish();
     this.output.flush();
-    return { rows: this.output.rows, lateEvents: w.stat(0), maxHeld: w.stat(1), threads: w.stat(2), heldRows: w.stat(3), unresolvedRows: w.stat(4) };
+    let rows = this.output.rows;
+    if (this.fold !== null) {
+      this.fold.addCoreFold(coreFoldOf(w));
+      rows += w.foldRows();
+    }
+    return { rows, lateEvents: w.stat(0), maxHeld: w.stat(1), threads: w.stat(2), heldRows: w.stat(3), unresolvedRows: w.stat(4) };
   }
 }
 

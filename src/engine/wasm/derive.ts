@@ -31,6 +31,23 @@ export interface DeriveExports {
   tsOutPtr(): number;
   /** 0 rows, 1 lateEvents, 2 maxHeld, 3 threads, 4 heldRows, 5 unresolvedRows */
   tsStat(i: number): number;
+  // the cpuUsage core's fold per thread (assembly/derive/cpu-fold.ts): rows folded there, not drained
+  /** from now on; hist: with the ready/wait histograms, bucketed with ln γ and MAX_INDEX of distributions.ts */
+  foldInit(hist: boolean, lnGamma: number, maxIndex: number): void;
+  /** one completed row (what closeRow folds; exported for the tests): valid bits, cpu, in, next, ready and last times, new tid, pid, deriver slot */
+  foldRow(v: number, cpu: number, tIn: bigint, tNext: bigint, tReady: bigint, tLast: bigint, tid: number, pid: number, slot: number): void;
+  foldSlots(): number;
+  /** the slots, FSB bytes each (the F_ layout of src/derive/cpu-usage.ts) */
+  foldSlotPtr(): number;
+  /** the sums' high 64 bits, 24 bytes per slot (cpu, ready, wait) */
+  foldHighPtr(): number;
+  /** distribution d's (0 ready, 1 wait) table: foldHistSlots(d) slots of two f64 (LogHistograms' layout), foldHistCells(d) in use */
+  foldHistPtr(d: number): number;
+  foldHistSlots(d: number): number;
+  foldHistCells(d: number): number;
+  foldRows(): number;
+  /** 0: the first time of the rows, 1: the last, 2: the highest cpu + 1 */
+  foldSpan(i: number): bigint;
 }
 
 let cached: WebAssembly.Module | undefined;
@@ -41,7 +58,8 @@ let cached: WebAssembly.Module | undefined;
  */
 export function deriveInstance(drain: (n: number) => void): DeriveExports {
   cached ??= new WebAssembly.Module(decodeBase64(DERIVE_WASM_BASE64));
-  return new WebAssembly.Instance(cached, { env: { drain } }).exports as unknown as DeriveExports;
+  // Math.log: the fold's bucket of a value near a histogram boundary is JS's (assembly/derive/cpu-fold.ts)
+  return new WebAssembly.Instance(cached, { env: { drain }, Math: { log: Math.log } }).exports as unknown as DeriveExports;
 }
 
 /**
