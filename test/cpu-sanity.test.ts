@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
-import { analyzeCpu, CpuAnalyzer, cpuUsage, decodeSync, resolveSelection } from '../src/node.js';
+import { analyzeCpu, CpuAnalyzer, cpuUsage, decodeSync, resolveSelection, Table } from '../src/node.js';
+import type { ColumnChunk } from '../src/tables/schema.js';
 import { simulateSchedule, writeTrace, type CSwitchSpec, type EventSpec } from '../src/writer/index.js';
 
 const BIN = fileURLToPath(new URL('../bin/etw-decode.js', import.meta.url));
@@ -73,6 +74,26 @@ test('a thread on two CPUs at once: its CPU time above the span is said, with th
   a.add(cpuUsage(r));
   const named = a.result(r, { dataLoss: '2 corrupt buffers skipped', stats: { rows: 4, lateEvents: 3, maxHeld: 0, threads: 3, heldRows: 0, unresolvedRows: 0 } }).warnings;
   expect(named[0]!.message).toMatch(/the trace shows: data was lost \(2 corrupt buffers skipped\); 3 events arrived out of time order on their CPU$/);
+});
+
+test('a sum past 2^52 ticks (kept exact in its spill) over a shorter span is said too', () => {
+  const r = decodeSync(bytes);
+  const u = cpuUsage(r);
+  const at = u.column('newThreadId').findIndex((t) => t === T);
+  const n = 5000; // 5000 × 2^40 ticks > 2^52: the sum spills, the span (2^40) does not
+  const columns = u.columns.map((c) => {
+    const x = (c as Uint32Array).constructor as new (n: number) => Uint32Array;
+    return Array.isArray(c) ? new Array(n).fill(c[at]) : new x(n).fill((c as Uint32Array)[at]!);
+  });
+  const rows = new Table('cpuUsage', { length: n, columns: columns as ColumnChunk['columns'] });
+  const start = rows.column('switchInTime')[0]!;
+  rows.column('nextSwitchOutTime').fill(start + 2n ** 40n);
+  rows.column('cpuUsage').fill(2n ** 40n);
+  const a = new CpuAnalyzer({ percentiles: false });
+  a.add(rows);
+  const w = a.result(r).warnings.filter((x) => x.kind === 'cpu');
+  expect(w).toEqual([expect.objectContaining({ kind: 'cpu', threadId: T, ticks: BigInt(n) * 2n ** 40n })]);
+  expect(w[0]!.spanTicks).toBeLessThan(2n ** 52n);
 });
 
 test('cpu prints the warnings on stderr and in --json', () => {

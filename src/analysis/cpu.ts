@@ -233,6 +233,25 @@ class Sums {
   get(i: number): bigint {
     return (this.spill[i] ?? 0n) + BigInt(this.acc[i]!);
   }
+  /** Adds the sum at j of `from` (its part and spill) at i, exactly. */
+  addSum(i: number, from: Sums, j: number): void {
+    const s = from.spill[j];
+    if (s !== undefined) this.spill[i] = (this.spill[i] ?? 0n) + s;
+    this.addExact(i, from.acc[j]!);
+  }
+  /** Whether the sum at i has a part in the spill (else it is acc[i], an integer below 2^52). */
+  spilled(i: number): boolean {
+    return this.spill[i] !== undefined;
+  }
+  /** A copy of the first `slots` slots. */
+  copy(slots: number): Sums {
+    const c = new Sums();
+    c.acc = this.acc.slice(0, slots * ACC);
+    this.spill.forEach((v, i) => {
+      if (i < slots * ACC) c.spill[i] = v;
+    });
+    return c;
+  }
 }
 
 /**
@@ -601,7 +620,6 @@ export class CpuAnalyzer implements CoreFoldSink {
     const byProcess = dists(procOf, procPid.length);
     const byTrace = dists(all, 1);
 
-    const acc = (): Acc => ({ switchIns: 0, cpu: 0n, ready: 0n, wait: 0n });
     const totals = (a: Acc, d: { ready: DistributionTicks[]; wait: DistributionTicks[] } | null, i: number): CpuTotals => ({
       switchIns: a.switchIns,
       cpuTicks: a.cpu,
@@ -613,28 +631,42 @@ export class CpuAnalyzer implements CoreFoldSink {
       readyPercentiles: d && percentiles(d.ready[i]!),
       waitPercentiles: d && percentiles(d.wait[i]!),
     });
-    const procs = procPid.map(() => ({ ...acc(), threads: 0 }));
-    const whole = acc();
-    const threads: ThreadCpu[] = [];
+    const accOf = (S: Sums, i: number): Acc => ({ switchIns: S.acc[i * ACC]!, cpu: S.get(i * ACC + A_CPU), ready: S.get(i * ACC + A_READY), wait: S.get(i * ACC + A_WAIT) });
+    // the processes' sums and the trace's (at P) from the slots', in typed cells: no object or BigInt per thread
+    const P = procPid.length;
+    const ps = new Sums();
+    ps.grow(P + 1);
+    const pThreads = new Int32Array(P);
+    const S = this.sums;
+    const addSlot = (y: number, x: number) => {
+      ps.acc[y]! += S.acc[x]!;
+      ps.addSum(y + A_CPU, S, x + A_CPU);
+      ps.addSum(y + A_READY, S, x + A_READY);
+      ps.addSum(y + A_WAIT, S, x + A_WAIT);
+    };
     for (let s = 0; s < n; s++) {
       if (self[s] === -1) continue;
-      const tid = this.tid[s]! >>> 0;
-      const pid = procPid[procOf[s]!]!;
-      const a: Acc = { switchIns: this.sums.acc[s * ACC]!, cpu: this.sums.get(s * ACC + A_CPU), ready: this.sums.get(s * ACC + A_READY), wait: this.sums.get(s * ACC + A_WAIT) };
-      threads.push({ threadId: tid, processId: pid, imageFileName: imageOf(pid), name: threadName(tid, pid), ...totals(a, byThread, s) });
-      const p = procs[procOf[s]!]!;
-      for (const x of [p, whole]) {
-        x.switchIns += a.switchIns;
-        x.cpu += a.cpu;
-        x.ready += a.ready;
-        x.wait += a.wait;
-      }
-      p.threads++;
+      addSlot(procOf[s]! * ACC, s * ACC);
+      addSlot(P * ACC, s * ACC);
+      pThreads[procOf[s]!]!++;
     }
     const byCpu = (x: CpuTotals, y: CpuTotals): number => (x.cpuTicks > y.cpuTicks ? -1 : x.cpuTicks < y.cpuTicks ? 1 : y.switchIns - x.switchIns);
-    const processes: ProcessCpu[] = procs.map((p, i) => ({ processId: procPid[i]!, imageFileName: imageOf(procPid[i]!), threads: p.threads, ...totals(p, byProcess, i) }));
+    const processes: ProcessCpu[] = procPid.map((pid, i) => ({ processId: pid, imageFileName: imageOf(pid), threads: pThreads[i]!, ...totals(accOf(ps, i), byProcess, i) }));
     sortByCpu(processes, (x, y) => byCpu(x, y) || (x.processId ?? -1) - (y.processId ?? -1));
-    sortByCpu(threads, (x, y) => byCpu(x, y) || x.threadId - y.threadId);
+    // threads: a slot's object made where it is read (most runs show processes only), from a copy of the slots
+    const slots = S.copy(n);
+    const tids = this.tid.slice(0, n);
+    const threadOf = (s: number): ThreadCpu => {
+      const tid = tids[s]! >>> 0;
+      const pid = procPid[procOf[s]!]!;
+      return { threadId: tid, processId: pid, imageFileName: imageOf(pid), name: threadName(tid, pid), ...totals(accOf(slots, s), byThread, s) };
+    };
+    const threadsOf = (pick: (s: number) => boolean): ThreadCpu[] => {
+      const list: ThreadCpu[] = [];
+      for (let s = 0; s < n; s++) if (self[s] !== -1 && pick(s)) list.push(threadOf(s));
+      sortByCpu(list, (x, y) => byCpu(x, y) || x.threadId - y.threadId);
+      return list;
+    };
     const worst: ReadyDelay[] = this.longest.list().map((w) => ({
       threadId: w.threadId,
       processId: w.processId,
@@ -650,25 +682,34 @@ export class CpuAnalyzer implements CoreFoldSink {
       readyTicks: w.ready,
       readyMs: ms(w.ready),
     }));
+    // the warnings' threads: those whose sums could pass their bound (exact doubles compared; a spilled sum or
+    // a bound of 2^52 and more: every thread), checked exactly in warnings()
+    const span = this.spanTicks();
+    const bound = (t: bigint | null) => (t === null ? Infinity : t < 2n ** 52n ? Number(t) : -Infinity);
+    const spanD = bound(span);
+    const capacityD = bound(span === null ? null : span * BigInt(Math.max(1, this.cpus)));
+    const suspect = (s: number): boolean => {
+      const x = s * ACC;
+      if (slots.spilled(x + A_CPU) || slots.spilled(x + A_READY) || slots.spilled(x + A_WAIT)) return true;
+      return slots.acc[x + A_CPU]! > (tids[s] === 0 ? capacityD : spanD) || slots.acc[x + A_READY]! > spanD || slots.acc[x + A_WAIT]! > spanD;
+    };
+    let threads: ThreadCpu[] | null = null;
     return {
       ticksPerSecond: perSecond,
-      total: totals(whole, byTrace, 0),
+      total: totals(accOf(ps, P), byTrace, 0),
       processes,
-      threads,
+      get threads(): ThreadCpu[] {
+        return (threads ??= threadsOf(() => true));
+      },
       worst,
       selection: this.sel?.describe(clock) ?? null,
-      warnings: this.warnings(processes, threads, ms, context),
+      warnings: this.warnings(processes, span === null ? [] : threadsOf(suspect), span, ms, context),
     };
   }
 
-  /**
-   * The figures that cannot be right: a thread running, ready or waiting longer than the span of the rows
-   * (the selection's range, when it has both bounds), a process using more CPU than the span × the CPUs
-   * seen; each named with the causes the decode shows (data lost, events out of time order on their CPU,
-   * rows whose process was not known).
-   */
-  private warnings(processes: ProcessCpu[], threads: ThreadCpu[], ms: (t: bigint | null) => number | null, context: CpuResultContext): CpuWarning[] {
-    if (this.n === 0 || this.lastHi < this.firstHi) return [];
+  /** The span the sums cannot exceed: the rows' (first switch-in to last time), within the selection's range; null when empty. */
+  private spanTicks(): bigint | null {
+    if (this.n === 0 || this.lastHi < this.firstHi) return null;
     const word = (hi: number, lo: number) => (BigInt(hi) << 32n) | BigInt(lo >>> 0);
     let first = word(this.firstHi, this.firstLo);
     let last = word(this.lastHi, this.lastLo);
@@ -676,7 +717,19 @@ export class CpuAnalyzer implements CoreFoldSink {
     if (sel?.fromTicks != null && sel.fromTicks > first) first = sel.fromTicks;
     if (sel?.toTicks != null && sel.toTicks < last) last = sel.toTicks;
     const span = last - first;
-    if (span <= 0n) return [];
+    return span > 0n ? span : null;
+  }
+
+  /**
+   * The figures that cannot be right: a thread running, ready or waiting longer than the span of the rows
+   * (the selection's range, when it has both bounds), a process using more CPU than the span × the CPUs
+   * seen; each named with the causes the decode shows (data lost, events out of time order on their CPU,
+   * rows whose process was not known). `threads`: every thread whose sums could pass their bound, in the
+   * threads' order; `span`: spanTicks().
+   */
+  private warnings(processes: ProcessCpu[], threads: ThreadCpu[], span: bigint | null, ms: (t: bigint | null) => number | null, context: CpuResultContext): CpuWarning[] {
+    if (span === null) return [];
+    const sel = this.sel;
     const causes: string[] = [];
     if (context.dataLoss) causes.push(`data was lost (${context.dataLoss})`);
     if (context.stats?.lateEvents) causes.push(`${context.stats.lateEvents} events arrived out of time order on their CPU`);
