@@ -33,14 +33,22 @@ export function addCpuCommand(program: Command, { input }: CommandContext): void
     const selection = await commandSelection(inp.path, inp.name, o, decodeOptions(o), false);
     // percentiles only where they are shown: by thread and in --json (the by-process text has none)
     const analyzer = new CpuAnalyzer({ worst: o.worst, selection: selection ?? undefined, percentiles: o.json === true || o.by === 'thread' });
-    const deriver = new CpuUsageDeriver(analyzer, { engine: o.engine }); // rows folded as they complete, no columns made; --engine reference: the TypeScript core too
+    // rows folded as they complete, no columns made (--engine reference: the TypeScript core too); on a large
+    // input with a core to spare, by the WebAssembly core on a worker while this thread decodes
+    const request = o.engine === 'reference' ? null : analyzer.coreFold();
+    const { RemoteCpuFold, remoteFoldPays } = await import('../derive/remote-cpu-fold.js');
+    const remote = request !== null && remoteFoldPays(inp.path, o.threads) ? new RemoteCpuFold(analyzer, request) : null;
+    const deriver = remote ?? new CpuUsageDeriver(analyzer, { engine: o.engine });
     const res = await streamFile(inp.path, {
       ...decodeOptions(o),
       rows: 'borrow',
       tables: decodedTablesFor(['cpuUsage', 'threads', 'processes']), // the rows and the names: nothing else is decoded
       onRows: (rows) => deriver.add(rows.cswitch, rows.readythread, rows.threadEvents),
+    }).catch(async (e: unknown) => {
+      await remote?.close();
+      throw e;
     });
-    const stats = deriver.finish();
+    const stats = await deriver.finish();
     const a = analyzer.result(res, { dataLoss: dataLossText(res.summary.diagnostics), stats });
     const out = stdoutOutput();
     if (o.json) {

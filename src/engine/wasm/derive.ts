@@ -4,6 +4,7 @@
 import { DERIVE_WASM_BASE64 } from '../../generated/derive-wasm-binary.js';
 import { decodeBase64 } from './instance.js';
 import type { Table } from '../../tables/table.js';
+import { TABLE_COLUMNS, viewColumn, type NumericColumn, type NumericColumnType } from '../../tables/schema.js';
 
 /** The exports of assembly/derive/index.ts. Pointers are byte offsets in `memory` (>>> 0 them). */
 export interface DeriveExports {
@@ -62,6 +63,41 @@ export function deriveInstance(drain: (n: number) => void): DeriveExports {
   return new WebAssembly.Instance(cached, { env: { drain }, Math: { log: Math.log } }).exports as unknown as DeriveExports;
 }
 
+/** The tables the derivations read, and which of a chunk's rows: switches, ReadyThread and Thread events. */
+export type DeriveInputTable = 'cswitch' | 'readythread' | 'threadEvents';
+
+/**
+ * The columns of the input region (assembly/derive/input.ts), in its order: the table and column each is
+ * copied from — what the derivations read of a chunk (a remote deriver is sent these: remote-fold.ts).
+ */
+export const INPUT_COLUMNS: readonly (readonly [DeriveInputTable, string])[] = [
+  ['threadEvents', 'timestamp'],
+  ['threadEvents', 'cpu'],
+  ['threadEvents', 'threadId'],
+  ['threadEvents', 'processId'],
+  ['threadEvents', 'opcode'],
+  ['readythread', 'timestamp'],
+  ['readythread', 'cpu'],
+  ['readythread', 'threadId'],
+  ['cswitch', 'timestamp'],
+  ['cswitch', 'cpu'],
+  ['cswitch', 'valid'],
+  ['cswitch', 'newThreadId'],
+  ['cswitch', 'oldThreadId'],
+  ['cswitch', 'newThreadPriority'],
+  ['cswitch', 'oldThreadPriority'],
+  ['cswitch', 'oldThreadState'],
+  ['cswitch', 'oldThreadWaitReason'],
+  ['cswitch', 'previousCState'],
+  ['cswitch', 'oldThreadWaitMode'],
+];
+
+/** Each input column's index among its table's columns and its type. */
+const INPUT_SPECS = INPUT_COLUMNS.map(([t, c]) => {
+  const at = TABLE_COLUMNS[t].findIndex((x) => x.name === c);
+  return { table: t, at, type: TABLE_COLUMNS[t][at]!.type as NumericColumnType };
+});
+
 /**
  * A chunk's rows into the input region (assembly/derive/input.ts: its columns, in its order), the one copy for
  * both derivations: the first nT Thread events (0 when the lifetimes are given), every ReadyThread event and
@@ -72,30 +108,10 @@ export function copyInput(w: DeriveExports, cswitch: Table<'cswitch'>, readythre
   const nS = cswitch.length;
   w.reserveInput(nT, nR, nS);
   const buf = w.memory.buffer;
-  if (nT > 0) {
-    const t = threadEvents!;
-    new BigInt64Array(buf, w.inputColumn(0), nT).set(t.column('timestamp').subarray(0, nT));
-    new Uint16Array(buf, w.inputColumn(1), nT).set(t.column('cpu').subarray(0, nT));
-    new Uint32Array(buf, w.inputColumn(2), nT).set(t.column('threadId').subarray(0, nT));
-    new Uint32Array(buf, w.inputColumn(3), nT).set(t.column('processId').subarray(0, nT));
-    new Uint8Array(buf, w.inputColumn(4), nT).set(t.column('opcode').subarray(0, nT));
-  }
-  if (nR > 0) {
-    new BigInt64Array(buf, w.inputColumn(5), nR).set(readythread.column('timestamp').subarray(0, nR));
-    new Uint16Array(buf, w.inputColumn(6), nR).set(readythread.column('cpu').subarray(0, nR));
-    new Uint32Array(buf, w.inputColumn(7), nR).set(readythread.column('threadId').subarray(0, nR));
-  }
-  if (nS > 0) {
-    new BigInt64Array(buf, w.inputColumn(8), nS).set(cswitch.column('timestamp').subarray(0, nS));
-    new Uint16Array(buf, w.inputColumn(9), nS).set(cswitch.column('cpu').subarray(0, nS));
-    new Uint32Array(buf, w.inputColumn(10), nS).set(cswitch.column('valid').subarray(0, nS));
-    new Uint32Array(buf, w.inputColumn(11), nS).set(cswitch.column('newThreadId').subarray(0, nS));
-    new Uint32Array(buf, w.inputColumn(12), nS).set(cswitch.column('oldThreadId').subarray(0, nS));
-    new Int8Array(buf, w.inputColumn(13), nS).set(cswitch.column('newThreadPriority').subarray(0, nS));
-    new Int8Array(buf, w.inputColumn(14), nS).set(cswitch.column('oldThreadPriority').subarray(0, nS));
-    new Uint8Array(buf, w.inputColumn(15), nS).set(cswitch.column('oldThreadState').subarray(0, nS));
-    new Uint8Array(buf, w.inputColumn(16), nS).set(cswitch.column('oldThreadWaitReason').subarray(0, nS));
-    new Uint8Array(buf, w.inputColumn(17), nS).set(cswitch.column('previousCState').subarray(0, nS));
-    new Uint8Array(buf, w.inputColumn(18), nS).set(cswitch.column('oldThreadWaitMode').subarray(0, nS));
+  for (let i = 0; i < INPUT_SPECS.length; i++) {
+    const { table, at, type } = INPUT_SPECS[i]!;
+    const t = table === 'cswitch' ? cswitch : table === 'readythread' ? readythread : threadEvents;
+    const n = table === 'cswitch' ? nS : table === 'readythread' ? nR : nT;
+    if (n > 0) viewColumn(type, buf, w.inputColumn(i), n).set((t!.columns[at] as NumericColumn).subarray(0, n) as never);
   }
 }
