@@ -83,7 +83,7 @@ export function decodeSync(input: Uint8Array | ArrayBuffer, options: DecodeOptio
   try {
     configureEngine(engine, options);
     const collector = new TableCollector();
-    const lifetimes = new LifetimeCollector();
+    const lifetimes = new LifetimeCollector(kind);
     const onChunks = (chunks: Chunks) => {
       collector.add(chunks);
       lifetimes.add(chunks, false);
@@ -167,7 +167,7 @@ async function decodeChunks(
   const threads = threadsFor(options, source.size, { workersRead: parallelHost()?.filePathOf(source) != null, rows: onChunks !== undefined });
   if (threads > 1) {
     // src/parallel: rows come as copies the consumer owns; without a consumer only the lifetimes' tables travel
-    const lifetimes = new LifetimeCollector();
+    const lifetimes = new LifetimeCollector(kind);
     const consume = (chunks: Chunks) => {
       lifetimes.add(chunks, false);
       return onChunks?.(chunks);
@@ -180,7 +180,7 @@ async function decodeChunks(
     configureEngine(engine, options);
     // tables named: the engine decodes only those (a parallel decode decodes all, ships those and the lifetimes')
     if (tables) engine.keepTables(tables);
-    const lifetimes = new LifetimeCollector();
+    const lifetimes = new LifetimeCollector(kind);
     const consume = (chunks: Chunks) => {
       lifetimes.add(chunks, rows === 'borrow');
       return onChunks?.(chunks);
