@@ -324,11 +324,39 @@ export function ltPath(): i32 {
 }
 
 /**
- * The `threads` rows of the events appended: returns how many; their columns are at ltOut(). Once per
- * instance.
+ * The `threads` rows of the events appended, in steps: each call applies up to `step` more events (the
+ * first sets up) and returns −1 until all are, then the number of rows, their columns at ltOut(). (Steps,
+ * so that the engine's optimizing tier, which a long-running call never reaches, takes over after the
+ * first few.) Once per instance.
  */
-export function ltThreads(): i32 {
+export function ltThreads(step: i32): i32 {
   const n = count;
+  if (!begun) begin(n);
+  const end = applied + min(step, n - applied);
+  if (path == 0) for (let i = applied; i < end; i++) apply(i);
+  else if (path == 1) applyMerged(end - applied);
+  else for (let k = applied; k < end; k++) apply(load<i32>(order + (<usize>k << 2)));
+  applied = end;
+  return applied == n ? rows : -1;
+}
+
+let begun: bool = false;
+/** events applied */
+let applied: i32 = 0;
+/** the radix sort's order (path 2) */
+let order: usize = 0;
+// the tournament (path 1): leaves, and per leaf its CPU's next event (time; row, i32.MAX_VALUE with time
+// i64.MAX_VALUE when it has none), the stretch it is in and where that ends; per node its winner (a leaf)
+let tLeaves: i32 = 0;
+let tTime: usize = 0;
+let tRow: usize = 0;
+let tStretch: usize = 0;
+let tEnd: usize = 0;
+let tWin: usize = 0;
+
+/** The map, the rows, the order path and its set-up. */
+function begin(n: i32): void {
+  begun = true;
   // the map's first size: a bucket per 4 events (at most 2^18), the rows' a row per 8 events (1,024 or more)
   let cap = 1024;
   while (cap < min(n >> 2, 1 << 18)) cap <<= 1;
@@ -337,42 +365,42 @@ export function ltThreads(): i32 {
   while (rowCap < (n >> 3)) growRows();
   if (rowCap == 0) growRows();
   path = inOrder ? 0 : cpuInOrder ? 1 : 2;
-  if (n > 0) {
-    if (inOrder) for (let i = 0; i < n; i++) apply(i);
-    else if (cpuInOrder) applyMerged();
-    else {
-      const order = radixTimeOrder(n);
-      for (let k = 0; k < n; k++) apply(load<i32>(order + (<usize>k << 2)));
-    }
+  if (n == 0) return;
+  if (path == 2) order = radixTimeOrder(n);
+  if (path != 1) return;
+  tLeaves = 2;
+  while (tLeaves < cpus) tLeaves <<= 1;
+  tTime = heap.alloc(<usize>tLeaves << 3);
+  tRow = heap.alloc(<usize>tLeaves << 2);
+  tStretch = heap.alloc(<usize>tLeaves << 2);
+  tEnd = heap.alloc(<usize>tLeaves << 2);
+  tWin = heap.alloc(<usize>tLeaves << 3);
+  for (let c = 0; c < tLeaves; c++) {
+    const s = c < cpus ? load<i32>(cpuFirst + (<usize>c << 2)) : -1;
+    const i = s >= 0 ? load<i32>(stStart + (<usize>s << 2)) : i32.MAX_VALUE;
+    store<i64>(tTime + (<usize>c << 3), s >= 0 ? timeOf(i) : i64.MAX_VALUE);
+    store<i32>(tRow + (<usize>c << 2), i);
+    store<i32>(tStretch + (<usize>c << 2), s);
+    store<i32>(tEnd + (<usize>c << 2), s >= 0 ? load<i32>(stEnd + (<usize>s << 2)) : 0);
+    store<i32>(tWin + (<usize>(tLeaves + c) << 2), c);
   }
-  return rows;
+  for (let p = tLeaves - 1; p >= 1; p--) play(tWin, tTime, tRow, p);
 }
 
 /**
- * Every event applied, the CPUs' stretches merged by (time, row): a tournament of the CPUs' next events
- * (a leaf per CPU; each node the winner of its two children), replayed without branches from the winner's
- * leaf to the root — the CPUs take turns every event or two, so a comparison's outcome is not predictable.
+ * The next m events applied, the CPUs' stretches merged by (time, row): a tournament of the CPUs' next
+ * events (a leaf per CPU; each node the winner of its two children), replayed without branches from the
+ * winner's leaf to the root — the CPUs take turns every event or two, so a comparison's outcome is not
+ * predictable.
  */
-function applyMerged(): void {
-  let leaves = 2;
-  while (leaves < cpus) leaves <<= 1;
-  // per leaf: its CPU's next event (time; row, i32.MAX_VALUE with time i64.MAX_VALUE when it has none), the stretch it is in and where that ends
-  const lTime = heap.alloc(<usize>leaves << 3);
-  const lRow = heap.alloc(<usize>leaves << 2);
-  const lStretch = heap.alloc(<usize>leaves << 2);
-  const lEnd = heap.alloc(<usize>leaves << 2);
-  const win = heap.alloc(<usize>leaves << 3);
-  for (let c = 0; c < leaves; c++) {
-    const s = c < cpus ? load<i32>(cpuFirst + (<usize>c << 2)) : -1;
-    const i = s >= 0 ? load<i32>(stStart + (<usize>s << 2)) : i32.MAX_VALUE;
-    store<i64>(lTime + (<usize>c << 3), s >= 0 ? timeOf(i) : i64.MAX_VALUE);
-    store<i32>(lRow + (<usize>c << 2), i);
-    store<i32>(lStretch + (<usize>c << 2), s);
-    store<i32>(lEnd + (<usize>c << 2), s >= 0 ? load<i32>(stEnd + (<usize>s << 2)) : 0);
-    store<i32>(win + (<usize>(leaves + c) << 2), c);
-  }
-  for (let p = leaves - 1; p >= 1; p--) play(win, lTime, lRow, p);
-  for (let k = 0, n = count; k < n; k++) {
+function applyMerged(m: i32): void {
+  const leaves = tLeaves;
+  const lTime = tTime;
+  const lRow = tRow;
+  const lStretch = tStretch;
+  const lEnd = tEnd;
+  const win = tWin;
+  for (let k = 0; k < m; k++) {
     const c = load<i32>(win, 4);
     const lc = <usize>c << 2;
     let i = load<i32>(lRow + lc);

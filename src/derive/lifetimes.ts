@@ -163,6 +163,8 @@ export function threadsOf(ev: Table<'threadEvents'>, engine: EngineKind = 'wasm'
 }
 
 const noDrain = (): void => {};
+/** events the core applies per call: the engine optimizes a function between calls only, so a long first call would run unoptimized to its end */
+const APPLY_STEP = 1 << 15;
 
 /** The threadEvents valid bits the core reads, all in the low byte (the one it keeps). */
 const TE_BITS_READ = [L.TE_WIN32_START_ADDR, L.TE_BASE_PRIORITY, L.TE_NAME];
@@ -229,7 +231,8 @@ export class WasmThreadLifetimes {
   table(): Table<'threads'> {
     if (this.result) return this.result;
     const w = this.core();
-    const rows = w.ltThreads();
+    let rows: number;
+    while ((rows = w.ltThreads(APPLY_STEP)) < 0);
     this.orderPath = (['as they came', 'merged', 'radix'] as const)[w.ltPath()]!;
     const buf = w.memory.buffer;
     const columns: TypedColumn[] = [];

@@ -38,8 +38,8 @@ export interface DeriveExports {
   ltColumn(i: number): number;
   /** the n rows written at ltColumn() are appended */
   ltCommit(n: number): void;
-  /** the rows of the events appended (once); their columns at ltOut() */
-  ltThreads(): number;
+  /** the rows of the events appended, up to `step` more events applied per call: −1 until all are, then the rows (their columns at ltOut()) */
+  ltThreads(step: number): number;
   /** output column i: 0 threadId, 1 processId, 2 startTime, 3 endTime, 4 win32StartAddr, 5 basePriority, 6 per row two i32: its valid bits and its name event (−1: none) */
   ltOut(i: number): number;
   /** the name event applied to the same row before event i (−1: none) */
