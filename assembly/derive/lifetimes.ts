@@ -11,14 +11,14 @@
 // without being moved. Fresh memory costs a page fault per 4 KiB touched, so every byte kept per event
 // counts: 27 bytes.
 //
-// ltThreads() applies the events in the order of timeOrder (src/order.ts) — time, ties in row order; with
-// native i64 times each path below gives that one order, as the twin's paths do: the rows as they are when
-// they are in time order already; else the CPUs' runs merged (a binary heap of the CPUs' next events, the
-// least CPU's events taken while they come before the runner-up's); else (a CPU out of time order) a
-// stable LSD radix sort. It applies them by deriveThreads' rules — each thread id's open row in a map
-// (IdIndex's), the rows' columns written in place (ltOut). A row's name is an event index, the last event
-// with a name (TE_NAME) applied to it; each such event links the one before it (ltNamePrev, kept in its
-// processId cell once it is applied), so that the JS side, which holds the strings, skips empty names.
+// ltThreads() applies the events, a step of them per call, in the order of timeOrder (src/order.ts) — time,
+// ties in row order; with native i64 times each path below gives that one order, as the twin's paths do:
+// the rows as they are when they are in time order already; else the CPUs' stretches merged (a tournament
+// of the CPUs' next events, replayed without branches); else (a CPU out of time order) a stable LSD radix
+// sort. It applies them by deriveThreads' rules — each thread id's open row in a map (IdIndex's), the
+// rows' columns written in place (ltOut). A row's name is an event index, the last event with a name
+// (TE_NAME) applied to it; each such event links the one before it (ltNamePrev, kept in its processId cell
+// once it is applied), so that the JS side, which holds the strings, skips empty names.
 // Memory: the Thread events and the rows — an instance derives one table.
 import * as R from '../generated/registry';
 import { OPCODE_END, OPCODE_START } from '../layout';

@@ -20,13 +20,29 @@
 // (TableCollector) and streamed chunks (stack-pass.ts) alike.
 import * as L from '../generated/layout.js';
 import type { EngineKind } from '../engine/engine.js';
-import { deriveInstance, type DeriveExports } from '../engine/wasm/derive.js';
+import type { DeriveExports } from '../engine/wasm/derive.js';
 import { timeOrder } from '../order.js';
 import { isKernelAddress } from './stacks.js';
 import { concatChunks, type Chunks, type ColumnChunk, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 
 const LIFETIME_EVENT_TABLES = ['threadEvents', 'processEvents', 'imageEvents'] as const;
+
+let deriveModule: typeof import('../engine/wasm/derive.js') | undefined;
+
+/**
+ * Loads the derivation module the `threads` core runs in (src/engine/wasm/derive.ts), on demand, so that
+ * importing the decode (the CLI's first step) does not load it: the async decode paths and init() call it
+ * for the wasm engine; the node entry registers it for decodeSync (registerThreadsCore).
+ */
+export async function loadThreadsCore(): Promise<void> {
+  deriveModule ??= await import('../engine/wasm/derive.js');
+}
+
+/** Makes the derivation module of the `threads` core available to the synchronous paths (decodeSync). */
+export function registerThreadsCore(module: typeof import('../engine/wasm/derive.js')): void {
+  deriveModule ??= module;
+}
 
 /**
  * Keeps the thread, process and image event rows of a decode (copies of borrowed chunks); with the wasm
@@ -36,8 +52,9 @@ export class LifetimeCollector {
   private readonly chunks = { threadEvents: [] as ColumnChunk[], processEvents: [] as ColumnChunk[], imageEvents: [] as ColumnChunk[] };
   private readonly wasmThreads: WasmThreadLifetimes | null;
 
+  /** engine 'wasm': the WebAssembly core once its module is loaded (the decodes load it: loadThreadsCore), else deriveThreads — the same table */
   constructor(engine: EngineKind = 'wasm') {
-    this.wasmThreads = engine === 'wasm' ? new WasmThreadLifetimes() : null;
+    this.wasmThreads = engine === 'wasm' && deriveModule ? new WasmThreadLifetimes() : null;
   }
 
   add(chunks: Chunks, borrowed: boolean): void {
@@ -187,7 +204,8 @@ export class WasmThreadLifetimes {
   orderPath: 'as they came' | 'merged' | 'radix' | null = null;
 
   private core(): DeriveExports {
-    return (this.w ??= deriveInstance(noDrain));
+    if (!deriveModule) throw new Error('the threads core is not loaded: await loadThreadsCore() (the node entry registers it)');
+    return (this.w ??= deriveModule.deriveInstance(noDrain));
   }
 
   /** Appends a chunk of threadEvents rows (its columns read now; only a borrowed chunk's names are copied, as references). */
@@ -258,7 +276,10 @@ export class WasmThreadLifetimes {
     }
     columns[L.TH_NAME] = oName;
     columns[L.TH_VALID] = oValid;
-    this.w = null; // its memory (the events, the rows) is not needed any more
+    // the core's memory (the events, the rows) and the names are not needed any more
+    this.w = null;
+    this.names.length = 0;
+    this.firsts.length = 0;
     this.result = new Table('threads', { length: rows, columns });
     return this.result;
   }
