@@ -8,4 +8,4 @@ export { reserveInput, inputColumn } from './input';
 export { init, lifetimes, add, finish, outPtr, stat } from './cpu-usage';
 export { tsInit, tsThreads, tsAdd, tsFinish, tsOutPtr, tsStat } from './thread-states';
 // and the `threads` lifetimes of a whole decode (lifetimes.ts: its own input region; an instance of its own)
-export { ltReserve, ltColumn, ltCommit, ltThreads, ltOut, ltNamePrev, ltPath } from './lifetimes';
+export { ltReserve, ltColumn, ltCommit, ltThreads, ltOut, ltNamePrev, ltPath, ltReset } from './lifetimes';

@@ -504,3 +504,55 @@ export function ltOut(i: i32): usize {
     default: return oValidName;
   }
 }
+
+/**
+ * The instance ready for the next derivation: every region dropped (the heap reset; its memory, already
+ * touched, is used again — no region is read before it is written, but for those filled) and the state
+ * cleared.
+ */
+export function ltReset(): void {
+  // @ts-ignore: the stub runtime's global (its bump heap back to the start)
+  __reset();
+  blocks = 0;
+  blockCap = 0;
+  nBlocks = 0;
+  count = 0;
+  cpuScratch = 0;
+  stStart = 0;
+  stEnd = 0;
+  stNext = 0;
+  stCap = 0;
+  nStretches = 0;
+  stretchCpu = -1;
+  cpuFirst = 0;
+  cpuLast = 0;
+  cpuTime = 0;
+  cpuCap = 0;
+  cpus = 0;
+  inOrder = true;
+  cpuInOrder = true;
+  lastTime = 0;
+  mBuckets = 0;
+  mCap = 0;
+  mShift = 0;
+  mCount = 0;
+  oTid = 0;
+  oPid = 0;
+  oStart = 0;
+  oEnd = 0;
+  oAddr = 0;
+  oPrio = 0;
+  oValidName = 0;
+  rowCap = 0;
+  rows = 0;
+  path = 0;
+  begun = false;
+  applied = 0;
+  order = 0;
+  tLeaves = 0;
+  tTime = 0;
+  tRow = 0;
+  tStretch = 0;
+  tEnd = 0;
+  tWin = 0;
+}

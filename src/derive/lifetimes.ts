@@ -180,6 +180,13 @@ export function threadsOf(ev: Table<'threadEvents'>, engine: EngineKind = 'wasm'
 }
 
 const noDrain = (): void => {};
+/**
+ * An instance whose derivation is done, kept for the next (an instance's fresh memory costs a page fault
+ * per 4 KiB it touches, a reset one's none), when its memory is at most IDLE_MAX_BYTES; one derivation uses
+ * it at a time.
+ */
+let idleCore: DeriveExports | null = null;
+const IDLE_MAX_BYTES = 32 << 20;
 /** events the core applies per call: the engine optimizes a function between calls only, so a long first call would run unoptimized to its end */
 const APPLY_STEP = 1 << 15;
 
@@ -188,8 +195,8 @@ const TE_BITS_READ = [L.TE_WIN32_START_ADDR, L.TE_BASE_PRIORITY, L.TE_NAME];
 if (TE_BITS_READ.some((b) => b > 7)) throw new Error('lifetimes: a threadEvents valid bit the core reads is not in the low byte');
 
 /**
- * The `threads` table in the WebAssembly core (assembly/derive/lifetimes.ts; one instance of the derivation
- * module each): each chunk's numeric columns appended to its input region — no copies kept on this side,
+ * The `threads` table in the WebAssembly core (assembly/derive/lifetimes.ts; an instance of the derivation
+ * module each, a new one or the idle one): each chunk's numeric columns appended to its input region — no copies kept on this side,
  * no concatenation — and its names kept here (string references); table() takes the rows' columns from
  * the core, each row's name from the event the core names.
  */
@@ -204,8 +211,11 @@ export class WasmThreadLifetimes {
   orderPath: 'as they came' | 'merged' | 'radix' | null = null;
 
   private core(): DeriveExports {
+    if (this.w) return this.w;
     if (!deriveModule) throw new Error('the threads core is not loaded: await loadThreadsCore() (the node entry registers it)');
-    return (this.w ??= deriveModule.deriveInstance(noDrain));
+    this.w = idleCore ?? deriveModule.deriveInstance(noDrain);
+    idleCore = null;
+    return this.w;
   }
 
   /** Appends a chunk of threadEvents rows (its columns read now; only a borrowed chunk's names are copied, as references). */
@@ -276,7 +286,10 @@ export class WasmThreadLifetimes {
     }
     columns[L.TH_NAME] = oName;
     columns[L.TH_VALID] = oValid;
-    // the core's memory (the events, the rows) and the names are not needed any more
+    // the core's regions (the events, the rows) and the names are not needed any more: the instance is
+    // kept for the next derivation when its memory is small
+    w.ltReset();
+    if (w.memory.buffer.byteLength <= IDLE_MAX_BYTES) idleCore = w;
     this.w = null;
     this.names.length = 0;
     this.firsts.length = 0;

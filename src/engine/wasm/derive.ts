@@ -46,6 +46,8 @@ export interface DeriveExports {
   ltNamePrev(i: number): number;
   /** the order ltThreads() applied the events in: 0 as they came (in time order), 1 the CPUs' runs merged, 2 the radix sort's */
   ltPath(): number;
+  /** the instance ready for the next derivation (its regions dropped, its memory kept) */
+  ltReset(): void;
 }
 
 let cached: WebAssembly.Module | undefined;
