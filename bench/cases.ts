@@ -14,7 +14,7 @@ import type { MixedTraceOptions } from '../src/writer/index.js';
 import { cpuUsage } from '../src/node.js';
 import { cpuUsageBySorting } from '../test/helpers/cpu-usage-oracle.js';
 import { compressedPayloads, corpusFile, realisticFixture, scheduleFixture, traceFixture, type XpressSet } from './fixtures.js';
-import { deriveProcesses, deriveThreads } from '../src/derive/lifetimes.js';
+import { deriveProcesses, threadsOf } from '../src/derive/lifetimes.js';
 import { threadStates } from '../src/derive/thread-states.js';
 import { processesOracle, threadsOracle } from '../test/helpers/lifetimes-oracle.js';
 import { threadStatesOracle } from '../test/helpers/thread-states-oracle.js';
@@ -241,14 +241,14 @@ function lifetimesCase(): BenchCase {
   return {
     name: 'derive/lifetimes',
     group: 'derive',
-    description: 'threads and processes from the realistic trace\'s Thread/Process events (ns/event: per event): "wasm" column = the derivation, "reference" = the row-by-row oracle (test/helpers/lifetimes-oracle.ts)',
+    description: 'threads and processes from the realistic trace\'s Thread/Process events (ns/event: per event): "wasm" column = the derivations (the threads by the WebAssembly core, a new instance each run), "reference" = the row-by-row oracle (test/helpers/lifetimes-oracle.ts)',
     prepare(s) {
       const r = decodeSync(realisticFixture(s.fixtureBytes));
       const events = r.threadEvents.length + r.processEvents.length;
       return {
         work: { inputBytes: 0, outputBytes: 0, throughputOf: 'input', events, rows: r.threads.length + r.processes.length },
         run: {
-          wasm: () => deriveThreads(r.threadEvents).length + deriveProcesses(r.processEvents).length,
+          wasm: () => threadsOf(r.threadEvents).length + deriveProcesses(r.processEvents).length,
           reference: () => threadsOracle(r.threadEvents).length + processesOracle(r.processEvents).length,
         },
         notes: [`derive/lifetimes: ${r.threads.length} threads and ${r.processes.length} processes from ${events} events`],

@@ -1,15 +1,18 @@
-// The typed lifetime derivation (src/derive/lifetimes.ts) against the row-by-row oracle
-// (test/helpers/lifetimes-oracle.ts): simulated schedules with churn, events shuffled out of time order,
-// ids reused, equal timestamps, negative times; and the shared real corpus when present.
+// The typed lifetime derivation (src/derive/lifetimes.ts; the threads by both engines' cores) against the
+// row-by-row oracle (test/helpers/lifetimes-oracle.ts): simulated schedules with churn, events shuffled out
+// of time order, ids reused, equal timestamps, negative times; and the shared real corpus when present.
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { decodeSync } from '../src/node.js';
-import { deriveProcesses, deriveThreads, IdIndex } from '../src/derive/lifetimes.js';
+import { deriveProcesses, IdIndex, threadsOf } from '../src/derive/lifetimes.js';
 import { Table } from '../src/tables/table.js';
 import { TABLE_COLUMNS, type TableName } from '../src/tables/schema.js';
 import { simulateSchedule, writeTrace } from '../src/writer/index.js';
 import { processesOracle, threadsOracle } from './helpers/lifetimes-oracle.js';
 import { corpusFiles, corpusTestsEnabled, readCorpus } from './helpers/corpus.js';
+
+/** the `threads` table by either engine's core: the WebAssembly one and its twin deriveThreads */
+const ENGINES = ['wasm', 'reference'] as const;
 
 function same<T extends TableName>(a: Table<T>, b: Table<T>): void {
   expect(a.length).toBe(b.length);
@@ -43,7 +46,7 @@ describe('lifetimes', () => {
           return t;
         };
         const te = prepare(r.threadEvents);
-        same(deriveThreads(te), threadsOracle(te));
+        for (const engine of ENGINES) same(threadsOf(te, engine), threadsOracle(te));
         const pe = prepare(r.processEvents);
         same(deriveProcesses(pe), processesOracle(pe));
       }),
@@ -55,7 +58,7 @@ describe('lifetimes', () => {
     let threads = 0;
     for (const f of corpusFiles()) {
       const r = decodeSync(readCorpus(f));
-      same(deriveThreads(r.threadEvents), threadsOracle(r.threadEvents));
+      for (const engine of ENGINES) same(threadsOf(r.threadEvents, engine), threadsOracle(r.threadEvents));
       same(deriveProcesses(r.processEvents), processesOracle(r.processEvents));
       threads += r.threads.length;
     }

@@ -9,3 +9,5 @@ export { init, lifetimes, add, finish, outPtr, stat } from './cpu-usage';
 export { tsInit, tsThreads, tsAdd, tsFinish, tsOutPtr, tsStat } from './thread-states';
 // the `cpu` command's per-thread fold of the cpuUsage core's rows (foldRow: for the tests)
 export { foldInit, foldRow, foldSlots, foldSlotPtr, foldHighPtr, foldHistPtr, foldHistSlots, foldHistCells, foldRows, foldSpan } from './cpu-fold';
+// and the `threads` lifetimes of a whole decode (lifetimes.ts: its own input region; an instance of its own)
+export { ltReserve, ltColumn, ltCommit, ltThreads, ltOut, ltNamePrev, ltPath, ltReset } from './lifetimes';

@@ -12,7 +12,7 @@ import { bytesSource, runAsync, runSync, type AsyncSource, type SyncSource } fro
 import { concatChunks, DECODED_TABLE_NAMES, perTable, type Chunks, type ColumnChunk, type DecodedTableName } from '../tables/schema.js';
 import { attachWholeStacks } from '../derive/stacks.js';
 import { buildResult, type DecodeResult, type StreamResult } from '../result/summary.js';
-import { fillWholeSampleLifetimes, LifetimeCollector } from '../derive/lifetimes.js';
+import { fillWholeSampleLifetimes, LifetimeCollector, loadThreadsCore } from '../derive/lifetimes.js';
 import { Table, type DecodedTables } from '../tables/table.js';
 import { parallelHost } from '../parallel/host.js';
 import { decodeInParallel, LIFETIME_TABLES, threadsFor } from '../parallel/run.js';
@@ -67,7 +67,13 @@ export class TableCollector {
  * engine with `{ engine: 'reference' }`. Later calls reuse what was loaded.
  */
 export async function init(options: { engine?: EngineKind } = {}): Promise<void> {
-  await loadEngine(options.engine ?? 'wasm');
+  await loadDecode(options.engine ?? 'wasm');
+}
+
+/** Loads what a decode by `kind` needs: the engine, and with the wasm engine the `threads` core's module. */
+async function loadDecode(kind: EngineKind): Promise<void> {
+  await loadEngine(kind);
+  if (kind === 'wasm') await loadThreadsCore();
 }
 
 function asBytes(input: Uint8Array | ArrayBuffer): Uint8Array {
@@ -83,7 +89,7 @@ export function decodeSync(input: Uint8Array | ArrayBuffer, options: DecodeOptio
   try {
     configureEngine(engine, options);
     const collector = new TableCollector();
-    const lifetimes = new LifetimeCollector();
+    const lifetimes = new LifetimeCollector(kind);
     const onChunks = (chunks: Chunks) => {
       collector.add(chunks);
       lifetimes.add(chunks, false);
@@ -103,7 +109,7 @@ export async function decode(input: Uint8Array | ArrayBuffer | Blob, options: De
     checkOptions(options);
     const bytes = asBytes(input);
     if (threadsFor(options, bytes.length, { workersRead: false, rows: true }) === 1) {
-      await loadEngine(options.engine ?? 'wasm');
+      await loadDecode(options.engine ?? 'wasm');
       return decodeSync(bytes, options);
     }
     input = bytes;
@@ -165,9 +171,10 @@ async function decodeChunks(
   const kind = options.engine ?? 'wasm';
   const source = toSource(input);
   const threads = threadsFor(options, source.size, { workersRead: parallelHost()?.filePathOf(source) != null, rows: onChunks !== undefined });
+  if (kind === 'wasm') await loadThreadsCore();
   if (threads > 1) {
     // src/parallel: rows come as copies the consumer owns; without a consumer only the lifetimes' tables travel
-    const lifetimes = new LifetimeCollector();
+    const lifetimes = new LifetimeCollector(kind);
     const consume = (chunks: Chunks) => {
       lifetimes.add(chunks, false);
       return onChunks?.(chunks);
@@ -180,7 +187,7 @@ async function decodeChunks(
     configureEngine(engine, options);
     // tables named: the engine decodes only those (a parallel decode decodes all, ships those and the lifetimes')
     if (tables) engine.keepTables(tables);
-    const lifetimes = new LifetimeCollector();
+    const lifetimes = new LifetimeCollector(kind);
     const consume = (chunks: Chunks) => {
       lifetimes.add(chunks, rows === 'borrow');
       return onChunks?.(chunks);

@@ -10,6 +10,8 @@
 // imageBase). Fields take the first non-null value (later events only fill nulls), except the thread name
 // (the last non-empty one) and the process exit status (its End event's).
 // Memory is proportional to the number of thread, process and image events, never to the file size.
+// The `threads` table of a decode comes from the WebAssembly core (assembly/derive/lifetimes.ts, fed chunk
+// by chunk: WasmThreadLifetimes); deriveThreads below is its TypeScript twin (`engine: 'reference'`).
 //
 // The lookups in the lifetimes, one each: ThreadProcesses (the process of a thread at a time: Selection,
 // the samples' processId) and ImageMap (the image lifetime holding an address of a process at a time:
@@ -17,6 +19,8 @@
 // processId, imageName and imageOffset with them after the decode (docs/design/stacks.md) — whole decodes
 // (TableCollector) and streamed chunks (stack-pass.ts) alike.
 import * as L from '../generated/layout.js';
+import type { EngineKind } from '../engine/engine.js';
+import type { DeriveExports } from '../engine/wasm/derive.js';
 import { timeOrder } from '../order.js';
 import { isKernelAddress } from './stacks.js';
 import { concatChunks, type Chunks, type ColumnChunk, type TypedColumn } from '../tables/schema.js';
@@ -24,19 +28,46 @@ import { Table } from '../tables/table.js';
 
 const LIFETIME_EVENT_TABLES = ['threadEvents', 'processEvents', 'imageEvents'] as const;
 
-/** Keeps the thread, process and image event rows of a decode (copies of borrowed chunks). */
+let deriveModule: typeof import('../engine/wasm/derive.js') | undefined;
+
+/**
+ * Loads the derivation module the `threads` core runs in (src/engine/wasm/derive.ts), on demand, so that
+ * importing the decode (the CLI's first step) does not load it: the async decode paths and init() call it
+ * for the wasm engine; the node entry registers it for decodeSync (registerThreadsCore).
+ */
+export async function loadThreadsCore(): Promise<void> {
+  deriveModule ??= await import('../engine/wasm/derive.js');
+}
+
+/** Makes the derivation module of the `threads` core available to the synchronous paths (decodeSync). */
+export function registerThreadsCore(module: typeof import('../engine/wasm/derive.js')): void {
+  deriveModule ??= module;
+}
+
+/**
+ * Keeps the thread, process and image event rows of a decode (copies of borrowed chunks); with the wasm
+ * engine (default) the Thread events go to the WebAssembly core instead (WasmThreadLifetimes).
+ */
 export class LifetimeCollector {
   private readonly chunks = { threadEvents: [] as ColumnChunk[], processEvents: [] as ColumnChunk[], imageEvents: [] as ColumnChunk[] };
+  private readonly wasmThreads: WasmThreadLifetimes | null;
+
+  /** engine 'wasm': the WebAssembly core once its module is loaded (the decodes load it: loadThreadsCore), else deriveThreads — the same table */
+  constructor(engine: EngineKind = 'wasm') {
+    this.wasmThreads = engine === 'wasm' && deriveModule ? new WasmThreadLifetimes() : null;
+  }
 
   add(chunks: Chunks, borrowed: boolean): void {
     for (const t of LIFETIME_EVENT_TABLES) {
       const c = chunks[t];
       if (c.length === 0) continue;
-      this.chunks[t].push(borrowed ? { length: c.length, columns: c.columns.map((col) => col.slice() as TypedColumn) } : c);
+      if (t === 'threadEvents' && this.wasmThreads) this.wasmThreads.add(c, borrowed);
+      else this.chunks[t].push(borrowed ? { length: c.length, columns: c.columns.map((col) => col.slice() as TypedColumn) } : c);
     }
   }
 
   threads(): Table<'threads'> {
+    if (this.wasmThreads) return this.wasmThreads.table();
     return deriveThreads(new Table('threadEvents', concatChunks('threadEvents', this.chunks.threadEvents)));
   }
 
@@ -138,6 +169,147 @@ export function deriveThreads(ev: Table<'threadEvents'>): Table<'threads'> {
   columns[L.TH_BASE_PRIORITY] = oPrio.slice(0, rows);
   columns[L.TH_VALID] = withValidBit(oValid, rows, L.TH_VALID);
   return new Table('threads', { length: rows, columns });
+}
+
+/** The `threads` table of threadEvents rows by the engine's core: the WebAssembly one (default), or deriveThreads. */
+export function threadsOf(ev: Table<'threadEvents'>, engine: EngineKind = 'wasm'): Table<'threads'> {
+  if (engine === 'reference') return deriveThreads(ev);
+  const w = new WasmThreadLifetimes();
+  w.add({ length: ev.length, columns: ev.columns }, false);
+  return w.table();
+}
+
+const noDrain = (): void => {};
+/**
+ * An instance whose derivation is done, kept for the next (an instance's fresh memory costs a page fault
+ * per 4 KiB it touches, a reset one's none), when its memory is at most IDLE_MAX_BYTES; one derivation uses
+ * it at a time.
+ */
+let idleCore: DeriveExports | null = null;
+const IDLE_MAX_BYTES = 32 << 20;
+/** events the core applies per call: the engine optimizes a function between calls only, so a long first call would run unoptimized to its end */
+const APPLY_STEP = 1 << 15;
+
+/** The threadEvents valid bits the core reads, all in the low byte (the one it keeps). */
+const TE_BITS_READ = [L.TE_WIN32_START_ADDR, L.TE_BASE_PRIORITY, L.TE_NAME];
+if (TE_BITS_READ.some((b) => b > 7)) throw new Error('lifetimes: a threadEvents valid bit the core reads is not in the low byte');
+
+/**
+ * The `threads` table in the WebAssembly core (assembly/derive/lifetimes.ts; an instance of the derivation
+ * module each, a new one or the idle one): each chunk's numeric columns appended to its input region — no copies kept on this side,
+ * no concatenation — and its names kept here (string references); table() takes the rows' columns from
+ * the core, each row's name from the event the core names.
+ */
+export class WasmThreadLifetimes {
+  private w: DeriveExports | null = null;
+  /** the name column of each chunk, and the index of its first event */
+  private readonly names: string[][] = [];
+  private readonly firsts: number[] = [];
+  private events = 0;
+  private result: Table<'threads'> | null = null;
+  /** how table() ordered the events: as they came (in time order already), the CPUs' runs merged, or the radix sort (a CPU out of time order) */
+  orderPath: 'as they came' | 'merged' | 'radix' | null = null;
+
+  private core(): DeriveExports {
+    if (this.w) return this.w;
+    if (!deriveModule) throw new Error('the threads core is not loaded: await loadThreadsCore() (the node entry registers it)');
+    this.w = idleCore ?? deriveModule.deriveInstance(noDrain);
+    idleCore = null;
+    return this.w;
+  }
+
+  /** Appends a chunk of threadEvents rows (its columns read now; only a borrowed chunk's names are copied, as references). */
+  add(c: ColumnChunk, borrowed: boolean): void {
+    const n = c.length;
+    if (n === 0) return;
+    if (this.result) throw new Error('WasmThreadLifetimes: add after table()');
+    const w = this.core();
+    const col = c.columns;
+    const ts = col[L.TE_TIMESTAMP] as BigInt64Array;
+    const cpu = col[L.TE_CPU] as Uint16Array;
+    const tid = col[L.TE_THREAD_ID] as Uint32Array;
+    const pid = col[L.TE_PROCESS_ID] as Uint32Array;
+    const opcode = col[L.TE_OPCODE] as Uint8Array;
+    const valid = col[L.TE_VALID] as Uint32Array;
+    const addr = col[L.TE_WIN32_START_ADDR] as BigUint64Array;
+    const prio = col[L.TE_BASE_PRIORITY] as Uint8Array;
+    // in pieces that fit the core's input blocks
+    for (let at = 0; at < n; ) {
+      const m = w.ltReserve(n - at);
+      const buf = w.memory.buffer;
+      const e = at + m;
+      new BigInt64Array(buf, w.ltColumn(0), m).set(ts.subarray(at, e));
+      new Uint16Array(buf, w.ltColumn(1), m).set(cpu.subarray(at, e));
+      new Uint32Array(buf, w.ltColumn(2), m).set(tid.subarray(at, e));
+      new Uint32Array(buf, w.ltColumn(3), m).set(pid.subarray(at, e));
+      new Uint8Array(buf, w.ltColumn(4), m).set(opcode.subarray(at, e));
+      new Uint8Array(buf, w.ltColumn(5), m).set(valid.subarray(at, e)); // the low byte (TE_BITS_READ)
+      new BigUint64Array(buf, w.ltColumn(6), m).set(addr.subarray(at, e));
+      new Uint8Array(buf, w.ltColumn(7), m).set(prio.subarray(at, e));
+      w.ltCommit(m);
+      at = e;
+    }
+    const name = col[L.TE_NAME] as string[];
+    this.names.push(borrowed ? name.slice(0, n) : name);
+    this.firsts.push(this.events);
+    this.events += n;
+  }
+
+  /** The `threads` table of the events appended (derived once). */
+  table(): Table<'threads'> {
+    if (this.result) return this.result;
+    const w = this.core();
+    let rows: number;
+    while ((rows = w.ltThreads(APPLY_STEP)) < 0);
+    this.orderPath = (['as they came', 'merged', 'radix'] as const)[w.ltPath()]!;
+    const buf = w.memory.buffer;
+    const columns: TypedColumn[] = [];
+    columns[L.TH_THREAD_ID] = new Uint32Array(buf, w.ltOut(0), rows).slice();
+    columns[L.TH_PROCESS_ID] = new Uint32Array(buf, w.ltOut(1), rows).slice();
+    columns[L.TH_START_TIME] = new BigInt64Array(buf, w.ltOut(2), rows).slice();
+    columns[L.TH_END_TIME] = new BigInt64Array(buf, w.ltOut(3), rows).slice();
+    columns[L.TH_WIN32_START_ADDR] = new BigUint64Array(buf, w.ltOut(4), rows).slice();
+    columns[L.TH_BASE_PRIORITY] = new Uint8Array(buf, w.ltOut(5), rows).slice();
+    // per row its valid bits and its name: of the last event with a non-empty one (the core links each row's named events, last first)
+    const validName = new Int32Array(buf, w.ltOut(6), 2 * rows);
+    const oValid = new Uint32Array(rows);
+    const oName = new Array<string>(rows);
+    const NAME = 1 << L.TH_NAME;
+    for (let r = 0; r < rows; r++) {
+      let name = '';
+      for (let e = validName[2 * r + 1]!; e >= 0; e = w.ltNamePrev(e)) {
+        name = this.nameOf(e);
+        if (name !== '') break;
+      }
+      oName[r] = name;
+      oValid[r] = name === '' ? validName[2 * r]! & ~NAME : validName[2 * r]!;
+    }
+    columns[L.TH_NAME] = oName;
+    columns[L.TH_VALID] = oValid;
+    // the core's regions (the events, the rows) and the names are not needed any more: the instance is
+    // kept for the next derivation when its memory is small
+    w.ltReset();
+    if (w.memory.buffer.byteLength <= IDLE_MAX_BYTES) idleCore = w;
+    this.w = null;
+    this.names.length = 0;
+    this.firsts.length = 0;
+    this.result = new Table('threads', { length: rows, columns });
+    return this.result;
+  }
+
+  /** The name of event e (of the events appended). */
+  private nameOf(e: number): string {
+    // its chunk: the last whose first event is ≤ e
+    const firsts = this.firsts;
+    let lo = 0;
+    let hi = firsts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (firsts[mid]! <= e) lo = mid;
+      else hi = mid - 1;
+    }
+    return this.names[lo]![e - firsts[lo]!]!;
+  }
 }
 
 /** The valid column of `rows` rows, with its own bit set in every row (as every table's valid column has). */

@@ -49,6 +49,23 @@ export interface DeriveExports {
   foldRows(): number;
   /** 0: the first time of the rows, 1: the last, 2: the highest cpu + 1 */
   foldSpan(i: number): bigint;
+  // the `threads` lifetimes core (assembly/derive/lifetimes.ts: an input region of its own)
+  /** room for up to n more Thread events: how many fit at ltColumn() */
+  ltReserve(n: number): number;
+  /** where the next rows of its input column i go (0 timestamp, 1 cpu, 2 threadId, 3 processId, 4 opcode, 5 valid: its low byte, u8, 6 win32StartAddr, 7 basePriority) */
+  ltColumn(i: number): number;
+  /** the n rows written at ltColumn() are appended */
+  ltCommit(n: number): void;
+  /** the rows of the events appended, up to `step` more events applied per call: −1 until all are, then the rows (their columns at ltOut()) */
+  ltThreads(step: number): number;
+  /** output column i: 0 threadId, 1 processId, 2 startTime, 3 endTime, 4 win32StartAddr, 5 basePriority, 6 per row two i32: its valid bits and its name event (−1: none) */
+  ltOut(i: number): number;
+  /** the name event applied to the same row before event i (−1: none) */
+  ltNamePrev(i: number): number;
+  /** the order ltThreads() applied the events in: 0 as they came (in time order), 1 the CPUs' runs merged, 2 the radix sort's */
+  ltPath(): number;
+  /** the instance ready for the next derivation (its regions dropped, its memory kept) */
+  ltReset(): void;
 }
 
 let cached: WebAssembly.Module | undefined;
