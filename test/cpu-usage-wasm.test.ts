@@ -90,6 +90,21 @@ describe('what the comparisons cover happens in them', () => {
       same(chunksOf({ cswitch: m(r.cswitch), readythread: m(r.readythread), threadEvents: m(r.threadEvents) }, [0.4]));
     }
   });
+
+  test('switches at the very times thread ids are reused (a lifetime starts as the last one is asked for)', () => {
+    // few ids of many lifetimes, every time rounded: switches and readies fall on the Thread Starts' ticks
+    const q = <T extends Name>(t: Table<T>): Table<T> => {
+      const c = t.columns.slice();
+      c[0] = (t.columns[0] as BigInt64Array).map((x) => (x / 20_000n) * 20_000n);
+      return table(t.name as T, t.length, c as TypedColumn[]);
+    };
+    const m = reused(r);
+    const at = { cswitch: q(m.cswitch), readythread: q(m.readythread), threadEvents: q(m.threadEvents) };
+    const ts = new Set((at.threadEvents.columns[0] as BigInt64Array).filter((_, i) => (at.threadEvents.columns[L.TE_OPCODE] as Uint8Array)[i] === L.OPCODE_START));
+    expect((at.cswitch.columns[0] as BigInt64Array).filter((t) => ts.has(t)).length).toBeGreaterThan(100);
+    same(chunksOf(at, [0.5]));
+    same(chunksOf(at, [0.5]), { threads: deriveThreads(at.threadEvents) });
+  });
 });
 
 test('streamed through streamFile (borrowed views of the decoder), to columns and to a StagedRowSink: the same rows', async () => {

@@ -58,6 +58,14 @@ const O_PRI: i32 = 1 << 24;
 const O_STATE: i32 = 1 << 25;
 const O_WR: i32 = 1 << 26;
 
+// The process of a thread of several lifetimes as pidOfLifetimes last found it, per slot: PCB bytes each —
+// the answer (i64: -1 unknown) and the times [lo, hi) it holds for (no lifetime starts inside); valid 0: none.
+const PCB: i32 = 32;
+const P_LO: i32 = 0; // i64
+const P_HI: i32 = 8; // i64
+const P_PID: i32 = 16; // i64
+const P_VALID: i32 = 24;
+
 // Lifetimes: LTB bytes each.
 const LTB: i32 = 24;
 const LT_FLAGS: i32 = 0; // 1: has a start; 2: open
@@ -141,6 +149,7 @@ let nSlots: i32 = 0;
 let LT: usize = 0;
 let ltCap: i32 = 0;
 let nLifetimes: i32 = 0;
+let PC: usize = 0;
 let threadsWithLifetimes: i32 = 0;
 let CS: usize = 0;
 let cpuCap: i32 = 0;
@@ -169,6 +178,7 @@ export function init(windowEvents: i32, holdRowsMax: i32): void {
   idInit();
   tsCap = 256;
   TS = regrow(0, 0, <usize>tsCap * TSB);
+  PC = regrow(0, 0, <usize>tsCap * PCB);
   ltCap = 256;
   LT = heap.alloc(<usize>ltCap * LTB);
 }
@@ -193,6 +203,7 @@ function newSlot(idle: bool): i32 {
   const s = nSlots++;
   if (nSlots > tsCap) {
     TS = regrow(TS, <usize>tsCap * TSB, <usize>(2 * tsCap) * TSB);
+    PC = regrow(PC, <usize>tsCap * PCB, <usize>(2 * tsCap) * PCB);
     tsCap *= 2;
   }
   store<i32>(TS + <usize>s * TSB, idle ? TF_IDLE : 0, T_FLAGS);
@@ -202,6 +213,7 @@ function newSlot(idle: bool): i32 {
 function addLifetime(s: i32, hasStart: bool, t: i64, pid: i32, open: bool): void {
   const ts = TS + <usize>s * TSB;
   if (load<i32>(ts, T_LIFE_HEAD) == 0) threadsWithLifetimes++;
+  store<i32>(PC + <usize>s * PCB, 0, P_VALID);
   const l = nLifetimes++;
   if (nLifetimes > ltCap) {
     LT = regrow(LT, <usize>ltCap * LTB, <usize>(2 * ltCap) * LTB);
@@ -242,20 +254,30 @@ function ensureCpu(cpu: i32): void {
   if (tf & TF_IDLE) return 0;
   const l = load<i32>(ts, T_LIFE_HEAD) - 1;
   if (l < 0) return -1;
-  if (l != load<i32>(ts, T_LIFE_TAIL) - 1) return pidOfLifetimes(l, t);
+  if (l != load<i32>(ts, T_LIFE_TAIL) - 1) return pidOfLifetimes(s, l, t);
   if (tf & TF_FIRST_START && t < load<i64>(ts, T_FIRST_START)) return -1;
   return <i64>load<u32>(ts, T_FIRST_PID);
 }
 
-/** pidOf of a thread of several lifetimes (the first: l): the latest start at or before t wins (a null start is the earliest; on a tie the later lifetime). */
-function pidOfLifetimes(l: i32, t: i64): i64 {
+/**
+ * pidOf of thread slot s of several lifetimes (the first: l): the latest start at or before t wins (a null
+ * start is the earliest; on a tie the later lifetime). The answer holds from the winner's start (a null one:
+ * from the first time) to the next start after t; it is kept per slot (PC) until a lifetime is added.
+ */
+function pidOfLifetimes(s: i32, l: i32, t: i64): i64 {
+  const pc = PC + <usize>s * PCB;
+  if (load<i32>(pc, P_VALID) != 0 && t >= load<i64>(pc, P_LO) && t < load<i64>(pc, P_HI)) return load<i64>(pc, P_PID);
   let best: usize = 0;
   let hasBest = false;
+  let hi: i64 = i64.MAX_VALUE;
   for (; l >= 0; l = load<i32>(LT + <usize>l * LTB, LT_NEXT) - 1) {
     const x = LT + <usize>l * LTB;
     if (load<i32>(x, LT_FLAGS) & 1) {
       const st = load<i64>(x, LT_START);
-      if (t < st) continue;
+      if (t < st) {
+        if (st < hi) hi = st;
+        continue;
+      }
       if (!hasBest || (load<i32>(best, LT_FLAGS) & 1) == 0 || !(st < load<i64>(best, LT_START))) {
         best = x;
         hasBest = true;
@@ -265,7 +287,12 @@ function pidOfLifetimes(l: i32, t: i64): i64 {
       hasBest = true;
     }
   }
-  return hasBest ? <i64>load<u32>(best, LT_PID) : -1;
+  const pid: i64 = hasBest ? <i64>load<u32>(best, LT_PID) : -1;
+  store<i64>(pc, hasBest && load<i32>(best, LT_FLAGS) & 1 ? load<i64>(best, LT_START) : i64.MIN_VALUE, P_LO);
+  store<i64>(pc, hi, P_HI);
+  store<i64>(pc, pid, P_PID);
+  store<i32>(pc, 1, P_VALID);
+  return pid;
 }
 
 function pidOfTid(tid: i32, t: i64): i64 {
