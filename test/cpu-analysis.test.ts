@@ -10,6 +10,7 @@ import { decodeSync } from '../src/node.js';
 import { simulateSchedule, writeTrace } from '../src/writer/index.js';
 import { allocColumn, TABLE_COLUMNS } from '../src/tables/schema.js';
 import { Table } from '../src/tables/table.js';
+import { stageRow } from './helpers/staged-rows.js';
 
 interface Row {
   tid: number;
@@ -148,53 +149,26 @@ describe('CpuAnalyzer', () => {
         const S = new Int32Array(n * R.RWS);
         const cols = TABLE_COLUMNS.cpuUsage.map((c) => allocColumn(c.type, n));
         const put = (col: number, i: number, x: bigint) => ((cols[col] as BigInt64Array)[i] = x);
-        const word = (b: number, hi: number, lo: number, x: bigint) => {
-          S[b + hi] = Number(BigInt.asIntN(32, x >> 32n));
-          S[b + lo] = Number(BigInt.asIntN(32, x));
-        };
         all.forEach((r, i) => {
-          const b = i * R.RWS;
-          let v = (1 << L.CU_VALID) | (1 << L.CU_CPU) | (1 << L.CU_SWITCH_IN_TIME) | (1 << L.CU_NEW_THREAD_ID) | (1 << L.CU_OLD_THREAD_ID);
-          S[b + R.R_CPU] = r.cpu;
-          S[b + R.R_NEW_TID] = r.tid;
           // the deriver's thread slot: one per thread id, or (some rows) one that another thread had
-          S[b + R.R_NEW_SLOT] = i % 3 === 0 ? 0 : r.tid + 1;
+          const v = stageRow(S, i, r, i % 3 === 0 ? 0 : r.tid + 1);
           (cols[L.CU_CPU] as Uint16Array)[i] = r.cpu;
           (cols[L.CU_NEW_THREAD_ID] as Uint32Array)[i] = r.tid;
-          word(b, R.R_IN_HI, R.R_IN_LO, r.in);
           put(L.CU_SWITCH_IN_TIME, i, r.in);
-          if (r.pid !== null) {
-            v |= 1 << L.CU_NEW_PROCESS_ID;
-            S[b + R.R_NEW_PID] = r.pid;
-            (cols[L.CU_NEW_PROCESS_ID] as Uint32Array)[i] = r.pid;
-          }
+          if (r.pid !== null) (cols[L.CU_NEW_PROCESS_ID] as Uint32Array)[i] = r.pid;
           if (r.next !== null) {
-            v |= (1 << L.CU_NEXT_SWITCH_OUT_TIME) | (1 << L.CU_CPU_USAGE);
-            word(b, R.R_NEXT_HI, R.R_NEXT_LO, r.next);
             put(L.CU_NEXT_SWITCH_OUT_TIME, i, r.next);
             put(L.CU_CPU_USAGE, i, wrap(r.next - r.in));
           }
           if (r.ready !== null) {
-            v |= (1 << L.CU_READY_TIME) | (1 << L.CU_READY);
-            word(b, R.R_READY_HI, R.R_READY_LO, r.ready);
             put(L.CU_READY_TIME, i, r.ready);
             put(L.CU_READY, i, wrap(r.in - r.ready));
-            if (r.readying !== null) {
-              v |= 1 << L.CU_READYING_THREAD_ID;
-              S[b + R.R_READYING_TID] = r.readying;
-              (cols[L.CU_READYING_THREAD_ID] as Uint32Array)[i] = r.readying;
-            }
+            if (r.readying !== null) (cols[L.CU_READYING_THREAD_ID] as Uint32Array)[i] = r.readying;
           }
           if (r.last !== null) {
-            v |= 1 << L.CU_LAST_SWITCH_OUT_TIME;
-            word(b, R.R_LAST_HI, R.R_LAST_LO, r.last);
             put(L.CU_LAST_SWITCH_OUT_TIME, i, r.last);
-            if (r.ready !== null) {
-              v |= 1 << L.CU_WAITS;
-              put(L.CU_WAITS, i, wrap(r.ready - r.last));
-            }
+            if (r.ready !== null) put(L.CU_WAITS, i, wrap(r.ready - r.last));
           }
-          S[b + R.R_VALID] = v;
           (cols[L.CU_VALID] as Uint32Array)[i] = v >>> 0;
         });
         for (const options of [{}, { percentiles: false }, { worst: 5, percentiles: false }]) {

@@ -16,6 +16,7 @@ import { Selection } from '../src/select/selection.js';
 import { decodeSync, streamFile, type CpuUsageOptions, type DecodeResult, type Table } from '../src/node.js';
 import { allocColumn, TABLE_COLUMNS, type TypedColumn } from '../src/tables/schema.js';
 import { Table as TableCtor } from '../src/tables/table.js';
+import { stageRow } from './helpers/staged-rows.js';
 import { chunksOf, table, type Chunk, type In, type Name, lost, noStartRundown, reused, unknown } from './helpers/deriver-chunks.js';
 import { generateRealisticTrace, simulateSchedule, writeTrace } from '../src/writer/index.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -242,37 +243,8 @@ test('property: rows of any 64-bit times folded by foldRow (after some staged) e
       const w = deriveInstance(() => {});
       const request = folded.coreFold()!;
       w.foldInit(request.histograms !== null, request.histograms?.lnGamma ?? 0, request.histograms?.maxIndex ?? 0);
-      const word = (b: number, hi: number, lo: number, x: bigint) => {
-        S[b + hi] = Number(BigInt.asIntN(32, x >> 32n));
-        S[b + lo] = Number(BigInt.asIntN(32, x));
-      };
-      all.forEach((r, i) => {
-        const b = i * R.RWS;
-        let v = (1 << L.CU_VALID) | (1 << L.CU_CPU) | (1 << L.CU_SWITCH_IN_TIME) | (1 << L.CU_NEW_THREAD_ID) | (1 << L.CU_OLD_THREAD_ID);
-        S[b + R.R_CPU] = r.cpu;
-        S[b + R.R_NEW_TID] = r.tid;
-        // the deriver's thread slot: one per thread id, or (some rows) one that another thread had, or none (-1: a switch without its new thread id)
-        S[b + R.R_NEW_SLOT] = i % 3 === 0 ? 0 : i % 7 === 1 ? -1 : r.tid + 1 + (i % 5 === 0 ? 300 : 0);
-        word(b, R.R_IN_HI, R.R_IN_LO, r.in);
-        if (r.pid !== null) {
-          v |= 1 << L.CU_NEW_PROCESS_ID;
-          S[b + R.R_NEW_PID] = r.pid;
-        }
-        if (r.next !== null) {
-          v |= (1 << L.CU_NEXT_SWITCH_OUT_TIME) | (1 << L.CU_CPU_USAGE);
-          word(b, R.R_NEXT_HI, R.R_NEXT_LO, r.next);
-        }
-        if (r.ready !== null) {
-          v |= (1 << L.CU_READY_TIME) | (1 << L.CU_READY);
-          word(b, R.R_READY_HI, R.R_READY_LO, r.ready);
-        }
-        if (r.last !== null) {
-          v |= 1 << L.CU_LAST_SWITCH_OUT_TIME;
-          word(b, R.R_LAST_HI, R.R_LAST_LO, r.last);
-          if (r.ready !== null) v |= 1 << L.CU_WAITS;
-        }
-        S[b + R.R_VALID] = v;
-      });
+      // the deriver's thread slot: one per thread id, or (some rows) one that another thread had, or none (-1: a switch without its new thread id)
+      all.forEach((r, i) => stageRow(S, i, r, i % 3 === 0 ? 0 : i % 7 === 1 ? -1 : r.tid + 1 + (i % 5 === 0 ? 300 : 0)));
       // the first rows staged to both (the fold then merges into slots, sums and histograms there), the rest folded
       const k = Math.floor(before * n);
       staged.addStaged(S, n);
