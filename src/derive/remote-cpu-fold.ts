@@ -39,21 +39,17 @@ export const REMOTE_FOLD_MIN_BYTES = 16 << 20;
 /** The types of the input columns. */
 const TYPES = INPUT_COLUMNS.map(([t, c]) => TABLE_COLUMNS[t].find((x) => x.name === c)!.type as NumericColumnType);
 
-/** Bytes of a set of input columns of `cells` cells each, in one buffer (a message hands over one buffer, not one per column). */
-function setBytes(cells: number): number {
-  let at = 0;
-  for (const type of TYPES) at += Math.ceil((cells * bytesOf(type)) / 8) * 8;
+/** Where each input column of a set of `cells` cells starts in its one buffer (8-byte aligned), then the buffer's bytes. */
+function setLayout(cells: number): number[] {
+  const at = [0];
+  for (const type of TYPES) at.push(at[at.length - 1]! + Math.ceil((cells * bytesOf(type)) / 8) * 8);
   return at;
 }
 
-/** The input columns of a set (`cells` cells each) in `buffer`, in INPUT_COLUMNS order, each 8-byte aligned. */
+/** The input columns of a set (`cells` cells each) in `buffer`, in INPUT_COLUMNS order. */
 export function inputColumns(buffer: ArrayBuffer, cells: number): NumericColumn[] {
-  let at = 0;
-  return TYPES.map((type) => {
-    const c = viewColumn(type, buffer, at, cells) as NumericColumn;
-    at += Math.ceil((cells * bytesOf(type)) / 8) * 8;
-    return c;
-  });
+  const at = setLayout(cells);
+  return TYPES.map((type, i) => viewColumn(type, buffer, at[i]!, cells) as NumericColumn);
 }
 
 /** Whether the derivation of the trace at `path` goes to a worker with `threads` (the --threads option) given: a core to spare, a large input, the compiled worker script. */
@@ -142,7 +138,7 @@ export class RemoteCpuFold {
     const k = this.idle.findIndex((s) => s.cells >= rows);
     if (k >= 0) return this.idle.splice(k, 1)[0]!;
     const cells = Math.max(rows, 1 << 14);
-    return { buffer: new ArrayBuffer(setBytes(cells)), cells };
+    return { buffer: new ArrayBuffer(setLayout(cells)[TYPES.length]!), cells };
   }
 
   private fail(e: Error): void {
