@@ -19,17 +19,53 @@ import { join } from 'node:path';
 function same(chunks: Chunk[], options: CpuUsageOptions = {}) {
   const got: Table<'cpuUsage'>[] = [];
   const want: Table<'cpuUsage'>[] = [];
+  const halves: Table<'cpuUsage'>[] = [];
   const w = new CpuUsageDeriver((t) => got.push(t), { ...options, engine: 'wasm' });
   const ts = new CpuUsageDeriver((t) => want.push(t), { ...options, engine: 'reference' });
+  // streaming: also the core in its two halves (remote-cpu-fold.ts runs them on two threads), what the
+  // intake releases handed to the apply half as a copy, as a worker gets it
+  const split = options.threads === undefined ? splitHalves((t) => halves.push(t), options) : null;
   for (const c of chunks) {
     w.add(...c);
     ts.add(...c);
+    split?.add(...c);
   }
   const stats = w.finish();
   expect(stats).toEqual(ts.finish());
   expect(got.map((t) => t.length)).toEqual(want.map((t) => t.length));
   got.forEach((t, k) => t.columns.forEach((col, c) => expect(col, `chunk ${k} column ${t.specs[c]!.name}`).toEqual(want[k]!.columns[c])));
+  if (split) {
+    expect(split.finish()).toEqual(stats);
+    expect(halves.map((t) => t.length)).toEqual(want.map((t) => t.length));
+    halves.forEach((t, k) => t.columns.forEach((col, c) => expect(col, `halves: chunk ${k} column ${t.specs[c]!.name}`).toEqual(want[k]!.columns[c])));
+  }
   return stats;
+}
+
+/** The WebAssembly core's intake and apply halves chained (CpuUsageOptions.split), what is released copied over. */
+function splitHalves(onRows: (t: Table<'cpuUsage'>) => void, options: CpuUsageOptions) {
+  const intake = new CpuUsageDeriver(
+    () => {
+      throw new Error('the intake made rows');
+    },
+    { ...options, engine: 'wasm', split: 'intake' },
+  );
+  const apply = new CpuUsageDeriver(onRows, { ...options, engine: 'wasm', split: 'apply' });
+  const hand = () => {
+    const e = intake.released();
+    apply.addReleased({ ...e, records: e.records.slice(), groupEnds: e.groupEnds.slice(), idleSlots: e.idleSlots.slice() });
+  };
+  return {
+    add(...c: Chunk) {
+      intake.add(...c);
+      hand();
+    },
+    finish() {
+      const first = intake.finish();
+      hand();
+      return { ...apply.finish(), lateEvents: first.lateEvents, maxHeld: first.maxHeld };
+    },
+  };
 }
 
 const MUTATIONS: [string, (r: In) => In][] = [['as written', (r) => r], ['no start rundown', noStartRundown], ['lost events', lost], ['thread ids reused', reused], ['threads never known', unknown]];

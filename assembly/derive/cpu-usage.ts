@@ -10,12 +10,18 @@
 // per thread in this module (cpu-fold.ts) and never staged. finish() completes the CPUs' open rows, then
 // the held ones. Memory: thread slots, lifetimes, CPUs, the reorder's window, the
 // hold (at most holdRows rows), one block — never the trace.
+//
+// Split in two (splitInit; src/derive/remote-cpu-fold.ts runs the halves on two threads): an INTAKE instance
+// takes the chunks, gives the threads their slots and reorders the events, but streams the released
+// records out (streamCount, streamPtr: the records in the order they are applied, the ends of the groups
+// apply() takes them in, the idle slots made) instead of applying them; an APPLY instance takes that stream
+// (applyReserve, applyStream) and applies it as the whole core would — the same slots, rows and fold.
 import * as R from '../generated/registry';
 import { OPCODE_END, OPCODE_START } from '../layout';
 import { idAdd, idGet, idInit } from './ids';
 import { col } from './input';
 import { folding, foldRow } from './cpu-fold';
-import { begin, commit, E, lateEvents, maxHeld, P, REC, RE_KEY, RE_TIME, regrow, releaseCut, releaseDone, reorderInit, switchAt, top } from './reorder';
+import { begin, commit, copyRecord, E, lateEvents, maxHeld, P, REC, RE_KEY, RE_TIME, regrow, releaseCut, releaseDone, reorderInit, switchAt, top } from './reorder';
 
 const KIND_THREAD: i32 = 0;
 const KIND_READY: i32 = 1;
@@ -130,6 +136,16 @@ const R_CSTATE: i32 = 68;
 const R_VALID: i32 = 72;
 const R_NEW_SLOT: i32 = 76;
 
+// A held row: the staged row, then the slots its process ids are looked up by at finish().
+const HRB: i32 = RB + 8;
+const H_OLD_SLOT: i32 = RB;
+const H_READYING_SLOT: i32 = RB + 4;
+
+// What an instance does of the derivation (splitInit).
+const WHOLE: i32 = 0;
+const INTAKE: i32 = 1;
+const APPLY: i32 = 2;
+
 const ALWAYS: i32 = (1 << R.CU_VALID) | (1 << R.CU_CPU) | (1 << R.CU_SWITCH_IN_TIME) | (1 << R.CU_NEW_THREAD_ID) | (1 << R.CU_OLD_THREAD_ID);
 const SLOT_CACHE_BITS: i32 = 12;
 /** rows staged before they go to the JS side */
@@ -167,6 +183,18 @@ let heldRows: i32 = 0;
 let unresolvedRows: i32 = 0;
 /** the one-event order of a late event */
 let single: usize = 0;
+let mode: i32 = WHOLE;
+// the stream between the halves (INTAKE: written; APPLY: read): the records (in the reorder's store E when
+// applying), the ends of the groups apply() takes them in (i32), the idle slots made (slot, cpu or -1: i32 pairs)
+let SREC: usize = 0;
+let sRecCap: i32 = 0;
+let nSRec: i32 = 0;
+let SEND: usize = 0;
+let sEndCap: i32 = 0;
+let nSEnd: i32 = 0;
+let SIDLE: usize = 0;
+let sIdleCap: i32 = 0;
+let nSIdle: i32 = 0;
 
 /** Starts the derivation (once per instance: an instance is one deriver's): the reorder's window, the hold's bound, the first regions. */
 export function init(windowEvents: i32, holdRowsMax: i32): void {
@@ -191,7 +219,7 @@ function slotOf(tid: i32): i32 {
   if (load<i32>(h) == tid && load<i32>(h, 4) != 0) return load<i32>(h, 4) - 1;
   let s = idGet(tid);
   if (s < 0) {
-    s = newSlot(tid == 0);
+    s = newSlot(tid == 0, -1);
     idAdd(tid, s);
   }
   store<i32>(h, tid);
@@ -199,15 +227,33 @@ function slotOf(tid: i32): i32 {
   return s;
 }
 
-function newSlot(idle: bool): i32 {
+/** A new thread slot; idle: the idle thread's (of `cpu`; -1: the slot of thread id 0), streamed by an INTAKE instance. */
+function newSlot(idle: bool, cpu: i32): i32 {
   const s = nSlots++;
-  if (nSlots > tsCap) {
-    TS = regrow(TS, <usize>tsCap * TSB, <usize>(2 * tsCap) * TSB);
-    PC = regrow(PC, <usize>tsCap * PCB, <usize>(2 * tsCap) * PCB);
-    tsCap *= 2;
+  if (mode != INTAKE) {
+    growSlots(nSlots);
+    store<i32>(TS + <usize>s * TSB, idle ? TF_IDLE : 0, T_FLAGS);
+  } else if (idle) {
+    // the slot is the APPLY instance's
+    if (nSIdle == sIdleCap) {
+      SIDLE = regrow(SIDLE, <usize>sIdleCap << 3, <usize>max(16, 2 * sIdleCap) << 3);
+      sIdleCap = max(16, 2 * sIdleCap);
+    }
+    store<i32>(SIDLE + (<usize>nSIdle << 3), s);
+    store<i32>(SIDLE + (<usize>nSIdle << 3), cpu, 4);
+    nSIdle++;
   }
-  store<i32>(TS + <usize>s * TSB, idle ? TF_IDLE : 0, T_FLAGS);
   return s;
+}
+
+/** Room for n thread slots. */
+function growSlots(n: i32): void {
+  if (n <= tsCap) return;
+  let cap = tsCap;
+  while (cap < n) cap *= 2;
+  TS = regrow(TS, <usize>tsCap * TSB, <usize>cap * TSB);
+  PC = regrow(PC, <usize>tsCap * PCB, <usize>cap * PCB);
+  tsCap = cap;
 }
 
 function addLifetime(s: i32, hasStart: bool, t: i64, pid: i32, open: bool): void {
@@ -235,15 +281,19 @@ function addLifetime(s: i32, hasStart: bool, t: i64, pid: i32, open: bool): void
 }
 
 function ensureCpu(cpu: i32): void {
-  if (cpu >= cpuCap) {
-    let cap = max(8, cpuCap);
-    while (cap <= cpu) cap *= 2;
-    CS = regrow(CS, <usize>cpuCap * CSB, <usize>cap * CSB);
-    for (let c = cpuCap; c < cap; c++) store<i32>(CS + <usize>c * CSB, -1, C_IDLE_SLOT);
-    cpuCap = cap;
-  }
+  growCpus(cpu);
   const c = CS + <usize>cpu * CSB;
-  if (load<i32>(c, C_IDLE_SLOT) == -1) store<i32>(c, newSlot(true), C_IDLE_SLOT);
+  if (load<i32>(c, C_IDLE_SLOT) == -1) store<i32>(c, newSlot(true, cpu), C_IDLE_SLOT);
+}
+
+/** The state of CPUs up to `cpu` (new ones without an idle slot). */
+function growCpus(cpu: i32): void {
+  if (cpu < cpuCap) return;
+  let cap = max(8, cpuCap);
+  while (cap <= cpu) cap *= 2;
+  CS = regrow(CS, <usize>cpuCap * CSB, <usize>cap * CSB);
+  for (let c = cpuCap; c < cap; c++) store<i32>(CS + <usize>c * CSB, -1, C_IDLE_SLOT);
+  cpuCap = cap;
 }
 
 /** The process of thread slot s at time t (-1: unknown; the idle thread: 0): a thread of one lifetime from the copy in its slot. */
@@ -295,12 +345,6 @@ function pidOfLifetimes(s: i32, l: i32, t: i64): i64 {
   return pid;
 }
 
-function pidOfTid(tid: i32, t: i64): i64 {
-  if (tid == 0) return 0;
-  const s = idGet(tid);
-  return s < 0 ? -1 : pidOf(s, t);
-}
-
 // ---- input (its region: input.ts)
 
 /**
@@ -321,6 +365,7 @@ export function lifetimes(n: i32): void {
 
 /** Takes one chunk (its columns in the input region): stores its events, releases those up to the watermark. */
 export function add(nThread: i32, nReady: i32, nSwitch: i32): void {
+  streamReset();
   begin(nThread + nReady + nSwitch);
   if (nThread > 0) addThreadEvents(nThread);
   if (nReady > 0) addReadies(nReady);
@@ -331,8 +376,28 @@ export function add(nThread: i32, nReady: i32, nSwitch: i32): void {
 
 function release(all: bool): void {
   const cut = releaseCut(all);
-  if (cut > 0) apply(P, 0, cut);
+  if (cut > 0) applyOrStream(P, 0, cut);
   releaseDone(cut);
+}
+
+/** The events at order[from, to) applied as one apply() call, or (INTAKE) streamed out as one. */
+function applyOrStream(order: usize, from: i32, to: i32): void {
+  if (mode != INTAKE) {
+    apply(order, from, to);
+    return;
+  }
+  const n = to - from;
+  if (nSRec + n > sRecCap) {
+    const cap = max(nSRec + n, max(1024, 2 * sRecCap));
+    SREC = regrow(SREC, <usize>nSRec * REC, <usize>cap * REC);
+    sRecCap = cap;
+  }
+  for (let i = from; i < to; i++) copyRecord(SREC + <usize>(nSRec++) * REC, rec(order, i));
+  if (nSEnd == sEndCap) {
+    SEND = regrow(SEND, <usize>sEndCap << 2, <usize>max(64, 2 * sEndCap) << 2);
+    sEndCap = max(64, 2 * sEndCap);
+  }
+  store<i32>(SEND + (<usize>(nSEnd++) << 2), nSRec);
 }
 
 /** Commits the record at `top`; a late one is applied at once. */
@@ -340,7 +405,7 @@ function release(all: bool): void {
 @inline function put(): void {
   if (!commit()) {
     store<i32>(single, top);
-    apply(single, 0, 1);
+    applyOrStream(single, 0, 1);
   }
 }
 
@@ -632,12 +697,14 @@ function closeRow(cpu: i32, hasNext: bool, nt: i64, nSmall: i32, nFlags: i32): v
   if (wait) {
     if (nHold == holdCap) {
       const cap = min(holdRows, max(1024, 2 * holdCap));
-      HOLD = regrow(HOLD, <usize>holdCap * RB, <usize>cap * RB);
+      HOLD = regrow(HOLD, <usize>holdCap * HRB, <usize>cap * HRB);
       holdCap = cap;
     }
-    r = HOLD + <usize>nHold * RB;
+    r = HOLD + <usize>nHold * HRB;
     nHold++;
     heldRows++;
+    store<i32>(r, load<i32>(c, C_OLD_SLOT), H_OLD_SLOT);
+    store<i32>(r, load<i32>(c, C_READYING_SLOT), H_READYING_SLOT);
   } else r = folding ? OUT : outRow(); // folding: OUT is the row's scratch
   let v = ALWAYS;
   store<i32>(r, cpu, R_CPU);
@@ -751,7 +818,9 @@ function fold(r: usize): void {
 
 /** End of the trace: everything released, the CPUs' open rows completed in the order they were opened, then the held rows resolved against the final lifetimes. */
 export function finish(): void {
+  streamReset();
   release(true);
+  if (mode == INTAKE) return;
   for (;;) {
     // the open row opened first (few CPUs: a scan per row)
     let first = -1;
@@ -770,18 +839,18 @@ export function finish(): void {
     store<i32>(x, load<i32>(x, C_FLAGS) & ~CF_OPEN, C_FLAGS);
   }
   for (let i = 0; i < nHold; i++) {
-    const h = HOLD + <usize>i * RB;
+    const h = HOLD + <usize>i * HRB;
     let v = load<i32>(h, R_VALID);
     const tIn = (<i64>load<i32>(h, R_IN_HI) << 32) | <i64>load<u32>(h, R_IN_LO);
     if (((v >>> R.CU_NEW_PROCESS_ID) & 1) == 0) {
-      const pid = pidOfTid(load<i32>(h, R_NEW_TID), tIn);
+      const pid = pidOf(load<i32>(h, R_NEW_SLOT), tIn);
       if (pid >= 0) {
         store<i32>(h, <i32>pid, R_NEW_PID);
         v |= 1 << R.CU_NEW_PROCESS_ID;
       }
     }
     if (((v >>> R.CU_OLD_PROCESS_ID) & 1) == 0) {
-      const pid = pidOfTid(load<i32>(h, R_OLD_TID), tIn);
+      const pid = pidOf(load<i32>(h, H_OLD_SLOT), tIn);
       if (pid >= 0) {
         store<i32>(h, <i32>pid, R_OLD_PID);
         v |= 1 << R.CU_OLD_PROCESS_ID;
@@ -789,7 +858,7 @@ export function finish(): void {
     }
     if (((v >>> R.CU_READYING_THREAD_ID) & 1) == 1 && ((v >>> R.CU_READYING_PROCESS_ID) & 1) == 0) {
       const tr = (<i64>load<i32>(h, R_READY_HI) << 32) | <i64>load<u32>(h, R_READY_LO);
-      const pid = pidOfTid(load<i32>(h, R_READYING_TID), tr);
+      const pid = pidOf(load<i32>(h, H_READYING_SLOT), tr);
       if (pid >= 0) {
         store<i32>(h, <i32>pid, R_READYING_PID);
         v |= 1 << R.CU_READYING_PROCESS_ID;
@@ -820,4 +889,70 @@ export function stat(i: i32): i32 {
   if (i == 2) return threadsWithLifetimes;
   if (i == 3) return heldRows;
   return unresolvedRows;
+}
+
+// ---- the two halves (see the file comment)
+
+/** This instance from now on: 0 the whole derivation, 1 INTAKE, 2 APPLY (after init). */
+export function splitInit(m: i32): void {
+  mode = m;
+}
+
+function streamReset(): void {
+  nSRec = 0;
+  nSEnd = 0;
+  nSIdle = 0;
+}
+
+/** INTAKE, after add() or finish(): 0 the records streamed, 1 the groups, 2 the idle slots made, 3 the thread slots, 4 the records' bytes. */
+export function streamCount(i: i32): i32 {
+  if (i == 0) return nSRec;
+  if (i == 1) return nSEnd;
+  if (i == 2) return nSIdle;
+  if (i == 3) return nSlots;
+  return nSRec * REC;
+}
+
+/** INTAKE: where the records (0), group ends (1) and idle slots (2) are; APPLY: where applyStream reads them, after applyReserve. */
+export function streamPtr(i: i32): usize {
+  if (i == 0) return mode == APPLY ? E : SREC;
+  return i == 1 ? SEND : SIDLE;
+}
+
+/** APPLY: room for a stream of n records, g groups and k idle slots (written at streamPtr). */
+export function applyReserve(n: i32, g: i32, k: i32): void {
+  begin(n);
+  if (g > sEndCap) {
+    SEND = regrow(SEND, 0, <usize>g << 2);
+    sEndCap = g;
+  }
+  if (k > sIdleCap) {
+    SIDLE = regrow(SIDLE, 0, <usize>k << 3);
+    sIdleCap = k;
+  }
+}
+
+/** APPLY: the stream written at streamPtr (n records, g groups, k idle slots; `slots` thread slots in all) applied. */
+export function applyStream(n: i32, g: i32, k: i32, slots: i32): void {
+  if (slots > nSlots) {
+    growSlots(slots);
+    nSlots = slots;
+  }
+  for (let i = 0; i < k; i++) {
+    const s = load<i32>(SIDLE + (<usize>i << 3));
+    const cpu = load<i32>(SIDLE + (<usize>i << 3), 4);
+    store<i32>(TS + <usize>s * TSB, TF_IDLE, T_FLAGS);
+    if (cpu >= 0) {
+      growCpus(cpu);
+      store<i32>(CS + <usize>cpu * CSB, s, C_IDLE_SLOT);
+    }
+  }
+  for (let i = 0; i < n; i++) store<i32>(P + (<usize>i << 2), i);
+  let from = 0;
+  for (let i = 0; i < g; i++) {
+    const to = load<i32>(SEND + (<usize>i << 2));
+    if (to > from && to <= n) apply(P, from, to);
+    from = to;
+  }
+  drainOut();
 }

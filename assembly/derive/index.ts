@@ -6,6 +6,8 @@
 // the two cores), beside any number of decoders. Both cores share the reorder, id index and input region.
 export { reserveInput, inputColumn } from './input';
 export { init, lifetimes, add, finish, outPtr, stat } from './cpu-usage';
+// its two halves, for a derivation on two threads (src/derive/remote-cpu-fold.ts)
+export { splitInit, streamCount, streamPtr, applyReserve, applyStream } from './cpu-usage';
 export { tsInit, tsThreads, tsAdd, tsFinish, tsOutPtr, tsStat } from './thread-states';
 // the `cpu` command's per-thread fold of the cpuUsage core's rows (foldRow: for the tests)
 export { foldInit, foldRow, foldSlots, foldSlotPtr, foldHighPtr, foldHistPtr, foldHistSlots, foldHistCells, foldRows, foldSpan } from './cpu-fold';

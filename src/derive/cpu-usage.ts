@@ -47,6 +47,8 @@
 // Two cores do this: the WebAssembly one (assembly/derive/: the same records and rules with native i64
 // times, about 2.3× faster), and its TypeScript twin, the class ReferenceCpuUsage below (`engine:
 // 'reference'`): the differential tests (test/cpu-usage-wasm.test.ts) hold them to the same chunks and stats.
+// The WebAssembly core also runs in two halves (options.split: the intake, which gives the slots and
+// reorders, and the rest, for two threads: remote-cpu-fold.ts); the same tests chain the halves too.
 import * as L from '../generated/layout.js';
 import type { EngineKind } from '../engine/engine.js';
 import { copyInput, deriveInstance, type DeriveExports } from '../engine/wasm/derive.js';
@@ -76,6 +78,28 @@ export interface CpuUsageOptions {
    * they are staged to its addStaged, as with the reference core
    */
   coreFold?: boolean;
+  /**
+   * one half of the WebAssembly core, for a derivation on two threads (remote-cpu-fold.ts): 'intake' takes the
+   * chunks and reorders their events, which released() then gives out instead of applying them; 'apply' applies
+   * what an intake deriver released (addReleased) and makes the rows
+   */
+  split?: 'intake' | 'apply';
+}
+
+/**
+ * What an intake deriver released (CpuUsageDeriver.released): views of its core's memory, valid until its
+ * next add() or finish().
+ */
+export interface ReleasedEvents {
+  /** the event records (`count`, of the core's record layout), in the order they are applied */
+  records: Uint8Array;
+  count: number;
+  /** the ends (in records) of the groups they are applied in */
+  groupEnds: Int32Array;
+  /** the idle threads' slots made: (slot, cpu or −1) pairs */
+  idleSlots: Int32Array;
+  /** the thread slots made so far */
+  slots: number;
 }
 
 /**
@@ -542,6 +566,21 @@ export class CpuUsageDeriver {
   finish(): CpuUsageStats {
     return this.core.finish();
   }
+
+  /** split 'intake': the events the last add() or finish() released, for an apply deriver. */
+  released(): ReleasedEvents {
+    return this.wasmCore('intake').released();
+  }
+
+  /** split 'apply': applies what an intake deriver released. */
+  addReleased(e: ReleasedEvents): void {
+    this.wasmCore('apply').addReleased(e);
+  }
+
+  private wasmCore(split: 'intake' | 'apply'): WasmCpuUsage {
+    if (!(this.core instanceof WasmCpuUsage) || this.core.split !== split) throw new Error(`not the ${split} half of the WebAssembly core (options.split)`);
+    return this.core;
+  }
 }
 
 /**
@@ -551,6 +590,7 @@ export class CpuUsageDeriver {
  */
 class WasmCpuUsage {
   private readonly w: DeriveExports;
+  readonly split: 'intake' | 'apply' | undefined;
   /** the lifetimes are the trace's final ones (options.threads): Thread events are not needed */
   private readonly final: boolean;
 
@@ -563,6 +603,8 @@ class WasmCpuUsage {
   ) {
     this.w = deriveInstance((n) => this.output.put(new Int32Array(this.w.memory.buffer, this.w.outPtr(), n * RWS), n));
     this.w.init(options.windowEvents ?? 1 << 18, options.holdRows ?? 1 << 16);
+    this.split = options.split;
+    if (options.split !== undefined) this.w.splitInit(options.split === 'intake' ? 1 : 2);
     if (fold !== null) {
       const h = request?.histograms ?? null;
       this.w.foldInit(h !== null, h?.lnGamma ?? 0, h?.maxIndex ?? 0);
@@ -590,6 +632,31 @@ class WasmCpuUsage {
     const nT = this.final ? 0 : threadEvents.length;
     copyInput(w, cswitch, readythread, threadEvents, nT);
     w.add(nT, readythread.length, cswitch.length);
+  }
+
+  released(): ReleasedEvents {
+    const w = this.w;
+    const buf = w.memory.buffer;
+    return {
+      records: new Uint8Array(buf, w.streamPtr(0), w.streamCount(4)),
+      count: w.streamCount(0),
+      groupEnds: new Int32Array(buf, w.streamPtr(1), w.streamCount(1)),
+      idleSlots: new Int32Array(buf, w.streamPtr(2), 2 * w.streamCount(2)),
+      slots: w.streamCount(3),
+    };
+  }
+
+  addReleased(e: ReleasedEvents): void {
+    const w = this.w;
+    const n = e.count;
+    const g = e.groupEnds.length;
+    const k = e.idleSlots.length / 2;
+    w.applyReserve(n, g, k);
+    const buf = w.memory.buffer;
+    new Uint8Array(buf, w.streamPtr(0), e.records.length).set(e.records);
+    new Int32Array(buf, w.streamPtr(1), g).set(e.groupEnds);
+    new Int32Array(buf, w.streamPtr(2), 2 * k).set(e.idleSlots);
+    w.applyStream(n, g, k, e.slots);
   }
 
   finish(): CpuUsageStats {

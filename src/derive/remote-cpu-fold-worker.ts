@@ -1,13 +1,10 @@
-// The worker of remote-cpu-fold.ts: a CpuUsageDeriver (the WebAssembly core) folding the chunks it is sent
-// for the sink on the other side — each chunk's input columns made into the tables the deriver reads (the
-// other columns empty: it does not read them), its buffer handed back once added — and at the end the
-// fold (copied out of the core's memory, handed over) and the statistics.
+// The worker of remote-cpu-fold.ts: the apply half of the WebAssembly cpuUsage core (CpuUsageOptions.split),
+// applying the events the intake on the other side released — each buffer handed back once applied —
+// folding the rows for the sink there, and at the end the fold (copied out of the core's memory, handed
+// over) and the statistics.
 import { parentPort, workerData } from 'node:worker_threads';
-import { INPUT_COLUMNS, type DeriveInputTable } from '../engine/wasm/derive.js';
-import { allocColumn, TABLE_COLUMNS, type NumericColumn, type TypedColumn } from '../tables/schema.js';
-import { Table } from '../tables/table.js';
 import { CpuUsageDeriver, type CoreFold, type CoreFoldSink } from './cpu-usage.js';
-import { inputColumns, type RemoteFoldMessage, type RemoteFoldReply, type RemoteFoldSetup } from './remote-cpu-fold.js';
+import { releasedIn, type RemoteFoldMessage, type RemoteFoldReply, type RemoteFoldSetup } from './remote-cpu-fold.js';
 
 const port = parentPort!;
 const setup = workerData as RemoteFoldSetup;
@@ -22,24 +19,13 @@ const sink: CoreFoldSink = {
     throw new Error('the core staged rows it was to fold');
   },
 };
-const deriver = new CpuUsageDeriver(sink, { engine: 'wasm', windowEvents: setup.windowEvents, holdRows: setup.holdRows });
-/** per table: its columns, empty ones where the input has none */
-const empty = (t: DeriveInputTable): TypedColumn[] => TABLE_COLUMNS[t].map((c) => allocColumn(c.type, 0) as TypedColumn);
-const columns = { cswitch: empty('cswitch'), readythread: empty('readythread'), threadEvents: empty('threadEvents') };
-const at = INPUT_COLUMNS.map(([t, c]) => TABLE_COLUMNS[t].findIndex((x) => x.name === c));
+const deriver = new CpuUsageDeriver(sink, { engine: 'wasm', split: 'apply', holdRows: setup.holdRows });
 
 port.on('message', (m: RemoteFoldMessage) => {
   try {
     if (m.kind === 'chunk') {
-      const rows = { cswitch: m.nS, readythread: m.nR, threadEvents: m.nT };
-      const input = inputColumns(m.buffer, m.cells);
-      for (let i = 0; i < INPUT_COLUMNS.length; i++) {
-        const t = INPUT_COLUMNS[i]![0];
-        columns[t][at[i]!] = input[i]!.subarray(0, rows[t]) as NumericColumn;
-      }
-      const table = <T extends DeriveInputTable>(t: T) => new Table(t, { length: rows[t], columns: columns[t] });
-      deriver.add(table('cswitch'), table('readythread'), table('threadEvents'));
-      port.postMessage({ kind: 'added', buffer: m.buffer, cells: m.cells } satisfies RemoteFoldReply, [m.buffer]);
+      deriver.addReleased(releasedIn(m.buffer, m.bytes, m.count, m.groups, m.idle, m.slots));
+      port.postMessage({ kind: 'added', buffer: m.buffer } satisfies RemoteFoldReply, [m.buffer]);
       return;
     }
     const stats = deriver.finish();

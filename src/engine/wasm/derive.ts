@@ -22,6 +22,14 @@ export interface DeriveExports {
   outPtr(): number;
   /** 0 lateEvents, 1 maxHeld, 2 threads, 3 heldRows, 4 unresolvedRows */
   stat(i: number): number;
+  // its two halves (src/derive/remote-cpu-fold.ts): 1 INTAKE (streams the released events out), 2 APPLY (applies such a stream)
+  splitInit(mode: number): void;
+  /** INTAKE, after add() or finish(): 0 records, 1 groups, 2 idle slots made, 3 thread slots, 4 the records' bytes */
+  streamCount(i: number): number;
+  /** where the records (0), group ends (1: i32) and idle slots (2: i32 pairs) are (INTAKE), or go (APPLY, after applyReserve) */
+  streamPtr(i: number): number;
+  applyReserve(records: number, groups: number, idle: number): void;
+  applyStream(records: number, groups: number, idle: number, slots: number): void;
   // the threadStates core
   /** cpus: the CPUs in the watermark from the start (0: none); final: tsThreads() will give the lifetimes */
   tsInit(windowEvents: number, holdRows: number, cpus: number, final: boolean): void;
@@ -85,7 +93,7 @@ export type DeriveInputTable = 'cswitch' | 'readythread' | 'threadEvents';
 
 /**
  * The columns of the input region (assembly/derive/input.ts), in its order: the table and column each is
- * copied from — what the derivations read of a chunk (a remote deriver is sent these: remote-fold.ts).
+ * copied from — what the derivations read of a chunk.
  */
 export const INPUT_COLUMNS: readonly (readonly [DeriveInputTable, string])[] = [
   ['threadEvents', 'timestamp'],
