@@ -587,7 +587,9 @@ export class CpuAnalyzer implements CoreFoldSink {
     };
     const image = new Map<number, string>();
     for (const p of names.processes) if (p.imageFileName !== null) image.set(p.processId, p.imageFileName);
-    const threadName = threadNames(names.threads);
+    // thread names: looked up only where a thread is shown (--by thread, the longest delays)
+    let named: ((tid: number, pid: number | null) => string | null) | null = null;
+    const threadName = (tid: number, pid: number | null) => (named ??= threadNames(names.threads))(tid, pid);
     const imageOf = (pid: number | null) => (pid === null ? null : (image.get(pid) ?? null));
 
     // the groups the distributions merge into: each slot alone (threads), its process, the trace
