@@ -214,9 +214,15 @@ export function init(windowEvents: i32, holdRowsMax: i32): void {
 // ---- slots, lifetimes, CPUs
 
 /** The slot of thread `tid` (made if new): from the cache of recent ones, else the index. */
-function slotOf(tid: i32): i32 {
+// @ts-ignore: decorator
+@inline function slotOf(tid: i32): i32 {
   const h = slotCache + ((<usize>(<u32>(tid * 0x9e3779b1) >> (32 - SLOT_CACHE_BITS)) << 1) << 2);
   if (load<i32>(h) == tid && load<i32>(h, 4) != 0) return load<i32>(h, 4) - 1;
+  return slotOfMiss(tid, h);
+}
+
+/** slotOf of a thread id not in the cache at h: from the index (made if new), then cached. */
+function slotOfMiss(tid: i32, h: usize): i32 {
   let s = idGet(tid);
   if (s < 0) {
     s = newSlot(tid == 0, -1);
@@ -793,7 +799,8 @@ function closeRow(cpu: i32, hasNext: bool, nt: i64, nSmall: i32, nFlags: i32): v
 }
 
 /** A completed row (staged at r) into the fold (cpu-fold.ts). */
-function fold(r: usize): void {
+// @ts-ignore: decorator
+@inline function fold(r: usize): void {
   foldRow(
     load<i32>(r, R_VALID),
     load<i32>(r, R_CPU),

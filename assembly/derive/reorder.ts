@@ -132,7 +132,8 @@ export function commit(): bool {
 }
 
 /** A switch of `cpu` at `t` was delivered: the CPU joins the watermark, which is at least t for it. */
-export function switchAt(cpu: i32, t: i64): void {
+// @ts-ignore: decorator
+@inline export function switchAt(cpu: i32, t: i64): void {
   if (cpu >= cpuCap) growCpus(cpu);
   const w = W + (<usize>cpu << 3);
   if (load<u8>(Wseen + <usize>cpu) == 0) {
