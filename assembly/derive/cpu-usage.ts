@@ -18,7 +18,8 @@
 // (applyReserve, applyStream) and applies it as the whole core would — the same slots, rows and fold.
 import * as R from '../generated/registry';
 import { OPCODE_END, OPCODE_START } from '../layout';
-import { idAdd, idGet, idInit } from './ids';
+import { idAdd, idCached, idInit } from './ids';
+import { LF_OPEN, LF_START, lifeAppend, LT, LT_FLAGS, LT_NEXT, LTB, pidOfLifetimes } from './lifelist';
 import { col } from './input';
 import { folding, foldRow } from './cpu-fold';
 import { begin, commit, copyRecord, E, lateEvents, maxHeld, P, REC, RE_KEY, RE_TIME, regrow, releaseCut, releaseDone, reorderInit, switchAt, top } from './reorder';
@@ -63,21 +64,6 @@ const TF_FIRST_START: i32 = 32;
 const O_PRI: i32 = 1 << 24;
 const O_STATE: i32 = 1 << 25;
 const O_WR: i32 = 1 << 26;
-
-// The process of a thread of several lifetimes as pidOfLifetimes last found it, per slot: PCB bytes each —
-// the answer (i64: -1 unknown) and the times [lo, hi) it holds for (no lifetime starts inside); valid 0: none.
-const PCB: i32 = 32;
-const P_LO: i32 = 0; // i64
-const P_HI: i32 = 8; // i64
-const P_PID: i32 = 16; // i64
-const P_VALID: i32 = 24;
-
-// Lifetimes: LTB bytes each.
-const LTB: i32 = 24;
-const LT_FLAGS: i32 = 0; // 1: has a start; 2: open
-const LT_PID: i32 = 4;
-const LT_START: i32 = 8; // i64
-const LT_NEXT: i32 = 16; // index + 1; 0: the last
 
 // CPU state: CSB bytes per CPU.
 const CSB: i32 = 128;
@@ -147,7 +133,6 @@ const INTAKE: i32 = 1;
 const APPLY: i32 = 2;
 
 const ALWAYS: i32 = (1 << R.CU_VALID) | (1 << R.CU_CPU) | (1 << R.CU_SWITCH_IN_TIME) | (1 << R.CU_NEW_THREAD_ID) | (1 << R.CU_OLD_THREAD_ID);
-const SLOT_CACHE_BITS: i32 = 12;
 /** rows staged before they go to the JS side */
 const STAGE_ROWS: i32 = 2048;
 
@@ -156,16 +141,10 @@ const STAGE_ROWS: i32 = 2048;
 @external("env", "drain")
 declare function drain(n: i32): void;
 
-// thread id → slot: the index (ids.ts), and the direct-mapped cache of recent ones
-let slotCache: usize = 0;
 // thread slots, lifetimes, CPUs
 let TS: usize = 0;
 let tsCap: i32 = 0;
 let nSlots: i32 = 0;
-let LT: usize = 0;
-let ltCap: i32 = 0;
-let nLifetimes: i32 = 0;
-let PC: usize = 0;
 let threadsWithLifetimes: i32 = 0;
 let CS: usize = 0;
 let cpuCap: i32 = 0;
@@ -201,35 +180,24 @@ export function init(windowEvents: i32, holdRowsMax: i32): void {
   reorderInit(windowEvents, true);
   holdRows = holdRowsMax;
   single = heap.alloc(4);
-  slotCache = regrow(0, 0, <usize>(2 << SLOT_CACHE_BITS) << 2);
   OUT = heap.alloc(<usize>STAGE_ROWS * RB);
   idInit();
   tsCap = 256;
   TS = regrow(0, 0, <usize>tsCap * TSB);
-  PC = regrow(0, 0, <usize>tsCap * PCB);
-  ltCap = 256;
-  LT = heap.alloc(<usize>ltCap * LTB);
 }
 
 // ---- slots, lifetimes, CPUs
 
-/** The slot of thread `tid` (made if new): from the cache of recent ones, else the index. */
+/** The slot of thread `tid` (made if new). */
 // @ts-ignore: decorator
 @inline function slotOf(tid: i32): i32 {
-  const h = slotCache + ((<usize>(<u32>(tid * 0x9e3779b1) >> (32 - SLOT_CACHE_BITS)) << 1) << 2);
-  if (load<i32>(h) == tid && load<i32>(h, 4) != 0) return load<i32>(h, 4) - 1;
-  return slotOfMiss(tid, h);
+  const s = idCached(tid);
+  return s >= 0 ? s : newThread(tid);
 }
 
-/** slotOf of a thread id not in the cache at h: from the index (made if new), then cached. */
-function slotOfMiss(tid: i32, h: usize): i32 {
-  let s = idGet(tid);
-  if (s < 0) {
-    s = newSlot(tid == 0, -1);
-    idAdd(tid, s);
-  }
-  store<i32>(h, tid);
-  store<i32>(h, s + 1, 4);
+function newThread(tid: i32): i32 {
+  const s = newSlot(tid == 0, -1);
+  idAdd(tid, s);
   return s;
 }
 
@@ -258,31 +226,20 @@ function growSlots(n: i32): void {
   let cap = tsCap;
   while (cap < n) cap *= 2;
   TS = regrow(TS, <usize>tsCap * TSB, <usize>cap * TSB);
-  PC = regrow(PC, <usize>tsCap * PCB, <usize>cap * PCB);
   tsCap = cap;
 }
 
 function addLifetime(s: i32, hasStart: bool, t: i64, pid: i32, open: bool): void {
   const ts = TS + <usize>s * TSB;
   if (load<i32>(ts, T_LIFE_HEAD) == 0) threadsWithLifetimes++;
-  store<i32>(PC + <usize>s * PCB, 0, P_VALID);
-  const l = nLifetimes++;
-  if (nLifetimes > ltCap) {
-    LT = regrow(LT, <usize>ltCap * LTB, <usize>(2 * ltCap) * LTB);
-    ltCap *= 2;
-  }
-  const x = LT + <usize>l * LTB;
-  store<i32>(x, (hasStart ? 1 : 0) | (open ? 2 : 0), LT_FLAGS);
-  store<i64>(x, t, LT_START);
-  store<i32>(x, pid, LT_PID);
-  store<i32>(x, 0, LT_NEXT);
   const tail = load<i32>(ts, T_LIFE_TAIL);
+  const l = lifeAppend(s, tail, (hasStart ? LF_START : 0) | (open ? LF_OPEN : 0), t, pid);
   if (tail == 0) {
     store<i32>(ts, l + 1, T_LIFE_HEAD);
     store<i64>(ts, t, T_FIRST_START);
     store<i32>(ts, pid, T_FIRST_PID);
     if (hasStart) store<i32>(ts, load<i32>(ts, T_FLAGS) | TF_FIRST_START, T_FLAGS);
-  } else store<i32>(LT + <usize>(tail - 1) * LTB, l + 1, LT_NEXT);
+  }
   store<i32>(ts, l + 1, T_LIFE_TAIL);
 }
 
@@ -313,42 +270,6 @@ function growCpus(cpu: i32): void {
   if (l != load<i32>(ts, T_LIFE_TAIL) - 1) return pidOfLifetimes(s, l, t);
   if (tf & TF_FIRST_START && t < load<i64>(ts, T_FIRST_START)) return -1;
   return <i64>load<u32>(ts, T_FIRST_PID);
-}
-
-/**
- * pidOf of thread slot s of several lifetimes (the first: l): the latest start at or before t wins (a null
- * start is the earliest; on a tie the later lifetime). The answer holds from the winner's start (a null one:
- * from the first time) to the next start after t; it is kept per slot (PC) until a lifetime is added.
- */
-function pidOfLifetimes(s: i32, l: i32, t: i64): i64 {
-  const pc = PC + <usize>s * PCB;
-  if (load<i32>(pc, P_VALID) != 0 && t >= load<i64>(pc, P_LO) && t < load<i64>(pc, P_HI)) return load<i64>(pc, P_PID);
-  let best: usize = 0;
-  let hasBest = false;
-  let hi: i64 = i64.MAX_VALUE;
-  for (; l >= 0; l = load<i32>(LT + <usize>l * LTB, LT_NEXT) - 1) {
-    const x = LT + <usize>l * LTB;
-    if (load<i32>(x, LT_FLAGS) & 1) {
-      const st = load<i64>(x, LT_START);
-      if (t < st) {
-        if (st < hi) hi = st;
-        continue;
-      }
-      if (!hasBest || (load<i32>(best, LT_FLAGS) & 1) == 0 || !(st < load<i64>(best, LT_START))) {
-        best = x;
-        hasBest = true;
-      }
-    } else if (!hasBest || (load<i32>(best, LT_FLAGS) & 1) == 0) {
-      best = x;
-      hasBest = true;
-    }
-  }
-  const pid: i64 = hasBest ? <i64>load<u32>(best, LT_PID) : -1;
-  store<i64>(pc, hasBest && load<i32>(best, LT_FLAGS) & 1 ? load<i64>(best, LT_START) : i64.MIN_VALUE, P_LO);
-  store<i64>(pc, hi, P_HI);
-  store<i64>(pc, pid, P_PID);
-  store<i32>(pc, 1, P_VALID);
-  return pid;
 }
 
 // ---- input (its region: input.ts)
@@ -522,17 +443,17 @@ function applyThread(e: usize): void {
   const op = load<i32>(e, E_SB);
   let open = -1;
   for (let l = load<i32>(TS + <usize>s * TSB, T_LIFE_HEAD) - 1; l >= 0; l = load<i32>(LT + <usize>l * LTB, LT_NEXT) - 1) {
-    if (load<i32>(LT + <usize>l * LTB, LT_FLAGS) & 2) open = l;
+    if (load<i32>(LT + <usize>l * LTB, LT_FLAGS) & LF_OPEN) open = l;
   }
   if (op == OPCODE_START || open < 0) {
     if (open >= 0) {
       const x = LT + <usize>open * LTB;
-      store<i32>(x, load<i32>(x, LT_FLAGS) & ~2, LT_FLAGS);
+      store<i32>(x, load<i32>(x, LT_FLAGS) & ~LF_OPEN, LT_FLAGS);
     }
     addLifetime(s, op == OPCODE_START, load<i64>(e, RE_TIME), load<i32>(e, E_B), op != OPCODE_END);
   } else if (op == OPCODE_END) {
     const x = LT + <usize>open * LTB;
-    store<i32>(x, load<i32>(x, LT_FLAGS) & ~2, LT_FLAGS);
+    store<i32>(x, load<i32>(x, LT_FLAGS) & ~LF_OPEN, LT_FLAGS);
   }
 }
 

@@ -1,5 +1,6 @@
 // The thread id → slot index of the derivations (assembly/derive/): open addressing, the twin of
-// IdIndex (src/derive/lifetimes.ts). One per instance (an instance is one deriver's).
+// IdIndex (src/derive/lifetimes.ts), and before it a direct-mapped cache of recent ids (idCached). One per
+// instance (an instance is one deriver's).
 import { regrow } from './reorder';
 
 let idKeys: usize = 0;
@@ -7,12 +8,38 @@ let idVals: usize = 0; // slot + 1 (0: empty)
 let idCap: i32 = 0;
 let idShift: i32 = 22;
 let idCount: i32 = 0;
+// the cache: 2^CACHE_BITS (id, value + 1) pairs (value + 1 = 0: empty)
+const CACHE_BITS: i32 = 12;
+let cache: usize = 0;
 
 /** The index's first table (once per instance). */
 export function idInit(): void {
   idCap = 1024;
   idKeys = heap.alloc(<usize>idCap << 2);
   idVals = regrow(0, 0, <usize>idCap << 2);
+  cache = regrow(0, 0, <usize>(2 << CACHE_BITS) << 2);
+}
+
+// @ts-ignore: decorator
+@inline function cacheAt(id: i32): usize {
+  return cache + ((<usize>(<u32>(id * 0x9e3779b1) >> (32 - CACHE_BITS)) << 1) << 2);
+}
+
+/** idGet through the cache of recent ids. */
+// @ts-ignore: decorator
+@inline export function idCached(id: i32): i32 {
+  const h = cacheAt(id);
+  if (load<i32>(h) == id && load<i32>(h, 4) != 0) return load<i32>(h, 4) - 1;
+  return idCachedMiss(id, h);
+}
+
+function idCachedMiss(id: i32, h: usize): i32 {
+  const v = idGet(id);
+  if (v >= 0) {
+    store<i32>(h, id);
+    store<i32>(h, v + 1, 4);
+  }
+  return v;
 }
 
 export function idGet(id: i32): i32 {
@@ -34,6 +61,9 @@ export function idAdd(id: i32, value: i32): void {
   store<i32>(idKeys + (<usize>h << 2), id);
   store<i32>(idVals + (<usize>h << 2), value + 1);
   idCount++;
+  const c = cacheAt(id);
+  store<i32>(c, id);
+  store<i32>(c, value + 1, 4);
 }
 
 function idRehash(cap: i32): void {

@@ -14,8 +14,9 @@
 // (The rows of `ordered` are ordered by the front, from the staged rows, for either core.)
 import * as R from '../generated/registry';
 import { OPCODE_END, OPCODE_START } from '../layout';
-import { idAdd, idGet, idInit } from './ids';
+import { idAdd, idCached, idGet, idInit } from './ids';
 import { col } from './input';
+import { LF_START, lifeAppend, pidOfLifetimes } from './lifelist';
 import { begin, commit, E, hold, lateEvents, maxHeld, P, REC, RE_KEY, RE_TIME, regrow, releaseCut, releaseDone, reorderInit, switchAt, top, watchCpus } from './reorder';
 
 /** Takes the n rows staged at tsOutPtr() (borrowed until it returns). */
@@ -90,12 +91,6 @@ const TF_BEGAN_START: i32 = 4; // its first event was a Start (no row before it)
 const TF_GOV: i32 = 8;
 const TF_FIRST_START: i32 = 16;
 
-// Lifetimes: LTB bytes each.
-const LTB: i32 = 24;
-const LT_FLAGS: i32 = 0; // 1: has a start
-const LT_PID: i32 = 4;
-const LT_START: i32 = 8; // i64
-const LT_NEXT: i32 = 16; // index + 1 (0: the last)
 
 // CPUs: CSB bytes each.
 const CSB: i32 = 40;
@@ -144,9 +139,6 @@ const STAGE_ROWS: i32 = 2048;
 let TS: usize = 0;
 let tsCap: i32 = 0;
 let nSlots: i32 = 0;
-let LT: usize = 0;
-let ltCap: i32 = 0;
-let nLifetimes: i32 = 0;
 let CS: usize = 0;
 let cpuCap: i32 = 0;
 let group: i64 = 0;
@@ -184,8 +176,6 @@ export function tsInit(windowEvents: i32, holdRowsMax: i32, cpus: i32, isFinal: 
   idInit();
   tsCap = 256;
   TS = regrow(0, 0, <usize>tsCap * TSB);
-  ltCap = 256;
-  LT = heap.alloc(<usize>ltCap * LTB);
   if (cpus > 0) {
     ensureCpu(cpus - 1);
     watchCpus(cpus);
@@ -196,7 +186,7 @@ export function tsInit(windowEvents: i32, holdRowsMax: i32, cpus: i32, isFinal: 
 
 /** The slot of thread `tid` (made if new). */
 function slotOf(tid: i32): i32 {
-  const s = idGet(tid);
+  const s = idCached(tid);
   if (s >= 0) return s;
   const made = nSlots++;
   if (nSlots > tsCap) {
@@ -211,24 +201,15 @@ function slotOf(tid: i32): i32 {
 }
 
 function addLifetime(s: i32, hasStart: bool, time: i64, pid: i32): i32 {
-  const l = nLifetimes++;
-  if (nLifetimes > ltCap) {
-    LT = regrow(LT, <usize>ltCap * LTB, <usize>(2 * ltCap) * LTB);
-    ltCap *= 2;
-  }
-  const x = LT + <usize>l * LTB;
-  store<i32>(x, hasStart ? 1 : 0, LT_FLAGS);
-  store<i64>(x, time, LT_START);
-  store<i32>(x, pid, LT_PID);
-  store<i32>(x, 0, LT_NEXT);
   const t = TS + <usize>s * TSB;
   const tail = load<i32>(t, T_LIFE_TAIL);
+  const l = lifeAppend(s, tail, hasStart ? LF_START : 0, time, pid);
   if (tail == 0) {
     store<i32>(t, l + 1, T_LIFE_HEAD);
     store<i32>(t, pid, T_FIRST_PID);
     store<i64>(t, time, T_FIRST_START);
     if (hasStart) store<i32>(t, load<i32>(t, T_FLAGS) | TF_FIRST_START, T_FLAGS);
-  } else store<i32>(LT + <usize>(tail - 1) * LTB, l + 1, LT_NEXT);
+  }
   store<i32>(t, l + 1, T_LIFE_TAIL);
   return l;
 }
@@ -243,23 +224,7 @@ function pidOf(s: i32, time: i64): i64 {
     if (head == 0 || (load<i32>(t, T_FLAGS) & TF_FIRST_START && time < load<i64>(t, T_FIRST_START))) return -1;
     return <i64>load<u32>(t, T_FIRST_PID);
   }
-  let best: usize = 0;
-  let hasBest = false;
-  for (let l = load<i32>(t, T_LIFE_HEAD) - 1; l >= 0; l = load<i32>(LT + <usize>l * LTB, LT_NEXT) - 1) {
-    const x = LT + <usize>l * LTB;
-    if (load<i32>(x, LT_FLAGS) & 1) {
-      const st = load<i64>(x, LT_START);
-      if (time < st) continue;
-      if (!hasBest || (load<i32>(best, LT_FLAGS) & 1) == 0 || !(st < load<i64>(best, LT_START))) {
-        best = x;
-        hasBest = true;
-      }
-    } else if (!hasBest || (load<i32>(best, LT_FLAGS) & 1) == 0) {
-      best = x;
-      hasBest = true;
-    }
-  }
-  return hasBest ? <i64>load<u32>(best, LT_PID) : -1;
+  return pidOfLifetimes(s, head - 1, time);
 }
 
 function ensureCpu(cpu: i32): void {
@@ -625,7 +590,7 @@ function item(s: i32, kind: i32, e: usize, t: i64, next: usize): void {
       if (c < cpuCap && load<i32>(CS + <usize>c * CSB, C_FLAGS) & CF_CUR) {
         const r = load<i32>(CS + <usize>c * CSB, C_CUR);
         store<i32>(x, r, T_RTID);
-        const rs = idGet(r);
+        const rs = idCached(r);
         const pid: i64 = r == 0 ? 0 : rs < 0 ? -1 : pidOf(rs, t);
         store<i32>(x, <i32>pid, T_RPID);
         store<i32>(x, RK_RTID | (pid >= 0 ? RK_RPID : final ? 0 : RK_RPID_LATER), T_RK);
