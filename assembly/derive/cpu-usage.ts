@@ -18,7 +18,7 @@
 // (applyReserve, applyStream) and applies it as the whole core would — the same slots, rows and fold.
 import * as R from '../generated/registry';
 import { OPCODE_END, OPCODE_START } from '../layout';
-import { idAdd, idCached, idInit } from './ids';
+import { idAdd, idCached, idGet, idInit, idRemember } from './ids';
 import { LF_OPEN, LF_START, lifeAppend, LT, LT_FLAGS, LT_NEXT, LTB, pidOfLifetimes } from './lifelist';
 import { col } from './input';
 import { folding, foldRow } from './cpu-fold';
@@ -188,16 +188,20 @@ export function init(windowEvents: i32, holdRowsMax: i32): void {
 
 // ---- slots, lifetimes, CPUs
 
-/** The slot of thread `tid` (made if new). */
+/** The slot of thread `tid` (made if new): from the cache of recent ids, else the index. */
 // @ts-ignore: decorator
 @inline function slotOf(tid: i32): i32 {
   const s = idCached(tid);
-  return s >= 0 ? s : newThread(tid);
+  return s >= 0 ? s : slotOfMiss(tid);
 }
 
-function newThread(tid: i32): i32 {
-  const s = newSlot(tid == 0, -1);
-  idAdd(tid, s);
+function slotOfMiss(tid: i32): i32 {
+  let s = idGet(tid);
+  if (s >= 0) idRemember(tid, s);
+  else {
+    s = newSlot(tid == 0, -1);
+    idAdd(tid, s);
+  }
   return s;
 }
 

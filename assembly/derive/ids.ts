@@ -25,21 +25,18 @@ export function idInit(): void {
   return cache + ((<usize>(<u32>(id * 0x9e3779b1) >> (32 - CACHE_BITS)) << 1) << 2);
 }
 
-/** idGet through the cache of recent ids. */
+/** The value of `id` if it is in the cache of recent ids, else -1 (then idGet, and idRemember what it found). */
 // @ts-ignore: decorator
 @inline export function idCached(id: i32): i32 {
   const h = cacheAt(id);
-  if (load<i32>(h) == id && load<i32>(h, 4) != 0) return load<i32>(h, 4) - 1;
-  return idCachedMiss(id, h);
+  return load<i32>(h) == id ? load<i32>(h, 4) - 1 : -1;
 }
 
-function idCachedMiss(id: i32, h: usize): i32 {
-  const v = idGet(id);
-  if (v >= 0) {
-    store<i32>(h, id);
-    store<i32>(h, v + 1, 4);
-  }
-  return v;
+/** `id` has `value`: into the cache of recent ids. */
+export function idRemember(id: i32, value: i32): void {
+  const c = cacheAt(id);
+  store<i32>(c, id);
+  store<i32>(c, value + 1, 4);
 }
 
 export function idGet(id: i32): i32 {
@@ -61,9 +58,7 @@ export function idAdd(id: i32, value: i32): void {
   store<i32>(idKeys + (<usize>h << 2), id);
   store<i32>(idVals + (<usize>h << 2), value + 1);
   idCount++;
-  const c = cacheAt(id);
-  store<i32>(c, id);
-  store<i32>(c, value + 1, 4);
+  idRemember(id, value);
 }
 
 function idRehash(cap: i32): void {

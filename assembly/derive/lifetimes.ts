@@ -20,6 +20,7 @@
 // (TE_NAME) applied to it; each such event links the one before it (ltNamePrev, kept in its processId cell
 // once it is applied), so that the JS side, which holds the strings, skips empty names.
 // Memory: the Thread events and the rows — an instance derives one table.
+import { radixReset, radixSortPairs } from './radix';
 import * as R from '../generated/registry';
 import { OPCODE_END, OPCODE_START } from '../layout';
 
@@ -436,21 +437,14 @@ function applyMerged(m: i32): void {
   store<i32>(win + (<usize>p << 2), select<i32>(b, a, bFirst != 0));
 }
 
-const DIGIT_BITS: u64 = 11;
-const DIGITS: i32 = 1 << <i32>DIGIT_BITS;
-const DIGIT_MASK: u64 = <u64>DIGITS - 1;
-
-/**
- * The events in time order by a stable LSD radix sort (any input; radixTimeOrder of src/order.ts): the
- * times less the least as unsigned keys, 11-bit digits, a digit the same for every event skipped.
- */
+/** The events in time order (any input; radixTimeOrder of src/order.ts): the times less the least, radix-sorted. */
 function radixTimeOrder(n: i32): usize {
   let least = timeOf(0);
   for (let i = 1; i < n; i++) least = min(least, timeOf(i));
-  let key = heap.alloc(<usize>n << 3);
-  let key2 = heap.alloc(<usize>n << 3);
-  let row = heap.alloc(<usize>n << 2);
-  let row2 = heap.alloc(<usize>n << 2);
+  const key = heap.alloc(<usize>n << 3);
+  const key2 = heap.alloc(<usize>n << 3);
+  const row = heap.alloc(<usize>n << 2);
+  const row2 = heap.alloc(<usize>n << 2);
   const first = <u64>(timeOf(0) - least);
   let varies: u64 = 0;
   for (let i = 0; i < n; i++) {
@@ -459,37 +453,7 @@ function radixTimeOrder(n: i32): usize {
     store<u64>(key + (<usize>i << 3), k);
     store<i32>(row + (<usize>i << 2), i);
   }
-  const counts = heap.alloc(<usize>DIGITS << 2);
-  for (let shift: u64 = 0; shift < 64; shift += DIGIT_BITS) {
-    if (((varies >> shift) & DIGIT_MASK) == 0) continue;
-    memory.fill(counts, 0, <usize>DIGITS << 2);
-    for (let i = 0; i < n; i++) {
-      const a = counts + (<usize>((load<u64>(key + (<usize>i << 3)) >> shift) & DIGIT_MASK) << 2);
-      store<i32>(a, load<i32>(a) + 1);
-    }
-    let sum = 0;
-    for (let d = 0; d < DIGITS; d++) {
-      const a = counts + (<usize>d << 2);
-      const c = load<i32>(a);
-      store<i32>(a, sum);
-      sum += c;
-    }
-    for (let i = 0; i < n; i++) {
-      const k = load<u64>(key + (<usize>i << 3));
-      const a = counts + (<usize>((k >> shift) & DIGIT_MASK) << 2);
-      const to = load<i32>(a);
-      store<i32>(a, to + 1);
-      store<u64>(key2 + (<usize>to << 3), k);
-      store<i32>(row2 + (<usize>to << 2), load<i32>(row + (<usize>i << 2)));
-    }
-    const tk = key;
-    key = key2;
-    key2 = tk;
-    const tr = row;
-    row = row2;
-    row2 = tr;
-  }
-  return row;
+  return radixSortPairs(key, row, key2, row2, n, varies) ? row2 : row;
 }
 
 /** The address of output column i (after ltThreads): 0 threadId (u32), 1 processId (u32), 2 startTime (i64), 3 endTime (i64), 4 win32StartAddr (u64), 5 basePriority (u8), 6 per row its valid bits (u32) and its name event (i32, −1: none). */
@@ -511,6 +475,7 @@ export function ltOut(i: i32): usize {
  * cleared.
  */
 export function ltReset(): void {
+  radixReset();
   // @ts-ignore: the stub runtime's global (its bump heap back to the start)
   __reset();
   blocks = 0;

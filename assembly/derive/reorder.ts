@@ -8,9 +8,11 @@
 // A chunk is begin(n), the records (written at `top`, then commit()), then releaseCut() — the deriver
 // applies order[0, cut) — and releaseDone(cut); or hold() (a whole decode: kept unsorted until the next
 // release). The sort is a stable LSD radix sort of the positions on
-// the time less the least (13-bit digits, those the same for every event skipped), then each run of one
-// time by the key, by insertion: the order of the TS twin exactly. Memory: regions of the bump heap
+// the time less the least (radix.ts), then each run of one time by the key, by insertion: the order of the
+// TS twin exactly. Memory: regions of the bump heap
 // (runtime stub), replaced by twice larger ones when full (memory stays within twice the peak).
+
+import { radixSortPairs } from './radix';
 
 /** bytes of one record */
 export const REC: i32 = 40;
@@ -220,19 +222,14 @@ function watermarkCut(n: i32): i32 {
   return cut;
 }
 
-/** radix digits: 13 bits */
-const DIGIT: i32 = 13;
-const DIGITS: i32 = 1 << DIGIT;
-/** sort scratch: positions (i32) and relative times (u64), twice; the digit counts */
+/** sort scratch: positions (i32) and relative times (u64), twice */
 let sp: usize = 0;
 let sk: usize = 0;
 let sp2: usize = 0;
 let sk2: usize = 0;
 let sCap: i32 = 0;
-let counts: usize = 0;
 
 function reserve(n: i32): void {
-  if (counts == 0) counts = heap.alloc(<usize>DIGITS << 2);
   if (n <= sCap) return;
   const cap = max(n, max(2 * sCap, 1024));
   if (sp != 0) {
@@ -257,77 +254,22 @@ function sortEvents(n: i32): void {
     const t = timeAt(posAt(i));
     if (t < least) least = t;
   }
-  memory.fill(counts, 0, <usize>DIGITS << 2);
-  const or = relativeTimes(n, least);
-  let p = sp;
-  let k = sk;
-  let p2 = sp2;
-  let k2 = sk2;
-  for (let shift: u64 = 0; shift < 64; shift += DIGIT) {
-    if (or >> shift == 0) break; // every higher digit is 0
-    if (shift > 0) {
-      memory.fill(counts, 0, <usize>DIGITS << 2);
-      countDigits(k, shift, n);
-    }
-    if (load<i32>(counts + (<usize>(<i32>(load<u64>(k) >> shift) & (DIGITS - 1)) << 2)) == n) continue; // one digit for all
-    digitStarts();
-    scatter(k, p, k2, p2, shift, n);
-    const tp = p;
-    p = p2;
-    p2 = tp;
-    const tk = k;
-    k = k2;
-    k2 = tk;
-  }
-  sp = p;
-  sk = k;
-  sp2 = p2;
-  sk2 = k2;
-  orderTies(n, p, k);
+  const other = radixSortPairs(sk, sp, sk2, sp2, n, relativeTimes(n, least));
+  orderTies(n, other ? sp2 : sp, other ? sk2 : sk);
 }
 
-/** sp, sk [0, n): the positions of P and their times less `least`; the first digit counted; returns the OR of the times. */
+/** sp, sk [0, n): the positions of P and their times less `least`; returns the bits in which the times differ. */
 function relativeTimes(n: i32, least: i64): u64 {
-  let or: u64 = 0;
+  const first = <u64>(timeAt(posAt(0)) - least);
+  let varies: u64 = 0;
   for (let i = 0; i < n; i++) {
     const x = posAt(i);
     const r = <u64>(timeAt(x) - least);
     store<i32>(sp + (<usize>i << 2), x);
     store<u64>(sk + (<usize>i << 3), r);
-    or |= r;
-    const c = counts + (<usize>(<i32>r & (DIGITS - 1)) << 2);
-    store<i32>(c, load<i32>(c) + 1);
+    varies |= r ^ first;
   }
-  return or;
-}
-
-function countDigits(k: usize, shift: u64, n: i32): void {
-  for (let i = 0; i < n; i++) {
-    const c = counts + (<usize>(<i32>(load<u64>(k + (<usize>i << 3)) >> shift) & (DIGITS - 1)) << 2);
-    store<i32>(c, load<i32>(c) + 1);
-  }
-}
-
-/** The counts of each digit into the position of its first event. */
-function digitStarts(): void {
-  let sum = 0;
-  for (let d = 0; d < DIGITS; d++) {
-    const c = counts + (<usize>d << 2);
-    const v = load<i32>(c);
-    store<i32>(c, sum);
-    sum += v;
-  }
-}
-
-function scatter(k: usize, p: usize, k2: usize, p2: usize, shift: u64, n: i32): void {
-  for (let i = 0; i < n; i++) {
-    const key = load<u64>(k + (<usize>i << 3));
-    const c = counts + (<usize>(<i32>(key >> shift) & (DIGITS - 1)) << 2);
-    const at = load<i32>(c);
-    store<i32>(c, at + 1);
-    store<u64>(k2 + (<usize>at << 3), key);
-    store<i32>(p2 + (<usize>at << 2), load<i32>(p + (<usize>i << 2)));
-  }
+  return varies;
 }
 
 /** P[0, n) from the sorted positions p (times k), each run of one time ordered by the key (stably, by insertion). */

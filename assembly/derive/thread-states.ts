@@ -14,7 +14,7 @@
 // (The rows of `ordered` are ordered by the front, from the staged rows, for either core.)
 import * as R from '../generated/registry';
 import { OPCODE_END, OPCODE_START } from '../layout';
-import { idAdd, idCached, idGet, idInit } from './ids';
+import { idAdd, idCached, idGet, idInit, idRemember } from './ids';
 import { col } from './input';
 import { LF_START, lifeAppend, pidOfLifetimes } from './lifelist';
 import { begin, commit, E, hold, lateEvents, maxHeld, P, REC, RE_KEY, RE_TIME, regrow, releaseCut, releaseDone, reorderInit, switchAt, top, watchCpus } from './reorder';
@@ -186,8 +186,13 @@ export function tsInit(windowEvents: i32, holdRowsMax: i32, cpus: i32, isFinal: 
 
 /** The slot of thread `tid` (made if new). */
 function slotOf(tid: i32): i32 {
-  const s = idCached(tid);
-  if (s >= 0) return s;
+  const c = idCached(tid);
+  if (c >= 0) return c;
+  const s = idGet(tid);
+  if (s >= 0) {
+    idRemember(tid, s);
+    return s;
+  }
   const made = nSlots++;
   if (nSlots > tsCap) {
     TS = regrow(TS, <usize>tsCap * TSB, <usize>(2 * tsCap) * TSB);
@@ -590,7 +595,7 @@ function item(s: i32, kind: i32, e: usize, t: i64, next: usize): void {
       if (c < cpuCap && load<i32>(CS + <usize>c * CSB, C_FLAGS) & CF_CUR) {
         const r = load<i32>(CS + <usize>c * CSB, C_CUR);
         store<i32>(x, r, T_RTID);
-        const rs = idCached(r);
+        const rs = idGet(r);
         const pid: i64 = r == 0 ? 0 : rs < 0 ? -1 : pidOf(rs, t);
         store<i32>(x, <i32>pid, T_RPID);
         store<i32>(x, RK_RTID | (pid >= 0 ? RK_RPID : final ? 0 : RK_RPID_LATER), T_RK);
