@@ -28,24 +28,12 @@ export function radixSortPairs(k: usize, v: usize, k2: usize, v2: usize, n: i32,
   for (let d = 0; d < PLACES; d++) if (((varies >> (<u64>d * DIGIT)) & MASK) != 0) places |= 1 << d;
   if (places == 0) return false;
   for (let d = 0; d < PLACES; d++) if ((places >> d) & 1) memory.fill(counts + (<usize>(d * DIGITS) << 2), 0, <usize>DIGITS << 2);
-  if (places == 3) {
-    // the common case (a span below 2^26): the two low digits
-    const c1 = counts + (<usize>DIGITS << 2);
-    for (let i = 0; i < n; i++) {
-      const key = load<u64>(k + (<usize>i << 3));
-      const a = counts + (<usize>(key & MASK) << 2);
+  for (let i = 0; i < n; i++) {
+    const key = load<u64>(k + (<usize>i << 3));
+    for (let d = 0, m = places; m != 0; d++, m >>= 1) {
+      if ((m & 1) == 0) continue;
+      const a = counts + ((<usize>(d * DIGITS) + <usize>((key >> (<u64>d * DIGIT)) & MASK)) << 2);
       store<i32>(a, load<i32>(a) + 1);
-      const b = c1 + (<usize>((key >> DIGIT) & MASK) << 2);
-      store<i32>(b, load<i32>(b) + 1);
-    }
-  } else {
-    for (let i = 0; i < n; i++) {
-      const key = load<u64>(k + (<usize>i << 3));
-      for (let d = 0, m = places; m != 0; d++, m >>= 1) {
-        if ((m & 1) == 0) continue;
-        const a = counts + ((<usize>(d * DIGITS) + <usize>((key >> (<u64>d * DIGIT)) & MASK)) << 2);
-        store<i32>(a, load<i32>(a) + 1);
-      }
     }
   }
   let other = false;
