@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
-import { Parts } from '../src/convert/parts.js';
+import { finishParts, Parts } from '../src/convert/parts.js';
 import { inThreadParts, type PartWriters } from '../src/convert/part-writers.js';
 import { chunkOf } from '../src/tables/chunk-message.js';
 import type { DatasetWriter } from '../src/convert/formats.js';
@@ -210,6 +210,28 @@ describe('parts', () => {
     expect(seen.map((rows) => rows[tid])).toEqual([
       [13, 11, 12, 10],
       [13, 11, 12, 10],
+    ]);
+  });
+
+  test('finishParts hands every table\'s last part to the writers before awaiting any (the writers take them side by side)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'etw-parts-'));
+    const { writers, parts, releaseAll } = slowWriters();
+    const tables: TableName[] = ['readythread', 'threadEvents', 'cswitch'];
+    const all = tables.map((t) => new Parts(t, join(dir, t), writers, 'x', 100));
+    for (const p of all) await p.add({ length: 3, columns: TABLE_COLUMNS[p === all[0] ? 'readythread' : p === all[1] ? 'threadEvents' : 'cswitch'].map((s) => (s.type === 'str' ? ['a', 'b', 'c'] : allocColumn(s.type, 3))) });
+    expect(parts.length).toBe(0); // 3 rows of 100: nothing written yet
+    let finished = false;
+    const done = finishParts(all).then(() => (finished = true));
+    // let the ends go out (each makes its directory first): a second's worth of turns, or until all three did
+    for (let k = 0; k < 100 && parts.length < 3; k++) await new Promise((r) => setTimeout(r, 10));
+    expect(parts.length).toBe(3); // no table's part waited for another's to be written
+    expect(finished).toBe(false);
+    releaseAll();
+    await done;
+    expect(all.map((p) => [p.rows, p.files, p.bytes])).toEqual([
+      [3, 1, 3],
+      [3, 1, 3],
+      [3, 1, 3],
     ]);
   });
 

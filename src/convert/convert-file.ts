@@ -44,7 +44,7 @@ import { ownedName, removeDeadRuns, TraceLock } from './runs.js';
 import { datasetWriter, FileSink, type ConvertFormat } from './formats.js';
 import { inThreadParts, partWorkersAvailable, workerParts, type PartWriters } from './part-writers.js';
 import { refuseReplacingInput } from './inputs.js';
-import { Parts } from './parts.js';
+import { finishParts, Parts } from './parts.js';
 
 export interface ConvertOptions {
   to: ConvertFormat;
@@ -354,7 +354,7 @@ async function convertParts(
     const kept = pick(table);
     if (p) await p.add({ length: kept.length, columns: kept.columns });
   }
-  for (const p of parts.values()) await p.finish();
+  await finishParts(parts.values());
   const rows: Partial<Record<TableName, number>> = {};
   let files = 0;
   let bytes = 0;

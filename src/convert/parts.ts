@@ -138,3 +138,14 @@ export class Parts {
     for (const size of this.sizes.splice(0)) this.bytes += await size;
   }
 }
+
+/**
+ * Ends every table and waits until all their parts are written: each table's last part is handed to the
+ * writers before any is awaited, so the writers take the parts left at the end side by side (a table's
+ * finish() awaited before the next table's last part went out kept one worker writing, the others idle).
+ */
+export async function finishParts(parts: Iterable<Parts>): Promise<void> {
+  const all = [...parts];
+  for (const p of all) await p.end();
+  for (const p of all) await p.finish();
+}
