@@ -213,6 +213,53 @@ describe('parts', () => {
     ]);
   });
 
+  test('adopt: an owned chunk becomes a part as it is (no copy) and its columns come back once written; behind pending rows it is copied and given back at once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'etw-parts-'));
+    const sent: ColumnChunk[] = [];
+    const release: (() => void)[] = [];
+    const writers: PartWriters = {
+      async write(_path, _table, chunk, owned, giveBack) {
+        expect(owned).toBe(true);
+        sent.push(chunk);
+        return { size: new Promise<number>((r) => release.push(() => (giveBack?.(chunk.columns), r(chunk.length)))) };
+      },
+      async close() {},
+    };
+    const specs = TABLE_COLUMNS.threadStates;
+    const make = (n: number, base: number) =>
+      specs.map((s): TypedColumn => {
+        if (s.type === 'str') return Array.from({ length: n }, (_, i) => `s${base + i}`);
+        const c = allocColumn(s.type, n) as { fill(v: unknown): unknown };
+        c.fill(s.type === 'i64' || s.type === 'u64' ? BigInt(base) : base);
+        return c as TypedColumn;
+      });
+    const state = specs.findIndex((s) => s.name === 'state');
+    const p = new Parts('threadStates', join(dir, 'ts'), writers, 'x', 4);
+    const back: (readonly TypedColumn[])[] = [];
+    const full = make(4, 1);
+    await p.adopt({ length: 4, columns: full }, (c) => back.push(c));
+    expect(sent.length).toBe(1);
+    expect(sent[0]!.columns.every((c, i) => c === full[i])).toBe(true); // the same columns: not copied
+    expect(back).toEqual([]); // ours again only once written
+    release.shift()!();
+    expect(back.length).toBe(1);
+    expect(back[0]!.every((c, i) => c === full[i])).toBe(true);
+    // rows pending (added, copied): an adopted chunk behind them is copied too, and given back at once
+    await p.add({ length: 1, columns: make(1, 2) });
+    const more = make(4, 3);
+    await p.adopt({ length: 4, columns: more }, (c) => back.push(c));
+    expect(back.length).toBe(2);
+    expect(back[1]).toBe(more);
+    expect(sent.length).toBe(2); // rows 0-3 of the pending 5 went as a part (staging columns, not `more`)
+    expect(sent[1]!.columns[0]).not.toBe(more[0]);
+    expect((sent[1]!.columns[state] as string[]).slice(0, 4)).toEqual(['s2', 's3', 's4', 's5']);
+    const end = p.finish();
+    for (let k = 0; k < 100 && sent.length < 3; k++) await new Promise((r) => setTimeout(r, 10));
+    release.splice(0).forEach((f) => f());
+    await end;
+    expect([p.rows, p.files]).toEqual([9, 3]);
+  });
+
   test('finishParts hands every table\'s last part to the writers before awaiting any (the writers take them side by side)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'etw-parts-'));
     const { writers, parts, releaseAll } = slowWriters();

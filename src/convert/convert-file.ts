@@ -301,15 +301,16 @@ async function convertParts(
   for (const t of TABLE_NAMES) if (wanted.has(t)) parts.set(t, new Parts(t, partitionDir(staging, t, id), writers, ext, partRows));
   const decoded = DECODED_TABLE_NAMES.filter((t) => wanted.has(t));
   const usage = parts.get('cpuUsage');
-  // the derivers' chunks: copied into their parts, then given back for the next chunk's columns
+  // the derivers' chunks are partRows rows: each becomes a part as it is (Parts.adopt, no copy) and its
+  // columns come back for a later chunk once written; with a selection, the rows kept are copied
   const derived: Table<'cpuUsage'>[] = [];
-  const deriver = usage ? new CpuUsageDeriver((t) => derived.push(t), { engine: options.engine }) : null;
+  const deriver = usage ? new CpuUsageDeriver((t) => derived.push(t), { engine: options.engine, chunkRows: partRows }) : null;
   // stacks: a first pass over the stack tables, then each chunk's rows get their stackId (stack-pass.ts)
   const stacks = needsStackPass(wanted) ? await stackPass(source, { engine: options.engine, bias: options.bias, threads: options.decodeThreads }, wanted) : null;
   // threadStates: streamed, in the order its intervals end (each CPU in the watermark from the start)
   const stateParts = parts.get('threadStates');
   const states: Table<'threadStates'>[] = [];
-  const stateDeriver = stateParts ? new ThreadStatesDeriver((t) => states.push(t), { cpus, engine: options.engine }) : null;
+  const stateDeriver = stateParts ? new ThreadStatesDeriver((t) => states.push(t), { cpus, engine: options.engine, chunkRows: partRows }) : null;
   const res = await streamFile(source, {
     engine: options.engine,
     bias: options.bias,
@@ -325,27 +326,21 @@ async function convertParts(
       }
       if (deriver) {
         deriver.add(rows.cswitch, rows.readythread, rows.threadEvents);
-        for (const c of derived.splice(0)) {
-          await usage!.add(pickChunk(c, pick));
-          deriver.recycle(c);
-        }
+        for (const c of derived.splice(0)) await toPart(usage!, c, pick, (t) => deriver.recycle(t));
       }
       if (stateDeriver) {
         stateDeriver.add(rows.cswitch, rows.readythread, rows.threadEvents);
-        for (const c of states.splice(0)) {
-          await stateParts!.add(pickChunk(c, pick));
-          stateDeriver.recycle(c);
-        }
+        for (const c of states.splice(0)) await toPart(stateParts!, c, pick, (t) => stateDeriver.recycle(t));
       }
     },
   });
   if (deriver) {
     deriver.finish();
-    for (const c of derived.splice(0)) await usage!.add(pickChunk(c, pick));
+    for (const c of derived.splice(0)) await toPart(usage!, c, pick, (t) => deriver.recycle(t));
   }
   if (stateDeriver) {
     stateDeriver.finish();
-    for (const c of states.splice(0)) await stateParts!.add(pickChunk(c, pick));
+    for (const c of states.splice(0)) await toPart(stateParts!, c, pick, (t) => stateDeriver.recycle(t));
   }
   const ends: Partial<Record<TableName, Table>> = { threads: res.threads, processes: res.processes, images: res.images, traces: res.traces };
   if (stacks && (parts.has('stacks') || parts.has('stackFrames'))) Object.assign(ends, stacks.tables());
@@ -384,8 +379,21 @@ function ownedChunk(t: Table<TableName>): ColumnChunk {
   return { length: t.length, columns: t.columns.map((c) => c.slice(0, t.length) as TypedColumn) };
 }
 
-/** A table's rows through the picker, as a chunk. */
-function pickChunk(t: Table<TableName>, pick: <T extends TableName>(t: Table<T>) => Table<T>): ColumnChunk {
-  const kept = pick(t);
-  return { length: kept.length, columns: kept.columns };
+/**
+ * A deriver's chunk into its table's parts: adopted as it is (its columns given back to the deriver once
+ * written), or, with a selection, the rows kept copied and the chunk given back at once.
+ */
+async function toPart<T extends 'cpuUsage' | 'threadStates'>(
+  parts: Parts,
+  chunk: Table<T>,
+  pick: <U extends TableName>(t: Table<U>) => Table<U>,
+  recycle: (t: Table<T>) => void,
+): Promise<void> {
+  const kept = pick(chunk);
+  if (kept !== chunk) {
+    await parts.add({ length: kept.length, columns: kept.columns });
+    recycle(chunk);
+    return;
+  }
+  await parts.adopt({ length: chunk.length, columns: chunk.columns }, (columns) => recycle(new Table(chunk.name, { length: chunk.length, columns: columns as TypedColumn[] })));
 }

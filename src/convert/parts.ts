@@ -81,6 +81,21 @@ export class Parts {
     }
   }
 
+  /**
+   * Takes a chunk the caller owns and can do without until `giveBack` returns its columns (a deriver's
+   * chunk, made for this: derivers in a conversion make chunks of partRows rows). With no rows pending
+   * it becomes a part as it is — no copy into staging columns — and its columns go back to the caller
+   * once written; else its rows are copied like add()'s and the columns go back at once.
+   */
+  async adopt(chunk: ColumnChunk, giveBack: (columns: readonly TypedColumn[]) => void): Promise<void> {
+    if (this.pending > 0 || chunk.length === 0 || chunk.length > this.partRows) {
+      await this.add(chunk);
+      giveBack(chunk.columns);
+      return;
+    }
+    await this.send(chunk, giveBack);
+  }
+
   /** Staging room for `rows` rows (the pending ones kept). */
   private reserve(rows: number): void {
     if (rows <= this.capacity) return;
@@ -125,14 +140,18 @@ export class Parts {
       this.capacity = 0;
       chunk = { length: n, columns: part.map((c) => head(c, n)) };
     }
-    if (this.files === 0) await mkdir(this.dir, { recursive: true });
     const whole = part;
     // string columns are copied to a worker, not handed over: the set's own arrays are ours again at once
-    const giveBack = whole === null ? undefined : (columns: readonly TypedColumn[]) => this.keep(this.whole(columns.map((c, i) => (Array.isArray(c) ? whole[i]! : c))));
-    const { size } = await this.writers.write(join(this.dir, partFile(this.files, this.ext)), this.table, chunk, whole !== null, giveBack);
+    await this.send(chunk, whole === null ? undefined : (columns) => this.keep(this.whole(columns.map((c, i) => (Array.isArray(c) ? whole[i]! : c)))));
+  }
+
+  /** Hands a part to the writers: an owned chunk when `giveBack` is given (the columns come back through it), else an empty one. */
+  private async send(chunk: ColumnChunk, giveBack?: (columns: readonly TypedColumn[]) => void): Promise<void> {
+    if (this.files === 0) await mkdir(this.dir, { recursive: true });
+    const { size } = await this.writers.write(join(this.dir, partFile(this.files, this.ext)), this.table, chunk, giveBack !== undefined, giveBack);
     this.sizes.push(size);
     this.files++;
-    this.rows += n;
+    this.rows += chunk.length;
   }
 
   /** Hands over what is pending as the last part (a table without rows still gets an empty part-0: its schema). */
