@@ -10,7 +10,7 @@ import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { finishParts, Parts } from '../src/convert/parts.js';
 import { inThreadParts, type PartWriters } from '../src/convert/part-writers.js';
-import { chunkOf } from '../src/tables/chunk-message.js';
+import { chunkMessage, chunkOf } from '../src/tables/chunk-message.js';
 import type { DatasetWriter } from '../src/convert/formats.js';
 import { CpuTimeSorter, cpuTimeOrder } from '../src/convert/sort.js';
 import { allocColumn, TABLE_COLUMNS, type ColumnChunk, type TableName, type TypedColumn } from '../src/tables/schema.js';
@@ -286,5 +286,20 @@ describe('parts', () => {
     const chunk = chunkOf({ length: 4, columns: [{ codes: Int32Array.from([1, 0, 1, 2]), values: ['b', 'a', ''] }, Uint8Array.from([1, 2, 3, 4])] });
     expect(chunk.columns[0]).toEqual(['a', 'b', 'a', '']);
     expect(Array.from(chunk.columns[1] as Uint8Array)).toEqual([1, 2, 3, 4]);
+  });
+
+  test("a text column whose producer made its codes (textCodes) goes as those codes: handed over when owned, else copied", () => {
+    // codes that disagree with the strings, to see which the message took
+    const made = { codes: Int32Array.from([1, 1, 0, 9]), values: ['x', 'y'] };
+    const chunk = { length: 3, columns: [['a', 'b', 'c'], Uint8Array.from([1, 2, 3])], textCodes: [made] };
+    const owned = chunkMessage(chunk, true);
+    expect(chunkOf(owned.chunk).columns[0]).toEqual(['y', 'y', 'x']);
+    expect(owned.transfer).toContain(made.codes.buffer);
+    const kept = chunkMessage(chunk, false);
+    expect(chunkOf(kept.chunk).columns[0]).toEqual(['y', 'y', 'x']);
+    expect(kept.transfer).not.toContain(made.codes.buffer);
+    // too few codes for the rows: found again from the strings
+    const short = chunkMessage({ ...chunk, textCodes: [{ codes: Int32Array.from([0]), values: ['x'] }] }, true);
+    expect(chunkOf(short.chunk).columns[0]).toEqual(['a', 'b', 'c']);
   });
 });

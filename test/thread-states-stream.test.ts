@@ -209,6 +209,14 @@ test('through streamFile, on one and two decode threads, small windows: the same
       const stats = d.finish();
       expect(stats.lateEvents).toBe(0);
       expect(rowSet(got), `threads ${threads}, window ${windowBytes}`).toEqual(want);
+      // each chunk's states also as codes (what a message to a worker sends): the same cells, new codes per chunk
+      const at = got[0]!.specs.findIndex((c) => c.name === 'state');
+      for (const t of got) {
+        const cells = t.textCodes![at]!;
+        const state = t.columns[at] as string[];
+        expect(Array.from(cells.codes.subarray(0, t.length), (k) => cells.values[k])).toEqual(state.slice(0, t.length));
+      }
+      expect(new Set(got.map((t) => t.textCodes![at]!.codes)).size).toBe(got.length);
     }
   }
 });

@@ -117,7 +117,7 @@ export function chunkFormatter(setup: FormatSetup & { clock: FormatOptions['cloc
       reply.catch(() => undefined); // awaited in order, later
       replies.push(reply);
       // the columns handed over — a copy of each unless the caller gives them — text as codes
-      const m = chunkMessage({ length: t.length, columns }, giveBack !== undefined);
+      const m = chunkMessage({ length: t.length, columns, textCodes: t.textCodes }, giveBack !== undefined);
       pool[id % workers]!.postMessage({ id, chunk: m.chunk, giveBack: giveBack !== undefined } satisfies FormatJob, m.transfer);
       while (replies.length > inFlight) await writeOldest();
     },

@@ -395,5 +395,5 @@ async function toPart<T extends 'cpuUsage' | 'threadStates'>(
     recycle(chunk);
     return;
   }
-  await parts.adopt({ length: chunk.length, columns: chunk.columns }, (columns) => recycle(new Table(chunk.name, { length: chunk.length, columns: columns as TypedColumn[] })));
+  await parts.adopt({ length: chunk.length, columns: chunk.columns, textCodes: chunk.textCodes }, (columns) => recycle(new Table(chunk.name, { length: chunk.length, columns: columns as TypedColumn[] })));
 }

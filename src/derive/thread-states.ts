@@ -53,7 +53,7 @@
 import * as L from '../generated/layout.js';
 import type { EngineKind } from '../engine/engine.js';
 import { copyInput, deriveInstance, type DeriveExports } from '../engine/wasm/derive.js';
-import { allocColumn, columnsOf, concatChunks, TABLE_COLUMNS, type TypedColumn } from '../tables/schema.js';
+import { allocColumn, columnsOf, concatChunks, TABLE_COLUMNS, type ColumnChunk, type TextCells, type TypedColumn } from '../tables/schema.js';
 import { Table } from '../tables/table.js';
 import { IdIndex } from './lifetimes.js';
 import { E_HI, E_KEY, E_LO, EventReorder, type DeriverStats } from './reorder.js';
@@ -208,12 +208,19 @@ function words(col: BigInt64Array): Int32Array {
   return new Int32Array(col.buffer, col.byteOffset, col.length * 2);
 }
 
+const STATE_COLUMN = TABLE_COLUMNS.threadStates.findIndex((c) => c.name === 'state');
+const STATE_VALUES: string[] = [...THREAD_STATE_VALUES];
+
 /**
- * The columns of n staged rows (RW words each, from rec): every column written in sequence, every cell
- * (`reuse`: the columns of an emitted chunk given back, ThreadStatesDeriver.recycle).
+ * The chunk of n staged rows (RW words each, from rec): every column written in sequence, every cell
+ * (`reuse`: the columns of an emitted chunk given back, ThreadStatesDeriver.recycle), and the states'
+ * codes.
  */
-function columnsFrom(rec: Int32Array, n: number, reuse: TypedColumn[] | null): TypedColumn[] {
+function columnsFrom(rec: Int32Array, n: number, reuse: TypedColumn[] | null): ColumnChunk {
   const columns = reuse ?? TABLE_COLUMNS.threadStates.map((spec) => allocColumn(spec.type, n));
+  // the states as codes too: a message to a worker sends these (ColumnChunk.textCodes); new for each
+  // chunk, as a message hands them over
+  const codes = new Int32Array(n);
   const v = columnsOf('threadStates', columns);
   const start = words(v.startTime);
   const end = words(v.endTime);
@@ -228,7 +235,9 @@ function columnsFrom(rec: Int32Array, n: number, reuse: TypedColumn[] | null): T
     const valid = rec[r + R_VALID]!;
     v.threadId[k] = rec[r + R_TID]!;
     v.processId[k] = rec[r + R_PID]!;
-    v.state[k] = THREAD_STATE_VALUES[rec[r + R_STATE]!]!;
+    const state = rec[r + R_STATE]!;
+    v.state[k] = THREAD_STATE_VALUES[state]!;
+    codes[k] = state;
     const sLo = rec[r + R_START_LO]!;
     const sHi = rec[r + R_START_HI]!;
     start[2 * k] = sLo;
@@ -256,7 +265,9 @@ function columnsFrom(rec: Int32Array, n: number, reuse: TypedColumn[] | null): T
     pri[k] = b >>> 24;
     v.valid[k] = valid;
   }
-  return columns;
+  const textCodes: (TextCells | undefined)[] = [];
+  textCodes[STATE_COLUMN] = { codes, values: STATE_VALUES };
+  return { length: n, columns, textCodes };
 }
 
 /**
@@ -310,9 +321,9 @@ class RowOutput {
     this.n = 0;
     const reuse = this.spare !== null && n === this.chunkRows ? this.spare : null;
     this.spare = null;
-    const columns = columnsFrom(this.ordered ? threadOrder(this.rec, n) : this.rec, n, reuse);
+    const chunk = columnsFrom(this.ordered ? threadOrder(this.rec, n) : this.rec, n, reuse);
     if (this.ordered) this.rec = new Int32Array(0);
-    this.onRows(new Table('threadStates', { length: n, columns }));
+    this.onRows(new Table('threadStates', chunk));
   }
 
   /** A chunk given back (ThreadStatesDeriver.recycle). */

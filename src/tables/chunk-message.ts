@@ -1,17 +1,9 @@
 // A chunk of columns as a message to a worker thread (convert's part workers, dump's formatting workers):
 // numeric columns handed over (or copied when the caller keeps them), text columns as codes into their
 // distinct values — structured cloning strings one by one costs more than the rows' formatting saves.
-import type { ColumnChunk } from './schema.js';
+import type { ColumnChunk, TextCells } from './schema.js';
 
-/**
- * A text column in a message: each row's index into the column's distinct values. Structured cloning
- * an array of strings costs ~50 ns per string on each side (and the receiver's garbage); a column of few
- * distinct values (a thread state, an image name) goes as one Int32Array, handed over, instead.
- */
-export interface TextCells {
-  codes: Int32Array;
-  values: string[];
-}
+export type { TextCells } from './schema.js';
 
 /** A chunk as a message carries it: numeric columns as they are, text columns as TextCells. */
 export interface ChunkMessage {
@@ -19,6 +11,11 @@ export interface ChunkMessage {
   columns: (ColumnChunk['columns'][number] | TextCells)[];
 }
 
+/**
+ * A text column's cells as codes into its distinct values. Structured cloning an array of strings costs
+ * ~50 ns per string on each side (and the receiver's garbage); a column of few distinct values (a thread
+ * state, an image name) goes as one Int32Array, handed over, instead.
+ */
 function textCells(col: readonly string[], n: number): TextCells {
   const codes = new Int32Array(n);
   const values: string[] = [];
@@ -60,10 +57,12 @@ export function chunkOf(m: ChunkMessage): ColumnChunk {
  */
 export function chunkMessage(chunk: ColumnChunk, owned: boolean): { chunk: ChunkMessage; transfer: ArrayBuffer[] } {
   const transfer: ArrayBuffer[] = [];
-  const columns = chunk.columns.map((c) => {
+  const columns = chunk.columns.map((c, i) => {
     if (Array.isArray(c)) {
-      const t = textCells(c, chunk.length);
-      transfer.push(t.codes.buffer as ArrayBuffer);
+      // the producer's codes when it made them (an owned chunk's handed over, else copied), else found here
+      const made = chunk.textCodes?.[i];
+      const t = made && made.codes.length >= chunk.length ? { codes: owned ? made.codes : made.codes.slice(), values: made.values } : textCells(c, chunk.length);
+      if (!transfer.includes(t.codes.buffer as ArrayBuffer)) transfer.push(t.codes.buffer as ArrayBuffer);
       return t;
     }
     const own = owned ? c : c.slice(); // the caller's: copied now (the message may wait for a worker)

@@ -162,10 +162,25 @@ export function columnsOf<T extends TableName>(table: T, columns: readonly Typed
   return COLUMN_VIEWS[table](columns);
 }
 
+/**
+ * A text column as each row's index into the column's distinct values: how text travels to a worker
+ * (tables/chunk-message.ts), and how a producer that has the codes already hands them on (textCodes).
+ */
+export interface TextCells {
+  codes: Int32Array;
+  values: string[];
+}
+
 /** Rows of one table produced by one engine call: columns in schema order. */
 export interface ColumnChunk {
   readonly length: number;
   readonly columns: readonly TypedColumn[];
+  /**
+   * Per column, the text column's cells as codes (at least `length` of them), where the producer made
+   * them with the column (threadStates' `state`): a message to a worker sends these instead of finding
+   * the distinct values again. Valid while the text column is not changed.
+   */
+  readonly textCodes?: readonly (TextCells | undefined)[];
 }
 
 /** Rows of every decoded table produced by one engine call. */

@@ -24,6 +24,8 @@ export class Table<out T extends TableName = TableName> {
   readonly length: number;
   private readonly cols: readonly TypedColumn[];
   private readonly validColumn: Uint32Array | null;
+  /** the text columns' codes where the producer made them (ColumnChunk.textCodes) */
+  readonly textCodes: ColumnChunk['textCodes'];
 
   constructor(
     readonly name: T,
@@ -32,6 +34,7 @@ export class Table<out T extends TableName = TableName> {
     this.specs = TABLE_COLUMNS[name];
     this.length = chunk.length;
     this.cols = chunk.columns;
+    this.textCodes = chunk.textCodes;
     const v = validColumnOf(name);
     this.validColumn = v >= 0 ? (chunk.columns[v] as Uint32Array) : null;
   }
