@@ -133,6 +133,7 @@ describe('streamed = the whole-trace walk (the same set of rows)', () => {
     const got = threadStates(r);
     const o = threadStatesWhole(r);
     got.columns.forEach((col, c) => expect(col, got.specs[c]!.name).toEqual(o.columns[c]));
+    expect(got.textCodes).toBeUndefined(); // a whole table keeps no codes (only streamed chunks, for messages)
   });
 
   test('any loss, CPU interleaving, chunking, output chunk size; threads known only from the end rundown', () => {

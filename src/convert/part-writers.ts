@@ -74,7 +74,8 @@ export function inThreadParts(writer: DatasetWriter, ctx: FormatContext): PartWr
       const part = await writer.openPart(path, table, ctx);
       let bytes: number;
       try {
-        await part.write(new Table(table, chunk));
+        // (the columns alone: a producer's text codes no longer match a text column sorted in place)
+        await part.write(new Table(table, { length: chunk.length, columns: chunk.columns }));
       } finally {
         bytes = await part.close();
       }

@@ -216,11 +216,12 @@ const STATE_VALUES: string[] = [...THREAD_STATE_VALUES];
  * (`reuse`: the columns of an emitted chunk given back, ThreadStatesDeriver.recycle), and the states'
  * codes.
  */
-function columnsFrom(rec: Int32Array, n: number, reuse: TypedColumn[] | null): ColumnChunk {
+function columnsFrom(rec: Int32Array, n: number, reuse: TypedColumn[] | null, withCodes: boolean): ColumnChunk {
   const columns = reuse ?? TABLE_COLUMNS.threadStates.map((spec) => allocColumn(spec.type, n));
-  // the states as codes too: a message to a worker sends these (ColumnChunk.textCodes); new for each
-  // chunk, as a message hands them over
-  const codes = new Int32Array(n);
+  // the states as codes too (a streamed chunk's): a message to a worker sends these (ColumnChunk.textCodes);
+  // new for each chunk, as a message hands them over. A whole table keeps none (4 bytes a row for as long as
+  // it lives).
+  const codes = new Int32Array(withCodes ? n : 0);
   const v = columnsOf('threadStates', columns);
   const start = words(v.startTime);
   const end = words(v.endTime);
@@ -237,7 +238,7 @@ function columnsFrom(rec: Int32Array, n: number, reuse: TypedColumn[] | null): C
     v.processId[k] = rec[r + R_PID]!;
     const state = rec[r + R_STATE]!;
     v.state[k] = THREAD_STATE_VALUES[state]!;
-    codes[k] = state;
+    if (withCodes) codes[k] = state;
     const sLo = rec[r + R_START_LO]!;
     const sHi = rec[r + R_START_HI]!;
     start[2 * k] = sLo;
@@ -265,6 +266,7 @@ function columnsFrom(rec: Int32Array, n: number, reuse: TypedColumn[] | null): C
     pri[k] = b >>> 24;
     v.valid[k] = valid;
   }
+  if (!withCodes) return { length: n, columns };
   const textCodes: (TextCells | undefined)[] = [];
   textCodes[STATE_COLUMN] = { codes, values: STATE_VALUES };
   return { length: n, columns, textCodes };
@@ -321,7 +323,7 @@ class RowOutput {
     this.n = 0;
     const reuse = this.spare !== null && n === this.chunkRows ? this.spare : null;
     this.spare = null;
-    const chunk = columnsFrom(this.ordered ? threadOrder(this.rec, n) : this.rec, n, reuse);
+    const chunk = columnsFrom(this.ordered ? threadOrder(this.rec, n) : this.rec, n, reuse, !this.ordered);
     if (this.ordered) this.rec = new Int32Array(0);
     this.onRows(new Table('threadStates', chunk));
   }
