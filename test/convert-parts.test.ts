@@ -265,7 +265,7 @@ describe('parts', () => {
     const { writers, parts, releaseAll } = slowWriters();
     const tables: TableName[] = ['readythread', 'threadEvents', 'cswitch'];
     const all = tables.map((t) => new Parts(t, join(dir, t), writers, 'x', 100));
-    for (const p of all) await p.add({ length: 3, columns: TABLE_COLUMNS[p === all[0] ? 'readythread' : p === all[1] ? 'threadEvents' : 'cswitch'].map((s) => (s.type === 'str' ? ['a', 'b', 'c'] : allocColumn(s.type, 3))) });
+    for (const [k, p] of all.entries()) await p.add({ length: 3, columns: TABLE_COLUMNS[tables[k]!].map((s) => (s.type === 'str' ? ['a', 'b', 'c'] : allocColumn(s.type, 3))) });
     expect(parts.length).toBe(0); // 3 rows of 100: nothing written yet
     let finished = false;
     const done = finishParts(all).then(() => (finished = true));
