@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { createClock, type Clock } from '../src/node.js';
 import { DIGITS_OVERHANG, writeI32, writeI64, writeSafe, writeU32, writeU64 } from '../src/output/digits.js';
 import { NO_TICK_VALUE, TickWriter } from '../src/output/text.js';
+import { packNames } from '../src/output/row-loop.js';
 import { TickConverter, type TickConversion } from '../src/time.js';
 
 const buf = new Uint8Array(64);
@@ -203,4 +204,19 @@ test('every value below 10^5 and every power of ten and its neighbours below 2^3
     if (ascii(end) !== String(v)) expect(ascii(end)).toBe(String(v));
   }
   for (let p = 1; p <= 4e9; p *= 10) for (const v of [p - 1, p, p + 1, 2 * p - 1, 9 * p + 9]) if (v < 2 ** 32) expect(ascii(writeU32(out, 3, v))).toBe(String(v));
+});
+
+describe('packNames', () => {
+  test('packs each known name into whole little-endian words, its length beside it; unknown values have length 0', () => {
+    const enc = new TextEncoder();
+    const names = [enc.encode('Ready'), undefined, enc.encode('WrLpcReply'), enc.encode('')];
+    const { words, length } = packNames(names);
+    // the longest name (10 bytes) takes 3 words per value
+    expect(words.length).toBe(3 * 256);
+    const bytes = new Uint8Array(words.buffer);
+    expect(new TextDecoder().decode(bytes.subarray(0, 5))).toBe('Ready');
+    expect([...bytes.subarray(5, 12)]).toEqual([0, 0, 0, 0, 0, 0, 0]);
+    expect(new TextDecoder().decode(bytes.subarray(24, 34))).toBe('WrLpcReply');
+    expect([length[0], length[1], length[2], length[3], length[255]]).toEqual([5, 0, 10, 0, 0]);
+  });
 });

@@ -32,35 +32,36 @@ for (let v = 0; v < 10000; v++) {
   PLAIN_LENGTH[v] = n;
 }
 
-/** The 1 to 4 digits of 0 ≤ v < 10^4. */
-function writeUpTo4(out: DataView, pos: number, v: number): number {
-  out.setInt32(pos, PLAIN[v]!, true);
-  return pos + PLAIN_LENGTH[v]!;
-}
-
 /** Exactly 4 digits of 0 ≤ v < 10^4, zero-padded. */
 function write4(out: DataView, pos: number, v: number): number {
   out.setInt32(pos, PADDED[v]!, true);
   return pos + 4;
 }
 
+// writeU32 and writeUSafe take every cell of most tables: each is one flat function (its groups stored
+// inline, no call below it), as a row loop cannot inline them all.
+
 /** The digits of 0 ≤ v < 2^32 (at most two divisions). */
 export function writeU32(out: DataView, pos: number, v: number): number {
-  if (v < 10000) return writeUpTo4(out, pos, v);
+  if (v < 10000) {
+    out.setInt32(pos, PLAIN[v]!, true);
+    return pos + PLAIN_LENGTH[v]!;
+  }
   if (v < 100000000) {
     const a = (v / 10000) >>> 0; // exact floor: v < 2^32
-    return write4(out, writeUpTo4(out, pos, a), v - a * 10000);
+    out.setInt32(pos, PLAIN[a]!, true);
+    pos += PLAIN_LENGTH[a]!;
+    out.setInt32(pos, PADDED[v - a * 10000]!, true);
+    return pos + 4;
   }
   const a = (v / 100000000) >>> 0; // ≤ 42
   const b = v - a * 100000000;
   const c = (b / 10000) >>> 0;
-  return write4(out, write4(out, writeUpTo4(out, pos, a), c), b - c * 10000);
-}
-
-/** Exactly 8 digits of 0 ≤ v < 10^8, zero-padded. */
-function write8(out: DataView, pos: number, v: number): number {
-  const a = (v / 10000) >>> 0;
-  return write4(out, write4(out, pos, a), v - a * 10000);
+  out.setInt32(pos, PLAIN[a]!, true);
+  pos += PLAIN_LENGTH[a]!;
+  out.setInt32(pos, PADDED[c]!, true);
+  out.setInt32(pos + 4, PADDED[b - c * 10000]!, true);
+  return pos + 8;
 }
 
 /** Exactly 6 digits of 0 ≤ v < 10^6, zero-padded. */
@@ -72,10 +73,35 @@ function write6(out: DataView, pos: number, v: number): number {
 
 /** The digits of an integer 0 ≤ v < 2^53. */
 export function writeUSafe(out: DataView, pos: number, v: number): number {
-  if (v < TWO_32) return writeU32(out, pos, v);
-  // v = hi·10^8 + lo with hi < 2^27
-  const hi = floorDiv(v, 1e8);
-  return write8(out, writeU32(out, pos, hi), v - hi * 1e8);
+  if (v < 10000) {
+    out.setInt32(pos, PLAIN[v]!, true);
+    return pos + PLAIN_LENGTH[v]!;
+  }
+  // v = hi·10^8 + lo (below 2^53: hi < 2^27), every step exact
+  const hi = Math.floor(v / 1e8);
+  const lo = v - hi * 1e8;
+  const a = (lo / 10000) >>> 0;
+  if (hi === 0) {
+    out.setInt32(pos, PLAIN[a]!, true);
+    pos += PLAIN_LENGTH[a]!;
+  } else {
+    if (hi < 10000) {
+      out.setInt32(pos, PLAIN[hi]!, true);
+      pos += PLAIN_LENGTH[hi]!;
+    } else if (hi >= 100000000) {
+      pos = writeU32(out, pos, hi); // an exact double at or beyond 2^53 (10^16, …): as the number prints
+    } else {
+      const h = (hi / 10000) >>> 0;
+      out.setInt32(pos, PLAIN[h]!, true);
+      pos += PLAIN_LENGTH[h]!;
+      out.setInt32(pos, PADDED[hi - h * 10000]!, true);
+      pos += 4;
+    }
+    out.setInt32(pos, PADDED[a]!, true);
+    pos += 4;
+  }
+  out.setInt32(pos, PADDED[lo - a * 10000]!, true);
+  return pos + 4;
 }
 
 /** The digits of an integer |v| < 2^53, with '-' when negative (-0 is "0", as String(-0)). */

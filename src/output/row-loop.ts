@@ -216,6 +216,31 @@ function interpret(layout: RowLayout, w: RowTarget, data: readonly TypedColumn[]
 
 // ---- the compiler: the interpreter's cases, written out per cell
 
+/** words a name column's longest name takes */
+function nameWordCount(names: readonly (Uint8Array | undefined)[]): number {
+  let longest = 0;
+  for (const b of names) if (b && b.length > longest) longest = b.length;
+  return Math.max(1, Math.ceil(longest / 4));
+}
+
+/**
+ * A name column's names as whole little-endian words, nameWordCount() per value, zero-padded, and their
+ * lengths (0: no name yet, the byte-by-byte path). Stored a word at a time, a name costs a few stores
+ * instead of a loop over its bytes.
+ */
+export function packNames(names: readonly (Uint8Array | undefined)[]): { words: Int32Array; length: Uint8Array } {
+  const count = nameWordCount(names);
+  const bytes = new Uint8Array(4 * count * 256);
+  const length = new Uint8Array(256);
+  names.forEach((b, v) => {
+    if (b === undefined || v > 255) return;
+    bytes.set(b, 4 * count * v);
+    length[v] = b.length;
+  });
+  const view = new DataView(bytes.buffer);
+  return { words: Int32Array.from({ length: count * 256 }, (_, k) => view.getInt32(4 * k, true)), length };
+}
+
 /** the source of one cell's value (after its prefix, when present) */
 function valueSource(c: number, cell: RowCell, json: boolean): string {
   const d = `d${c}`;
@@ -249,11 +274,18 @@ function valueSource(c: number, cell: RowCell, json: boolean): string {
         `if (pos + len + reserve > buf.length) { w.pos = pos; w.ensure(len); buf = w.buf; view = w.view; } ` +
         `if (len > 32) buf.set(b, pos); else for (let k = 0; k < len; k++) buf[pos + k] = b[k]; pos += len; }`
       );
-    case K_NAME:
+    case K_NAME: {
+      // a known name: its bytes as whole words from the packed table (the up to 3 bytes past it are
+      // overwritten by what follows, as digits' are); else (Unknown(v), added later) byte by byte
+      const words = nameWordCount(cell.names!);
+      let stores = '';
+      for (let k = 0; k < words; k++) stores += `view.setInt32(pos + ${4 * k}, nameWords${c}[o + ${k}], true); `;
       return (
-        `{ const v = ${d}[i]; const b = names${c}[v] ?? w.unknownName(cell${c}, v); ` +
-        `for (let k = 0; k < b.length; k++) buf[pos + k] = b[k]; pos += b.length; }`
+        `{ const v = ${d}[i]; const len = nameLength${c}[v]; ` +
+        `if (len !== 0) { const o = v * ${words}; ${stores}pos += len; } else { const b = names${c}[v] ?? w.unknownName(cell${c}, v); ` +
+        `for (let k = 0; k < b.length; k++) buf[pos + k] = b[k]; pos += b.length; } }`
       );
+    }
     case K_TICKS: {
       // a converted time outside the int64 range (write() < 0) is null, as in Arrow and Parquet
       const write = `ticks${c}.write(view, ${json ? 'pos + 1' : 'pos'}, ${d}[2 * i + ${HI}], ${d}[2 * i + ${LO}] >>> 0)`;
@@ -269,6 +301,10 @@ function valueSource(c: number, cell: RowCell, json: boolean): string {
 function source(layout: RowLayout): string {
   const { json, cells } = layout;
   const lines: string[] = [];
+  // per loop: every name column's names packed as little-endian words (PACK: packNames)
+  cells.forEach((cell, c) => {
+    if (cell.kind === K_NAME) lines.push(`const packed${c} = PACK(cells[${c}].names), nameWords${c} = packed${c}.words, nameLength${c} = packed${c}.length;`);
+  });
   lines.push('return function rows(w, data, valid, n, from) {');
   cells.forEach((cell, c) => {
     lines.push(`  const d${c} = data[${c}];`);
@@ -304,8 +340,8 @@ function compile(layout: RowLayout): RowLoop | null {
   if (!make) {
     try {
       // the writers and the cells come in as parameters; the source holds only constants and names
-      const factory = new Function('U32', 'I32', 'SAFE', 'USAFE', 'I64', 'U64', 'HEX64', 'ASCII', 'cells', text) as (...args: unknown[]) => RowLoop;
-      make = (cells) => factory(writeU32, writeI32, writeSafe, writeUSafe, writeI64, writeU64, writeHex64, writeAscii, cells);
+      const factory = new Function('U32', 'I32', 'SAFE', 'USAFE', 'I64', 'U64', 'HEX64', 'ASCII', 'PACK', 'cells', text) as (...args: unknown[]) => RowLoop;
+      make = (cells) => factory(writeU32, writeI32, writeSafe, writeUSafe, writeI64, writeU64, writeHex64, writeAscii, packNames, cells);
     } catch {
       unavailable = true; // EvalError under a Content-Security-Policy without 'unsafe-eval'
       return null;
