@@ -487,3 +487,50 @@ export const SPI_SOURCE_NAME: i32 = 0x0c; // UTF-16Z (v3)
 export const SPI_SIZE: i32 = 0x0c; // the fixed part
 export const SPI_VERSION_MIN: i32 = 2;
 export const SPI_VERSION_MAX: i32 = 3;
+
+// ---- Text output (not a trace layout): the cells of the CSV / JSON-lines row loops, src/output/row-loop.ts
+// (the kinds) and assembly/text/index.ts with src/output/text-wasm.ts (the module's cell records)
+export const TXT_K_U8: i32 = 0;
+export const TXT_K_U16: i32 = 1;
+export const TXT_K_U32: i32 = 2;
+export const TXT_K_I8: i32 = 3;
+export const TXT_K_I32: i32 = 4;
+export const TXT_K_F64: i32 = 5;
+export const TXT_K_I64: i32 = 6;
+export const TXT_K_U64: i32 = 7;
+export const TXT_K_STR: i32 = 8;
+export const TXT_K_NAME: i32 = 9;
+export const TXT_K_TICKS: i32 = 10;
+/** a u64 address: hex text (0x…) */
+export const TXT_K_ADDR: i32 = 11;
+// a cell record of the module: TXT_CELL_BYTES, its i32 fields at
+export const TXT_CELL_BYTES: i32 = 32;
+export const TXT_C_KIND: i32 = 0;
+/** bit of the row's valid mask that says the value is present, or −1 */
+export const TXT_C_NULL_BIT: i32 = 4;
+/** where the chunk's values of its column are */
+export const TXT_C_COLUMN: i32 = 8;
+/** JSON: the bytes before the cell (`{"name":`, `,"name":`), zero-padded to whole words, and their count */
+export const TXT_C_PREFIX: i32 = 12;
+export const TXT_C_PREFIX_LENGTH: i32 = 16;
+/** names: the packed names (TXT_C_NAME_WORDS words per value); ticks: the conversion (TXT_T_) */
+export const TXT_C_TABLE: i32 = 20;
+export const TXT_C_NAME_WORDS: i32 = 24;
+/** names: their lengths, a byte per value (0: none) */
+export const TXT_C_NAME_LENGTH: i32 = 28;
+// a tick conversion (src/time.ts TickConverter's number path): i64 fields at
+export const TXT_T_ANCHOR: i32 = 0;
+export const TXT_T_NUM: i32 = 8;
+export const TXT_T_DEN: i32 = 16;
+export const TXT_T_BASE: i32 = 24;
+/** largest |quotient| of the number path (qLimit) */
+export const TXT_T_Q_LIMIT: i32 = 32;
+/** i32: 1 a duration (truncated toward 0), 0 a time (floored) */
+export const TXT_T_TRUNC: i32 = 40;
+export const TXT_TICK_BYTES: i32 = 48;
+/** the number path's bound on the ticks' high words less the anchor's (src/time.ts HI_LIMIT) */
+export const TXT_HI_LIMIT: i32 = 0x100000;
+// why the module's rows() stopped: the chunk's end or the output's limit (the row it returns is the next to
+// write), or a row left to the TypeScript loop (then rows() goes on from the next)
+export const TXT_STOP_FULL: i32 = 0;
+export const TXT_STOP_ROW: i32 = 1;

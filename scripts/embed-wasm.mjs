@@ -1,5 +1,6 @@
-// Embeds build/decoder.wasm into src/generated/wasm-binary.ts and build/derive.wasm (the derivations,
-// assembly/derive/) into src/generated/derive-wasm-binary.ts as base64, so the browser entry needs no
+// Embeds build/decoder.wasm into src/generated/wasm-binary.ts, build/derive.wasm (the derivations,
+// assembly/derive/) into src/generated/derive-wasm-binary.ts and build/text.wasm (the text formatter,
+// assembly/text/) into src/generated/text-wasm-binary.ts as base64, so the browser entry needs no
 // fetch and no bundler plugin (the hash-wasm approach). The modules are small (tens of KiB).
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -10,6 +11,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 for (const [from, to, names] of [
   ['build/decoder.wasm', 'src/generated/wasm-binary.ts', ['WASM_SHA256_PREFIX', 'WASM_BASE64']],
   ['build/derive.wasm', 'src/generated/derive-wasm-binary.ts', ['DERIVE_WASM_SHA256_PREFIX', 'DERIVE_WASM_BASE64']],
+  ['build/text.wasm', 'src/generated/text-wasm-binary.ts', ['TEXT_WASM_SHA256_PREFIX', 'TEXT_WASM_BASE64']],
 ]) {
   const wasm = readFileSync(join(root, from));
   const sha = createHash('sha256').update(wasm).digest('hex').slice(0, 16);

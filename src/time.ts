@@ -7,6 +7,7 @@
 //     (text digits, int64 Arrow/Parquet columns, Perfetto timestamps), falling back to the Clock's BigInt
 //     conversion wherever its number path cannot be exact.
 import { EtlError } from './errors.js';
+import * as L from './generated/layout.js';
 import type { TraceInfo } from './result/logfile.js';
 
 export interface Clock {
@@ -125,7 +126,7 @@ export type TickConversion = 'ns' | 'filetime' | 'duration' | 'unixNs';
 const TWO_32 = 4294967296;
 const TWO_53 = 9007199254740992;
 /** |hi − anchorHi| below this: the tick difference a fits in 2^52 + 2^32, exact as a double */
-const HI_LIMIT = 0x100000;
+const HI_LIMIT = L.TXT_HI_LIMIT; // as assembly/text/index.ts ticks() bounds it
 
 /** the signed high and unsigned low 32-bit halves of an int64 bigint */
 function halves(v: bigint): [hi: number, lo: number] {
@@ -213,6 +214,18 @@ export class TickConverter {
     this.numLo = this.num - this.numHi * 32768;
     this.direct = this.den * this.num <= TWO_53;
     this.qLimit = Math.floor((TWO_53 - 2 * this.num) / this.num);
+  }
+
+  /**
+   * The number path's constants, for a twin that computes it in 64-bit integers (assembly/text/index.ts
+   * ticks(): anchor, num, den, base as there, qLimit its bound on the quotient, trunc for durations), or null
+   * when every value needs exact().
+   */
+  numberPath(): { anchor: bigint; num: number; den: number; base: bigint; qLimit: number; trunc: boolean } | null {
+    if (!this.fast) return null;
+    const anchor = (BigInt(this.anchorHi) << 32n) | BigInt(this.anchorLo >>> 0);
+    const base = (BigInt(this.baseHi) << 32n) | BigInt(this.baseLo >>> 0);
+    return { anchor, num: this.num, den: this.den, base, qLimit: this.qLimit, trunc: this.trunc };
   }
 
   /**

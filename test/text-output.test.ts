@@ -16,6 +16,13 @@ import { ENUMS } from '../src/tables/enums.js';
 import { simulateSchedule, writeTrace } from '../src/writer/index.js';
 import { formatRows, headerLine } from './helpers/format-oracle.js';
 import { rowLoopSettings } from '../src/output/row-loop.js';
+import { textWasmRows, textWasmSettings } from '../src/output/text-wasm.js';
+
+const ROW_LOOPS = ['wasm', 'compiled', 'interpreted'] as const;
+function useRowLoop(loop: (typeof ROW_LOOPS)[number]): void {
+  textWasmSettings.enabled = loop === 'wasm';
+  rowLoopSettings.compile = loop !== 'interpreted';
+}
 import { csvText } from '../src/output/escape.js';
 
 const utf8 = new TextDecoder();
@@ -64,10 +71,11 @@ function describeOptions(o: FormatOptions): string {
   return [o.format, o.names ? '--names' : '', o.time && o.time !== 'raw' ? `--time ${o.time}` : ''].filter(Boolean).join(' ');
 }
 
-// every check below runs on both row loops: compiled (the default) and interpreted
-describe.each([true, false])('row loop compiled: %s', (compiled) => {
-  beforeAll(() => void (rowLoopSettings.compile = compiled));
-  afterAll(() => void (rowLoopSettings.compile = true));
+// every check below runs on the three row loops: WebAssembly (the default, src/output/text-wasm.ts, its rows
+// left to the compiled loop), compiled and interpreted (no WebAssembly)
+describe.each(ROW_LOOPS)('row loop: %s', (loop) => {
+  beforeAll(() => useRowLoop(loop));
+  afterAll(() => useRowLoop('wasm'));
 
 describe('the same bytes as the former string formatter', () => {
     // a simulated schedule with every table (compact rows with nulls, strings with commas and quotes in
@@ -198,9 +206,9 @@ const optionsArb = fc.record({
   clock: clockArb,
 });
 
-describe.each([true, false])('row loop compiled: %s', (compiled) => {
-  beforeAll(() => void (rowLoopSettings.compile = compiled));
-  afterAll(() => void (rowLoopSettings.compile = true));
+describe.each(ROW_LOOPS)('row loop: %s', (loop) => {
+  beforeAll(() => useRowLoop(loop));
+  afterAll(() => useRowLoop('wasm'));
 
 describe('random tables', () => {
     test.each(TABLE_NAMES)('%s: the bytes of the former formatter, any values, chunking and buffer size', (name) => {
@@ -480,4 +488,44 @@ test('the string forms of the former API come from the byte encoder: header row,
     }
   }
   expect(csvText('a,"b"')).toBe('"a,""b"""');
+});
+
+describe('the WebAssembly row loop', () => {
+  afterAll(() => useRowLoop('wasm'));
+  // a schedule's switches and cpuUsage rows, some made to be rows the module leaves to its twin: an enum value
+  // without a name, a file offset that is no safe integer, ticks off the number path (a converted time
+  // beyond 2^53, or beyond the int64 range: null)
+  const r = decodeSync(writeTrace(simulateSchedule({ seed: 21, cpus: 4, duration: 3_000_000, switchMode: 'mixed' }).description).bytes);
+  const cswitch = sliceTable(r.cswitch, 0, r.cswitch.length);
+  const usage = cpuUsage(r);
+  const cs = cswitch.columns as TypedColumn[];
+  const at = (name: string) => TABLE_COLUMNS.cswitch.findIndex((c) => c.name === name);
+  (cs[at('oldThreadWaitReason')] as Uint8Array)[3] = 250;
+  (cs[at('fileOffset')] as Float64Array)[5] = 1.5;
+  (cs[at('fileOffset')] as Float64Array)[6] = 2 ** 60;
+  (cs[at('timestamp')] as BigInt64Array)[7] = 2n ** 62n;
+  (cs[at('timestamp')] as BigInt64Array)[8] = -(2n ** 63n);
+
+  test.each([
+    ['cswitch', cswitch],
+    ['cpuUsage', usage],
+  ] as const)('%s: the bytes of the TypeScript loop, the rows it cannot write left to it', (_name, t) => {
+    expect(t.length).toBeGreaterThan(100);
+    for (const format of ['csv', 'jsonl'] as const) {
+      for (const extra of [{}, { names: true, time: 'ns' as const }, { time: 'filetime' as const }]) {
+        const o: FormatOptions = { ...extra, format, clock: r.clock };
+        useRowLoop('compiled');
+        const want = written(t, o, 64, 1 << 12);
+        useRowLoop('wasm');
+        const before = { ...textWasmRows };
+        const got = written(t, o, 64, 1 << 12);
+        expect([describeOptions(o), got.equals(want)]).toEqual([describeOptions(o), true]);
+        expect(textWasmRows.module - before.module).toBeGreaterThan(t.length - 10);
+        if (t === cswitch) expect(textWasmRows.twin - before.twin).toBeGreaterThanOrEqual(extra.names || extra.time ? 3 : 2);
+      }
+    }
+    // and as the former formatter wrote them
+    const o: FormatOptions = { format: 'csv', names: true, time: 'ns', clock: r.clock };
+    expect(written(t, o, 1000).equals(oracle(t, o))).toBe(true);
+  });
 });

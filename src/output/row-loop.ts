@@ -4,22 +4,24 @@
 // bytes and column as constants (1.5–2× faster on CSV, where cells are short and the switch is most of
 // the cost). A page whose Content-Security-Policy forbids eval gets the interpreter.
 import type { TypedColumn } from '../tables/schema.js';
+import * as L from '../generated/layout.js';
 import { writeHex64, writeI32, writeI64, writeSafe, writeU32, writeU64, writeUSafe } from './digits.js';
 
-// cell kinds (one switch case each, so every typed-array access site sees one element type)
-export const K_U8 = 0;
-export const K_U16 = 1;
-export const K_U32 = 2;
-export const K_I8 = 3;
-export const K_I32 = 4;
-export const K_F64 = 5;
-export const K_I64 = 6;
-export const K_U64 = 7;
-export const K_STR = 8;
-export const K_NAME = 9;
-export const K_TICKS = 10;
+// cell kinds (one switch case each, so every typed-array access site sees one element type), shared with the
+// WebAssembly row loop (assembly/layout.ts "Text output")
+export const K_U8 = L.TXT_K_U8;
+export const K_U16 = L.TXT_K_U16;
+export const K_U32 = L.TXT_K_U32;
+export const K_I8 = L.TXT_K_I8;
+export const K_I32 = L.TXT_K_I32;
+export const K_F64 = L.TXT_K_F64;
+export const K_I64 = L.TXT_K_I64;
+export const K_U64 = L.TXT_K_U64;
+export const K_STR = L.TXT_K_STR;
+export const K_NAME = L.TXT_K_NAME;
+export const K_TICKS = L.TXT_K_TICKS;
 /** a u64 address: hex text (0x…); in JSON a string */
-export const K_ADDR = 11;
+export const K_ADDR = L.TXT_K_ADDR;
 
 /** index of the low / high 32-bit half of int64 i in an Int32Array over the same bytes (platform byte order) */
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;

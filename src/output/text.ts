@@ -18,6 +18,7 @@ import { concatBytes } from './bytes.js';
 import { DIGITS_OVERHANG, writeI64, writeSafe } from './digits.js';
 import { csvText, jsonText, StringBytes } from './escape.js';
 import { sinkWait, type ByteSink } from './sink.js';
+import { wasmRowLoop } from './text-wasm.js';
 import { K_ADDR, K_F64, K_I32, K_I64, K_I8, K_NAME, K_STR, K_TICKS, K_U16, K_U32, K_U64, K_U8, rowLoop, type RowCell, type RowLoop, type RowTarget } from './row-loop.js';
 
 export type DumpFormat = 'csv' | 'jsonl';
@@ -97,6 +98,11 @@ export class TickWriter {
       if (v === v) return writeSafe(out, pos, v);
     }
     return this.writeAny(out, pos, hi, lo);
+  }
+
+  /** The converter's number path (TickConverter.numberPath) when this writes integers, else null. */
+  integerPath(): ReturnType<TickConverter['numberPath']> {
+    return this.style === 'integer' ? this.conv.numberPath() : null;
   }
 
   /** write() for any style, base and value. */
@@ -266,7 +272,9 @@ export class TextTableWriter {
       reserve += Math.max(4, MAX_BYTES[c.kind]!, longestName);
     }
     this.out = new OutBuffer(Math.max(bufferBytes | 0, 2 * reserve, 4096), reserve, new StringBytes(quote), quote);
-    this.rows = rowLoop({ json: this.json, cells: this.cells, prefixWords, prefixWordStart, prefixLength });
+    const layout = { json: this.json, cells: this.cells, prefixWords, prefixWordStart, prefixLength };
+    const twin = rowLoop(layout);
+    this.rows = wasmRowLoop(layout, this.cells.map((c) => c.column), twin, reserve) ?? twin;
   }
 
   /** The CSV header row (column names); nothing for JSON lines. */
