@@ -183,17 +183,17 @@ function ticks(pos: usize, t: i64, c: usize): usize {
 
 /**
  * Formats rows from..n−1 of the cells at `cells` (count of them) into out: a row starts while the output
- * is at most `limit` bytes long. valid: the rows' valid masks (u32 each; 0: none). Returns the row it
+ * is at most `limit` bytes long. valid: the rows' valid masks (u32 each, row i at valid + 4i) when hasValid. Returns the row it
  * stopped at (stopped(): TXT_STOP_FULL or TXT_STOP_ROW) with bytesWritten() bytes at out.
  */
-export function rows(cells: usize, count: i32, valid: usize, n: i32, from: i32, json: bool, out: usize, limit: i32): i32 {
+export function rows(cells: usize, count: i32, hasValid: bool, valid: usize, n: i32, from: i32, json: bool, out: usize, limit: i32): i32 {
   let pos = out;
   const end = out + <usize>limit;
   let i = from;
   stop = L.TXT_STOP_FULL;
   for (; i < n && pos <= end; i++) {
     const rowStart = pos;
-    const vw = valid == 0 ? 0xffffffff : load<u32>(valid + (<usize>i << 2));
+    const vw = hasValid ? load<u32>(valid + (<usize>i << 2)) : 0xffffffff;
     let ok = true;
     for (let k = 0; k < count; k++) {
       const c = cells + <usize>(k * L.TXT_CELL_BYTES);

@@ -16,7 +16,7 @@ interface TextExports {
   readonly memory: WebAssembly.Memory;
   base(): number;
   reserve(bytes: number): boolean;
-  rows(cells: number, count: number, valid: number, n: number, from: number, json: boolean, out: number, limit: number): number;
+  rows(cells: number, count: number, hasValid: boolean, valid: number, n: number, from: number, json: boolean, out: number, limit: number): number;
   stopped(): number;
   bytesWritten(): number;
 }
@@ -43,6 +43,8 @@ function textModule(): WebAssembly.Module | null {
 }
 
 const align = (n: number) => (n + 15) & ~15;
+/** rows of a chunk in the module's memory at a time (about 100 bytes each for the widest tables) */
+const WINDOW_ROWS = 16384;
 
 /**
  * The module's row loop for `layout` (cells[c] reads table column columnOf[c]), with `twin` for the rows it
@@ -70,6 +72,9 @@ class WasmRows {
   private readonly cellColumn: number[];
   /** the chunk loaded: its data array (a new one per TextTableWriter.write) */
   private loaded: readonly TypedColumn[] | null = null;
+  /** the rows of the chunk in the module's memory: [windowFrom, windowTo) */
+  private windowFrom = 0;
+  private windowTo = 0;
   private validPtr = 0;
   private outPtr = 0;
   private outBytes: number;
@@ -149,11 +154,17 @@ class WasmRows {
     });
   }
 
-  /** A chunk's columns (and valid masks) into the module's memory, after the fixed part; the output after them. */
-  private load(data: readonly TypedColumn[], valid: Uint32Array | null, n: number, outBytes: number): void {
-    const sizes = this.columns.map((_, k) => VALUE_BYTES[this.cells[this.columnCell[k]!]!.kind]! * n);
+  /**
+   * Rows [from, to) of a chunk's columns (and valid masks) into the module's memory, after the fixed part,
+   * the output after them. A window of WINDOW_ROWS at most: the module's memory stays a few MiB whatever
+   * the chunk (it never shrinks). Each cell's column pointer is set so that row i is at pointer + i · size
+   * (32-bit address arithmetic wraps, as the module's does).
+   */
+  private load(data: readonly TypedColumn[], valid: Uint32Array | null, from: number, to: number, outBytes: number): void {
+    const n = to - from;
+    const sizes = this.columns.map((_, k) => VALUE_BYTES[this.cells[this.columnCell[k]!]!.kind]!);
     let need = this.fixedBytes + (valid ? align(4 * n) : 0);
-    for (const s of sizes) need += align(s);
+    for (const s of sizes) need += align(s * n);
     const outAt = need;
     need += outBytes + this.rowReserve + 64;
     if (!this.x.reserve(need)) throw new RangeError(`text formatter: no memory for ${n} rows`);
@@ -164,29 +175,32 @@ class WasmRows {
     let at = base + this.fixedBytes;
     this.validPtr = 0;
     if (valid) {
-      bytes.set(new Uint8Array(valid.buffer, valid.byteOffset, 4 * n), at);
-      this.validPtr = at;
+      bytes.set(new Uint8Array(valid.buffer, valid.byteOffset + 4 * from, 4 * n), at);
+      this.validPtr = (at - 4 * from) | 0;
       at += align(4 * n);
     }
     const columnAt: number[] = [];
     this.columns.forEach((_, k) => {
       const d = data[this.columnCell[k]!] as Exclude<TypedColumn, string[]>;
-      bytes.set(new Uint8Array(d.buffer, d.byteOffset, sizes[k]!), at);
-      columnAt.push(at);
-      at += align(sizes[k]!);
+      const size = sizes[k]!;
+      bytes.set(new Uint8Array(d.buffer, d.byteOffset + size * from, size * n), at);
+      columnAt.push((at - size * from) | 0);
+      at += align(size * n);
     });
     this.cells.forEach((_, c) => dv.setInt32(base + L.TXT_CELL_BYTES * c + L.TXT_C_COLUMN, columnAt[this.cellColumn[c]!]!, true));
     this.outPtr = base + outAt;
     this.outBytes = outBytes;
     this.loaded = data;
+    this.windowFrom = from;
+    this.windowTo = to;
   }
 
   private rows(w: RowTarget, data: readonly TypedColumn[], valid: Uint32Array | null, n: number, from: number): number {
-    if (data !== this.loaded || w.limit > this.outBytes) this.load(data, valid, n, Math.max(w.limit, this.outBytes));
     const x = this.x;
     let i = from;
     while (i < n && w.pos <= w.limit) {
-      const next = x.rows(this.x.base(), this.cells.length, this.validPtr, n, i, this.layout.json, this.outPtr, w.limit - w.pos);
+      if (data !== this.loaded || i < this.windowFrom || i >= this.windowTo || w.limit > this.outBytes) this.load(data, valid, i, Math.min(n, i + WINDOW_ROWS), Math.max(w.limit, this.outBytes));
+      const next = x.rows(x.base(), this.cells.length, valid !== null, this.validPtr, this.windowTo, i, this.layout.json, this.outPtr, w.limit - w.pos);
       const len = x.bytesWritten();
       if (len > 0) {
         w.buf.set(new Uint8Array(x.memory.buffer, this.outPtr, len), w.pos);
@@ -195,7 +209,7 @@ class WasmRows {
       textWasmRows.module += next - i;
       i = next;
       // a row the module leaves: the twin writes it
-      if (i < n && x.stopped() === L.TXT_STOP_ROW) {
+      if (i < this.windowTo && x.stopped() === L.TXT_STOP_ROW) {
         i = this.twin(w, data, valid, i + 1, i);
         textWasmRows.twin++;
       }
