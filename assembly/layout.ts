@@ -513,8 +513,12 @@ export const TXT_C_COLUMN: i32 = 8;
 /** JSON: the bytes before the cell (`{"name":`, `,"name":`), zero-padded to whole words, and their count */
 export const TXT_C_PREFIX: i32 = 12;
 export const TXT_C_PREFIX_LENGTH: i32 = 16;
-/** names: the packed names (TXT_C_NAME_WORDS words per value); ticks: the conversion (TXT_T_) */
+/**
+ * names: the packed names (TXT_C_NAME_WORDS words per value); ticks: the conversion (TXT_T_); text (its
+ * column the rows' codes, i32): the distinct values' encoded bytes as (address, length) i32 pairs
+ */
 export const TXT_C_TABLE: i32 = 20;
+/** names: words per value; text: the count of distinct values */
 export const TXT_C_NAME_WORDS: i32 = 24;
 /** names: their lengths, a byte per value (0: none) */
 export const TXT_C_NAME_LENGTH: i32 = 28;

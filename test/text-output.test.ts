@@ -24,6 +24,7 @@ function useRowLoop(loop: (typeof ROW_LOOPS)[number]): void {
   rowLoopSettings.compile = loop !== 'interpreted';
 }
 import { csvText } from '../src/output/escape.js';
+import { chunkMessage, chunkOf } from '../src/tables/chunk-message.js';
 
 const utf8 = new TextDecoder();
 
@@ -34,6 +35,16 @@ function oracle(t: Table, o: FormatOptions): Buffer {
 
 function sliceTable<T extends TableName>(t: Table<T>, from: number, to: number): Table<T> {
   return new Table(t.name, { length: to - from, columns: t.columns.map((c) => c.slice(from, to) as TypedColumn) });
+}
+
+/** The writer's bytes for `t` written whole (its textCodes kept: sliceTable drops them). */
+function writtenWhole(t: Table, o: FormatOptions, bufferBytes: number): Buffer {
+  const parts: Uint8Array[] = [];
+  const w = new TextTableWriter(t.name, o, (b) => void parts.push(b), bufferBytes);
+  w.writeHeader();
+  w.write(t);
+  w.end();
+  return concat(parts);
 }
 
 /** t's rows `times` times over, as one table */
@@ -546,5 +557,33 @@ describe('the WebAssembly row loop', () => {
     const whole = written(many, o, many.length, 1 << 18);
     useRowLoop('wasm');
     expect(written(many, o, many.length, 1 << 18).equals(whole)).toBe(true);
+  });
+
+  // text columns go to the module as their codes: as a worker gets a chunk (chunkMessage → chunkOf)
+  const profiled = decodeSync(writeTrace(simulateSchedule({ seed: 22, cpus: 4, duration: 600_000, switchMode: 'mixed', profileInterval: 10_000, images: true, stacks: true }).description).bytes);
+  const all = allTables(profiled);
+  test.each(TABLE_NAMES.filter((n) => TABLE_COLUMNS[n].some((c) => c.type === 'str')))('%s: text columns written from their codes, the bytes of the TypeScript loop', (name) => {
+    const t = all[name];
+    expect(t.length).toBeGreaterThan(0);
+    // a long value and one to escape in every text column of a few rows: the buffer's room, quoting
+    const cols = t.columns.map((c) => (Array.isArray(c) ? [...c] : c)) as TypedColumn[];
+    cols.forEach((c) => {
+      if (!Array.isArray(c)) return;
+      c[0] = 'x'.repeat(5000);
+      if (c.length > 2) c[2] = 'a "quoted", value\nwith a newline';
+    });
+    const m = chunkMessage({ length: t.length, columns: cols }, false);
+    const chunk = chunkOf(m.chunk);
+    const coded = new Table(name, chunk);
+    expect(coded.textCodes?.some((c) => c !== undefined)).toBe(true);
+    for (const format of ['csv', 'jsonl'] as const) {
+      const o: FormatOptions = { format, names: true, time: 'ns', clock: profiled.clock };
+      useRowLoop('compiled');
+      const want = written(coded, o, t.length, 1 << 12);
+      useRowLoop('wasm');
+      const before = textWasmRows.module;
+      expect([format, writtenWhole(coded, o, 1 << 12).equals(want)]).toEqual([format, true]);
+      expect(textWasmRows.module - before).toBeGreaterThanOrEqual(Math.floor(0.85 * (t.length - 1))); // the rest: the long value, rows near a full buffer
+    }
   });
 });

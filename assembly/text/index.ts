@@ -1,5 +1,5 @@
 // The text formatter (build/text.wasm, embedded by scripts/embed-wasm.mjs; loaded by src/output/text-wasm.ts):
-// CSV and JSON-lines rows of numeric tables, the same bytes as the row loop of src/output/row-loop.ts (its
+// CSV and JSON-lines rows of any table, the same bytes as the row loop of src/output/row-loop.ts (its
 // TypeScript twin, which formats every table and every row this module leaves). An output stage, not a
 // decoding one: no section of docs/format.md; its cells are layout.ts "Text output".
 //
@@ -7,7 +7,7 @@
 // names' and tick conversions' (TXT_T_) tables, the chunk's columns and the output. rows() formats rows
 // until the output passes its limit, the chunk ends, or a cell this module does not write exactly as the
 // twin would (a name not in the table, a tick value off the number path, a file offset that is no safe
-// integer): that row is left for the twin (stopped() = TXT_STOP_ROW) and nothing of it is written.
+// integer, text longer than the room left): that row is left for the twin (stopped() = TXT_STOP_ROW) and nothing of it is written.
 import * as L from '../layout';
 
 const K_U8 = L.TXT_K_U8;
@@ -18,6 +18,7 @@ const K_I32 = L.TXT_K_I32;
 const K_F64 = L.TXT_K_F64;
 const K_I64 = L.TXT_K_I64;
 const K_U64 = L.TXT_K_U64;
+const K_STR = L.TXT_K_STR;
 const K_NAME = L.TXT_K_NAME;
 const K_TICKS = L.TXT_K_TICKS;
 const K_ADDR = L.TXT_K_ADDR;
@@ -183,12 +184,15 @@ function ticks(pos: usize, t: i64, c: usize): usize {
 
 /**
  * Formats rows from..n−1 of the cells at `cells` (count of them) into out: a row starts while the output
- * is at most `limit` bytes long. valid: the rows' valid masks (u32 each, row i at valid + 4i) when hasValid. Returns the row it
- * stopped at (stopped(): TXT_STOP_FULL or TXT_STOP_ROW) with bytesWritten() bytes at out.
+ * is at most `limit` bytes long; a text cell is written while its end is `reserve` bytes short of `room`.
+ * valid: the rows' valid masks (u32 each, row i at valid + 4i) when hasValid. Returns the row it stopped at
+ * (stopped(): TXT_STOP_FULL or TXT_STOP_ROW) with bytesWritten() bytes at out.
  */
-export function rows(cells: usize, count: i32, hasValid: bool, valid: usize, n: i32, from: i32, json: bool, out: usize, limit: i32): i32 {
+export function rows(cells: usize, count: i32, hasValid: bool, valid: usize, n: i32, from: i32, json: bool, out: usize, limit: i32, room: i32, reserve: i32): i32 {
   let pos = out;
   const end = out + <usize>limit;
+  // a text cell fits when its bytes and a row's reserve do (else the twin makes room: TextTableWriter ensure())
+  const textEnd = out + <usize>room - <usize>reserve;
   let i = from;
   stop = L.TXT_STOP_FULL;
   for (; i < n && pos <= end; i++) {
@@ -257,6 +261,23 @@ export function rows(cells: usize, count: i32, hasValid: bool, valid: usize, n: 
             }
           }
           if (json) store<u8>(pos++, 34);
+          break;
+        }
+        case K_STR: {
+          // the row's code of the column's distinct values, and that value's encoded bytes
+          const code = load<i32>(col + (idx << 2));
+          if (<u32>code >= <u32>load<i32>(c + <usize>L.TXT_C_NAME_WORDS)) {
+            ok = false;
+            break;
+          }
+          const entry = <usize>load<i32>(c + <usize>L.TXT_C_TABLE) + (<usize>code << 3);
+          const length = <usize>load<i32>(entry + 4);
+          if (pos + length > textEnd) {
+            ok = false;
+            break;
+          }
+          memory.copy(pos, <usize>load<i32>(entry), length);
+          pos += length;
           break;
         }
         case K_NAME: {

@@ -1,22 +1,23 @@
 // The WebAssembly row loop of the text writers (assembly/text/index.ts → build/text.wasm, embedded as base64 by
-// scripts/embed-wasm.mjs): CSV and JSON-lines rows of tables whose cells are all numbers, names and integer
-// converted times, the same bytes as the TypeScript row loop (src/output/row-loop.ts, its twin and fallback)
-// at about a third of its cost. It is a RowLoop like the twin's: the chunk's columns are copied into the
-// module's memory once, each call formats into the module's output, which is copied to the writer's buffer;
-// a row the module leaves (an Unknown(v) name, a tick value off the number path, a file offset that is no
-// safe integer) is written by the twin. A layout with text cells, seconds or ISO times is the twin's.
+// scripts/embed-wasm.mjs): CSV and JSON-lines rows, the same bytes and flushes as the TypeScript row loop
+// (src/output/row-loop.ts, its twin and fallback) at about half its cost. It is a RowLoop like the twin's: a
+// window of the chunk's columns is copied into the module's memory, each call formats into the module's
+// output, which is copied to the writer's buffer; a row the module leaves (an Unknown(v) name, a tick value
+// off the number path, a file offset that is no safe integer, text longer than the buffer's room) is written
+// by the twin. Text columns go as their codes (ColumnChunk.textCodes: what a worker's chunk carries); a
+// chunk without them, and a layout with seconds or ISO times, is the twin's.
 import { TEXT_WASM_BASE64 } from '../generated/text-wasm-binary.js';
 import { decodeBase64 } from '../engine/wasm/instance.js';
 import * as L from '../generated/layout.js';
-import type { TypedColumn } from '../tables/schema.js';
-import { K_ADDR, K_F64, K_I32, K_I64, K_I8, K_NAME, K_TICKS, K_U16, K_U32, K_U64, K_U8, packNames, type RowCell, type RowLayout, type RowLoop, type RowTarget } from './row-loop.js';
+import type { TextCells, TypedColumn } from '../tables/schema.js';
+import { K_ADDR, K_F64, K_I32, K_I64, K_I8, K_NAME, K_STR, K_TICKS, K_U16, K_U32, K_U64, K_U8, packNames, type RowCell, type RowLayout, type RowLoop, type RowTarget } from './row-loop.js';
 
 /** The exports of assembly/text/index.ts. */
 interface TextExports {
   readonly memory: WebAssembly.Memory;
   base(): number;
   reserve(bytes: number): boolean;
-  rows(cells: number, count: number, hasValid: boolean, valid: number, n: number, from: number, json: boolean, out: number, limit: number): number;
+  rows(cells: number, count: number, hasValid: boolean, valid: number, n: number, from: number, json: boolean, out: number, limit: number, room: number, reserve: number): number;
   stopped(): number;
   bytesWritten(): number;
 }
@@ -26,8 +27,8 @@ export const textWasmSettings = { enabled: true };
 /** rows the module wrote and rows it left to the twin, since the process started (for tests and profiles) */
 export const textWasmRows = { module: 0, twin: 0 };
 
-/** bytes per value of each kind the module reads (0: not its kind) */
-const VALUE_BYTES: Record<number, number> = { [K_U8]: 1, [K_U16]: 2, [K_U32]: 4, [K_I8]: 1, [K_I32]: 4, [K_F64]: 8, [K_I64]: 8, [K_U64]: 8, [K_NAME]: 1, [K_TICKS]: 8, [K_ADDR]: 8 };
+/** bytes per value of each kind the module reads (0: not its kind; text: its i32 codes) */
+const VALUE_BYTES: Record<number, number> = { [K_STR]: 4, [K_U8]: 1, [K_U16]: 2, [K_U32]: 4, [K_I8]: 1, [K_I32]: 4, [K_F64]: 8, [K_I64]: 8, [K_U64]: 8, [K_NAME]: 1, [K_TICKS]: 8, [K_ADDR]: 8 };
 
 let compiled: WebAssembly.Module | null | undefined;
 
@@ -50,18 +51,18 @@ const WINDOW_ROWS = 16384;
  * The module's row loop for `layout` (cells[c] reads table column columnOf[c]), with `twin` for the rows it
  * leaves; null when the layout is the twin's alone.
  */
-export function wasmRowLoop(layout: RowLayout, columnOf: readonly number[], twin: RowLoop, rowReserve: number): RowLoop | null {
+export function wasmRowLoop(layout: RowLayout, columnOf: readonly number[], twin: RowLoop, rowReserve: number): WasmRows | null {
   if (!textWasmSettings.enabled) return null;
   const paths = layout.cells.map((c) => (c.kind === K_TICKS ? ((c.ticks as { integerPath?: () => unknown } | null)?.integerPath?.() ?? null) : null));
   if (layout.cells.some((c, i) => !VALUE_BYTES[c.kind] || (c.kind === K_TICKS && paths[i] === null))) return null;
   const mod = textModule();
   if (!mod) return null;
-  return new WasmRows(mod, layout, columnOf, paths as (TickPath | null)[], twin, rowReserve).loop;
+  return new WasmRows(mod, layout, columnOf, paths as (TickPath | null)[], twin, rowReserve);
 }
 
 type TickPath = { anchor: bigint; num: number; den: number; base: bigint; qLimit: number; trunc: boolean };
 
-class WasmRows {
+export class WasmRows {
   private readonly x: TextExports;
   private readonly cells: readonly RowCell[];
   /** bytes of the fixed part of the region: the cells, their prefixes, names and tick conversions */
@@ -76,6 +77,8 @@ class WasmRows {
   private windowFrom = 0;
   private windowTo = 0;
   private validPtr = 0;
+  /** per cell: a text cell's codes for the chunk (use()) */
+  private codes: (TextCells | undefined)[] = [];
   private outPtr = 0;
   private outBytes: number;
   readonly loop: RowLoop;
@@ -155,16 +158,30 @@ class WasmRows {
   }
 
   /**
+   * Whether the module can write the next chunk, of n rows: every text cell has its codes (per cell, from
+   * the chunk's textCodes), kept for it.
+   */
+  use(codes: readonly (TextCells | undefined)[], n: number): boolean {
+    for (let c = 0; c < this.cells.length; c++) if (this.cells[c]!.kind === K_STR && !((codes[c]?.codes.length ?? -1) >= n)) return false;
+    this.codes = codes.slice();
+    this.loaded = null;
+    return true;
+  }
+
+  /**
    * Rows [from, to) of a chunk's columns (and valid masks) into the module's memory, after the fixed part,
    * the output after them. A window of WINDOW_ROWS at most: the module's memory stays a few MiB whatever
    * the chunk (it never shrinks). Each cell's column pointer is set so that row i is at pointer + i · size
    * (32-bit address arithmetic wraps, as the module's does).
    */
-  private load(data: readonly TypedColumn[], valid: Uint32Array | null, from: number, to: number, outBytes: number): void {
+  private load(w: RowTarget, data: readonly TypedColumn[], valid: Uint32Array | null, from: number, to: number, outBytes: number): void {
     const n = to - from;
     const sizes = this.columns.map((_, k) => VALUE_BYTES[this.cells[this.columnCell[k]!]!.kind]!);
     let need = this.fixedBytes + (valid ? align(4 * n) : 0);
     for (const s of sizes) need += align(s * n);
+    // the text cells' distinct values, encoded as the twin writes them
+    const texts = this.cells.map((cell, c) => (cell.kind === K_STR ? this.codes[c]!.values.map((v) => w.text(v)) : null));
+    for (const t of texts) if (t) need += align(8 * t.length) + align(t.reduce((a, b) => a + b.length, 0));
     const outAt = need;
     need += outBytes + this.rowReserve + 64;
     if (!this.x.reserve(need)) throw new RangeError(`text formatter: no memory for ${n} rows`);
@@ -181,13 +198,28 @@ class WasmRows {
     }
     const columnAt: number[] = [];
     this.columns.forEach((_, k) => {
-      const d = data[this.columnCell[k]!] as Exclude<TypedColumn, string[]>;
+      const first = this.columnCell[k]!;
+      const d = this.cells[first]!.kind === K_STR ? this.codes[first]!.codes : (data[first] as Exclude<TypedColumn, string[]>);
       const size = sizes[k]!;
       bytes.set(new Uint8Array(d.buffer, d.byteOffset + size * from, size * n), at);
       columnAt.push((at - size * from) | 0);
       at += align(size * n);
     });
     this.cells.forEach((_, c) => dv.setInt32(base + L.TXT_CELL_BYTES * c + L.TXT_C_COLUMN, columnAt[this.cellColumn[c]!]!, true));
+    texts.forEach((t, c) => {
+      if (!t) return;
+      const rec = base + L.TXT_CELL_BYTES * c;
+      dv.setInt32(rec + L.TXT_C_TABLE, at, true);
+      dv.setInt32(rec + L.TXT_C_NAME_WORDS, t.length, true);
+      let to = at + align(8 * t.length);
+      t.forEach((b, k) => {
+        dv.setInt32(at + 8 * k, to, true);
+        dv.setInt32(at + 8 * k + 4, b.length, true);
+        bytes.set(b, to);
+        to += b.length;
+      });
+      at = align(to);
+    });
     this.outPtr = base + outAt;
     this.outBytes = outBytes;
     this.loaded = data;
@@ -199,8 +231,8 @@ class WasmRows {
     const x = this.x;
     let i = from;
     while (i < n && w.pos <= w.limit) {
-      if (data !== this.loaded || i < this.windowFrom || i >= this.windowTo || w.limit > this.outBytes) this.load(data, valid, i, Math.min(n, i + WINDOW_ROWS), Math.max(w.limit, this.outBytes));
-      const next = x.rows(x.base(), this.cells.length, valid !== null, this.validPtr, this.windowTo, i, this.layout.json, this.outPtr, w.limit - w.pos);
+      if (data !== this.loaded || i < this.windowFrom || i >= this.windowTo || w.buf.length > this.outBytes) this.load(w, data, valid, i, Math.min(n, i + WINDOW_ROWS), Math.max(w.buf.length, this.outBytes));
+      const next = x.rows(x.base(), this.cells.length, valid !== null, this.validPtr, this.windowTo, i, this.layout.json, this.outPtr, w.limit - w.pos, w.buf.length - w.pos, this.rowReserve);
       const len = x.bytesWritten();
       if (len > 0) {
         w.buf.set(new Uint8Array(x.memory.buffer, this.outPtr, len), w.pos);

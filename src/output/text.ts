@@ -18,7 +18,7 @@ import { concatBytes } from './bytes.js';
 import { DIGITS_OVERHANG, writeI64, writeSafe } from './digits.js';
 import { csvText, jsonText, StringBytes } from './escape.js';
 import { sinkWait, type ByteSink } from './sink.js';
-import { wasmRowLoop } from './text-wasm.js';
+import { wasmRowLoop, type WasmRows } from './text-wasm.js';
 import { K_ADDR, K_F64, K_I32, K_I64, K_I8, K_NAME, K_STR, K_TICKS, K_U16, K_U32, K_U64, K_U8, rowLoop, type RowCell, type RowLoop, type RowTarget } from './row-loop.js';
 
 export type DumpFormat = 'csv' | 'jsonl';
@@ -240,7 +240,9 @@ export class TextTableWriter {
   private readonly json: boolean;
   private readonly cells: Cell[];
   private readonly out: OutBuffer;
+  /** the TypeScript row loop, and the WebAssembly one where the layout allows (src/output/text-wasm.ts) */
   private readonly rows: RowLoop;
+  private readonly wasm: WasmRows | null;
   private readonly validColumn: number;
   private busy = false;
 
@@ -273,8 +275,8 @@ export class TextTableWriter {
     }
     this.out = new OutBuffer(Math.max(bufferBytes | 0, 2 * reserve, 4096), reserve, new StringBytes(quote), quote);
     const layout = { json: this.json, cells: this.cells, prefixWords, prefixWordStart, prefixLength };
-    const twin = rowLoop(layout);
-    this.rows = wasmRowLoop(layout, this.cells.map((c) => c.column), twin, reserve) ?? twin;
+    this.rows = rowLoop(layout);
+    this.wasm = wasmRowLoop(layout, this.cells.map((c) => c.column), this.rows, reserve);
   }
 
   /** The CSV header row (column names); nothing for JSON lines. */
@@ -303,7 +305,10 @@ export class TextTableWriter {
       return new Int32Array(w.buffer, w.byteOffset, w.length * 2);
     });
     const valid = this.validColumn >= 0 ? (cols[this.validColumn] as Uint32Array) : null;
-    return this.track(this.run(data, valid, t.length, 0));
+    // the WebAssembly loop when it can take the chunk (its text columns' codes: t.textCodes)
+    const codes = this.wasm ? this.cells.map((c) => (c.kind === K_STR ? t.textCodes?.[c.column] : undefined)) : null;
+    const rows = this.wasm?.use(codes!, t.length) ? this.wasm.loop : this.rows;
+    return this.track(this.run(rows, data, valid, t.length, 0));
   }
 
   /** Hands what is buffered to the sink. */
@@ -324,13 +329,13 @@ export class TextTableWriter {
     });
   }
 
-  private run(data: TypedColumn[], valid: Uint32Array | null, n: number, from: number): void | Promise<void> {
+  private run(rows: RowLoop, data: TypedColumn[], valid: Uint32Array | null, n: number, from: number): void | Promise<void> {
     let i = from;
     for (;;) {
-      i = this.rows(this.out, data, valid, n, i);
+      i = rows(this.out, data, valid, n, i);
       if (i >= n) return;
       const r = this.flush();
-      if (isPromise(r)) return r.then(() => this.run(data, valid, n, i));
+      if (isPromise(r)) return r.then(() => this.run(rows, data, valid, n, i));
     }
   }
 

@@ -39,16 +39,21 @@ function textCells(col: readonly string[], n: number): TextCells {
   return { codes, values };
 }
 
-/** The chunk a message carries, as the worker uses it (text columns made again from their TextCells). */
+/**
+ * The chunk a message carries, as the worker uses it: text columns made again from their TextCells, which
+ * it keeps as its textCodes (the text writers' WebAssembly loop writes the codes).
+ */
 export function chunkOf(m: ChunkMessage): ColumnChunk {
-  const columns = m.columns.map((c) => {
+  const textCodes: (TextCells | undefined)[] = [];
+  const columns = m.columns.map((c, i) => {
     if (Array.isArray(c) || ArrayBuffer.isView(c)) return c;
     const { codes, values } = c as TextCells;
+    textCodes[i] = { codes, values };
     const out = new Array<string>(m.length);
-    for (let i = 0; i < m.length; i++) out[i] = values[codes[i]!]!;
+    for (let r = 0; r < m.length; r++) out[r] = values[codes[r]!]!;
     return out;
   }) as ColumnChunk['columns'];
-  return { length: m.length, columns };
+  return { length: m.length, columns, textCodes };
 }
 
 /**
