@@ -1,5 +1,6 @@
 // format cases (issue 10): CSV and JSON lines of every table, MB/s of output. The two columns of the table:
-//   wasm       the byte encoder `dump` uses (src/output/text.ts TextTableWriter; TypeScript, no WebAssembly)
+//   wasm       the byte encoder `dump` uses (src/output/text.ts TextTableWriter: its WebAssembly row loop,
+//              src/output/text-wasm.ts; the notes give each table's figure beside its TypeScript twin's)
 //   reference  the former string formatter (test/helpers/format-oracle.ts) + UTF-8 encoding, as `dump` did
 // Input: every table of the decode/sched trace (cswitch, readythread, thread and process events, threads,
 // processes, cpuUsage), the spinlock rows of the decode/mixed trace and the samples, images, intervals and
@@ -9,6 +10,8 @@ import { concatChunks, TABLE_NAMES, type TableName } from '../src/tables/schema.
 import { Table } from '../src/tables/table.js';
 import { cpuUsage, decodeSync, threadStates, TextTableWriter, wholeTraceTable, type FormatOptions } from '../src/node.js';
 import { formatRows, headerLine } from '../test/helpers/format-oracle.js';
+import { chunkMessage, chunkOf } from '../src/tables/chunk-message.js';
+import { textWasmSettings } from '../src/output/text-wasm.js';
 import type { BenchCase, CaseSettings, PreparedCase } from './cases.js';
 import { scheduleFixture, traceFixture } from './fixtures.js';
 import { simulateSchedule, writeTrace } from '../src/writer/index.js';
@@ -37,7 +40,9 @@ function benchTables(s: CaseSettings, rows: number) {
     counts.push(`${name} ${t.length}`);
     const chunk = { length: t.length, columns: t.columns };
     const all = t.length >= rows ? chunk : concatChunks(name, Array.from({ length: Math.ceil(rows / t.length) }, () => chunk));
-    return new Table(name, { length: rows, columns: all.columns.map((c) => c.slice(0, rows)) as typeof all.columns });
+    // as a formatting worker gets it (chunkMessage → chunkOf): its text columns with their codes
+    const cut = { length: rows, columns: all.columns.map((c) => c.slice(0, rows)) as typeof all.columns };
+    return new Table(name, chunkOf(chunkMessage(cut, true).chunk));
   });
   set = { tables, clock: r.clock, note: `format/*: ${rows} rows of each table, cut or repeated from: ${counts.join(', ')}` };
   tableSets.set(s.fixtureBytes, set);
@@ -80,7 +85,7 @@ function formatCase(format: FormatOptions['format'], extras: boolean): BenchCase
   return {
     name: `format/${format}${extras ? '-names-time' : ''}`,
     group: 'format',
-    description: `every table as ${label}: "wasm" = the byte encoder of dump (TypeScript), "reference" = the former string formatter; MB/s of output`,
+    description: `every table as ${label}: "wasm" = the byte encoder of dump (TextTableWriter: its WebAssembly row loop, src/output/text-wasm.ts, text columns from their codes as a worker's chunk has them), "reference" = the former string formatter; MB/s of output`,
     prepare(s): PreparedCase {
       const quick = s.fixtureBytes < 32 << 20;
       const { tables, clock } = benchTables(s, quick ? ROWS.quick : ROWS.full);
@@ -95,9 +100,17 @@ function formatCase(format: FormatOptions['format'], extras: boolean): BenchCase
         if (n !== encodeReference(t, o)) notes.push(`format/${label}: ${t.name}: the encoders write different byte counts (run test/text-output.test.ts)`);
         outputBytes += n;
       }
-      // per table, the byte encoder alone (median of repeated runs)
-      const per = tables.map((t) => `${t.name} ${medianMBps(() => encode(t, o), quick ? 60 : 250).toFixed(0)}`);
-      notes.push(`format/${label}: MB/s of output per table (median): ${per.join(', ')}`);
+      // per table, the byte encoder alone (median of repeated runs): its WebAssembly row loop, and its TypeScript twin
+      const twin = (t: Table) => {
+        textWasmSettings.enabled = false;
+        try {
+          return encode(t, o);
+        } finally {
+          textWasmSettings.enabled = true;
+        }
+      };
+      const per = tables.map((t) => `${t.name} ${medianMBps(() => encode(t, o), quick ? 60 : 250).toFixed(0)}/${medianMBps(() => twin(t), quick ? 60 : 250).toFixed(0)}`);
+      notes.push(`format/${label}: MB/s of output per table (median), WebAssembly row loop / TypeScript row loop: ${per.join(', ')}`);
       const rows = tables.reduce((n, t) => n + t.length, 0);
       return {
         work: { inputBytes: 0, outputBytes, throughputOf: 'output', events: 0, rows },

@@ -19,8 +19,14 @@ import { rowLoopSettings } from '../src/output/row-loop.js';
 import { textWasmRows, textWasmSettings } from '../src/output/text-wasm.js';
 
 const ROW_LOOPS = ['wasm', 'compiled', 'interpreted'] as const;
+/** the defaults: WebAssembly for chunks of 1,024 rows or more, compiled loops */
+function restoreRowLoop(): void {
+  Object.assign(textWasmSettings, { enabled: true, minRows: 1024 });
+  rowLoopSettings.compile = true;
+}
 function useRowLoop(loop: (typeof ROW_LOOPS)[number]): void {
   textWasmSettings.enabled = loop === 'wasm';
+  textWasmSettings.minRows = loop === 'wasm' ? 0 : 1024; // every chunk, however small, to the module
   rowLoopSettings.compile = loop !== 'interpreted';
 }
 import { csvText } from '../src/output/escape.js';
@@ -99,7 +105,7 @@ function describeOptions(o: FormatOptions): string {
 // left to the compiled loop), compiled and interpreted (no WebAssembly)
 describe.each(ROW_LOOPS)('row loop: %s', (loop) => {
   beforeAll(() => useRowLoop(loop));
-  afterAll(() => useRowLoop('wasm'));
+  afterAll(restoreRowLoop);
 
 describe('the same bytes as the former string formatter', () => {
     // a simulated schedule with every table (compact rows with nulls, strings with commas and quotes in
@@ -232,7 +238,7 @@ const optionsArb = fc.record({
 
 describe.each(ROW_LOOPS)('row loop: %s', (loop) => {
   beforeAll(() => useRowLoop(loop));
-  afterAll(() => useRowLoop('wasm'));
+  afterAll(restoreRowLoop);
 
 describe('random tables', () => {
     test.each(TABLE_NAMES)('%s: the bytes of the former formatter, any values, chunking and buffer size', (name) => {
@@ -515,7 +521,7 @@ test('the string forms of the former API come from the byte encoder: header row,
 });
 
 describe('the WebAssembly row loop', () => {
-  afterAll(() => useRowLoop('wasm'));
+  afterAll(restoreRowLoop);
   // a schedule's switches and cpuUsage rows, some made to be rows the module leaves to its twin: an enum value
   // without a name, a file offset that is no safe integer, ticks off the number path (a converted time
   // beyond 2^53, or beyond the int64 range: null)

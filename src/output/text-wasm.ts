@@ -22,8 +22,11 @@ interface TextExports {
   bytesWritten(): number;
 }
 
-/** WebAssembly row loops on (default) or off: tests run both; off, every writer uses the TypeScript loop. */
-export const textWasmSettings = { enabled: true };
+/**
+ * WebAssembly row loops on (default) or off: tests run both; off, every writer uses the TypeScript loop.
+ * minRows: a chunk of fewer rows is the twin's (an instance costs about as much as a few hundred rows).
+ */
+export const textWasmSettings = { enabled: true, minRows: 1024 };
 /** rows the module wrote and rows it left to the twin, since the process started (for tests and profiles) */
 export const textWasmRows = { module: 0, twin: 0 };
 
@@ -63,7 +66,7 @@ export function wasmRowLoop(layout: RowLayout, columnOf: readonly number[], twin
 type TickPath = { anchor: bigint; num: number; den: number; base: bigint; qLimit: number; trunc: boolean };
 
 export class WasmRows {
-  private readonly x: TextExports;
+  private x: TextExports | null = null;
   private readonly cells: readonly RowCell[];
   /** bytes of the fixed part of the region: the cells, their prefixes, names and tick conversions */
   private readonly fixedBytes: number;
@@ -84,14 +87,13 @@ export class WasmRows {
   readonly loop: RowLoop;
 
   constructor(
-    mod: WebAssembly.Module,
+    private readonly mod: WebAssembly.Module,
     private readonly layout: RowLayout,
     columnOf: readonly number[],
     private readonly paths: readonly (TickPath | null)[],
     private readonly twin: RowLoop,
     private readonly rowReserve: number,
   ) {
-    this.x = new WebAssembly.Instance(mod, { env: {} }).exports as unknown as TextExports;
     this.cells = layout.cells;
     this.cellColumn = columnOf.map((col, c) => {
       let k = this.columns.indexOf(col);
@@ -110,15 +112,23 @@ export class WasmRows {
     });
     this.fixedBytes = align(bytes);
     this.outBytes = 0;
-    if (!this.x.reserve(this.fixedBytes)) throw new RangeError('text formatter: no memory for its cells');
-    this.writeCells();
     this.loop = (w, data, valid, n, from) => this.rows(w, data, valid, n, from);
+  }
+
+  /** The instance, made for the first chunk it writes (a writer of small chunks only never makes one). */
+  private start(): TextExports {
+    const x = new WebAssembly.Instance(this.mod, { env: {} }).exports as unknown as TextExports;
+    if (!x.reserve(this.fixedBytes)) throw new RangeError('text formatter: no memory for its cells');
+    this.x = x;
+    this.writeCells();
+    return x;
   }
 
   /** The cells' records and tables at base(). */
   private writeCells(): void {
-    const base = this.x.base();
-    const buf = this.x.memory.buffer;
+    const x = this.x!;
+    const base = x.base();
+    const buf = x.memory.buffer;
     const dv = new DataView(buf);
     const bytes = new Uint8Array(buf);
     const layout = this.layout;
@@ -158,13 +168,16 @@ export class WasmRows {
   }
 
   /**
-   * Whether the module can write the next chunk, of n rows: every text cell has its codes (per cell, from
-   * the chunk's textCodes), kept for it.
+   * Whether the module writes the next chunk, of n rows: one of textWasmSettings.minRows or more whose
+   * every text cell has its codes (per cell, from the chunk's
+   * textCodes), kept for it.
    */
   use(codes: readonly (TextCells | undefined)[], n: number): boolean {
+    if (n < textWasmSettings.minRows) return false;
     for (let c = 0; c < this.cells.length; c++) if (this.cells[c]!.kind === K_STR && !((codes[c]?.codes.length ?? -1) >= n)) return false;
     this.codes = codes.slice();
     this.loaded = null;
+    this.x ??= this.start();
     return true;
   }
 
@@ -184,9 +197,10 @@ export class WasmRows {
     for (const t of texts) if (t) need += align(8 * t.length) + align(t.reduce((a, b) => a + b.length, 0));
     const outAt = need;
     need += outBytes + this.rowReserve + 64;
-    if (!this.x.reserve(need)) throw new RangeError(`text formatter: no memory for ${n} rows`);
-    const base = this.x.base();
-    const buf = this.x.memory.buffer;
+    const x = this.x!;
+    if (!x.reserve(need)) throw new RangeError(`text formatter: no memory for ${n} rows`);
+    const base = x.base();
+    const buf = x.memory.buffer;
     const bytes = new Uint8Array(buf);
     const dv = new DataView(buf);
     let at = base + this.fixedBytes;
@@ -228,7 +242,7 @@ export class WasmRows {
   }
 
   private rows(w: RowTarget, data: readonly TypedColumn[], valid: Uint32Array | null, n: number, from: number): number {
-    const x = this.x;
+    const x = this.x!; // made by use()
     let i = from;
     while (i < n && w.pos <= w.limit) {
       if (data !== this.loaded || i < this.windowFrom || i >= this.windowTo || w.buf.length > this.outBytes) this.load(w, data, valid, i, Math.min(n, i + WINDOW_ROWS), Math.max(w.buf.length, this.outBytes));
