@@ -89,6 +89,8 @@ export const HEAP_CAPACITY: i32 = 1 << 20;
 const HEAP_RESERVE: i32 = 0x10000 + 64;
 export let heapStart: usize = 0;
 export let heapUsed: i32 = 0;
+/** counts the heap's emptyings (strings.ts forgets its interned entries when it changes) */
+export let heapGeneration: u32 = 0;
 export let logfileStart: usize = 0;
 export let headerExtensionStart: usize = 0;
 
@@ -255,6 +257,13 @@ export function heapTake(bytes: i32): i32 {
   return at;
 }
 
+/** Gives back the heap's last entry, taken at `at` (strings.ts: a string already interned). */
+// @ts-ignore: decorator
+@inline
+export function heapGiveBack(at: i32): void {
+  heapUsed = at;
+}
+
 /** the cswitch columns both of its row writers (cswitch.ts and compcs.ts emitHeld) store in every row */
 const CS_REWRITTEN: u32 =
   (<u32>1 << L.CS_TIMESTAMP) |
@@ -303,6 +312,7 @@ export function resetRows(): void {
     store<i32>(ROW_COUNTS + (<usize>t << 2), 0);
   }
   heapUsed = 0;
+  heapGeneration++;
   store<u32>(DRAIN_WANTED, 0);
 }
 

@@ -48,6 +48,23 @@ describe('StringHeapReader', () => {
     );
   });
 
+  test('repeated offsets (interned entries) read as their text; a later read of other entries at the same offsets reads those', () => {
+    const a = heapOf([
+      ['svchost.exe', false],
+      ['ntdll.dll', true],
+    ]);
+    const b = heapOf([
+      ['explorer.exe', false],
+      ['kernel32.dll', true],
+    ]);
+    const reader = new StringHeapReader();
+    const refs = Uint32Array.from([a.refs[0]!, a.refs[1]!, a.refs[0]!, a.refs[0]!, a.refs[1]!]);
+    expect(reader.read(a.buffer, a.heap, refs, null, 0)).toEqual(['svchost.exe', 'ntdll.dll', 'svchost.exe', 'svchost.exe', 'ntdll.dll']);
+    // the next chunk's heap: the first entry at the same offset holds another string
+    expect(b.refs[0]).toBe(a.refs[0]);
+    expect(reader.read(b.buffer, b.heap, Uint32Array.from([b.refs[0]!, b.refs[1]!, b.refs[0]!]), null, 0)).toEqual(['explorer.exe', 'kernel32.dll', 'explorer.exe']);
+  });
+
   test('past its byte bound the table starts again, every text still right', () => {
     const texts: [string, boolean][] = [];
     for (let i = 0; i < 12_000; i++) texts.push([`thread-${i}-${'x'.repeat(40)}`, false]); // ~1.1 MB of UTF-16

@@ -7,6 +7,7 @@
 import { describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import * as L from '../src/generated/layout.js';
+import * as R from '../src/generated/registry.js';
 import type { Engine, EngineState } from '../src/engine/engine.js';
 import { ReferenceEngine } from '../src/engine/reference/walk.js';
 import { StringHeapReader, WasmEngine } from '../src/engine/wasm/engine.js';
@@ -481,6 +482,45 @@ describe.skipIf(!corpusTestsEnabled())('real files', () => {
 });
 
 describe('string heap', () => {
+  test('entries are interned until the heap is emptied: equal names share one entry, different ones never', () => {
+    const file = generateRealisticTrace({ seed: 9, targetBytes: 1 << 18, cpus: 2 }).bytes;
+    const engine = wasmEngine({ rowCapacity: 1 << 17, inputBytes: file.length });
+    engine.reserveInput(file.length).set(file);
+    for (const b of splitFile(file)) expect(engine.decodeBuffer(b.fileOffset, b.bytes.length, b.fileOffset, false)).toBe(L.STATUS_OK);
+    // the rows still in the engine: their name refs and the heap's entries
+    const x = (engine as unknown as { x: { heapPtr(): number; heapSize(): number; rowCount(t: number): number; columnPtr(t: number, c: number): number; memory: WebAssembly.Memory } }).x;
+    const n = x.rowCount(R.TABLE_THREAD_EVENTS);
+    const mem = new DataView(x.memory.buffer);
+    const heap = x.heapPtr() >>> 0;
+    const valid = new Uint32Array(x.memory.buffer, x.columnPtr(R.TABLE_THREAD_EVENTS, TABLE_COLUMNS.threadEvents.findIndex((c) => c.name === 'valid')) >>> 0, n);
+    const refs = new Uint32Array(x.memory.buffer, x.columnPtr(R.TABLE_THREAD_EVENTS, R.TE_NAME) >>> 0, n);
+    const textOf = (ref: number) => {
+      const head = mem.getUint32(heap + ref, true);
+      return Buffer.from(x.memory.buffer, heap + ref + L.STR_ENTRY_HEADER, head & 0xffff).toString('hex') + '/' + (head >>> 16);
+    };
+    const refOfText = new Map<string, number>();
+    let named = 0;
+    for (let i = 0; i < n; i++) {
+      if (((valid[i]! >>> R.TE_NAME) & 1) === 0) continue;
+      named++;
+      const t = textOf(refs[i]!);
+      expect(refOfText.get(t) ?? refs[i]).toBe(refs[i]); // an equal text: the same entry
+      refOfText.set(t, refs[i]!);
+    }
+    expect(named).toBeGreaterThan(2 * refOfText.size); // names repeat (SetName, rundowns)
+    expect(new Set(refOfText.values()).size).toBe(refOfText.size); // different texts: different entries
+    // the heap holds each distinct entry once (word-aligned), the threads' and the processes' names
+    let distinctBytes = 0;
+    for (const ref of new Set(refOfText.values())) distinctBytes += (L.STR_ENTRY_HEADER + (mem.getUint32(heap + ref, true) & 0xffff) + 3) & ~3;
+    expect(distinctBytes).toBeLessThanOrEqual(x.heapSize());
+    expect(x.heapSize()).toBeLessThan(named * 8);
+    // and read back through the wrapper, the names of the reference engine
+    const chunk = engine.drain().threadEvents;
+    expect(chunk.length).toBe(n);
+    const ref = runBuffers(new ReferenceEngine(), splitFile(file)).tables.threadEvents;
+    expect(chunk.columns[R.TE_NAME]).toEqual(ref.columns[R.TE_NAME]);
+  });
+
   test('entries are word-aligned and zero-padded: a name read again after drains is found, not decoded anew', () => {
     // names of every length mod 4 in a realistic trace; a tiny row capacity drains (and reuses the heap) often,
     // so without the zero padding a later entry's last word holds an earlier string's bytes and hashes apart

@@ -268,6 +268,8 @@ const ansi = new TextDecoder('windows-1252');
 /** bytes of distinct strings kept before the table starts again */
 const MAX_BYTES = 1 << 20;
 const SLOTS = 1 << 14;
+/** slots of read()'s cache by entry offset */
+const REF_SLOTS = 1 << 12;
 
 export class StringHeapReader {
   private hash = new Int32Array(SLOTS);
@@ -293,17 +295,39 @@ export class StringHeapReader {
   read(buffer: ArrayBufferLike, heap: number, refs: Uint32Array, valid: Uint32Array | null, column: number): string[] {
     const out = new Array<string>(refs.length);
     const mem = new Int32Array(buffer);
+    // the engine interns its entries (assembly/strings.ts): a repeated string is a repeated offset, found
+    // here by the offset alone (valid for this call: the heap is emptied between chunks)
+    const epoch = ++this.epoch;
+    const refKey = this.refKey;
+    const refEpoch = this.refEpoch;
+    const refText = this.refText;
     for (let i = 0; i < refs.length; i++) {
       if (valid !== null && ((valid[i]! >>> column) & 1) === 0) {
         out[i] = '';
         continue;
       }
-      const entry = (heap + refs[i]!) >>> 2;
+      const ref = refs[i]!;
+      const r = (ref >>> 2) & (REF_SLOTS - 1);
+      if (refKey[r] === ref && refEpoch[r] === epoch) {
+        out[i] = refText[r]!;
+        continue;
+      }
+      const entry = (heap + ref) >>> 2;
       const head = mem[entry]!;
-      out[i] = (head & 0xffff) === 0 ? '' : this.lookup(buffer, mem, entry + (L.STR_ENTRY_HEADER >>> 2), head);
+      const text = (head & 0xffff) === 0 ? '' : this.lookup(buffer, mem, entry + (L.STR_ENTRY_HEADER >>> 2), head);
+      refKey[r] = ref;
+      refEpoch[r] = epoch;
+      refText[r] = text;
+      out[i] = text;
     }
     return out;
   }
+
+  /** read()'s entries by offset: slot (offset / 4) mod REF_SLOTS, valid in the read() of its epoch */
+  private refKey = new Int32Array(REF_SLOTS);
+  private refEpoch = new Int32Array(REF_SLOTS);
+  private refText: string[] = new Array<string>(REF_SLOTS).fill('');
+  private epoch = 0;
 
   /** The string of the entry whose header is `head` and whose words start at word `w` of `mem`. */
   private lookup(buffer: ArrayBufferLike, mem: Int32Array, w: number, head: number): string {
