@@ -120,6 +120,16 @@ export function createClock(info: ClockInfo): Clock {
   }
 }
 
+/** A TickConverter's number path (numberPath()): value = base + floor (durations: trunc) of (t − anchor)·num/den while |quotient| ≤ qLimit. */
+export interface TickPath {
+  anchor: bigint;
+  num: number;
+  den: number;
+  base: bigint;
+  qLimit: number;
+  trunc: boolean;
+}
+
 /** What a TickConverter computes from raw ticks t: Clock.toNanoseconds, Clock.toFileTime, or trunc(t·10^9/f). */
 export type TickConversion = 'ns' | 'filetime' | 'duration' | 'unixNs';
 
@@ -221,7 +231,7 @@ export class TickConverter {
    * ticks(): anchor, num, den, base as there, qLimit its bound on the quotient, trunc for durations), or null
    * when every value needs exact().
    */
-  numberPath(): { anchor: bigint; num: number; den: number; base: bigint; qLimit: number; trunc: boolean } | null {
+  numberPath(): TickPath | null {
     if (!this.fast) return null;
     const anchor = (BigInt(this.anchorHi) << 32n) | BigInt(this.anchorLo >>> 0);
     const base = (BigInt(this.baseHi) << 32n) | BigInt(this.baseLo >>> 0);

@@ -5,6 +5,7 @@
 // the cost). A page whose Content-Security-Policy forbids eval gets the interpreter.
 import type { TypedColumn } from '../tables/schema.js';
 import * as L from '../generated/layout.js';
+import type { TickPath } from '../time.js';
 import { writeHex64, writeI32, writeI64, writeSafe, writeU32, writeU64, writeUSafe } from './digits.js';
 
 // cell kinds (one switch case each, so every typed-array access site sees one element type), shared with the
@@ -41,8 +42,11 @@ export interface RowCell {
   nullBit: number;
   /** K_NAME: the encoded name of every value (undefined: not named yet) */
   names: (Uint8Array | undefined)[] | null;
-  /** K_TICKS: writes the converted value, returns the position after it, or < 0 (nothing written) for null */
-  ticks: { write(out: DataView, pos: number, hi: number, lo: number): number } | null;
+  /**
+   * K_TICKS: writes the converted value, returns the position after it, or < 0 (nothing written) for null;
+   * integerPath: the conversion's number path when it writes integers (the WebAssembly loop's, text-wasm.ts)
+   */
+  ticks: { write(out: DataView, pos: number, hi: number, lo: number): number; integerPath?(): TickPath | null } | null;
 }
 
 /** The shape of every row: fixed for a writer. */

@@ -1,6 +1,6 @@
 // The WebAssembly row loop of the text writers (assembly/text/index.ts → build/text.wasm, embedded as base64 by
 // scripts/embed-wasm.mjs): CSV and JSON-lines rows, the same bytes and flushes as the TypeScript row loop
-// (src/output/row-loop.ts, its twin and fallback) at about half its cost. It is a RowLoop like the twin's: a
+// (src/output/row-loop.ts, its twin and fallback) at 0.5–0.8 of its cost on most tables (docs/performance.md). It is a RowLoop like the twin's: a
 // window of the chunk's columns is copied into the module's memory, each call formats into the module's
 // output, which is copied to the writer's buffer; a row the module leaves (an Unknown(v) name, a tick value
 // off the number path, a file offset that is no safe integer, text longer than the buffer's room) is written
@@ -10,6 +10,7 @@ import { TEXT_WASM_BASE64 } from '../generated/text-wasm-binary.js';
 import { decodeBase64 } from '../engine/wasm/instance.js';
 import * as L from '../generated/layout.js';
 import type { TextCells, TypedColumn } from '../tables/schema.js';
+import type { TickPath } from '../time.js';
 import { K_ADDR, K_F64, K_I32, K_I64, K_I8, K_NAME, K_STR, K_TICKS, K_U16, K_U32, K_U64, K_U8, packNames, type RowCell, type RowLayout, type RowLoop, type RowTarget } from './row-loop.js';
 
 /** The exports of assembly/text/index.ts. */
@@ -38,7 +39,7 @@ let compiled: WebAssembly.Module | null | undefined;
 function textModule(): WebAssembly.Module | null {
   if (compiled === undefined) {
     try {
-      compiled = new WebAssembly.Module(decodeBase64(TEXT_WASM_BASE64)); // 3 KB: synchronously, anywhere
+      compiled = new WebAssembly.Module(decodeBase64(TEXT_WASM_BASE64)); // 2.4 KB: synchronously, anywhere
     } catch {
       compiled = null;
     }
@@ -56,14 +57,12 @@ const WINDOW_ROWS = 16384;
  */
 export function wasmRowLoop(layout: RowLayout, columnOf: readonly number[], twin: RowLoop, rowReserve: number): WasmRows | null {
   if (!textWasmSettings.enabled) return null;
-  const paths = layout.cells.map((c) => (c.kind === K_TICKS ? ((c.ticks as { integerPath?: () => unknown } | null)?.integerPath?.() ?? null) : null));
+  const paths = layout.cells.map((c) => (c.kind === K_TICKS ? (c.ticks?.integerPath?.() ?? null) : null));
   if (layout.cells.some((c, i) => !VALUE_BYTES[c.kind] || (c.kind === K_TICKS && paths[i] === null))) return null;
   const mod = textModule();
   if (!mod) return null;
-  return new WasmRows(mod, layout, columnOf, paths as (TickPath | null)[], twin, rowReserve);
+  return new WasmRows(mod, layout, columnOf, paths, twin, rowReserve);
 }
-
-type TickPath = { anchor: bigint; num: number; den: number; base: bigint; qLimit: number; trunc: boolean };
 
 export class WasmRows {
   private x: TextExports | null = null;

@@ -13,7 +13,7 @@ import { TABLES } from '../generated/registry.js';
 import { ENUMS } from '../tables/enums.js';
 import { TABLE_COLUMNS, validColumnOf, type ColumnType, type TableName, type TypedColumn } from '../tables/schema.js';
 import type { Table } from '../tables/table.js';
-import { formatSeconds, TickConverter, type Clock, type TickConversion } from '../time.js';
+import { formatSeconds, TickConverter, type Clock, type TickConversion, type TickPath } from '../time.js';
 import { concatBytes } from './bytes.js';
 import { DIGITS_OVERHANG, writeI64, writeSafe } from './digits.js';
 import { csvText, jsonText, StringBytes } from './escape.js';
@@ -101,7 +101,7 @@ export class TickWriter {
   }
 
   /** The converter's number path (TickConverter.numberPath) when this writes integers, else null. */
-  integerPath(): ReturnType<TickConverter['numberPath']> {
+  integerPath(): TickPath | null {
     return this.style === 'integer' ? this.conv.numberPath() : null;
   }
 
