@@ -158,6 +158,7 @@ function placeRegions(inputBytes: i32, rowCapacity: i32): void {
   // after the regions clearArena() zeroes: the string heap needs no zeroing (resetRows empties it)
   heapStart = alloc(<usize>HEAP_CAPACITY);
   heapUsed = 0;
+  heapGeneration++;
   scratchStart = alloc(<usize>SCRATCH_INITIAL + SLACK);
   scratchCapacity = SCRATCH_INITIAL;
   if (allocFailed) {
